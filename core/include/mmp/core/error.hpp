@@ -1,0 +1,41 @@
+// Errors thrown by mmp for misuse and bad input.
+//
+// Expected outcomes (no path, no convergence) are values; everything thrown derives from mmp::Error,
+// and its message names the file, key, row or cell at fault and what would be valid.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace mmp {
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A function was called with arguments outside its documented contract.
+class InvalidArgument : public Error {
+ public:
+  using Error::Error;
+};
+
+/// A data file or an in-memory data set is malformed.
+class DataError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// A configuration value is missing, unknown, of the wrong type or out of range.
+class ConfigError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// A model file cannot be read or written.
+class ModelFileError : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace mmp

@@ -1,0 +1,35 @@
+// Model files: learned weights plus what is needed to use and to reproduce them.
+//
+// Layout (little-endian): magic "MMPMODEL", u32 format version, u64 dimension, f64 weights[d],
+// feature names, settings (string -> string), named arrays (string -> f64[]), end marker "MMPEND!!".
+// Writing is atomic: a temporary file beside the target is written, flushed, synced and renamed,
+// so a crash never leaves a half-written model behind.  Reading refuses a wrong magic, a newer
+// version, a dimension mismatch and a truncated file, each with its own message.
+#pragma once
+
+#include <Eigen/Dense>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mmp {
+
+constexpr std::uint32_t kModelFormatVersion = 1;
+
+struct Model {
+  Eigen::VectorXd weights;
+  std::vector<std::string> feature_names;                ///< empty, or one per weight
+  std::map<std::string, std::string> settings;           ///< what produced the model
+  std::map<std::string, std::vector<double>> arrays;     ///< e.g. feature scaling
+};
+
+/// Throws mmp::ModelFileError naming the path if it cannot be written; the target is untouched then.
+void saveModel(const std::string& path, const Model& model);
+
+/// Throws mmp::ModelFileError naming the path and the fault.  If expected_dimension is given, a
+/// model of another dimension is refused.
+Model loadModel(const std::string& path, std::optional<Eigen::Index> expected_dimension = std::nullopt);
+
+}  // namespace mmp

@@ -1,0 +1,190 @@
+#include <mmp/core/model_file.hpp>
+
+#include <mmp/core/error.hpp>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <unistd.h>
+
+namespace mmp {
+namespace {
+
+constexpr char kMagic[8] = {'M', 'M', 'P', 'M', 'O', 'D', 'E', 'L'};
+constexpr char kEndMarker[8] = {'M', 'M', 'P', 'E', 'N', 'D', '!', '!'};
+// Lengths above this are treated as corruption rather than attempted as allocations.
+constexpr std::uint64_t kMaxLength = std::uint64_t{1} << 32;
+
+class Writer {
+ public:
+  void bytes(const void* data, std::size_t n) { buffer_.append(static_cast<const char*>(data), n); }
+  template <class T> void pod(T value) { bytes(&value, sizeof value); }
+  void string(const std::string& s) {
+    pod<std::uint64_t>(s.size());
+    bytes(s.data(), s.size());
+  }
+  void doubles(const double* values, std::size_t n) {
+    pod<std::uint64_t>(n);
+    bytes(values, n * sizeof(double));
+  }
+  const std::string& buffer() const { return buffer_; }
+
+ private:
+  std::string buffer_;
+};
+
+class Reader {
+ public:
+  Reader(std::string data, std::string path) : data_(std::move(data)), path_(std::move(path)) {}
+
+  void bytes(void* out, std::size_t n, const char* what) {
+    if (data_.size() - offset_ < n) {
+      throw ModelFileError("model file '" + path_ + "' is truncated: it ends at byte " +
+                           std::to_string(data_.size()) + " while reading " + what +
+                           " (the file is incomplete; write it again)");
+    }
+    std::memcpy(out, data_.data() + offset_, n);
+    offset_ += n;
+  }
+  template <class T> T pod(const char* what) {
+    T value;
+    bytes(&value, sizeof value, what);
+    return value;
+  }
+  std::uint64_t length(const char* what) {
+    const auto n = pod<std::uint64_t>(what);
+    if (n > kMaxLength || n > data_.size()) {
+      throw ModelFileError("model file '" + path_ + "' is corrupt: " + what + " claims " + std::to_string(n) +
+                           " entries, more than the file holds");
+    }
+    return n;
+  }
+  std::string string(const char* what) {
+    std::string s(length(what), '\0');
+    bytes(s.data(), s.size(), what);
+    return s;
+  }
+  std::vector<double> doubles(const char* what) {
+    std::vector<double> v(length(what));
+    bytes(v.data(), v.size() * sizeof(double), what);
+    return v;
+  }
+  std::size_t offset() const { return offset_; }
+  std::size_t size() const { return data_.size(); }
+
+ private:
+  std::string data_;
+  std::string path_;
+  std::size_t offset_ = 0;
+};
+
+std::string systemError() { return std::strerror(errno); }
+
+}  // namespace
+
+void saveModel(const std::string& path, const Model& model) {
+  if (!model.feature_names.empty() &&
+      model.feature_names.size() != static_cast<std::size_t>(model.weights.size())) {
+    throw ModelFileError("model for '" + path + "' has " + std::to_string(model.feature_names.size()) +
+                         " feature names for " + std::to_string(model.weights.size()) +
+                         " weights; give one name per weight or none");
+  }
+  Writer w;
+  w.bytes(kMagic, sizeof kMagic);
+  w.pod<std::uint32_t>(kModelFormatVersion);
+  w.doubles(model.weights.data(), static_cast<std::size_t>(model.weights.size()));
+  w.pod<std::uint64_t>(model.feature_names.size());
+  for (const auto& name : model.feature_names) w.string(name);
+  w.pod<std::uint64_t>(model.settings.size());
+  for (const auto& [key, value] : model.settings) {
+    w.string(key);
+    w.string(value);
+  }
+  w.pod<std::uint64_t>(model.arrays.size());
+  for (const auto& [key, values] : model.arrays) {
+    w.string(key);
+    w.doubles(values.data(), values.size());
+  }
+  w.bytes(kEndMarker, sizeof kEndMarker);
+
+  // Atomic replace: write a unique temporary beside the target, flush and sync it, then rename.
+  std::random_device seed;
+  const std::string temporary = path + ".tmp" + std::to_string(::getpid()) + "_" + std::to_string(seed());
+  std::FILE* file = std::fopen(temporary.c_str(), "wb");
+  if (file == nullptr) {
+    throw ModelFileError("cannot write model file '" + path + "': opening '" + temporary + "' failed (" +
+                         systemError() + ")");
+  }
+  const std::string& bytes = w.buffer();
+  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size() &&
+                       std::fflush(file) == 0 && ::fsync(::fileno(file)) == 0;
+  const std::string write_error = written ? "" : systemError();
+  if (std::fclose(file) != 0 || !written) {
+    std::remove(temporary.c_str());
+    throw ModelFileError("cannot write model file '" + path + "': writing '" + temporary + "' failed (" +
+                         (write_error.empty() ? systemError() : write_error) + "); the old file is untouched");
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const std::string error = systemError();
+    std::remove(temporary.c_str());
+    throw ModelFileError("cannot write model file '" + path + "': renaming the temporary file failed (" + error +
+                         ")");
+  }
+}
+
+Model loadModel(const std::string& path, std::optional<Eigen::Index> expected_dimension) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ModelFileError("cannot open model file '" + path + "' (" + systemError() + ")");
+  std::ostringstream content;
+  content << in.rdbuf();
+  Reader r(content.str(), path);
+
+  char magic[sizeof kMagic] = {};
+  if (r.size() < sizeof kMagic || (r.bytes(magic, sizeof magic, "the magic"), std::memcmp(magic, kMagic, sizeof kMagic) != 0)) {
+    throw ModelFileError("'" + path + "' is not an mmp model file: it does not start with \"MMPMODEL\"");
+  }
+  const auto version = r.pod<std::uint32_t>("the format version");
+  if (version > kModelFormatVersion) {
+    throw ModelFileError("model file '" + path + "' has format version " + std::to_string(version) +
+                         ", newer than this library's " + std::to_string(kModelFormatVersion) +
+                         ": upgrade mmp to read it");
+  }
+  if (version == 0) throw ModelFileError("model file '" + path + "' is corrupt: format version 0");
+
+  Model model;
+  const std::vector<double> weights = r.doubles("the weights");
+  if (expected_dimension && static_cast<Eigen::Index>(weights.size()) != *expected_dimension) {
+    throw ModelFileError("model file '" + path + "' has dimension " + std::to_string(weights.size()) +
+                         " but " + std::to_string(*expected_dimension) +
+                         " is needed here (features changed?): retrain or re-export the model");
+  }
+  model.weights = Eigen::Map<const Eigen::VectorXd>(weights.data(), static_cast<Eigen::Index>(weights.size()));
+  const auto names = r.length("the feature-name count");
+  for (std::uint64_t i = 0; i < names; ++i) model.feature_names.push_back(r.string("a feature name"));
+  const auto settings = r.length("the settings count");
+  for (std::uint64_t i = 0; i < settings; ++i) {
+    std::string key = r.string("a setting name");
+    model.settings[key] = r.string("a setting value");
+  }
+  const auto arrays = r.length("the array count");
+  for (std::uint64_t i = 0; i < arrays; ++i) {
+    std::string key = r.string("an array name");
+    model.arrays[key] = r.doubles("an array");
+  }
+  char end[sizeof kEndMarker];
+  r.bytes(end, sizeof end, "the end marker");
+  if (std::memcmp(end, kEndMarker, sizeof end) != 0 || r.offset() != r.size()) {
+    throw ModelFileError("model file '" + path + "' is corrupt: the end marker is missing or followed by extra bytes");
+  }
+  if (!model.feature_names.empty() && model.feature_names.size() != weights.size()) {
+    throw ModelFileError("model file '" + path + "' is corrupt: " + std::to_string(model.feature_names.size()) +
+                         " feature names for " + std::to_string(weights.size()) + " weights");
+  }
+  return model;
+}
+
+}  // namespace mmp

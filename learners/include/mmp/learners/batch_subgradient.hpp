@@ -1,0 +1,54 @@
+// BatchSubgradient: Algorithm 1 of Ratliff, Bagnell and Zinkevich (2007), the subgradient method
+// for maximum margin structured learning.
+//
+// Each iteration calls every example's loss-augmented oracle (in parallel on a small thread pool),
+// forms the subgradient of eq. 6, steps w <- P_W[w - alpha_t g] (eq. 7) and records c(w) (eq. 4).
+// The result does not depend on the thread count: terms are summed in example order.
+//
+// Use it when all examples fit in memory and a converged objective matters; for a stream of
+// examples, or when each oracle call is expensive and a good answer is needed after one pass,
+// prefer OnlineGreedyProjection.
+#pragma once
+
+#include <mmp/core/averaging.hpp>
+#include <mmp/core/objective.hpp>
+#include <mmp/core/projection.hpp>
+#include <mmp/core/step_schedule.hpp>
+#include <mmp/learners/learner.hpp>
+
+namespace mmp {
+
+class BatchSubgradient : public LearnerBase {
+ public:
+  struct Params {
+    double lambda = 1e-2;  ///< regulariser of eq. 4, >= 0
+    int q = 1;             ///< slack norm, 1 or 2
+    /// Constant (alpha <= 1/lambda for Thm 3.1) or gamma/t.
+    StepSchedule steps = StepSchedule::gammaOverT(1.0);
+    ProjectionPtr projection = noProjection();
+    Averaging averaging = Averaging::None;
+    StopCriteria stop;
+    int threads = 1;  ///< oracle calls in parallel; 0 = all cores
+  };
+
+  explicit BatchSubgradient(Params params);
+
+  /*!
+      requires: examples non-empty, of one dimension d; initial empty (zeros) or of size d
+      ensures
+          - returns the learned weights (the average of the iterates if averaging is on), also
+            available as weights(); objective() is c(weights())
+          - info() says why it stopped; on NumericalIssue the weights are the last finite iterate
+          - throws mmp::InvalidArgument on bad parameters or examples
+  !*/
+  const Eigen::VectorXd& train(const ExampleList& examples, Eigen::VectorXd initial = Eigen::VectorXd());
+
+  double objective() const { return objective_; }
+  const Params& params() const { return params_; }
+
+ private:
+  Params params_;
+  double objective_ = std::numeric_limits<double>::quiet_NaN();
+};
+
+}  // namespace mmp

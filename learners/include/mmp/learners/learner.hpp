@@ -1,0 +1,75 @@
+// What the learners share: stopping rules, the trace record their callback receives, and the
+// Eigen-style report (info(), iterations(), the figure reached) that they leave behind.
+//
+// Learners are written against the oracle contract (mmp/core/oracle.hpp) alone.
+#pragma once
+
+#include <mmp/core/oracle.hpp>
+
+#include <Eigen/Dense>
+#include <chrono>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace mmp {
+
+enum class Info {
+  Success,         ///< the tolerance was met, or the iteration budget ran out with no tolerance set
+  NoConvergence,   ///< a tolerance was set and not met before the iteration or time budget ran out
+  NumericalIssue,  ///< a step produced NaN or Inf: the last good weights were kept
+  InvalidInput,    ///< not run: the examples or parameters were unusable
+};
+std::string describe(Info info);
+
+struct StopCriteria {
+  long max_iterations = 100;  ///< batch: iterations; online: epochs over the stream
+  /// Stop with Success once an iteration (batch) or epoch (online) moves w by at most
+  /// tolerance * max(1, |w|).  0 disables the test.
+  double tolerance = 0.0;
+  double time_budget_seconds = std::numeric_limits<double>::infinity();
+};
+
+/// One line of a training curve.
+struct TraceRecord {
+  long iteration = 0;          ///< batch: iteration t; online: round t
+  double value = 0.0;          ///< batch: c(w_t) of eq. 4; online: running mean prediction loss
+  double weight_norm = 0.0;    ///< |w_t|
+  double elapsed_seconds = 0.0;
+};
+
+/// Called once per iteration (batch) or round (online); returning false stops training.
+using TraceCallback = std::function<bool(const TraceRecord&)>;
+
+/// The report and bookkeeping both learners keep.
+class LearnerBase {
+ public:
+  void setCallback(TraceCallback callback) { callback_ = std::move(callback); }
+
+  Info info() const { return info_; }
+  const std::string& message() const { return message_; }  ///< why training stopped
+  long iterations() const { return iterations_; }
+  const Eigen::VectorXd& weights() const { return weights_; }
+  /// Batch: one record per iteration.  Online: one per epoch (the callback sees every round).
+  const std::vector<TraceRecord>& trace() const { return trace_; }
+  double seconds() const { return seconds_; }
+
+ protected:
+  void start();
+  double elapsed() const;
+  /// Passes the record to the callback; returns false if the callback asked to stop.
+  bool report(const TraceRecord& record);
+  void finish(Info info, std::string message);
+
+  TraceCallback callback_;
+  Info info_ = Info::InvalidInput;
+  std::string message_ = "not trained";
+  long iterations_ = 0;
+  Eigen::VectorXd weights_;
+  std::vector<TraceRecord> trace_;
+  double seconds_ = 0.0;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace mmp

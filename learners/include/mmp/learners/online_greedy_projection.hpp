@@ -1,0 +1,57 @@
+// OnlineGreedyProjection: Zinkevich's Greedy Projection applied to maximum margin structured
+// learning with steps 1/(lambda t) (sec. 3.2 of Ratliff, Bagnell and Zinkevich, 2007).
+//
+// At round t the learner sees example t, predicts with its current w (loss weight 0) and records
+// that prediction's loss L_t(y_t*); only then does it use the demonstration: a loss-augmented
+// oracle call gives the subgradient of c_t(w) = lambda/2 |w|^2 + beta_t h_t(w)^q and
+//     w <- P_W[w - 1/(lambda t) g_t].
+// Thm 3.2 bounds the cumulative prediction loss, which grows sublinearly on a realisable stream;
+// cumulativeLoss() and the running mean in the trace show it.  Several epochs over a fixed
+// training set turn it into a stochastic subgradient method for eq. 4 (average the iterates then).
+#pragma once
+
+#include <mmp/core/averaging.hpp>
+#include <mmp/core/objective.hpp>
+#include <mmp/core/projection.hpp>
+#include <mmp/core/step_schedule.hpp>
+#include <mmp/learners/learner.hpp>
+
+#include <cstdint>
+
+namespace mmp {
+
+class OnlineGreedyProjection : public LearnerBase {
+ public:
+  struct Params {
+    double lambda = 1e-2;  ///< > 0: strong convexity and the step 1/(lambda t)
+    int q = 1;             ///< slack norm, 1 or 2
+    ProjectionPtr projection = noProjection();
+    Averaging averaging = Averaging::None;
+    StopCriteria stop;                ///< max_iterations counts epochs over the examples
+    bool shuffle = false;             ///< visit each epoch in a new random order
+    std::uint64_t seed = 1;           ///< for shuffle
+  };
+
+  explicit OnlineGreedyProjection(Params params);
+
+  /*!
+      requires: examples non-empty, of one dimension d; initial empty (zeros) or of size d
+      ensures
+          - returns the learned weights (the average of the iterates if averaging is on)
+          - predictionLosses()[t-1] is L_t(y_t*) of round t, predicted before the update of round t
+          - info() says why it stopped; on NumericalIssue the weights are the last finite iterate
+  !*/
+  const Eigen::VectorXd& train(const ExampleList& examples, Eigen::VectorXd initial = Eigen::VectorXd());
+
+  const std::vector<double>& predictionLosses() const { return prediction_losses_; }
+  double cumulativeLoss() const { return cumulative_loss_; }
+  double meanLoss() const;
+  const Params& params() const { return params_; }
+
+ private:
+  Params params_;
+  std::vector<double> prediction_losses_;
+  double cumulative_loss_ = 0.0;
+};
+
+}  // namespace mmp

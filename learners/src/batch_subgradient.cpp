@@ -1,0 +1,82 @@
+#include <mmp/learners/batch_subgradient.hpp>
+
+#include <mmp/core/error.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace mmp {
+
+BatchSubgradient::BatchSubgradient(Params params) : params_(std::move(params)) {
+  validate(ObjectiveParams{params_.lambda, params_.q});
+  if (!params_.projection) throw InvalidArgument("batch subgradient: projection is null (use noProjection())");
+  if (params_.stop.max_iterations < 1) throw InvalidArgument("batch subgradient: max_iterations must be >= 1");
+  if (params_.threads < 0) throw InvalidArgument("batch subgradient: threads must be >= 0");
+}
+
+const Eigen::VectorXd& BatchSubgradient::train(const ExampleList& examples, Eigen::VectorXd initial) {
+  start();
+  const Objective objective(examples, {params_.lambda, params_.q});
+  const Eigen::Index d = objective.dimension();
+  Eigen::VectorXd w = initial.size() == 0 ? Eigen::VectorXd::Zero(d) : std::move(initial);
+  if (w.size() != d) {
+    throw InvalidArgument("batch subgradient: initial weights have size " + std::to_string(w.size()) +
+                          ", the examples have dimension " + std::to_string(d));
+  }
+  params_.projection->project(w);
+  weights_ = w;
+
+  ThreadPool pool(params_.threads);
+  IterateAverage average(params_.averaging);
+  Eigen::VectorXd g(d), next(d);
+  Info info = params_.stop.tolerance > 0.0 ? Info::NoConvergence : Info::Success;
+  std::string message = "reached max_iterations = " + std::to_string(params_.stop.max_iterations);
+  for (long t = 1; t <= params_.stop.max_iterations; ++t) {
+    if (elapsed() > params_.stop.time_budget_seconds) {
+      info = Info::NoConvergence;
+      message = "time budget of " + std::to_string(params_.stop.time_budget_seconds) + " s ran out";
+      break;
+    }
+    // 1) all loss-augmented oracles at w_t, 2) c(w_t) and g of eq. 6
+    const ObjectiveValue value = objective.evaluate(w, &g, &pool);
+    if (!std::isfinite(value.value) || !g.allFinite()) {
+      info = Info::NumericalIssue;
+      message = "the objective or subgradient is not finite at iteration " + std::to_string(t) +
+                "; kept the weights of iteration " + std::to_string(t - 1);
+      break;
+    }
+    iterations_ = t;
+    const TraceRecord record{t, value.value, w.norm(), elapsed()};
+    trace_.push_back(record);
+    if (!report(record)) {
+      info = Info::NoConvergence;
+      message = "stopped by the callback at iteration " + std::to_string(t);
+      break;
+    }
+    // 3) projected step (eq. 7)
+    next = w - params_.steps.stepSize(t) * g;
+    params_.projection->project(next);
+    if (!next.allFinite()) {
+      info = Info::NumericalIssue;
+      message = "the step of iteration " + std::to_string(t) + " is not finite; kept the last good weights";
+      break;
+    }
+    const double moved = (next - w).norm();
+    w.swap(next);
+    weights_ = w;
+    average.add(w);
+    if (params_.stop.tolerance > 0.0 && moved <= params_.stop.tolerance * std::max(1.0, w.norm())) {
+      info = Info::Success;
+      message = "step below tolerance at iteration " + std::to_string(t);
+      break;
+    }
+  }
+  if (params_.averaging != Averaging::None && average.count() > 0 && info != Info::NumericalIssue) {
+    weights_ = average.mean();
+  }
+  objective_ = objective.evaluate(weights_, nullptr, &pool).value;
+  finish(info, message);
+  return weights_;
+}
+
+}  // namespace mmp

@@ -1,0 +1,106 @@
+#include <mmp/learners/online_greedy_projection.hpp>
+
+#include <mmp/core/error.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+namespace mmp {
+
+OnlineGreedyProjection::OnlineGreedyProjection(Params params) : params_(std::move(params)) {
+  validate(ObjectiveParams{params_.lambda, params_.q});
+  if (!(params_.lambda > 0.0)) throw InvalidArgument("online greedy projection: lambda must be > 0 (steps are 1/(lambda t))");
+  if (!params_.projection) throw InvalidArgument("online greedy projection: projection is null (use noProjection())");
+  if (params_.stop.max_iterations < 1) throw InvalidArgument("online greedy projection: max_iterations (epochs) must be >= 1");
+}
+
+double OnlineGreedyProjection::meanLoss() const {
+  return prediction_losses_.empty() ? 0.0 : cumulative_loss_ / static_cast<double>(prediction_losses_.size());
+}
+
+const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples, Eigen::VectorXd initial) {
+  start();
+  prediction_losses_.clear();
+  cumulative_loss_ = 0.0;
+  // The objective checks the examples (non-empty, one dimension) for us.
+  const Objective objective(examples, {params_.lambda, params_.q});
+  const Eigen::Index d = objective.dimension();
+  Eigen::VectorXd w = initial.size() == 0 ? Eigen::VectorXd::Zero(d) : std::move(initial);
+  if (w.size() != d) {
+    throw InvalidArgument("online greedy projection: initial weights have size " + std::to_string(w.size()) +
+                          ", the examples have dimension " + std::to_string(d));
+  }
+  params_.projection->project(w);
+  weights_ = w;
+
+  const std::size_t n = examples.size();
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937_64 rng(params_.seed);
+  IterateAverage average(params_.averaging);
+  OracleResult prediction, augmented;
+  Eigen::VectorXd g(d), next(d), epoch_start;
+  const StepSchedule steps = StepSchedule::inverseLambdaT(params_.lambda);
+  Info info = params_.stop.tolerance > 0.0 ? Info::NoConvergence : Info::Success;
+  std::string message = "ran " + std::to_string(params_.stop.max_iterations) + " epochs";
+  long t = 0;
+  bool stopped = false;
+  for (long epoch = 1; epoch <= params_.stop.max_iterations && !stopped; ++epoch) {
+    if (params_.shuffle) std::shuffle(order.begin(), order.end(), rng);
+    epoch_start = w;
+    for (std::size_t k = 0; k < n && !stopped; ++k) {
+      if (elapsed() > params_.stop.time_budget_seconds) {
+        info = Info::NoConvergence;
+        message = "time budget of " + std::to_string(params_.stop.time_budget_seconds) + " s ran out at round " +
+                  std::to_string(t);
+        stopped = true;
+        break;
+      }
+      ++t;
+      const StructuredExample& example = *examples[order[k]];
+      // 1) predict with the current w before seeing the demonstration; record the loss
+      example.solve(w, 0.0, prediction);
+      prediction_losses_.push_back(prediction.loss);
+      cumulative_loss_ += prediction.loss;
+      // 2) loss-augmented oracle -> subgradient of c_t, 3) step 1/(lambda t) and project
+      example.solve(w, 1.0, augmented);
+      g = params_.lambda * w;
+      addTermSubgradient(augmented, w, params_.q, 1.0, g);
+      next = w - steps.stepSize(t) * g;
+      params_.projection->project(next);
+      if (!next.allFinite()) {
+        info = Info::NumericalIssue;
+        message = "the step of round " + std::to_string(t) + " is not finite; kept the last good weights";
+        stopped = true;
+        break;
+      }
+      w.swap(next);
+      weights_ = w;
+      average.add(w);
+      iterations_ = t;
+      if (!report({t, cumulative_loss_ / static_cast<double>(t), w.norm(), elapsed()})) {
+        info = Info::NoConvergence;
+        message = "stopped by the callback at round " + std::to_string(t);
+        stopped = true;
+      }
+    }
+    if (!prediction_losses_.empty()) {
+      trace_.push_back({t, cumulative_loss_ / static_cast<double>(t), w.norm(), elapsed()});
+    }
+    if (!stopped && params_.stop.tolerance > 0.0 &&
+        (w - epoch_start).norm() <= params_.stop.tolerance * std::max(1.0, w.norm())) {
+      info = Info::Success;
+      message = "an epoch moved w less than the tolerance (epoch " + std::to_string(epoch) + ")";
+      stopped = true;
+    }
+  }
+  if (params_.averaging != Averaging::None && average.count() > 0 && info != Info::NumericalIssue) {
+    weights_ = average.mean();
+  }
+  finish(info, message);
+  return weights_;
+}
+
+}  // namespace mmp

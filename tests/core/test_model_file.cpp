@@ -1,0 +1,114 @@
+#include <mmp/core/error.hpp>
+#include <mmp/core/model_file.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+using namespace mmp;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() / ("mmp_model_test_" + std::to_string(std::rand()) + "_" +
+                                        std::to_string(reinterpret_cast<std::uintptr_t>(this)));
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+Model sampleModel() {
+  Model m;
+  m.weights = Eigen::VectorXd::LinSpaced(5, -1.0, 3.0);
+  m.feature_names = {"red", "green", "blue", "edges", "bias"};
+  m.settings = {{"learner", "batch"}, {"lambda", "0.01"}};
+  m.arrays = {{"scale_min", {0.0, 1.0, 2.0}}, {"empty", {}}};
+  return m;
+}
+
+std::string readBytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+void writeBytes(const fs::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary);
+  out << bytes;
+}
+
+}  // namespace
+
+TEST_CASE("model files round-trip exactly and leave no temporary file") {
+  TempDir dir;
+  const fs::path file = dir.path / "model.mmp";
+  const Model m = sampleModel();
+  saveModel(file.string(), m);
+  const Model back = loadModel(file.string(), 5);
+  CHECK(back.weights == m.weights);
+  CHECK(back.feature_names == m.feature_names);
+  CHECK(back.settings == m.settings);
+  CHECK(back.arrays == m.arrays);
+  CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 1);
+  // Overwriting replaces the file whole.
+  Model other = sampleModel();
+  other.weights *= 2.0;
+  saveModel(file.string(), other);
+  CHECK(loadModel(file.string()).weights == other.weights);
+}
+
+TEST_CASE("each corrupt model file is refused with its own message") {
+  TempDir dir;
+  const fs::path good = dir.path / "good.mmp", bad = dir.path / "bad.mmp";
+  saveModel(good.string(), sampleModel());
+  const std::string bytes = readBytes(good);
+
+  SUBCASE("wrong magic") {
+    std::string b = bytes;
+    b[0] = 'X';
+    writeBytes(bad, b);
+    CHECK_THROWS_WITH_AS(loadModel(bad.string()), doctest::Contains("is not an mmp model file"), ModelFileError);
+  }
+  SUBCASE("newer format version") {
+    std::string b = bytes;
+    b[8] = static_cast<char>(kModelFormatVersion + 1);
+    writeBytes(bad, b);
+    CHECK_THROWS_WITH_AS(loadModel(bad.string()), doctest::Contains("newer than this library's"), ModelFileError);
+  }
+  SUBCASE("dimension mismatch") {
+    CHECK_THROWS_WITH_AS(loadModel(good.string(), 7), doctest::Contains("has dimension 5 but 7 is needed"),
+                         ModelFileError);
+  }
+  SUBCASE("every truncation") {
+    for (std::size_t length = 9; length < bytes.size(); ++length) {
+      writeBytes(bad, bytes.substr(0, length));
+      CAPTURE(length);
+      CHECK_THROWS_AS(loadModel(bad.string()), ModelFileError);
+    }
+    writeBytes(bad, bytes.substr(0, 40));
+    CHECK_THROWS_WITH_AS(loadModel(bad.string()), doctest::Contains("is truncated"), ModelFileError);
+  }
+  SUBCASE("trailing garbage") {
+    writeBytes(bad, bytes + "extra");
+    CHECK_THROWS_WITH_AS(loadModel(bad.string()), doctest::Contains("end marker"), ModelFileError);
+  }
+  SUBCASE("missing file") {
+    CHECK_THROWS_WITH_AS(loadModel((dir.path / "none.mmp").string()), doctest::Contains("cannot open"), ModelFileError);
+  }
+}
+
+TEST_CASE("saving refuses an inconsistent model and an unwritable path, leaving the old file intact") {
+  TempDir dir;
+  const fs::path file = dir.path / "model.mmp";
+  saveModel(file.string(), sampleModel());
+  Model wrong = sampleModel();
+  wrong.feature_names.pop_back();
+  CHECK_THROWS_WITH_AS(saveModel(file.string(), wrong), doctest::Contains("4 feature names for 5 weights"), ModelFileError);
+  CHECK_THROWS_AS(saveModel((dir.path / "missing_dir" / "m.mmp").string(), sampleModel()), ModelFileError);
+  CHECK(loadModel(file.string()).weights == sampleModel().weights);
+}

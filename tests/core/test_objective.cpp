@@ -1,0 +1,104 @@
+#include "support.hpp"
+
+#include <mmp/core/error.hpp>
+#include <mmp/core/objective.hpp>
+
+#include <doctest/doctest.h>
+
+using namespace mmp;
+
+// Central finite difference of c along every coordinate.
+static Eigen::VectorXd finiteDifference(const Objective& objective, const Eigen::VectorXd& w, double h) {
+  Eigen::VectorXd fd(w.size());
+  for (Eigen::Index i = 0; i < w.size(); ++i) {
+    Eigen::VectorXd plus = w, minus = w;
+    plus[i] += h;
+    minus[i] -= h;
+    fd[i] = (objective.evaluate(plus).value - objective.evaluate(minus).value) / (2.0 * h);
+  }
+  return fd;
+}
+
+TEST_CASE("the subgradient of eq. 6 equals a central finite difference at generic w (multiclass, q = 1 and 2)") {
+  std::mt19937_64 rng(7);
+  for (int q : {1, 2}) {
+    for (int trial = 0; trial < 20; ++trial) {
+      auto examples = test::randomMulticlass(rng, 12, 4, 5);
+      const Objective objective(test::listOf(examples), {0.3, q});
+      const Eigen::VectorXd w = test::randomVector(rng, objective.dimension());
+      Eigen::VectorXd g;
+      objective.evaluate(w, &g);
+      const Eigen::VectorXd fd = finiteDifference(objective, w, 1e-6);
+      CAPTURE(q);
+      CAPTURE(trial);
+      CHECK((g - fd).norm() <= 1e-5 * std::max(1.0, g.norm()));
+    }
+  }
+}
+
+TEST_CASE("the subgradient of eq. 6 equals a central finite difference at generic w (ranking, q = 1 and 2)") {
+  std::mt19937_64 rng(8);
+  for (int q : {1, 2}) {
+    for (int trial = 0; trial < 20; ++trial) {
+      std::vector<std::unique_ptr<RankingPair>> pairs;
+      for (int i = 0; i < 15; ++i) pairs.push_back(std::make_unique<RankingPair>(test::randomVector(rng, 3), test::randomVector(rng, 3)));
+      const Objective objective(test::listOf(pairs), {0.1, q});
+      const Eigen::VectorXd w = test::randomVector(rng, 3);
+      Eigen::VectorXd g;
+      objective.evaluate(w, &g);
+      CHECK((g - finiteDifference(objective, w, 1e-6)).norm() <= 1e-5 * std::max(1.0, g.norm()));
+    }
+  }
+}
+
+TEST_CASE("the objective equals eq. 4 written out by hand for ranking pairs") {
+  std::mt19937_64 rng(9);
+  std::vector<Eigen::VectorXd> a, b;
+  std::vector<std::unique_ptr<RankingPair>> pairs;
+  for (int i = 0; i < 10; ++i) {
+    a.push_back(test::randomVector(rng, 4));
+    b.push_back(test::randomVector(rng, 4));
+    pairs.push_back(std::make_unique<RankingPair>(a.back(), b.back()));
+  }
+  const Eigen::VectorXd w = test::randomVector(rng, 4);
+  for (int q : {1, 2}) {
+    double expected = 0.0;
+    for (int i = 0; i < 10; ++i) expected += std::pow(std::max(0.0, 1.0 - w.dot(a[i] - b[i])), q) / 10.0;
+    expected += 0.5 * 0.2 * w.squaredNorm();
+    CHECK(Objective(test::listOf(pairs), {0.2, q}).evaluate(w).value == doctest::Approx(expected).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("multiclass oracle: loss weight 0 is plain prediction and the loss is recomputed from y*") {
+  std::mt19937_64 rng(10);
+  auto examples = test::randomMulticlass(rng, 50, 5, 4);
+  OracleResult r;
+  for (const auto& e : examples) {
+    const Eigen::VectorXd w = test::randomVector(rng, e->dimension());
+    e->solve(w, 0.0, r);
+    CHECK(r.output.at(0) == e->predict(w));
+    CHECK(r.loss == (r.output[0] == e->label() ? 0.0 : 1.0));
+    e->solve(w, 1.0, r);
+    CHECK(r.loss == (r.output[0] == e->label() ? 0.0 : 1.0));
+    // y* maximises score + loss over every class
+    for (int y = 0; y < e->classes(); ++y) {
+      const double score = w.segment(y * 4, 4).dot(r.psi_target.toDense().segment(e->label() * 4, 4)) +
+                           (y == e->label() ? 0.0 : 1.0);
+      CHECK(r.psi_output.dot(w) + r.loss >= score - 1e-12);
+    }
+    CHECK(hinge(r, w) >= 0.0);
+  }
+}
+
+TEST_CASE("the objective refuses bad parameters and mismatched examples") {
+  std::mt19937_64 rng(11);
+  auto three = test::randomMulticlass(rng, 2, 3, 4);
+  auto four = test::randomMulticlass(rng, 2, 4, 4);
+  CHECK_THROWS_AS(Objective({}, {0.1, 1}), InvalidArgument);
+  CHECK_THROWS_AS(Objective(test::listOf(three), {0.1, 3}), InvalidArgument);
+  CHECK_THROWS_AS(Objective(test::listOf(three), {-1.0, 1}), InvalidArgument);
+  ExampleList mixed = {three[0].get(), four[0].get()};
+  CHECK_THROWS_WITH_AS(Objective(mixed, {0.1, 1}), doctest::Contains("example 1 has dimension 16"), InvalidArgument);
+  const Objective ok(test::listOf(three), {0.1, 1});
+  CHECK_THROWS_AS(ok.evaluate(Eigen::VectorXd::Zero(5)), InvalidArgument);
+}

@@ -1,0 +1,58 @@
+// Helpers shared by the test suites: seeded random problems and independent reference solvers.
+#pragma once
+
+#include <mmp/core/multiclass.hpp>
+#include <mmp/core/ranking.hpp>
+
+#include <functional>
+#include <memory>
+#include <random>
+#include <vector>
+
+namespace mmp::test {
+
+inline Eigen::VectorXd randomVector(std::mt19937_64& rng, Eigen::Index d, double scale = 1.0) {
+  std::normal_distribution<double> normal(0.0, scale);
+  Eigen::VectorXd v(d);
+  for (Eigen::Index i = 0; i < d; ++i) v[i] = normal(rng);
+  return v;
+}
+
+/// Multiclass examples with random features (not separable in general).
+inline std::vector<std::unique_ptr<MulticlassExample>> randomMulticlass(std::mt19937_64& rng, int n, int classes,
+                                                                       Eigen::Index features) {
+  std::vector<std::unique_ptr<MulticlassExample>> out;
+  std::uniform_int_distribution<int> label(0, classes - 1);
+  for (int i = 0; i < n; ++i) {
+    out.push_back(std::make_unique<MulticlassExample>(randomVector(rng, features), label(rng), classes));
+  }
+  return out;
+}
+
+template <class T>
+ExampleList listOf(const std::vector<std::unique_ptr<T>>& examples) {
+  ExampleList list;
+  for (const auto& e : examples) list.push_back(e.get());
+  return list;
+}
+
+/// Minimises a convex function of one variable on [lo, hi] by golden-section search.
+inline double goldenMinimum(const std::function<double(double)>& f, double lo, double hi, double* argmin = nullptr) {
+  const double ratio = (std::sqrt(5.0) - 1.0) / 2.0;
+  double a = lo, b = hi;
+  double c = b - ratio * (b - a), d = a + ratio * (b - a);
+  double fc = f(c), fd = f(d);
+  for (int i = 0; i < 200 && b - a > 1e-12; ++i) {
+    if (fc < fd) {
+      b = d, d = c, fd = fc;
+      c = b - ratio * (b - a), fc = f(c);
+    } else {
+      a = c, c = d, fc = fd;
+      d = a + ratio * (b - a), fd = f(d);
+    }
+  }
+  if (argmin) *argmin = 0.5 * (a + b);
+  return f(0.5 * (a + b));
+}
+
+}  // namespace mmp::test

@@ -1,0 +1,11 @@
+// Subcommands of the `mmp` command line; each registers itself on the app.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace mmp::tools {
+
+/// `mmp letters`: single-letter recognition on the OCR letters with both learners.
+void addLettersCommand(CLI::App& app);
+
+}  // namespace mmp::tools

@@ -1,0 +1,153 @@
+#include "config.hpp"
+
+#include <mmp/core/error.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace mmp::tools {
+
+std::size_t editDistance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+ConfigNode ConfigNode::load(const std::string& path) {
+  try {
+    YAML::Node root = YAML::LoadFile(path);
+    if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+    if (!root.IsMap()) throw ConfigError(path + ": the top level must be a map of keys");
+    return ConfigNode(root, path, "");
+  } catch (const YAML::BadFile&) {
+    throw ConfigError("cannot read config file '" + path + "'");
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(path + ": YAML syntax error: " + e.what());
+  }
+}
+
+ConfigNode::ConfigNode(YAML::Node node, std::string file, std::string path)
+    : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
+
+std::string ConfigNode::folder() const {
+  const std::size_t slash = file_.find_last_of('/');
+  return slash == std::string::npos ? "." : file_.substr(0, slash);
+}
+
+std::string ConfigNode::keyPath(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+
+void ConfigNode::fail(const std::string& key, const std::string& what) const {
+  throw ConfigError(file_ + ": " + (key.empty() ? (path_.empty() ? "top level" : path_) : keyPath(key)) + ": " + what);
+}
+
+bool ConfigNode::has(const std::string& key) const { return node_.IsMap() && node_[key] && !node_[key].IsNull(); }
+
+void ConfigNode::expectKeys(const std::vector<std::string>& allowed) const {
+  if (!node_.IsMap()) return;
+  for (const auto& entry : node_) {
+    const std::string key = entry.first.as<std::string>();
+    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+    std::string nearest;
+    std::size_t best = std::string::npos;
+    for (const auto& candidate : allowed) {
+      const std::size_t distance = editDistance(key, candidate);
+      if (distance < best) best = distance, nearest = candidate;
+    }
+    std::ostringstream valid;
+    for (std::size_t i = 0; i < allowed.size(); ++i) valid << (i ? ", " : "") << allowed[i];
+    fail(key, "unknown key" + (nearest.empty() ? std::string() : "; did you mean '" + keyPath(nearest) + "'?") +
+                  " (valid here: " + valid.str() + ")");
+  }
+}
+
+ConfigNode ConfigNode::child(const std::string& key) const {
+  if (!has(key)) return ConfigNode(YAML::Node(YAML::NodeType::Map), file_, keyPath(key));
+  const YAML::Node value = node_[key];
+  if (!value.IsMap()) fail(key, "expected a map of keys");
+  return ConfigNode(value, file_, keyPath(key));
+}
+
+static std::string shown(const YAML::Node& value) {
+  if (value.IsScalar()) return "'" + value.Scalar() + "'";
+  return value.IsSequence() ? "a list" : "a map";
+}
+
+double ConfigNode::number(const std::string& key, double fallback, double min, double max) const {
+  if (!has(key)) return fallback;
+  const YAML::Node value = node_[key];
+  double x = 0.0;
+  if (!value.IsScalar() || !YAML::convert<double>::decode(value, x) || std::isnan(x)) {
+    fail(key, "expected a number, got " + shown(value));
+  }
+  if (x < min || x > max) {
+    std::ostringstream range;
+    range << "expected a number in [" << min << ", " << max << "], got " << x;
+    fail(key, range.str());
+  }
+  return x;
+}
+
+long ConfigNode::integer(const std::string& key, long fallback, long min, long max) const {
+  if (!has(key)) return fallback;
+  const YAML::Node value = node_[key];
+  long x = 0;
+  if (!value.IsScalar() || !YAML::convert<long>::decode(value, x)) fail(key, "expected an integer, got " + shown(value));
+  if (x < min || x > max) {
+    fail(key, "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " +
+                  std::to_string(x));
+  }
+  return x;
+}
+
+bool ConfigNode::boolean(const std::string& key, bool fallback) const {
+  if (!has(key)) return fallback;
+  bool x = false;
+  if (!node_[key].IsScalar() || !YAML::convert<bool>::decode(node_[key], x)) {
+    fail(key, "expected true or false, got " + shown(node_[key]));
+  }
+  return x;
+}
+
+std::string ConfigNode::text(const std::string& key, const std::string& fallback) const {
+  if (!has(key)) return fallback;
+  if (!node_[key].IsScalar()) fail(key, "expected a string, got " + shown(node_[key]));
+  return node_[key].Scalar();
+}
+
+std::string ConfigNode::choice(const std::string& key, const std::string& fallback,
+                               const std::vector<std::string>& choices) const {
+  const std::string value = text(key, fallback);
+  if (std::find(choices.begin(), choices.end(), value) != choices.end()) return value;
+  std::string valid;
+  for (const auto& c : choices) valid += (valid.empty() ? "" : ", ") + c;
+  fail(key, "'" + value + "' is not one of: " + valid);
+}
+
+std::vector<long> ConfigNode::integers(const std::string& key, const std::vector<long>& fallback, long min,
+                                       long max) const {
+  if (!has(key)) return fallback;
+  const YAML::Node value = node_[key];
+  if (!value.IsSequence()) fail(key, "expected a list of integers, got " + shown(value));
+  std::vector<long> out;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    long x = 0;
+    if (!value[i].IsScalar() || !YAML::convert<long>::decode(value[i], x) || x < min || x > max) {
+      fail(key + "[" + std::to_string(i) + "]", "expected an integer in [" + std::to_string(min) + ", " +
+                                                    std::to_string(max) + "], got " + shown(value[i]));
+    }
+    out.push_back(x);
+  }
+  return out;
+}
+
+}  // namespace mmp::tools

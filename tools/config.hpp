@@ -1,0 +1,56 @@
+// Validated YAML configuration for the command line tools.
+//
+// ConfigNode wraps a yaml-cpp node with its key path and file name, so that every error says where
+// it is: "configs/ocr.yaml: batch.lambda: expected a number > 0, got 'abc'".  expectKeys() rejects
+// an unknown key and names the nearest valid one.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace mmp::tools {
+
+class ConfigNode {
+ public:
+  /// Loads a YAML file; throws mmp::ConfigError naming the file on a parse error.
+  static ConfigNode load(const std::string& path);
+  ConfigNode(YAML::Node node, std::string file, std::string path);
+
+  const std::string& file() const { return file_; }
+  const std::string& path() const { return path_; }
+  /// The folder of the config file, for resolving relative paths in it.
+  std::string folder() const;
+
+  bool has(const std::string& key) const;
+  /// Throws if this map has a key outside `allowed`, naming the nearest allowed key.
+  void expectKeys(const std::vector<std::string>& allowed) const;
+  /// A child map (empty if missing and optional).
+  ConfigNode child(const std::string& key) const;
+
+  double number(const std::string& key, double fallback, double min = -std::numeric_limits<double>::infinity(),
+                double max = std::numeric_limits<double>::infinity()) const;
+  long integer(const std::string& key, long fallback, long min = std::numeric_limits<long>::min(),
+               long max = std::numeric_limits<long>::max()) const;
+  bool boolean(const std::string& key, bool fallback) const;
+  std::string text(const std::string& key, const std::string& fallback) const;
+  /// A string that must be one of `choices`.
+  std::string choice(const std::string& key, const std::string& fallback, const std::vector<std::string>& choices) const;
+  std::vector<long> integers(const std::string& key, const std::vector<long>& fallback, long min, long max) const;
+
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const;
+
+ private:
+  std::string keyPath(const std::string& key) const;
+
+  YAML::Node node_;
+  std::string file_;
+  std::string path_;
+};
+
+/// Levenshtein distance, for "did you mean" suggestions.
+std::size_t editDistance(const std::string& a, const std::string& b);
+
+}  // namespace mmp::tools

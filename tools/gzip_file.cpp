@@ -1,0 +1,30 @@
+#include "gzip_file.hpp"
+
+#include <mmp/core/error.hpp>
+
+#include <zlib.h>
+
+namespace mmp::tools {
+
+std::string readMaybeGzip(const std::string& path) {
+  gzFile file = gzopen(path.c_str(), "rb");
+  if (file == nullptr) throw DataError("cannot open '" + path + "'");
+  gzbuffer(file, 1 << 17);
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const int n = gzread(file, buffer, sizeof buffer);
+    if (n < 0) {
+      int code = 0;
+      const std::string error = gzerror(file, &code);
+      gzclose(file);
+      throw DataError("cannot decompress '" + path + "': " + error);
+    }
+    if (n == 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  gzclose(file);
+  return text;
+}
+
+}  // namespace mmp::tools

@@ -1,0 +1,49 @@
+#include "learner_config.hpp"
+
+#include <cstdlib>
+#include <limits>
+
+namespace mmp::tools {
+
+static const std::vector<std::string> kAveraging = {"none", "uniform", "late_weighted"};
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+OnlineGreedyProjection::Params onlineParams(const ConfigNode& node, OnlineGreedyProjection::Params p) {
+  node.expectKeys({"lambda", "q", "epochs", "averaging", "shuffle", "seed", "tolerance", "time_budget_seconds"});
+  p.lambda = node.number("lambda", p.lambda, std::numeric_limits<double>::min(), kInf);
+  p.q = static_cast<int>(node.integer("q", p.q, 1, 2));
+  p.stop.max_iterations = node.integer("epochs", p.stop.max_iterations, 1, 1000000);
+  p.averaging = parseAveraging(node.choice("averaging", describe(p.averaging), kAveraging));
+  p.shuffle = node.boolean("shuffle", p.shuffle);
+  p.seed = static_cast<std::uint64_t>(node.integer("seed", static_cast<long>(p.seed), 0));
+  p.stop.tolerance = node.number("tolerance", p.stop.tolerance, 0.0, kInf);
+  p.stop.time_budget_seconds = node.number("time_budget_seconds", p.stop.time_budget_seconds, 0.0, kInf);
+  return p;
+}
+
+BatchSubgradient::Params batchParams(const ConfigNode& node, BatchSubgradient::Params p) {
+  node.expectKeys({"lambda", "q", "iterations", "step", "step_size", "averaging", "threads", "tolerance",
+                   "time_budget_seconds"});
+  p.lambda = node.number("lambda", p.lambda, 0.0, kInf);
+  p.q = static_cast<int>(node.integer("q", p.q, 1, 2));
+  p.stop.max_iterations = node.integer("iterations", p.stop.max_iterations, 1, 100000000);
+  const bool constant = p.steps.kind() == StepSchedule::Kind::Constant;
+  const std::string step = node.choice("step", constant ? "constant" : "gamma_over_t", {"constant", "gamma_over_t"});
+  const double size = node.number("step_size", p.steps.parameter(), std::numeric_limits<double>::min(), kInf);
+  p.steps = step == "constant" ? StepSchedule::constant(size) : StepSchedule::gammaOverT(size);
+  p.averaging = parseAveraging(node.choice("averaging", describe(p.averaging), kAveraging));
+  p.threads = static_cast<int>(node.integer("threads", p.threads, 0, 256));
+  p.stop.tolerance = node.number("tolerance", p.stop.tolerance, 0.0, kInf);
+  p.stop.time_budget_seconds = node.number("time_budget_seconds", p.stop.time_budget_seconds, 0.0, kInf);
+  return p;
+}
+
+std::string resolveDataRoot(const std::string& flag, const ConfigNode& config) {
+  if (!flag.empty()) return flag;
+  if (const char* env = std::getenv("MMP_DATA_ROOT"); env != nullptr && *env != '\0') return env;
+  const std::string root = config.text("data_root", "");
+  if (root.empty() || root.front() == '/') return root;
+  return config.folder() + "/" + root;
+}
+
+}  // namespace mmp::tools

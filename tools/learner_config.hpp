@@ -1,0 +1,22 @@
+// Learner settings from a YAML section, shared by every subcommand that trains.
+//
+//   online: {lambda, q, epochs, averaging, shuffle, seed, tolerance, time_budget_seconds}
+//   batch:  {lambda, q, iterations, step: constant|gamma_over_t, step_size, averaging, threads,
+//            tolerance, time_budget_seconds}
+#pragma once
+
+#include "config.hpp"
+
+#include <mmp/learners/batch_subgradient.hpp>
+#include <mmp/learners/online_greedy_projection.hpp>
+
+namespace mmp::tools {
+
+OnlineGreedyProjection::Params onlineParams(const ConfigNode& node, OnlineGreedyProjection::Params defaults);
+BatchSubgradient::Params batchParams(const ConfigNode& node, BatchSubgradient::Params defaults);
+
+/// The data folder: the --data-root flag if given, else $MMP_DATA_ROOT, else the config's
+/// data_root (relative to the config file's folder).  Empty if none is set.
+std::string resolveDataRoot(const std::string& flag, const ConfigNode& config);
+
+}  // namespace mmp::tools

@@ -1,0 +1,36 @@
+#include "progress.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <unistd.h>
+
+namespace mmp::tools {
+
+static double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+Progress::Progress(std::string label) : label_(std::move(label)), enabled_(::isatty(STDERR_FILENO) == 1) {}
+
+Progress::~Progress() { finish(); }
+
+void Progress::update(long done, long total, const std::string& status) {
+  if (!enabled_) return;
+  const double t = now();
+  if (done < total && t - last_draw_ < 0.1) return;
+  last_draw_ = t;
+  constexpr int kWidth = 30;
+  const double fraction = total > 0 ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
+  const int filled = static_cast<int>(fraction * kWidth);
+  std::fprintf(stderr, "\r%-18s [%.*s%*s] %5.1f%% %s\033[K", label_.c_str(), filled,
+               "##############################", kWidth - filled, "", 100.0 * fraction, status.c_str());
+  std::fflush(stderr);
+  drawn_ = true;
+}
+
+void Progress::finish() {
+  if (enabled_ && drawn_) std::fprintf(stderr, "\r\033[K");
+  drawn_ = false;
+}
+
+}  // namespace mmp::tools

@@ -1,0 +1,23 @@
+// A one-line progress display on stderr, shown only when stderr is a terminal.
+#pragma once
+
+#include <string>
+
+namespace mmp::tools {
+
+class Progress {
+ public:
+  explicit Progress(std::string label);
+  ~Progress();
+  /// done of total, with a short status text; redraws at most every 100 ms.
+  void update(long done, long total, const std::string& status = "");
+  void finish();
+
+ private:
+  std::string label_;
+  bool enabled_;
+  bool drawn_ = false;
+  double last_draw_ = -1.0;
+};
+
+}  // namespace mmp::tools
