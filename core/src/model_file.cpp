@@ -21,7 +21,9 @@ constexpr std::uint64_t kMaxLength = std::uint64_t{1} << 32;
 
 class Writer {
  public:
-  void bytes(const void* data, std::size_t n) { buffer_.append(static_cast<const char*>(data), n); }
+  void bytes(const void* data, std::size_t n) {
+    if (n > 0) buffer_.append(static_cast<const char*>(data), n);  // an empty array has no data pointer
+  }
   template <class T> void pod(T value) { bytes(&value, sizeof value); }
   void string(const std::string& s) {
     pod<std::uint64_t>(s.size());
@@ -47,7 +49,7 @@ class Reader {
                            std::to_string(data_.size()) + " while reading " + what +
                            " (the file is incomplete; write it again)");
     }
-    std::memcpy(out, data_.data() + offset_, n);
+    if (n > 0) std::memcpy(out, data_.data() + offset_, n);
     offset_ += n;
   }
   template <class T> T pod(const char* what) {

@@ -1,0 +1,27 @@
+# Sourced by tools/test.sh and tools/demo.sh: installs the Debian packages mmp needs when they are
+# missing (one apt-get update, non-interactive), then configures and builds.
+#   MMP_BUILD_DIR   build folder (default: build)
+#   MMP_CMAKE_ARGS  extra CMake arguments, e.g. -DMMP_SANITIZE=ON
+
+MMP_SOURCE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+MMP_BUILD_DIR="${MMP_BUILD_DIR:-$MMP_SOURCE_DIR/build}"
+MMP_PACKAGES=(cmake g++ make pkg-config libeigen3-dev libyaml-cpp-dev doctest-dev libcli11-dev zlib1g-dev)
+
+mmp_install_packages() {
+  local missing=()
+  for p in "${MMP_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "mmp: installing missing Debian packages: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+mmp_build() {
+  # shellcheck disable=SC2086
+  cmake -S "$MMP_SOURCE_DIR" -B "$MMP_BUILD_DIR" -DCMAKE_BUILD_TYPE=Release ${MMP_CMAKE_ARGS:-}
+  cmake --build "$MMP_BUILD_DIR" -j"$(nproc)"
+}
