@@ -1,0 +1,82 @@
+// GridPlanner: exact A* over per-cell costs on a rows x cols grid, the inference engine of
+// maximum margin planning.
+//
+// A step from cell a to a neighbour b costs |step| * (c(a) + c(b)) / 2 (|step| = 1 or sqrt 2), the
+// trapezoid rule of DESIGN.md, so a path's cost is linear in the cell costs.  Costs must be > 0
+// (finite) or +inf (impassable).  The heuristic is the octile distance (Manhattan with 4
+// neighbours) scaled by the smallest cell cost: admissible and consistent, so the first time the
+// goal is expanded its cost is optimal.  Diagonal steps may pass between two blocked cells.
+//
+// The planner keeps its search state between calls (13 bytes per cell plus the open list), so
+// repeated searches on one grid size allocate nothing.  It is not thread-safe: use one per thread.
+#pragma once
+
+#include <mmp/planning/radix_heap.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace mmp {
+
+enum class Connectivity { Four = 4, Eight = 8 };
+
+enum class PlanStatus {
+  Success,       ///< path holds an optimal path from start to goal
+  NoPath,        ///< the goal cannot be reached (or, in a full search, nothing to report)
+  InvalidInput,  ///< start/goal off the grid or impassable, or a cost NaN or <= 0: see message
+  Cancelled,     ///< the budget callback asked to stop
+};
+const char* describe(PlanStatus status);
+
+struct PlanResult {
+  PlanStatus status = PlanStatus::NoPath;
+  std::vector<int> path;  ///< cell indices r * cols + c, from start to goal inclusive
+  double cost = 0.0;      ///< sum of the step costs along path
+  long expansions = 0;    ///< cells taken off the open list
+  std::string message;    ///< why, when status is not Success
+};
+
+class GridPlanner {
+ public:
+  struct Params {
+    Connectivity connectivity = Connectivity::Eight;
+    /// Called every check_every expansions with the count so far; returning false cancels.
+    std::function<bool(long expansions)> keep_going;
+    long check_every = 1 << 14;
+  };
+
+  GridPlanner(int rows, int cols, Params params);
+  GridPlanner(int rows, int cols) : GridPlanner(rows, cols, Params{}) {}
+
+  int rows() const { return rows_; }
+  int cols() const { return cols_; }
+  const Params& params() const { return params_; }
+
+  /*!
+      requires: costs.size() == rows * cols
+      ensures
+          - searches from start to goal; goal == -1 searches the whole reachable grid (Dijkstra),
+            after which distance(s) gives every cell's optimal cost from start
+          - an unreachable goal is PlanStatus::NoPath, bad input PlanStatus::InvalidInput with a
+            message naming the cell; nothing is thrown for either
+  !*/
+  PlanResult plan(const std::vector<double>& costs, int start, int goal);
+
+  /// The optimal cost from the last search's start to s if s was expanded, else +inf.
+  double distance(int s) const;
+  /// Bytes of search state: the per-cell arrays plus the open list's reserved capacity.
+  std::size_t stateBytes() const;
+
+ private:
+  int rows_, cols_;
+  Params params_;
+  std::vector<double> g_;
+  std::vector<std::uint32_t> stamp_;  // 2 gen: open, 2 gen + 1: closed, else unseen this search
+  std::vector<std::uint8_t> parent_;  // direction index of the step into the cell
+  std::uint32_t generation_ = 0;
+  RadixHeap open_;
+};
+
+}  // namespace mmp

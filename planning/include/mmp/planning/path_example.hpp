@@ -1,0 +1,65 @@
+// PathExample: one demonstrated path on a feature map, as a StructuredExample (maximum margin
+// planning, Ratliff, Bagnell and Zinkevich 2006/2007, sec. 6.2 of the subgradient paper).
+//
+// SIGN CONVENTION (the contract maximises a score): psi(y) = -F(y), F(y) the trapezoid integral of
+// the cell features along y, so w . psi(y) = -cost(y) and the oracle's argmax is the cheapest path.
+// Loss-augmented inference with weight s plans on the cell costs w.f(cell) - s l(cell) with exact A*.
+// beta_i = max(1, |y_i|)^-q with |y_i| the demonstration's length in cells (optional), so that long
+// and short demonstrations weigh the same.
+#pragma once
+
+#include <mmp/core/feature_map.hpp>
+#include <mmp/core/oracle.hpp>
+#include <mmp/planning/grid_planner.hpp>
+#include <mmp/planning/loss.hpp>
+
+#include <memory>
+
+namespace mmp {
+
+class PathExample final : public StructuredExample {
+ public:
+  struct Params {
+    Connectivity connectivity = Connectivity::Eight;
+    LossParams loss;
+    bool length_weighting = true;  ///< beta_i = max(1, |y_i|)^-q, else 1
+    int q = 1;                     ///< the q of beta_i (match the learner's q)
+  };
+
+  /// requires: a valid demonstration on the map (validatePath); throws mmp::InvalidArgument naming
+  /// the offending index and cell otherwise.  start and goal are the demonstration's ends.
+  PathExample(std::shared_ptr<const FeatureMap> map, std::vector<int> demonstration, Params params);
+
+  Eigen::Index dimension() const override { return map_->features(); }
+
+  /*!
+      ensures (in addition to the contract)
+          - output = the planned path's cells, start to goal
+          - throws mmp::InvalidArgument if some passable cell's cost w.f - loss_weight * l is not > 0
+            (naming the cell): constrain w with positiveCostProjection instead of clamping
+  !*/
+  void solve(const Eigen::VectorXd& w, double loss_weight, OracleResult& result) const override;
+
+  /// Plain prediction: the cheapest path under w (A* on w.f), with its cost and expansions.
+  PlanResult plan(const Eigen::VectorXd& w) const;
+
+  const FeatureMap& map() const { return *map_; }
+  const std::vector<int>& demonstration() const { return demonstration_; }
+  const std::vector<double>& loss() const { return loss_; }
+  /// L(y) of any path on this map: the trapezoid integral of the loss map.
+  double pathLoss(const std::vector<int>& path) const;
+  int start() const { return demonstration_.front(); }
+  int goal() const { return demonstration_.back(); }
+
+ private:
+  PlanResult planOn(const std::vector<double>& costs) const;
+
+  std::shared_ptr<const FeatureMap> map_;
+  std::vector<int> demonstration_;
+  Params params_;
+  std::vector<double> loss_;   // per cell
+  Eigen::VectorXd target_features_;  // F(y_i)
+  double beta_ = 1.0;
+};
+
+}  // namespace mmp

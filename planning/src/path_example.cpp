@@ -1,0 +1,67 @@
+#include <mmp/planning/path_example.hpp>
+
+#include <mmp/core/error.hpp>
+#include <mmp/planning/path.hpp>
+
+#include <cmath>
+
+namespace mmp {
+
+PathExample::PathExample(std::shared_ptr<const FeatureMap> map, std::vector<int> demonstration, Params params)
+    : map_(std::move(map)), demonstration_(std::move(demonstration)), params_(params) {
+  if (!map_) throw InvalidArgument("path example: the feature map is null");
+  if (params_.q != 1 && params_.q != 2) throw InvalidArgument("path example: q must be 1 or 2");
+  validatePath(demonstration_, map_->rows(), map_->cols(), params_.connectivity, map_->blocked());
+  loss_ = lossMap(map_->rows(), map_->cols(), demonstration_, params_.loss);
+  pathFeatures(demonstration_, *map_, target_features_);
+  if (params_.length_weighting) {
+    beta_ = std::pow(std::max(1.0, pathLength(demonstration_, map_->cols())), -params_.q);
+  }
+}
+
+double PathExample::pathLoss(const std::vector<int>& path) const { return pathIntegral(path, map_->cols(), loss_); }
+
+PlanResult PathExample::planOn(const std::vector<double>& costs) const {
+  // One planner per thread, reused while the grid size stays the same: solve() stays const and
+  // thread-safe, and repeated oracle calls allocate no search state.
+  thread_local std::unique_ptr<GridPlanner> planner;
+  if (!planner || planner->rows() != map_->rows() || planner->cols() != map_->cols() ||
+      planner->params().connectivity != params_.connectivity) {
+    GridPlanner::Params params;
+    params.connectivity = params_.connectivity;
+    planner = std::make_unique<GridPlanner>(map_->rows(), map_->cols(), params);
+  }
+  return planner->plan(costs, start(), goal());
+}
+
+PlanResult PathExample::plan(const Eigen::VectorXd& w) const {
+  std::vector<double> costs;
+  map_->costs(w, costs);
+  return planOn(costs);
+}
+
+void PathExample::solve(const Eigen::VectorXd& w, double loss_weight, OracleResult& result) const {
+  std::vector<double> costs;
+  map_->costs(w, costs);  // checks w's size
+  if (loss_weight != 0.0) {
+    for (std::size_t s = 0; s < costs.size(); ++s) costs[s] -= loss_weight * loss_[s];
+  }
+  const PlanResult plan = planOn(costs);
+  if (plan.status != PlanStatus::Success) {
+    throw InvalidArgument("path example (start cell " + std::to_string(start()) + ", goal cell " +
+                          std::to_string(goal()) + "): the " + (loss_weight != 0.0 ? "loss-augmented " : "") +
+                          "planner failed: " + plan.message +
+                          (plan.status == PlanStatus::InvalidInput
+                               ? ". Keep w in the positive-cost set (positiveCostProjection) instead of clamping"
+                               : ""));
+  }
+  result.output = plan.path;
+  Eigen::VectorXd& psi = result.psi_output.resetDense(dimension());
+  pathFeatures(plan.path, *map_, psi);
+  psi = -psi;  // psi(y) = -F(y): the contract maximises, the planner minimises
+  result.psi_target.resetDense(dimension()) = -target_features_;
+  result.loss = pathLoss(plan.path);  // recomputed from the returned path, not taken from the search
+  result.beta = beta_;
+}
+
+}  // namespace mmp

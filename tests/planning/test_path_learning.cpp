@@ -1,0 +1,94 @@
+#include "planning_support.hpp"
+#include "support.hpp"
+
+#include <mmp/learners/batch_subgradient.hpp>
+#include <mmp/learners/online_greedy_projection.hpp>
+#include <mmp/planning/demonstrations.hpp>
+#include <mmp/planning/path.hpp>
+#include <mmp/planning/path_example.hpp>
+
+#include <doctest/doctest.h>
+
+using namespace mmp;
+
+namespace {
+
+// Maps with a hidden true w; demonstrations are optimal paths under it.
+struct World {
+  std::vector<std::unique_ptr<PathExample>> train, holdout;
+};
+
+World makeWorld(std::uint64_t seed, const Eigen::VectorXd& true_w, const PathExample::Params& params) {
+  std::mt19937_64 rng(seed);
+  World world;
+  for (int m = 0; m < 10; ++m) {
+    auto map = std::make_shared<FeatureMap>(test::smoothFeatureMap(rng, 32, 32, static_cast<int>(true_w.size())));
+    std::vector<double> costs;
+    map->costs(true_w, costs);
+    DemonstrationParams demo;
+    demo.count = 2;
+    demo.min_separation = 20.0;
+    demo.seed = seed * 100 + m;
+    for (auto& d : generateDemonstrations(32, 32, costs, demo)) {
+      (m < 6 ? world.train : world.holdout).push_back(std::make_unique<PathExample>(map, d.path, params));
+    }
+  }
+  return world;
+}
+
+// Mean prediction loss per unit of demonstrated length on held-out examples.
+double meanLoss(const std::vector<std::unique_ptr<PathExample>>& examples, const Eigen::VectorXd& w) {
+  double sum = 0.0;
+  for (const auto& e : examples) {
+    sum += e->pathLoss(e->plan(w).path) / pathLength(e->demonstration(), e->map().cols());
+  }
+  return sum / static_cast<double>(examples.size());
+}
+
+}  // namespace
+
+TEST_CASE("both learners learn a planner that reproduces held-out demonstrations") {
+  Eigen::VectorXd true_w(4);
+  true_w << 0.2, 4.0, 0.0, 1.5;  // bias, then three terrain features
+  PathExample::Params params;
+  params.loss = {LossShape::Linear, 3.0, 1.0};
+  const World world = makeWorld(11, true_w, params);
+  REQUIRE(world.train.size() >= 10);
+  REQUIRE(world.holdout.size() >= 6);
+  const ExampleList train = test::listOf(world.train);
+  const ProjectionPtr positive = positiveCostProjection(4, 0, params.loss.scale, 0.05);
+
+  Eigen::VectorXd untrained = Eigen::VectorXd::Zero(4);
+  untrained[0] = 1.0;  // uniform cost: straight lines
+  const double untrained_loss = meanLoss(world.holdout, untrained);
+
+  BatchSubgradient::Params bp;
+  // The true costs span a ratio of about 30 while the bias weight must stay above loss_max, so the
+  // weights must grow large: weak regularisation and long steps.
+  bp.lambda = 1e-4;
+  bp.steps = StepSchedule::constant(30.0);
+  bp.projection = positive;
+  bp.averaging = Averaging::LateWeighted;
+  bp.stop.max_iterations = 300;
+  BatchSubgradient batch(bp);
+  const double batch_loss = meanLoss(world.holdout, batch.train(train));
+
+  OnlineGreedyProjection::Params op;
+  op.lambda = 1e-4;
+  op.projection = positive;
+  op.averaging = Averaging::LateWeighted;
+  op.stop.max_iterations = 60;
+  OnlineGreedyProjection online(op);
+  const double online_loss = meanLoss(world.holdout, online.train(train));
+
+  CAPTURE(untrained_loss);
+  CAPTURE(batch_loss);
+  CAPTURE(online_loss);
+  MESSAGE("held-out loss per cell of path: untrained " << untrained_loss << ", batch " << batch_loss << ", online "
+                                                        << online_loss);
+  CHECK(untrained_loss > 0.1);
+  CHECK(batch_loss < 0.08);  // a mean distance to the demonstration of about 0.25 cells
+  CHECK(online_loss < 0.08);
+  CHECK(batch_loss < 0.25 * untrained_loss);
+  CHECK(online_loss < 0.25 * untrained_loss);
+}
