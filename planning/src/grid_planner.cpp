@@ -38,19 +38,17 @@ GridPlanner::GridPlanner(int rows, int cols, Params params) : rows_(rows), cols_
                           " cells; need 1 to 2^31 - 1 cells");
   }
   if (params_.check_every < 1) throw InvalidArgument("grid planner: check_every must be >= 1");
-  const std::size_t n = static_cast<std::size_t>(rows_) * cols_;
-  g_.assign(n, kInf);
-  stamp_.assign(n, 0);
-  parent_.assign(n, 0);
+  nodes_.assign(static_cast<std::size_t>(rows_) * cols_, Node{kInf, 0});
 }
 
 double GridPlanner::distance(int s) const {
   if (s < 0 || s >= rows_ * cols_) return kInf;
-  return stamp_[static_cast<std::size_t>(s)] == 2 * generation_ + 1 ? g_[static_cast<std::size_t>(s)] : kInf;
+  const Node& node = nodes_[static_cast<std::size_t>(s)];
+  return (node.tag & ~7u) == ((generation_ << 4) | 8u) ? node.g : kInf;
 }
 
 std::size_t GridPlanner::stateBytes() const {
-  return g_.size() * sizeof(double) + stamp_.size() * sizeof(std::uint32_t) + parent_.size() + open_.bytesReserved();
+  return nodes_.size() * sizeof(Node) + ordered_.bytesReserved() + settled_.bytesReserved();
 }
 
 PlanResult GridPlanner::plan(const std::vector<double>& costs, int start, int goal) {
@@ -66,99 +64,127 @@ PlanResult GridPlanner::plan(const std::vector<double>& costs, int start, int go
   }
   if (start < 0 || start >= n) return invalid("start " + std::to_string(start) + " is off the grid");
   if (goal < -1 || goal >= n) return invalid("goal " + std::to_string(goal) + " is off the grid");
-  // Validate every cost once and find the smallest, which scales the heuristic.
-  double min_cost = kInf;
+  // Validate every cost once; the smallest scales the heuristic and the buckets, the largest
+  // bounds how far above the current key a push can land.
+  double min_cost = kInf, max_cost = 0.0;
   for (int s = 0; s < n; ++s) {
     const double c = costs[static_cast<std::size_t>(s)];
     if (std::isnan(c) || c <= 0.0) {
       return invalid(cellName(s, cols_) + " has cost " + std::to_string(c) + "; costs must be > 0 or +inf (impassable)");
     }
-    min_cost = std::min(min_cost, c);
+    if (c != kInf) min_cost = std::min(min_cost, c), max_cost = std::max(max_cost, c);
   }
   if (costs[static_cast<std::size_t>(start)] == kInf) return invalid("start " + cellName(start, cols_) + " is impassable");
   if (goal >= 0 && costs[static_cast<std::size_t>(goal)] == kInf) {
     return invalid("goal " + cellName(goal, cols_) + " is impassable");
   }
 
-  // New search generation: cells stamped by earlier searches read as unseen, without clearing.
-  if (generation_ >= (std::numeric_limits<std::uint32_t>::max() - 1) / 2) {
-    std::fill(stamp_.begin(), stamp_.end(), 0u);
+  // New search generation: cells tagged by earlier searches read as unseen, without clearing.
+  if (generation_ + 1 >= (1u << 28)) {
+    for (Node& node : nodes_) node.tag = 0;
     generation_ = 0;
   }
   ++generation_;
-  const std::uint32_t open_stamp = 2 * generation_, closed_stamp = open_stamp + 1;
-  const int directions = static_cast<int>(params_.connectivity);
-  const bool octile = params_.connectivity == Connectivity::Eight;
-  const int goal_row = goal >= 0 ? goal / cols_ : 0, goal_col = goal >= 0 ? goal % cols_ : 0;
-  const double h_scale = goal >= 0 ? min_cost : 0.0;
-  auto heuristic = [&](int r, int c) {
-    const double dr = std::abs(r - goal_row), dc = std::abs(c - goal_col);
-    return h_scale * (octile ? (dr + dc) + (kSqrt2 - 2.0) * std::min(dr, dc) : dr + dc);
-  };
-  int offset[8];
-  for (int k = 0; k < 8; ++k) offset[k] = kRowStep[k] * cols_ + kColStep[k];
-
-  open_.clear();
-  g_[static_cast<std::size_t>(start)] = 0.0;
-  stamp_[static_cast<std::size_t>(start)] = open_stamp;
-  open_.push(heuristic(start / cols_, start % cols_), static_cast<std::uint32_t>(start));
-  long expansions = 0;
+  // A push lands at most one step cost plus one step of heuristic above the key being expanded.
+  const bool eight = params_.connectivity == Connectivity::Eight;
+  const double span = 1.01 * (eight ? kSqrt2 : 1.0) * (max_cost + min_cost) + 1e-12;
   bool reached = false;
-  while (!open_.empty()) {
-    // 1) pop the best open cell; a stale duplicate of a closed cell is skipped
-    const int u = static_cast<int>(open_.pop().cell);
-    if (stamp_[static_cast<std::size_t>(u)] == closed_stamp) continue;
-    stamp_[static_cast<std::size_t>(u)] = closed_stamp;
-    ++expansions;
-    // 2) the goal is expanded: its cost is optimal (consistent heuristic)
-    if (u == goal) {
-      reached = true;
-      break;
-    }
-    // 3) budget / cancel check every check_every expansions
-    if (params_.keep_going && expansions % params_.check_every == 0 && !params_.keep_going(expansions)) {
-      result.status = PlanStatus::Cancelled;
-      result.expansions = expansions;
-      result.message = "cancelled by the budget callback after " + std::to_string(expansions) + " expansions";
-      return result;
-    }
-    // 4) relax the neighbours with the trapezoid step cost
-    const int ur = u / cols_, uc = u % cols_;
-    const double gu = g_[static_cast<std::size_t>(u)], cu = costs[static_cast<std::size_t>(u)];
-    const double floor_key = open_.lastKey();
-    for (int k = 0; k < directions; ++k) {
-      const int vr = ur + kRowStep[k], vc = uc + kColStep[k];
-      if (vr < 0 || vr >= rows_ || vc < 0 || vc >= cols_) continue;
-      const std::size_t v = static_cast<std::size_t>(u + offset[k]);
-      const double cv = costs[v];
-      if (cv == kInf || stamp_[v] == closed_stamp) continue;
-      const double gv = gu + kLength[k] * 0.5 * (cu + cv);
-      if (stamp_[v] != open_stamp || gv < g_[v]) {
-        g_[v] = gv;
-        parent_[v] = static_cast<std::uint8_t>(k);
-        stamp_[v] = open_stamp;
-        // f is monotone along the search in exact arithmetic; clamp the ulp rounding may lose.
-        open_.push(std::max(gv + heuristic(vr, vc), floor_key), static_cast<std::uint32_t>(v));
-      }
-    }
+  if (goal >= 0) {
+    reached = eight ? search<true, true>(costs, start, goal, min_cost, span, ordered_, result)
+                    : search<false, true>(costs, start, goal, min_cost, span, ordered_, result);
+  } else if (BucketQueue<false>::bucketsFor(span, min_cost) <= BucketQueue<false>::kMaxBuckets) {
+    eight ? search<true, false>(costs, start, goal, min_cost, span, settled_, result)
+          : search<false, false>(costs, start, goal, min_cost, span, settled_, result);
+  } else {  // a cost range over ~40000:1 needs buckets wider than the smallest step: keep them ordered
+    eight ? search<true, false>(costs, start, goal, min_cost, span, ordered_, result)
+          : search<false, false>(costs, start, goal, min_cost, span, ordered_, result);
   }
-  result.expansions = expansions;
-  if (goal < 0) {
-    result.status = PlanStatus::Success;
-    return result;
-  }
+  if (result.status == PlanStatus::Cancelled || goal < 0) return result;
   if (!reached) {
     result.status = PlanStatus::NoPath;
     result.message = "goal " + cellName(goal, cols_) + " is not reachable from start " + cellName(start, cols_);
     return result;
   }
   // 5) walk the parents back from the goal
-  for (int s = goal; s != start; s -= offset[parent_[static_cast<std::size_t>(s)]]) result.path.push_back(s);
+  for (int s = goal; s != start;) {
+    result.path.push_back(s);
+    const std::uint32_t k = nodes_[static_cast<std::size_t>(s)].tag & 7u;
+    s -= kRowStep[k] * cols_ + kColStep[k];
+  }
   result.path.push_back(start);
   std::reverse(result.path.begin(), result.path.end());
-  result.cost = g_[static_cast<std::size_t>(goal)];
+  result.cost = nodes_[static_cast<std::size_t>(goal)].g;
   result.status = PlanStatus::Success;
   return result;
+}
+
+template <bool kEight, bool kGoalDirected, class Queue>
+bool GridPlanner::search(const std::vector<double>& costs, int start, int goal, double min_cost, double span,
+                         Queue& open, PlanResult& result) {
+  constexpr int kDirections = kEight ? 8 : 4;
+  const std::uint32_t open_tag = generation_ << 4, closed_tag = open_tag | 8u;
+  const int goal_row = kGoalDirected ? goal / cols_ : 0, goal_col = kGoalDirected ? goal % cols_ : 0;
+  auto heuristic = [&](int r, int c) {
+    if constexpr (!kGoalDirected) {
+      return 0.0;
+    } else {
+      const double dr = std::abs(r - goal_row), dc = std::abs(c - goal_col);
+      return min_cost * (kEight ? (dr + dc) + (kSqrt2 - 2.0) * std::min(dr, dc) : dr + dc);
+    }
+  };
+  int offset[8];
+  for (int k = 0; k < 8; ++k) offset[k] = kRowStep[k] * cols_ + kColStep[k];
+  const double start_key = heuristic(start / cols_, start % cols_);
+  open.reset(start_key, min_cost, span);
+
+  Node* nodes = nodes_.data();
+  const double* cost = costs.data();
+  nodes[start] = Node{0.0, open_tag};
+  open.push(start_key, static_cast<std::uint32_t>(start));
+  long expansions = 0;
+  while (!open.empty()) {
+    // 1) pop the best open cell; a stale duplicate of a closed cell is skipped
+    const int u = static_cast<int>(open.pop());
+    Node& nu = nodes[u];
+    if ((nu.tag & ~7u) == closed_tag) continue;
+    nu.tag |= 8u;
+    ++expansions;
+    // 2) the goal is expanded: its cost is optimal (consistent heuristic)
+    if (kGoalDirected && u == goal) {
+      result.expansions = expansions;
+      return true;
+    }
+    // 3) budget / cancel check every check_every expansions
+    if (params_.keep_going && expansions % params_.check_every == 0 && !params_.keep_going(expansions)) {
+      result.status = PlanStatus::Cancelled;
+      result.expansions = expansions;
+      result.message = "cancelled by the budget callback after " + std::to_string(expansions) + " expansions";
+      return false;
+    }
+    // 4) relax the neighbours with the trapezoid step cost
+    const int ur = u / cols_, uc = u - ur * cols_;
+    const double gu = nu.g, half_cu = 0.5 * cost[u];
+    for (int k = 0; k < kDirections; ++k) {
+      const int vr = ur + kRowStep[k], vc = uc + kColStep[k];
+      if (static_cast<unsigned>(vr) >= static_cast<unsigned>(rows_) ||
+          static_cast<unsigned>(vc) >= static_cast<unsigned>(cols_)) {
+        continue;
+      }
+      const int v = u + offset[k];
+      const double cv = cost[v];
+      Node& nv = nodes[v];
+      const std::uint32_t tag = nv.tag & ~7u;
+      if (cv == kInf || tag == closed_tag) continue;
+      const double gv = gu + kLength[k] * (half_cu + 0.5 * cv);
+      if (tag != open_tag || gv < nv.g) {
+        nv = Node{gv, open_tag | static_cast<std::uint32_t>(k)};
+        open.push(gv + heuristic(vr, vc), static_cast<std::uint32_t>(v));
+      }
+    }
+  }
+  result.expansions = expansions;
+  if (!kGoalDirected) result.status = PlanStatus::Success;
+  return false;
 }
 
 }  // namespace mmp

@@ -2,7 +2,7 @@
 
 #include <mmp/planning/grid_planner.hpp>
 #include <mmp/planning/path.hpp>
-#include <mmp/planning/radix_heap.hpp>
+#include <mmp/planning/bucket_queue.hpp>
 
 #include <doctest/doctest.h>
 
@@ -67,7 +67,7 @@ TEST_CASE("a full search gives every cell's optimal cost, and searches reuse sta
       }
     }
   }
-  CHECK(planner.stateBytes() >= 13u * 2000u);
+  CHECK(planner.stateBytes() >= 12u * 2000u);
 }
 
 TEST_CASE("bad planner input is a status with a message naming the cell, never an exception") {
@@ -115,19 +115,45 @@ TEST_CASE("the budget callback cancels a search") {
   CHECK(r.expansions == 300);
 }
 
-TEST_CASE("the radix heap pops a monotone sequence in sorted order") {
+TEST_CASE("the bucket queue pops a monotone sequence in exact key order (ordered mode)") {
   std::mt19937_64 rng(3);
   std::uniform_real_distribution<double> step(0.0, 10.0);
-  RadixHeap heap;
-  std::vector<double> popped;
-  double last = 0.0;
-  for (int round = 0; round < 2000; ++round) {
-    for (int k = 0; k < 3; ++k) heap.push(last + (k == 0 ? 0.0 : step(rng)), static_cast<std::uint32_t>(round));
-    const double key = RadixHeap::keyOf(heap.pop().key);
-    CHECK(key >= last);
-    last = key;
-    popped.push_back(key);
+  for (double width : {0.01, 1.0, 7.0}) {
+    BucketQueue<true> queue;
+    queue.reset(0.0, width, 10.0);
+    std::vector<double> popped, keys;
+    double last = 0.0;
+    for (int round = 0; round < 2000; ++round) {
+      for (int k = 0; k < 3; ++k) {
+        keys.push_back(last + (k == 0 ? 0.0 : step(rng)));
+        queue.push(keys.back(), static_cast<std::uint32_t>(keys.size() - 1));
+      }
+      const std::uint32_t cell = queue.pop();
+      const double key = keys[cell];
+      CHECK(key >= last);
+      last = key;
+      popped.push_back(key);
+    }
+    while (!queue.empty()) popped.push_back(keys[queue.pop()]);
+    CHECK(std::is_sorted(popped.begin(), popped.end()));
+    CHECK(popped.size() == 6000);
   }
-  while (!heap.empty()) popped.push_back(RadixHeap::keyOf(heap.pop().key));
-  CHECK(std::is_sorted(popped.begin(), popped.end()));
+}
+
+TEST_CASE("A* stays exact when the cost range forces wide buckets") {
+  std::mt19937_64 rng(9);
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<double> costs = test::randomCosts(rng, 30 * 30, 1e-3, 1e3, 0.1);
+    costs[0] = 1e-4;  // a range of 10^7: wider buckets than the smallest step
+    costs[899] = 1e3;
+    GridPlanner planner(30, 30);
+    const PlanResult r = planner.plan(costs, 0, 899);
+    const std::vector<double> reference = test::referenceDistances(30, 30, costs, 0);
+    if (!std::isfinite(reference[899])) continue;
+    CHECK(r.cost == doctest::Approx(reference[899]).epsilon(1e-12));
+    planner.plan(costs, 0, -1);
+    for (int s = 0; s < 900; ++s) {
+      if (std::isfinite(reference[s])) CHECK(planner.distance(s) == doctest::Approx(reference[s]).epsilon(1e-12));
+    }
+  }
 }

@@ -7,11 +7,13 @@
 // neighbours) scaled by the smallest cell cost: admissible and consistent, so the first time the
 // goal is expanded its cost is optimal.  Diagonal steps may pass between two blocked cells.
 //
-// The planner keeps its search state between calls (13 bytes per cell plus the open list), so
-// repeated searches on one grid size allocate nothing.  It is not thread-safe: use one per thread.
+// The open list is a BucketQueue (O(1) pushes; a heap only inside the current bucket for A*, none
+// for a full search).  The planner keeps its search state between calls (12 bytes per cell plus the
+// open list), so repeated searches on one grid size allocate nothing.  Not thread-safe: use one
+// planner per thread.
 #pragma once
 
-#include <mmp/planning/radix_heap.hpp>
+#include <mmp/planning/bucket_queue.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -72,11 +74,23 @@ class GridPlanner {
  private:
   int rows_, cols_;
   Params params_;
-  std::vector<double> g_;
-  std::vector<std::uint32_t> stamp_;  // 2 gen: open, 2 gen + 1: closed, else unseen this search
-  std::vector<std::uint8_t> parent_;  // direction index of the step into the cell
+  // One 12-byte record per cell, so a relaxation touches one cache line per neighbour.  tag packs
+  // the search generation (bits 4..31), "closed" (bit 3) and the direction into the cell (bits 0..2):
+  // a cell whose generation is not the current one is unseen, with no clearing between searches.
+#pragma pack(push, 4)
+  struct Node {
+    double g;
+    std::uint32_t tag;
+  };
+#pragma pack(pop)
+  template <bool kEight, bool kGoalDirected, class Queue>
+  bool search(const std::vector<double>& costs, int start, int goal, double min_cost, double span, Queue& open,
+              PlanResult& result);
+
+  std::vector<Node> nodes_;
   std::uint32_t generation_ = 0;
-  RadixHeap open_;
+  BucketQueue<true> ordered_;   // A*, or Dijkstra over a cost range too wide for settled buckets
+  BucketQueue<false> settled_;  // Dijkstra
 };
 
 }  // namespace mmp
