@@ -95,40 +95,31 @@ void runLetters(const LettersOptions& options) {
     std::string info;
   };
   std::vector<Row> rows;
-  {
-    Progress progress("online GP");
-    const long rounds = online.params().stop.max_iterations * static_cast<long>(train.size());
-    online.setCallback([&](const TraceRecord& r) {
-      progress.update(r.iteration, rounds, "mean loss " + std::to_string(r.value));
+  // Trains one learner with a progress bar (total = rounds or iterations), then tests it.
+  auto run = [&](const std::string& name, LearnerBase& learner, long total, const char* figure, auto train_fn,
+                 auto detail_fn) {
+    Progress progress(name);
+    learner.setCallback([&](const TraceRecord& r) {
+      progress.update(r.iteration, total, std::string(figure) + " " + std::to_string(r.value));
       return true;
     });
-    t0 = std::chrono::steady_clock::now();
-    const Eigen::VectorXd w = online.train(train_list);
-    const double train_s = secondsSince(t0);
+    auto start = std::chrono::steady_clock::now();
+    const Eigen::VectorXd w = train_fn();
+    const double train_s = secondsSince(start);
     progress.finish();
-    t0 = std::chrono::steady_clock::now();
+    start = std::chrono::steady_clock::now();
     const double test_error = errorRate(test, w);
-    rows.push_back({"online Greedy Projection",
-                    std::to_string(online.params().stop.max_iterations) + " epochs, online mistake rate " +
-                        std::to_string(online.meanLoss()),
-                    train_s, secondsSince(t0), errorRate(train, w), test_error, describe(online.info())});
-  }
-  {
-    Progress progress("batch subgradient");
-    batch.setCallback([&](const TraceRecord& r) {
-      progress.update(r.iteration, batch.params().stop.max_iterations, "objective " + std::to_string(r.value));
-      return true;
-    });
-    t0 = std::chrono::steady_clock::now();
-    const Eigen::VectorXd w = batch.train(train_list);
-    const double train_s = secondsSince(t0);
-    progress.finish();
-    t0 = std::chrono::steady_clock::now();
-    const double test_error = errorRate(test, w);
-    rows.push_back({"batch subgradient",
-                    std::to_string(batch.iterations()) + " iterations, objective " + std::to_string(batch.objective()),
-                    train_s, secondsSince(t0), errorRate(train, w), test_error, describe(batch.info())});
-  }
+    rows.push_back({name, detail_fn(), train_s, secondsSince(start), errorRate(train, w), test_error,
+                    describe(learner.info())});
+  };
+  run("online Greedy Projection", online, online.params().stop.max_iterations * static_cast<long>(train.size()),
+      "mean loss", [&] { return online.train(train_list); },
+      [&] {
+        return std::to_string(online.params().stop.max_iterations) + " epochs, online mistake rate " +
+               std::to_string(online.meanLoss());
+      });
+  run("batch subgradient", batch, batch.params().stop.max_iterations, "objective", [&] { return batch.train(train_list); },
+      [&] { return std::to_string(batch.iterations()) + " iterations, objective " + std::to_string(batch.objective()); });
 
   std::printf("%-26s %10s %9s %11s %10s  %-14s %s\n", "learner", "train (s)", "test (s)", "train error",
               "test error", "info", "detail");

@@ -18,13 +18,7 @@ const Eigen::VectorXd& BatchSubgradient::train(const ExampleList& examples, Eige
   start();
   const Objective objective(examples, {params_.lambda, params_.q});
   const Eigen::Index d = objective.dimension();
-  Eigen::VectorXd w = initial.size() == 0 ? Eigen::VectorXd::Zero(d) : std::move(initial);
-  if (w.size() != d) {
-    throw InvalidArgument("batch subgradient: initial weights have size " + std::to_string(w.size()) +
-                          ", the examples have dimension " + std::to_string(d));
-  }
-  params_.projection->project(w);
-  weights_ = w;
+  Eigen::VectorXd w = startingPoint(std::move(initial), d, *params_.projection, "batch subgradient");
 
   ThreadPool pool(params_.threads);
   IterateAverage average(params_.averaging);

@@ -1,5 +1,7 @@
 #include <mmp/learners/learner.hpp>
 
+#include <mmp/core/error.hpp>
+
 namespace mmp {
 
 std::string describe(Info info) {
@@ -31,6 +33,18 @@ void LearnerBase::finish(Info info, std::string message) {
   info_ = info;
   message_ = std::move(message);
   seconds_ = elapsed();
+}
+
+Eigen::VectorXd LearnerBase::startingPoint(Eigen::VectorXd initial, Eigen::Index d, const Projection& projection,
+                                           const char* learner) {
+  Eigen::VectorXd w = initial.size() == 0 ? Eigen::VectorXd::Zero(d) : std::move(initial);
+  if (w.size() != d) {
+    throw InvalidArgument(std::string(learner) + ": initial weights have size " + std::to_string(w.size()) +
+                          ", the examples have dimension " + std::to_string(d));
+  }
+  projection.project(w);
+  weights_ = w;
+  return w;
 }
 
 }  // namespace mmp

@@ -27,13 +27,7 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
   // The objective checks the examples (non-empty, one dimension) for us.
   const Objective objective(examples, {params_.lambda, params_.q});
   const Eigen::Index d = objective.dimension();
-  Eigen::VectorXd w = initial.size() == 0 ? Eigen::VectorXd::Zero(d) : std::move(initial);
-  if (w.size() != d) {
-    throw InvalidArgument("online greedy projection: initial weights have size " + std::to_string(w.size()) +
-                          ", the examples have dimension " + std::to_string(d));
-  }
-  params_.projection->project(w);
-  weights_ = w;
+  Eigen::VectorXd w = startingPoint(std::move(initial), d, *params_.projection, "online greedy projection");
 
   const std::size_t n = examples.size();
   std::vector<std::size_t> order(n);

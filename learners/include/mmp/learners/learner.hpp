@@ -5,6 +5,7 @@
 #pragma once
 
 #include <mmp/core/oracle.hpp>
+#include <mmp/core/projection.hpp>
 
 #include <Eigen/Dense>
 #include <chrono>
@@ -61,6 +62,9 @@ class LearnerBase {
   /// Passes the record to the callback; returns false if the callback asked to stop.
   bool report(const TraceRecord& record);
   void finish(Info info, std::string message);
+  /// The projected first iterate: `initial`, or zeros if it is empty; also stored as weights().
+  Eigen::VectorXd startingPoint(Eigen::VectorXd initial, Eigen::Index d, const Projection& projection,
+                                const char* learner);
 
   TraceCallback callback_;
   Info info_ = Info::InvalidInput;
