@@ -88,16 +88,23 @@ PlanResult GridPlanner::plan(const std::vector<double>& costs, int start, int go
   // A push lands at most one step cost plus one step of heuristic above the key being expanded.
   const bool eight = params_.connectivity == Connectivity::Eight;
   const double span = 1.01 * (eight ? kSqrt2 : 1.0) * (max_cost + min_cost) + 1e-12;
+  // Settled buckets need every reduced step cost (step - h(u) + h(v)) to be at least a bucket
+  // width.  With the heuristic scaled by (1 - e) min_cost instead of min_cost, a step of length L
+  // keeps at least e min_cost L >= e min_cost, so buckets of width e min_cost are settled: the search
+  // stays exact with no heap at all (Dijkstra is e = 1).  When the cost range is too wide for that
+  // many buckets, the queue keeps its buckets ordered and the heuristic takes the full min_cost.
+  constexpr double kSettledShare = 0.25;  // e for A*
+  const double share = goal >= 0 ? kSettledShare : 1.0;
+  const bool settled = BucketQueue<false>::bucketsFor(span, share * min_cost) <= BucketQueue<false>::kMaxBuckets;
+  const double h_scale = goal < 0 ? 0.0 : settled ? (1.0 - share) * min_cost : min_cost;
+  const double width = settled ? share * min_cost : min_cost;
   bool reached = false;
-  if (goal >= 0) {
-    reached = eight ? search<true, true>(costs, start, goal, min_cost, span, ordered_, result)
-                    : search<false, true>(costs, start, goal, min_cost, span, ordered_, result);
-  } else if (BucketQueue<false>::bucketsFor(span, min_cost) <= BucketQueue<false>::kMaxBuckets) {
-    eight ? search<true, false>(costs, start, goal, min_cost, span, settled_, result)
-          : search<false, false>(costs, start, goal, min_cost, span, settled_, result);
-  } else {  // a cost range over ~40000:1 needs buckets wider than the smallest step: keep them ordered
-    eight ? search<true, false>(costs, start, goal, min_cost, span, ordered_, result)
-          : search<false, false>(costs, start, goal, min_cost, span, ordered_, result);
+  if (settled) {
+    reached = eight ? search<true>(costs, start, goal, h_scale, width, span, settled_, result)
+                    : search<false>(costs, start, goal, h_scale, width, span, settled_, result);
+  } else {
+    reached = eight ? search<true>(costs, start, goal, h_scale, width, span, ordered_, result)
+                    : search<false>(costs, start, goal, h_scale, width, span, ordered_, result);
   }
   if (result.status == PlanStatus::Cancelled || goal < 0) return result;
   if (!reached) {
@@ -118,24 +125,20 @@ PlanResult GridPlanner::plan(const std::vector<double>& costs, int start, int go
   return result;
 }
 
-template <bool kEight, bool kGoalDirected, class Queue>
-bool GridPlanner::search(const std::vector<double>& costs, int start, int goal, double min_cost, double span,
-                         Queue& open, PlanResult& result) {
+template <bool kEight, class Queue>
+bool GridPlanner::search(const std::vector<double>& costs, int start, int goal, double h_scale, double width,
+                         double span, Queue& open, PlanResult& result) {
   constexpr int kDirections = kEight ? 8 : 4;
   const std::uint32_t open_tag = generation_ << 4, closed_tag = open_tag | 8u;
-  const int goal_row = kGoalDirected ? goal / cols_ : 0, goal_col = kGoalDirected ? goal % cols_ : 0;
-  auto heuristic = [&](int r, int c) {
-    if constexpr (!kGoalDirected) {
-      return 0.0;
-    } else {
-      const double dr = std::abs(r - goal_row), dc = std::abs(c - goal_col);
-      return min_cost * (kEight ? (dr + dc) + (kSqrt2 - 2.0) * std::min(dr, dc) : dr + dc);
-    }
+  const int goal_row = goal >= 0 ? goal / cols_ : 0, goal_col = goal >= 0 ? goal % cols_ : 0;
+  auto heuristic = [&](int r, int c) {  // octile (Manhattan with 4 neighbours) x h_scale; 0 without a goal
+    const double dr = std::abs(r - goal_row), dc = std::abs(c - goal_col);
+    return h_scale * (kEight ? (dr + dc) + (kSqrt2 - 2.0) * std::min(dr, dc) : dr + dc);
   };
   int offset[8];
   for (int k = 0; k < 8; ++k) offset[k] = kRowStep[k] * cols_ + kColStep[k];
   const double start_key = heuristic(start / cols_, start % cols_);
-  open.reset(start_key, min_cost, span);
+  open.reset(start_key, width, span);
 
   Node* nodes = nodes_.data();
   const double* cost = costs.data();
@@ -150,7 +153,7 @@ bool GridPlanner::search(const std::vector<double>& costs, int start, int goal, 
     nu.tag |= 8u;
     ++expansions;
     // 2) the goal is expanded: its cost is optimal (consistent heuristic)
-    if (kGoalDirected && u == goal) {
+    if (u == goal) {
       result.expansions = expansions;
       return true;
     }
@@ -183,7 +186,7 @@ bool GridPlanner::search(const std::vector<double>& costs, int start, int goal, 
     }
   }
   result.expansions = expansions;
-  if (!kGoalDirected) result.status = PlanStatus::Success;
+  if (goal < 0) result.status = PlanStatus::Success;
   return false;
 }
 

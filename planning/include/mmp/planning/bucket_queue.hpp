@@ -5,9 +5,9 @@
 // fall into buckets of a fixed width on a ring that covers the span, so a push is an append.
 //   - Ordered (A*): the current bucket is a binary heap of (key, cell), so pops come out in exact
 //     key order whatever the width.
-//   - Settled (Dijkstra with width <= the smallest step cost): every key in the current bucket is
-//     already final (Dial's argument: a relaxation adds at least one width), so a bucket is popped
-//     in any order; entries are bare 4-byte cells and there is no heap at all.
+//   - Settled (width <= the smallest reduced step cost, step - h(u) + h(v)): every key in the
+//     current bucket is already final (Dial's argument: a relaxation adds at least one width), so a
+//     bucket is popped in any order; entries are bare 4-byte cells and there is no heap at all.
 // Ties pop in a deterministic order for a deterministic sequence of pushes.
 #pragma once
 

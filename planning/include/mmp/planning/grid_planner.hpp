@@ -4,11 +4,12 @@
 // A step from cell a to a neighbour b costs |step| * (c(a) + c(b)) / 2 (|step| = 1 or sqrt 2), the
 // trapezoid rule of DESIGN.md, so a path's cost is linear in the cell costs.  Costs must be > 0
 // (finite) or +inf (impassable).  The heuristic is the octile distance (Manhattan with 4
-// neighbours) scaled by the smallest cell cost: admissible and consistent, so the first time the
-// goal is expanded its cost is optimal.  Diagonal steps may pass between two blocked cells.
+// neighbours) scaled by the smallest cell cost (by 3/4 of it when the open list runs settled
+// buckets, see plan()): admissible and consistent, so the first time the goal is expanded its cost
+// is optimal.  Diagonal steps may pass between two blocked cells.
 //
-// The open list is a BucketQueue (O(1) pushes; a heap only inside the current bucket for A*, none
-// for a full search).  The planner keeps its search state between calls (12 bytes per cell plus the
+// The open list is a BucketQueue: O(1) pushes, and no heap at all unless the cost range exceeds
+// about 10000:1.  The planner keeps its search state between calls (12 bytes per cell plus the
 // open list), so repeated searches on one grid size allocate nothing.  Not thread-safe: use one
 // planner per thread.
 #pragma once
@@ -83,9 +84,9 @@ class GridPlanner {
     std::uint32_t tag;
   };
 #pragma pack(pop)
-  template <bool kEight, bool kGoalDirected, class Queue>
-  bool search(const std::vector<double>& costs, int start, int goal, double min_cost, double span, Queue& open,
-              PlanResult& result);
+  template <bool kEight, class Queue>
+  bool search(const std::vector<double>& costs, int start, int goal, double h_scale, double width, double span,
+              Queue& open, PlanResult& result);
 
   std::vector<Node> nodes_;
   std::uint32_t generation_ = 0;
