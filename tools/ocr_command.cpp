@@ -33,6 +33,7 @@ struct OcrOptions {
   std::string lambdas;  ///< comma-separated: choose lambda by validation among these
   std::string output_dir;
   int folds = -1;  ///< run only the first N folds of the config
+  bool choose_passes = false;
 };
 
 std::string jsonString(const std::string& text) {
@@ -92,6 +93,38 @@ ErrorCurve meanCurve(const std::vector<OcrFoldResult>& folds) {
   return mean;
 }
 
+/// The held-out errors of every fold's validation split (inside its training words), averaged over
+/// the folds: a steadier basis for fixing lambda and the pass count in a config than one fold's.
+void printValidationSummary(const std::vector<OcrFoldResult>& results) {
+  std::printf("\nheld-out letter error (validation split of the training words) averaged over the folds:\n");
+  std::printf("%10s %12s %14s %14s\n", "lambda", "best passes", "mean held-out", "at last pass");
+  for (std::size_t j = 0; j < results[0].validation.size(); ++j) {
+    std::vector<double> sum;
+    bool aligned = true;
+    for (const auto& r : results) {
+      const auto& v = r.validation.at(j);
+      if (v.curve_error.empty()) {
+        sum.resize(1, 0.0);
+        sum[0] += v.error;
+        continue;
+      }
+      if (sum.empty()) sum.assign(v.curve_error.size(), 0.0);
+      aligned = aligned && v.curve_error.size() == sum.size();
+      for (std::size_t i = 0; i < std::min(sum.size(), v.curve_error.size()); ++i) sum[i] += v.curve_error[i];
+    }
+    if (!aligned) continue;
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < sum.size(); ++i) {
+      if (sum[i] < sum[best]) best = i;
+    }
+    const double n = static_cast<double>(results.size());
+    const auto& first = results[0].validation[j];
+    const long passes = first.curve_passes.empty() ? first.passes : first.curve_passes[best];
+    std::printf("%10.3g %12ld %14.4f %14.4f\n", first.lambda, passes, sum[best] / n, sum.back() / n);
+  }
+  std::printf("\n");
+}
+
 void runOcr(const OcrOptions& options) {
   const ConfigNode config = ConfigNode::load(options.config);
   std::vector<std::string> keys = {"data_root", "protocol", "folds", "output_dir", "curve", "curve_points"};
@@ -105,6 +138,10 @@ void runOcr(const OcrOptions& options) {
   const int curve_points = static_cast<int>(config.integer("curve_points", 50, 1, 100000));
   OcrLearnerSettings settings = ocrLearnerSettings(config);
   if (!options.lambdas.empty()) settings.validation_lambdas = parseLambdas(options.lambdas);
+  if (options.choose_passes) settings.validation_passes = true;
+  if (settings.validation_passes && settings.validation_lambdas.empty()) {
+    settings.validation_lambdas = {settings.lambda()};  // passes alone
+  }
   const std::string output_dir =
       !options.output_dir.empty() ? options.output_dir : config.text("output_dir", "out/ocr_" + describe(protocol));
   const std::string path = locateOcrData(resolveDataRoot(options.data_root, config), options.config);
@@ -119,8 +156,8 @@ void runOcr(const OcrOptions& options) {
                                              : "train on the other nine folds, test on fold k",
               settings.describe().c_str());
 
-  std::printf("%4s %11s %10s %9s %10s %9s %9s %8s  %s\n", "fold", "train words", "test words", "lambda", "train err",
-              "test err", "train s", "test s", "info");
+  std::printf("%4s %11s %10s %9s %6s %10s %9s %9s %8s  %s\n", "fold", "train words", "test words", "lambda", "passes",
+              "train err", "test err", "train s", "test s", "info");
   std::vector<OcrFoldResult> results;
   double train_s = 0.0, test_s = 0.0, curve_s = 0.0, error_sum = 0.0;
   for (long k : folds) {
@@ -129,12 +166,13 @@ void runOcr(const OcrOptions& options) {
     results.push_back(runOcrFold(data.words, protocol, static_cast<int>(k), settings, curve ? curve_points : 0));
     progress.finish();
     const OcrFoldResult& r = results.back();
-    std::printf("%4d %11zu %10zu %9.3g %10.4f %9.4f %9.2f %8.2f  %s\n", r.fold, r.train_words, r.test_words, r.lambda,
-                r.train_error, r.test_error, r.train_seconds, r.test_seconds, r.info.c_str());
+    std::printf("%4d %11zu %10zu %9.3g %6ld %10.4f %9.4f %9.2f %8.2f  %s\n", r.fold, r.train_words, r.test_words,
+                r.lambda, r.passes, r.train_error, r.test_error, r.train_seconds, r.test_seconds, r.info.c_str());
     std::fflush(stdout);
     train_s += r.train_seconds, test_s += r.test_seconds, curve_s += r.curve_seconds, error_sum += r.test_error;
   }
   const double mean_error = error_sum / static_cast<double>(results.size());
+  if (!results[0].validation.empty()) printValidationSummary(results);
   std::printf("mean test letter error %.4f over %zu folds; %.2f s training + %.2f s testing = %.2f s (one thread)\n",
               mean_error, results.size(), train_s, test_s, train_s + test_s);
   if (curve) std::printf("the error curves took another %.2f s (not counted above)\n", curve_s);
@@ -152,12 +190,16 @@ void runOcr(const OcrOptions& options) {
           << ",\"test_words\":" << r.test_words << ",\"train_letters\":" << r.train_letters
           << ",\"test_letters\":" << r.test_letters << ",\"lambda\":" << r.lambda << ",\"train_error\":" << r.train_error
           << ",\"test_error\":" << r.test_error << ",\"train_seconds\":" << r.train_seconds
-          << ",\"test_seconds\":" << r.test_seconds << ",\"iterations\":" << r.iterations
+          << ",\"test_seconds\":" << r.test_seconds << ",\"passes\":" << r.passes << ",\"iterations\":" << r.iterations
           << ",\"info\":" << jsonString(r.info);
       if (!r.validation.empty()) {
         out << ",\"validation\":[";
         for (std::size_t j = 0; j < r.validation.size(); ++j) {
-          out << (j ? "," : "") << "{\"lambda\":" << r.validation[j].first << ",\"error\":" << r.validation[j].second << "}";
+          const auto& v = r.validation[j];
+          out << (j ? "," : "") << "{\"lambda\":" << v.lambda << ",\"passes\":" << v.passes
+              << ",\"held_out_error\":" << v.error << ",\"held_out_curve\":{\"passes\":"
+              << jsonNumbers({v.curve_passes.begin(), v.curve_passes.end()})
+              << ",\"error\":" << jsonNumbers(v.curve_error) << "}}";
         }
         out << "]";
       }
@@ -197,6 +239,8 @@ void addOcrCommand(CLI::App& app) {
   cmd->add_option("--data-root", options->data_root, "folder holding ocr/letter.data.gz (default: $MMP_DATA_ROOT or the config's data_root)");
   cmd->add_option("--lambdas", options->lambdas,
                   "choose lambda per fold among these (comma-separated) by letter error on held-out training words");
+  cmd->add_flag("--choose-passes", options->choose_passes,
+               "with --lambdas: also choose the number of epochs/iterations on the held-out training words");
   cmd->add_option("--folds", options->folds, "run only the first N folds of the config (a quick look)");
   cmd->add_option("--output-dir", options->output_dir, "folder for results.json and error_per_epoch.png (default: the config's output_dir)");
   cmd->callback([options] { runOcr(*options); });

@@ -41,6 +41,8 @@ std::size_t letterCount(const std::vector<ChainExample>& examples) {
   return n;
 }
 
+using FoldValidation = OcrFoldResult::Validation;
+
 struct Trained {
   Eigen::VectorXd w;
   long iterations = 0;
@@ -58,7 +60,7 @@ struct CurveTarget {
 
 void addCurvePoint(const CurveTarget& target, long passes, const Eigen::VectorXd& w) {
   target.curve->passes.push_back(passes);
-  target.curve->train_error.push_back(labelErrors(*target.train, w).rate());
+  if (target.train != nullptr) target.curve->train_error.push_back(labelErrors(*target.train, w).rate());
   target.curve->test_error.push_back(labelErrors(*target.test, w).rate());
 }
 
@@ -167,7 +169,10 @@ std::string OcrLearnerSettings::describe() const {
       << batch.steps.describe() << ", averaging " << mmp::describe(batch.averaging);
   }
   if (chain.length_power > 0.0) s << ", beta 1/length";
-  if (!validation_lambdas.empty()) s << ", lambda chosen on " << validation_fraction << " of the training words";
+  if (!validation_lambdas.empty()) {
+    s << ", lambda" << (validation_passes ? " and passes" : "") << " chosen on " << validation_fraction
+      << " of the training words";
+  }
   return s.str();
 }
 
@@ -194,11 +199,13 @@ OcrLearnerSettings ocrLearnerSettings(const ConfigNode& config) {
   const bool by_length = config.choice("beta", "one", {"one", "by_length"}) == "by_length";
   s.chain.length_power = by_length ? (s.learner == "online" ? s.online.q : s.batch.q) : 0.0;
   const ConfigNode validation = config.child("validation");
-  validation.expectKeys({"lambdas", "fraction", "seed"});
+  validation.expectKeys({"lambdas", "fraction", "seed", "choose_passes", "tolerance"});
   s.validation_lambdas = validation.numbers("lambdas", {}, std::numeric_limits<double>::min(),
                                             std::numeric_limits<double>::infinity());
   s.validation_fraction = validation.number("fraction", s.validation_fraction, 0.01, 0.9);
   s.validation_seed = static_cast<std::uint64_t>(validation.integer("seed", 1, 0));
+  s.validation_passes = validation.boolean("choose_passes", false);
+  s.validation_tolerance = validation.number("tolerance", 0.0, 0.0, 1.0);
   return s;
 }
 
@@ -228,17 +235,40 @@ OcrFoldResult runOcrFold(const OcrWords& words, OcrProtocol protocol, int k, con
     std::sort(check.begin(), check.end());
     const std::vector<ChainExample> fit_examples = makeExamples(words, fit, settings.chain);
     const std::vector<ChainExample> check_examples = makeExamples(words, check, settings.chain);
-    double best = std::numeric_limits<double>::infinity();
+    const std::vector<const ChainExample*> check_list = pointers(check_examples);
+    struct Candidate {
+      double lambda;
+      long passes;
+      double error;
+    };
+    std::vector<Candidate> candidates;
     for (double lambda : settings.validation_lambdas) {
       OcrLearnerSettings trial = settings;
       trial.setLambda(lambda);
-      const Trained model = trainChain(fit_examples, trial, {});
-      const double error = labelErrors(pointers(check_examples), model.w).rate();
-      result.validation.emplace_back(lambda, error);
-      if (error < best) best = error, chosen.setLambda(lambda);
+      ErrorCurve curve;
+      const int points = settings.validation_passes ? static_cast<int>(std::min(50L, settings.passes())) : 0;
+      const Trained model = trainChain(fit_examples, trial, {points > 0 ? &curve : nullptr, nullptr, &check_list, points});
+      FoldValidation best{lambda, settings.passes(), labelErrors(check_list, model.w).rate(), curve.passes,
+                          curve.test_error};
+      for (std::size_t i = 0; i < curve.passes.size(); ++i) {
+        candidates.push_back({lambda, curve.passes[i], curve.test_error[i]});
+        if (curve.test_error[i] < best.error) best.passes = curve.passes[i], best.error = curve.test_error[i];
+      }
+      if (curve.passes.empty()) candidates.push_back({lambda, best.passes, best.error});
+      result.validation.push_back(best);
     }
+    // the fewest passes within the tolerance of the lowest held-out error (first lambda on ties)
+    double lowest = std::numeric_limits<double>::infinity();
+    for (const Candidate& c : candidates) lowest = std::min(lowest, c.error);
+    const Candidate* pick = nullptr;
+    for (const Candidate& c : candidates) {
+      if (c.error <= lowest + settings.validation_tolerance && (pick == nullptr || c.passes < pick->passes)) pick = &c;
+    }
+    chosen.setLambda(pick->lambda);
+    if (settings.validation_passes) chosen.setPasses(pick->passes);
   }
   result.lambda = chosen.lambda();
+  result.passes = chosen.passes();
 
   // 2) train on all training words
   const std::vector<ChainExample> train = makeExamples(words, split.train, settings.chain);

@@ -43,9 +43,16 @@ struct OcrLearnerSettings {
   std::vector<double> validation_lambdas;
   double validation_fraction = 0.2;
   std::uint64_t validation_seed = 1;
+  /// Also choose the number of passes (epochs or iterations, up to the configured count): the
+  /// fewest passes whose held-out error is within validation_tolerance of the best seen.  The
+  /// model after p passes does not depend on the configured count, so one run per lambda serves.
+  bool validation_passes = false;
+  double validation_tolerance = 0.0;
 
   double lambda() const { return learner == "online" ? online.lambda : batch.lambda; }
   void setLambda(double lambda) { (learner == "online" ? online.lambda : batch.lambda) = lambda; }
+  long passes() const { return learner == "online" ? online.stop.max_iterations : batch.stop.max_iterations; }
+  void setPasses(long passes) { (learner == "online" ? online.stop.max_iterations : batch.stop.max_iterations) = passes; }
   /// One line for a table: "online GP, lambda 0.01, 20 epochs, late_weighted".
   std::string describe() const;
 };
@@ -68,7 +75,16 @@ struct OcrFoldResult {
   int fold = 0;
   std::size_t train_words = 0, test_words = 0, train_letters = 0, test_letters = 0;
   double lambda = 0.0;
-  std::vector<std::pair<double, double>> validation;  ///< (lambda, held-out letter error) if chosen
+  long passes = 0;  ///< epochs (online) or iterations (batch) trained
+  /// If chosen by validation: each lambda with its best pass count and held-out letter error.
+  struct Validation {
+    double lambda;
+    long passes;                      ///< the best pass count for this lambda
+    double error;                     ///< its held-out letter error
+    std::vector<long> curve_passes;   ///< held-out error after each pass (if passes are chosen)
+    std::vector<double> curve_error;
+  };
+  std::vector<Validation> validation;
   double train_error = 0.0, test_error = 0.0;
   double train_seconds = 0.0, test_seconds = 0.0, curve_seconds = 0.0;
   long iterations = 0;

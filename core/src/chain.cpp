@@ -61,6 +61,18 @@ ChainExample::ChainExample(std::shared_ptr<const ChainData> data, std::size_t se
   const std::size_t first = data_->first(sequence_);
   labels_.resize(length());
   for (std::size_t t = 0; t < labels_.size(); ++t) labels_[t] = data_->label(first + t);
+  if (labels_.size() <= 64) {
+    // which positions each feature is on in: psi's emission block is then built feature by feature
+    std::vector<std::uint64_t> masks(static_cast<std::size_t>(layout_.features), 0);
+    for (std::size_t t = 0; t < labels_.size(); ++t) {
+      for (const std::int32_t* f = data_->activeBegin(first + t); f != data_->activeEnd(first + t); ++f) {
+        masks[static_cast<std::size_t>(*f)] |= std::uint64_t{1} << t;
+      }
+    }
+    for (int f = 0; f < layout_.features; ++f) {
+      if (masks[static_cast<std::size_t>(f)] != 0) feature_masks_.emplace_back(f, masks[static_cast<std::size_t>(f)]);
+    }
+  }
   jointFeatures(labels_, target_);
   beta_ = std::pow(static_cast<double>(length()), -options_.length_power);
 }
@@ -77,18 +89,17 @@ double ChainExample::viterbi(const Eigen::VectorXd& w, double loss_weight, std::
   const std::size_t L = length();
   const std::size_t first = data_->first(sequence_);
   const double* wd = w.data();
-  // Scratch: emission scores (L x K), back pointers (L x K), two rows of the recursion.
-  std::vector<double> scores(L * K + 2 * K);
-  std::vector<int> back(L * K);
-  double* delta = scores.data() + L * K;
-  double* next = delta + K;
+  // Scratch: the emission scores e_t (L x K), then the recursion's rows delta_t (L x K).
+  std::vector<double> scratch(2 * L * K);
+  double* const emission = scratch.data();
+  double* const delta = emission + L * K;
 
   // 1) emission scores e_t(y) = bias(y) + sum of the active features' weights, plus the loss of a
   //    wrong label when loss-augmented (the Hamming loss decomposes over positions)
   const double* bias = wd + layout_.emission(layout_.features, 0);
   const double added_loss = loss_weight * options_.position_loss;
   for (std::size_t t = 0; t < L; ++t) {
-    double* e = scores.data() + t * K;
+    double* e = emission + t * K;
     std::copy(bias, bias + K, e);
     for (const std::int32_t* f = data_->activeBegin(first + t); f != data_->activeEnd(first + t); ++f) {
       const double* wf = wd + layout_.emission(*f, 0);
@@ -101,41 +112,53 @@ double ChainExample::viterbi(const Eigen::VectorXd& w, double loss_weight, std::
     }
   }
 
-  // 2) forward recursion delta_t(b) = e_t(b) + max_a [delta_{t-1}(a) + transition(a, b)], first a on ties
+  // 2) forward recursion delta_t(b) = e_t(b) + max_a [delta_{t-1}(a) + transition(a, b)]; only the
+  //    maxima here (a plain max vectorises), the maximising a is found again when backtracking
   const double* transitions = wd + layout_.transition(0, 0);
-  std::copy(scores.data(), scores.data() + K, delta);
+  std::copy(emission, emission + K, delta);
   if (layout_.start_end) {
     const double* start = wd + layout_.start(0);
     for (int y = 0; y < K; ++y) delta[y] += start[y];
   }
   for (std::size_t t = 1; t < L; ++t) {
-    int* bt = back.data() + t * K;
-    for (int b = 0; b < K; ++b) next[b] = delta[0] + transitions[b], bt[b] = 0;
+    const double* previous = delta + (t - 1) * K;
+    double* current = delta + t * K;
+    for (int b = 0; b < K; ++b) current[b] = previous[0] + transitions[b];
     for (int a = 1; a < K; ++a) {
-      const double da = delta[a];
+      const double da = previous[a];
       const double* ta = transitions + a * K;
-      for (int b = 0; b < K; ++b) {
-        const double v = da + ta[b];
-        if (v > next[b]) next[b] = v, bt[b] = a;
-      }
+      for (int b = 0; b < K; ++b) current[b] = std::max(current[b], da + ta[b]);
     }
-    const double* e = scores.data() + t * K;
-    for (int b = 0; b < K; ++b) delta[b] = next[b] + e[b];
+    const double* e = emission + t * K;
+    for (int b = 0; b < K; ++b) current[b] += e[b];
   }
+  double* last = delta + (L - 1) * K;  // the last row is not needed for backtracking
   if (layout_.start_end) {
     const double* end = wd + layout_.end(0);
-    for (int y = 0; y < K; ++y) delta[y] += end[y];
+    for (int y = 0; y < K; ++y) last[y] += end[y];
   }
 
-  // 3) best final label (lowest on ties), then follow the back pointers
+  // 3) best final label (lowest on ties), then back: at each step the lowest a reaching the maximum
+  //    (the same sums as in 2, so the same maximum, exactly)
   int best = 0;
   for (int y = 1; y < K; ++y) {
-    if (delta[y] > delta[best]) best = y;
+    if (last[y] > last[best]) best = y;
   }
+  const double best_score = last[best];
   out.resize(L);
   out[L - 1] = best;
-  for (std::size_t t = L - 1; t > 0; --t) out[t - 1] = back[t * K + out[t]];
-  return delta[best];
+  for (std::size_t t = L - 1; t > 0; --t) {
+    const double* previous = delta + (t - 1) * K;
+    const int b = out[t];
+    int arg = 0;
+    double value = previous[0] + transitions[b];
+    for (int a = 1; a < K; ++a) {
+      const double v = previous[a] + transitions[a * K + b];
+      if (v > value) value = v, arg = a;
+    }
+    out[t - 1] = arg;
+  }
+  return best_score;
 }
 
 double ChainExample::predict(const Eigen::VectorXd& w, std::vector<int>& labels) const {
@@ -153,39 +176,74 @@ std::size_t ChainExample::errors(const Eigen::VectorXd& w) const {
 
 void ChainExample::jointFeatures(const std::vector<int>& labels, FeatureVector& psi) const {
   const std::size_t L = length();
+  const int K = layout_.labels;
   if (labels.size() != L) {
     throw InvalidArgument("chain example: " + std::to_string(labels.size()) + " labels for a sequence of length " +
                           std::to_string(L));
   }
   for (std::size_t t = 0; t < L; ++t) {
-    if (labels[t] < 0 || labels[t] >= layout_.labels) {
+    if (labels[t] < 0 || labels[t] >= K) {
       throw InvalidArgument("chain example: label " + std::to_string(labels[t]) + " at position " + std::to_string(t) +
-                            " is outside 0.." + std::to_string(layout_.labels - 1));
+                            " is outside 0.." + std::to_string(K - 1));
     }
   }
-  // Every used entry once per use, then sorted and counted: psi is a count vector (ChainLayout).
+  // psi is a count vector (ChainLayout), built in increasing index order: features, bias,
+  // transitions, start, end.
   const std::size_t first = data_->first(sequence_);
-  std::vector<Eigen::Index> keys;
-  keys.reserve(static_cast<std::size_t>(data_->activeEnd(first + L - 1) - data_->activeBegin(first)) + 2 * L + 2);
-  for (std::size_t t = 0; t < L; ++t) {
-    for (const std::int32_t* f = data_->activeBegin(first + t); f != data_->activeEnd(first + t); ++f) {
-      keys.push_back(layout_.emission(*f, labels[t]));
-    }
-    keys.push_back(layout_.emission(layout_.features, labels[t]));
-    if (t > 0) keys.push_back(layout_.transition(labels[t - 1], labels[t]));
-  }
-  if (layout_.start_end) {
-    keys.push_back(layout_.start(labels.front()));
-    keys.push_back(layout_.end(labels.back()));
-  }
-  std::sort(keys.begin(), keys.end());
   auto& v = psi.resetSparse(dimension());
-  v.reserve(static_cast<Eigen::Index>(keys.size()));
-  for (std::size_t i = 0; i < keys.size();) {
-    std::size_t j = i + 1;
-    while (j < keys.size() && keys[j] == keys[i]) ++j;
-    v.insertBack(keys[i]) = static_cast<double>(j - i);
-    i = j;
+  v.reserve(static_cast<Eigen::Index>(data_->activeEnd(first + L - 1) - data_->activeBegin(first)) +
+            static_cast<Eigen::Index>(3 * L + 2));
+  std::vector<Eigen::Index> keys;
+  const auto emitSorted = [&v](std::vector<Eigen::Index>& k) {
+    std::sort(k.begin(), k.end());
+    for (std::size_t i = 0; i < k.size();) {
+      std::size_t j = i + 1;
+      while (j < k.size() && k[j] == k[i]) ++j;
+      v.insertBack(k[i]) = static_cast<double>(j - i);
+      i = j;
+    }
+  };
+  // 1) features: with position masks, the labels at the positions where feature f is on
+  if (L <= 64) {
+    int at[64];
+    for (const auto& [feature, mask] : feature_masks_) {
+      int n = 0;
+      for (std::uint64_t m = mask; m != 0; m &= m - 1) {
+        const int y = labels[static_cast<std::size_t>(__builtin_ctzll(m))];
+        int i = n++;
+        for (; i > 0 && at[i - 1] > y; --i) at[i] = at[i - 1];  // insertion sort: a handful of labels
+        at[i] = y;
+      }
+      for (int i = 0; i < n;) {
+        int j = i + 1;
+        while (j < n && at[j] == at[i]) ++j;
+        v.insertBack(layout_.emission(feature, at[i])) = static_cast<double>(j - i);
+        i = j;
+      }
+    }
+  } else {  // long sequences: every (feature, label) use, sorted
+    for (std::size_t t = 0; t < L; ++t) {
+      for (const std::int32_t* f = data_->activeBegin(first + t); f != data_->activeEnd(first + t); ++f) {
+        keys.push_back(layout_.emission(*f, labels[t]));
+      }
+    }
+    emitSorted(keys);
+    keys.clear();
+  }
+  // 2) bias: how often each label is used
+  std::vector<int> label_count(static_cast<std::size_t>(K), 0);
+  for (int y : labels) ++label_count[static_cast<std::size_t>(y)];
+  for (int y = 0; y < K; ++y) {
+    if (label_count[static_cast<std::size_t>(y)] > 0) {
+      v.insertBack(layout_.emission(layout_.features, y)) = label_count[static_cast<std::size_t>(y)];
+    }
+  }
+  // 3) transitions, 4) start and end
+  for (std::size_t t = 1; t < L; ++t) keys.push_back(layout_.transition(labels[t - 1], labels[t]));
+  emitSorted(keys);
+  if (layout_.start_end) {
+    v.insertBack(layout_.start(labels.front())) = 1.0;
+    v.insertBack(layout_.end(labels.back())) = 1.0;
   }
 }
 

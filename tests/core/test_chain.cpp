@@ -209,3 +209,26 @@ TEST_CASE("chain data and examples refuse bad input") {
   CHECK_THROWS_AS(e.jointFeatures({0}, psi), InvalidArgument);
   CHECK_THROWS_AS(e.jointFeatures({0, 3}, psi), InvalidArgument);
 }
+
+TEST_CASE("long chains (over 64 positions) give the same psi and an optimal score") {
+  std::mt19937_64 rng(25);
+  auto data = randomChains(rng, 6, 4, 7, 150);
+  for (std::size_t s = 0; s < data->sequences(); ++s) {
+    const ChainExample e(data, s);
+    const Eigen::VectorXd w = test::randomVector(rng, e.dimension());
+    OracleResult r;
+    e.solve(w, 1.0, r);
+    CAPTURE(e.length());
+    CHECK(r.psi_output.dot(w) == doctest::Approx(directScore(e, w, r.output)).epsilon(1e-12));
+    CHECK(r.psi_target.dot(w) == doctest::Approx(directScore(e, w, e.labels())).epsilon(1e-12));
+    const double best = r.psi_output.dot(w) + r.loss;
+    // no labelling one change away from y* does better (a necessary condition of optimality)
+    for (std::size_t t = 0; t < e.length(); ++t) {
+      std::vector<int> y = r.output;
+      for (int label = 0; label < 4; ++label) {
+        y[t] = label;
+        CHECK(directScore(e, w, y) + e.loss(y) <= best + 1e-9);
+      }
+    }
+  }
+}

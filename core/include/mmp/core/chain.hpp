@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace mmp {
@@ -159,6 +160,8 @@ class ChainExample final : public StructuredExample {
   ChainOptions options_;
   ChainLayout layout_;
   std::vector<int> labels_;  ///< the demonstration y_i
+  /// For sequences of at most 64 positions: (f, bit t set if feature f is on at position t), by f.
+  std::vector<std::pair<std::int32_t, std::uint64_t>> feature_masks_;
   FeatureVector target_;     ///< psi(y_i), built once
   double beta_ = 1.0;
 };
