@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <fstream>
 #include <numeric>
@@ -122,7 +123,9 @@ Trained trainChain(const std::vector<ChainExample>& examples, const OcrLearnerSe
     }
     out.w = learner.train(list);
     out.iterations = learner.iterations();
-    out.info = describe(learner.info()) + ": " + learner.message();
+    char objective[64];
+    std::snprintf(objective, sizeof objective, ", objective %.6g", learner.objective());
+    out.info = describe(learner.info()) + ": " + learner.message() + objective;
     if (target.curve) {
       const Clock::time_point start = Clock::now();
       if (target.curve->passes.empty() || target.curve->passes.back() != out.iterations) {

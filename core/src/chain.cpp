@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <type_traits>
 
 namespace mmp {
 
@@ -89,9 +90,13 @@ double ChainExample::viterbi(const Eigen::VectorXd& w, double loss_weight, std::
   const std::size_t L = length();
   const std::size_t first = data_->first(sequence_);
   const double* wd = w.data();
-  // Scratch: the emission scores e_t (L x K), then the recursion's rows delta_t (L x K).
-  std::vector<double> scratch(2 * L * K);
-  double* const emission = scratch.data();
+  // Scratch: the emission scores e_t (L x K), then the recursion's rows delta_t (L x K); on the
+  // stack for the usual sizes (a word of up to 19 letters over 26 labels).
+  constexpr std::size_t kStackScratch = 1024;
+  double stack_scratch[kStackScratch];
+  std::vector<double> heap_scratch;
+  if (2 * L * K > kStackScratch) heap_scratch.resize(2 * L * K);
+  double* const emission = heap_scratch.empty() ? stack_scratch : heap_scratch.data();
   double* const delta = emission + L * K;
 
   // 1) emission scores e_t(y) = bias(y) + sum of the active features' weights, plus the loss of a
@@ -187,37 +192,45 @@ void ChainExample::jointFeatures(const std::vector<int>& labels, FeatureVector& 
                             " is outside 0.." + std::to_string(K - 1));
     }
   }
-  // psi is a count vector (ChainLayout), built in increasing index order: features, bias,
-  // transitions, start, end.
+  // psi is a count vector (ChainLayout), written straight into the sparse storage in increasing
+  // index order: features, bias, transitions, start, end.
   const std::size_t first = data_->first(sequence_);
+  const std::size_t bound = static_cast<std::size_t>(data_->activeEnd(first + L - 1) - data_->activeBegin(first)) + 2 * L + 2;
   auto& v = psi.resetSparse(dimension());
-  v.reserve(static_cast<Eigen::Index>(data_->activeEnd(first + L - 1) - data_->activeBegin(first)) +
-            static_cast<Eigen::Index>(3 * L + 2));
-  std::vector<Eigen::Index> keys;
-  const auto emitSorted = [&v](std::vector<Eigen::Index>& k) {
-    std::sort(k.begin(), k.end());
-    for (std::size_t i = 0; i < k.size();) {
+  v.resizeNonZeros(static_cast<Eigen::Index>(bound));
+  auto* index = v.innerIndexPtr();
+  double* value = v.valuePtr();
+  std::size_t n = 0;
+  const auto put = [&](Eigen::Index key, double count) {
+    index[n] = static_cast<std::remove_pointer_t<decltype(index)>>(key);
+    value[n++] = count;
+  };
+  // Sorted keys, each once with its multiplicity.
+  const auto putSorted = [&](Eigen::Index* keys, std::size_t count) {
+    std::sort(keys, keys + count);
+    for (std::size_t i = 0; i < count;) {
       std::size_t j = i + 1;
-      while (j < k.size() && k[j] == k[i]) ++j;
-      v.insertBack(k[i]) = static_cast<double>(j - i);
+      while (j < count && keys[j] == keys[i]) ++j;
+      put(keys[i], static_cast<double>(j - i));
       i = j;
     }
   };
+  std::vector<Eigen::Index> keys;  // used for sequences over 64 positions only
   // 1) features: with position masks, the labels at the positions where feature f is on
   if (L <= 64) {
     int at[64];
     for (const auto& [feature, mask] : feature_masks_) {
-      int n = 0;
+      int count = 0;
       for (std::uint64_t m = mask; m != 0; m &= m - 1) {
         const int y = labels[static_cast<std::size_t>(__builtin_ctzll(m))];
-        int i = n++;
+        int i = count++;
         for (; i > 0 && at[i - 1] > y; --i) at[i] = at[i - 1];  // insertion sort: a handful of labels
         at[i] = y;
       }
-      for (int i = 0; i < n;) {
+      for (int i = 0; i < count;) {
         int j = i + 1;
-        while (j < n && at[j] == at[i]) ++j;
-        v.insertBack(layout_.emission(feature, at[i])) = static_cast<double>(j - i);
+        while (j < count && at[j] == at[i]) ++j;
+        put(layout_.emission(feature, at[i]), static_cast<double>(j - i));
         i = j;
       }
     }
@@ -227,24 +240,33 @@ void ChainExample::jointFeatures(const std::vector<int>& labels, FeatureVector& 
         keys.push_back(layout_.emission(*f, labels[t]));
       }
     }
-    emitSorted(keys);
-    keys.clear();
+    putSorted(keys.data(), keys.size());
   }
-  // 2) bias: how often each label is used
-  std::vector<int> label_count(static_cast<std::size_t>(K), 0);
-  for (int y : labels) ++label_count[static_cast<std::size_t>(y)];
-  for (int y = 0; y < K; ++y) {
-    if (label_count[static_cast<std::size_t>(y)] > 0) {
-      v.insertBack(layout_.emission(layout_.features, y)) = label_count[static_cast<std::size_t>(y)];
-    }
+  // 2) bias: how often each label is used (labels in increasing order)
+  if (L <= 64) {
+    Eigen::Index bias[64];
+    for (std::size_t t = 0; t < L; ++t) bias[t] = layout_.emission(layout_.features, labels[t]);
+    putSorted(bias, L);
+  } else {
+    keys.clear();
+    for (std::size_t t = 0; t < L; ++t) keys.push_back(layout_.emission(layout_.features, labels[t]));
+    putSorted(keys.data(), keys.size());
   }
   // 3) transitions, 4) start and end
-  for (std::size_t t = 1; t < L; ++t) keys.push_back(layout_.transition(labels[t - 1], labels[t]));
-  emitSorted(keys);
-  if (layout_.start_end) {
-    v.insertBack(layout_.start(labels.front())) = 1.0;
-    v.insertBack(layout_.end(labels.back())) = 1.0;
+  if (L <= 64) {
+    Eigen::Index pairs[64];
+    for (std::size_t t = 1; t < L; ++t) pairs[t - 1] = layout_.transition(labels[t - 1], labels[t]);
+    putSorted(pairs, L - 1);
+  } else {
+    keys.clear();
+    for (std::size_t t = 1; t < L; ++t) keys.push_back(layout_.transition(labels[t - 1], labels[t]));
+    putSorted(keys.data(), keys.size());
   }
+  if (layout_.start_end) {
+    put(layout_.start(labels.front()), 1.0);
+    put(layout_.end(labels.back()), 1.0);
+  }
+  v.resizeNonZeros(static_cast<Eigen::Index>(n));  // keeps the allocation
 }
 
 double ChainExample::loss(const std::vector<int>& labels) const {
