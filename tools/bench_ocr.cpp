@@ -163,7 +163,9 @@ int runBench(const BenchOptions& options) {
   std::printf("%-8s %4s  %-30s %9s %9s %8s\n", "protocol", "fold", "method", "test err", "train s", "test s");
   for (const std::string& name : protocols) {
     const ConfigNode config = ConfigNode::load(options.config_dir + "/ocr_" + name + ".yaml");
+    config.expectKeys(ocrConfigKeys());
     const OcrProtocol protocol = parseOcrProtocol(name);
+    if (config.choice("protocol", name, {"small", "large"}) != name) config.fail("protocol", "expected '" + name + "' in this file");
     OcrLearnerSettings online = ocrLearnerSettings(config);
     ours_learner[name] = online.learner;
     OcrLearnerSettings batch = online;

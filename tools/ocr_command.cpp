@@ -127,9 +127,7 @@ void printValidationSummary(const std::vector<OcrFoldResult>& results) {
 
 void runOcr(const OcrOptions& options) {
   const ConfigNode config = ConfigNode::load(options.config);
-  std::vector<std::string> keys = {"data_root", "protocol", "folds", "output_dir", "curve", "curve_points"};
-  keys.insert(keys.end(), ocrLearnerKeys().begin(), ocrLearnerKeys().end());
-  config.expectKeys(keys);
+  config.expectKeys(ocrConfigKeys());
   const OcrProtocol protocol = parseOcrProtocol(config.choice("protocol", "small", {"small", "large"}));
   std::vector<long> folds = config.integers("folds", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 0, 9);
   if (folds.empty()) config.fail("folds", "expected at least one fold");

@@ -179,8 +179,10 @@ std::string OcrLearnerSettings::describe() const {
   return s.str();
 }
 
-const std::vector<std::string>& ocrLearnerKeys() {
-  static const std::vector<std::string> keys = {"learner", "beta", "start_end", "online", "batch", "validation"};
+const std::vector<std::string>& ocrConfigKeys() {
+  static const std::vector<std::string> keys = {"data_root", "protocol",  "folds",  "output_dir", "curve",
+                                                "curve_points", "learner", "beta", "start_end", "online",
+                                                "batch", "validation"};
   return keys;
 }
 

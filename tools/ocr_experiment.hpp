@@ -60,8 +60,8 @@ struct OcrLearnerSettings {
 /// The settings of a config (keys: learner, beta, start_end, online, batch, validation); the
 /// other keys of the file are the caller's to check.
 OcrLearnerSettings ocrLearnerSettings(const ConfigNode& config);
-/// The keys ocrLearnerSettings reads, for the caller's expectKeys().
-const std::vector<std::string>& ocrLearnerKeys();
+/// Every top-level key of an OCR config (configs/ocr_*.yaml), for expectKeys().
+const std::vector<std::string>& ocrConfigKeys();
 
 /// Mean letter errors after each pass over the training words (an online epoch or a batch
 /// iteration), for the model the learner would return if it stopped there (with its averaging).

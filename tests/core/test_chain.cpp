@@ -73,7 +73,7 @@ std::vector<int> bruteForce(const ChainExample& e, const Eigen::VectorXd& w, dou
 
 }  // namespace
 
-TEST_CASE("chain layout: the documented indices tile [0, dimension) without overlap") {
+TEST_CASE("chain layout: the documented indices cover 0 .. dimension - 1 exactly once") {
   for (bool start_end : {false, true}) {
     const ChainLayout layout{4, 3, start_end};
     std::vector<int> hits(static_cast<std::size_t>(layout.dimension()), 0);
