@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <sstream>
