@@ -150,4 +150,22 @@ std::vector<long> ConfigNode::integers(const std::string& key, const std::vector
   return out;
 }
 
+std::vector<double> ConfigNode::numbers(const std::string& key, const std::vector<double>& fallback, double min,
+                                        double max) const {
+  if (!has(key)) return fallback;
+  const YAML::Node value = node_[key];
+  if (!value.IsSequence()) fail(key, "expected a list of numbers, got " + shown(value));
+  std::vector<double> out;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    double x = 0.0;
+    if (!value[i].IsScalar() || !YAML::convert<double>::decode(value[i], x) || !(x >= min && x <= max)) {
+      std::ostringstream range;
+      range << "expected a number in [" << min << ", " << max << "], got " << shown(value[i]);
+      fail(key + "[" + std::to_string(i) + "]", range.str());
+    }
+    out.push_back(x);
+  }
+  return out;
+}
+
 }  // namespace mmp::tools

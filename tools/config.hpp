@@ -39,6 +39,7 @@ class ConfigNode {
   /// A string that must be one of `choices`.
   std::string choice(const std::string& key, const std::string& fallback, const std::vector<std::string>& choices) const;
   std::vector<long> integers(const std::string& key, const std::vector<long>& fallback, long min, long max) const;
+  std::vector<double> numbers(const std::string& key, const std::vector<double>& fallback, double min, double max) const;
 
   [[noreturn]] void fail(const std::string& key, const std::string& what) const;
 

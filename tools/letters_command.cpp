@@ -5,6 +5,7 @@
 #include "config.hpp"
 #include "gzip_file.hpp"
 #include "learner_config.hpp"
+#include "ocr_experiment.hpp"
 #include "progress.hpp"
 
 #include <mmp/core/error.hpp>
@@ -45,13 +46,7 @@ void runLetters(const LettersOptions& options) {
   const ConfigNode config = ConfigNode::load(options.config);
   config.expectKeys({"data_root", "train_folds", "online", "batch"});
   const std::string root = resolveDataRoot(options.data_root, config);
-  const std::string path = root + "/ocr/letter.data.gz";
-  if (root.empty() || !std::ifstream(path)) {
-    throw DataError("the OCR letters are not at '" + path +
-                    "'. Get letter.data.gz (Taskar, Guestrin and Koller's OCR data set, "
-                    "http://ai.stanford.edu/~btaskar/ocr/) and put it in <data root>/ocr/, then pass "
-                    "--data-root <data root>, set MMP_DATA_ROOT, or set data_root in " + options.config);
-  }
+  const std::string path = locateOcrData(root, options.config);
   const std::vector<long> train_folds = config.integers("train_folds", {0}, 0, 9);
 
   auto t0 = std::chrono::steady_clock::now();

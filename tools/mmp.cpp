@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   CLI::App app{"mmp: learn planning cost maps and structured predictors by maximum margin"};
   app.require_subcommand(1);
   mmp::tools::addLettersCommand(app);
+  mmp::tools::addOcrCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

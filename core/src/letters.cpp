@@ -3,6 +3,7 @@
 #include <mmp/core/error.hpp>
 
 #include <charconv>
+#include <unordered_set>
 #include <string_view>
 
 namespace mmp {
@@ -33,6 +34,7 @@ Eigen::VectorXd LetterData::featuresWithBias(std::size_t i) const {
 LetterData parseLetters(std::istream& in, const std::string& source_name) {
   constexpr int kFields = 6 + kLetterPixels;
   LetterData data;
+  data.source = source_name;
   std::vector<std::uint8_t> pixels;
   std::string text;
   std::size_t line = 0;
@@ -72,6 +74,7 @@ LetterData parseLetters(std::istream& in, const std::string& source_name) {
     const int fold = parseInt(fields[5], source_name, line, "fold");
     if (fold < 0 || fold > 9) fail(source_name, line, "fold is " + std::to_string(fold) + ", expected 0..9");
     data.folds.push_back(fold);
+    data.lines.push_back(line);
     for (int p = 0; p < kLetterPixels; ++p) {
       const std::string_view v = fields[6 + p];
       if (v != "0" && v != "1") {
@@ -84,6 +87,63 @@ LetterData parseLetters(std::istream& in, const std::string& source_name) {
   data.pixels = Eigen::Map<const decltype(data.pixels)>(pixels.data(), static_cast<Eigen::Index>(data.labels.size()),
                                                          kLetterPixels);
   return data;
+}
+
+LetterWords groupWords(const LetterData& data) {
+  const std::size_t n = data.size();
+  const auto lineOf = [&](std::size_t i) { return i < data.lines.size() ? data.lines[i] : i + 1; };
+  const std::string source = data.source.empty() ? std::string("letters") : data.source;
+  const auto wrong = [&](std::size_t i, const std::string& what) { fail(source, lineOf(i), what); };
+  LetterWords words;
+  std::unordered_set<int> seen_word_ids;
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool starts_word = data.positions[i] == 1;
+    const bool previous_continues = i > 0 && data.next_ids[i - 1] != -1;
+    if (starts_word) {
+      if (previous_continues) {
+        wrong(i, "a new word starts here (position 1), but line " + std::to_string(lineOf(i - 1)) + " has next_id " +
+                     std::to_string(data.next_ids[i - 1]) + "; expected that letter (id " +
+                     std::to_string(data.next_ids[i - 1]) + ") here");
+      }
+      if (!seen_word_ids.insert(data.word_ids[i]).second) {
+        wrong(i, "word_id " + std::to_string(data.word_ids[i]) +
+                     " was already used by an earlier word; expected a new word_id at position 1");
+      }
+      words.starts.push_back(i);
+      words.folds.push_back(data.folds[i]);
+      words.word_ids.push_back(data.word_ids[i]);
+      continue;
+    }
+    // 2) a continuing letter must be the one its predecessor points to, in the same word and fold
+    if (!previous_continues) {
+      wrong(i, "position is " + std::to_string(data.positions[i]) +
+                   (i == 0 ? std::string(" on the first line") : ", but line " + std::to_string(lineOf(i - 1)) + " ends its word (next_id -1)") +
+                   "; expected position 1");
+    }
+    const std::string previous = "line " + std::to_string(lineOf(i - 1));
+    if (data.ids[i] != data.next_ids[i - 1]) {
+      wrong(i, "id is " + std::to_string(data.ids[i]) + ", expected " + std::to_string(data.next_ids[i - 1]) +
+                   " (the next_id of " + previous + ")");
+    }
+    if (data.word_ids[i] != data.word_ids[i - 1]) {
+      wrong(i, "word_id is " + std::to_string(data.word_ids[i]) + ", expected " +
+                   std::to_string(data.word_ids[i - 1]) + " (the word of " + previous + ")");
+    }
+    if (data.positions[i] != data.positions[i - 1] + 1) {
+      wrong(i, "position is " + std::to_string(data.positions[i]) + ", expected " +
+                   std::to_string(data.positions[i - 1] + 1) + " (one after " + previous + ")");
+    }
+    if (data.folds[i] != data.folds[i - 1]) {
+      wrong(i, "fold is " + std::to_string(data.folds[i]) + ", expected " + std::to_string(data.folds[i - 1]) +
+                   " (a word lies in one fold, " + previous + ")");
+    }
+  }
+  if (n > 0 && data.next_ids[n - 1] != -1) {
+    wrong(n - 1, "next_id is " + std::to_string(data.next_ids[n - 1]) +
+                     " but no letter follows; expected -1 (the end of the word)");
+  }
+  words.starts.push_back(n);
+  return words;
 }
 
 }  // namespace mmp

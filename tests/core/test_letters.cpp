@@ -44,3 +44,38 @@ TEST_CASE("a malformed letter line is refused with its line number and what was 
   std::istringstream empty("");
   CHECK_THROWS_WITH_AS(parseLetters(empty, "e"), doctest::Contains("no letters"), DataError);
 }
+
+TEST_CASE("letters group into words by next_id, word_id and position") {
+  std::istringstream in(line(1, "o", 2, 1, 1, 3, 5) + line(2, "z", 3, 1, 2, 3, 0) + line(3, "e", -1, 1, 3, 3, 2) +
+                        line(4, "a", -1, 2, 1, 7, 1) + line(5, "b", 6, 3, 1, 0, 4) + line(6, "c", -1, 3, 2, 0, 4));
+  const LetterData data = parseLetters(in, "mem");
+  CHECK(data.lines == std::vector<std::size_t>{1, 2, 3, 4, 5, 6});
+  const LetterWords words = groupWords(data);
+  REQUIRE(words.size() == 3);
+  CHECK(words.starts == std::vector<std::size_t>{0, 3, 4, 6});
+  CHECK(words.folds == std::vector<int>{3, 7, 0});
+  CHECK(words.word_ids == std::vector<int>{1, 2, 3});
+  CHECK(words.length(0) == 3);
+  CHECK(words.length(1) == 1);
+}
+
+TEST_CASE("a broken word structure is refused with the line and what was expected") {
+  auto fails = [](const std::string& text, const std::string& message) {
+    std::istringstream in(text);
+    const LetterData data = parseLetters(in, "letter.data");
+    CHECK_THROWS_WITH_AS(groupWords(data), doctest::Contains(message.c_str()), DataError);
+  };
+  const std::string first = line(1, "a", 2, 1, 1, 0, 3);
+  fails(first + line(3, "b", -1, 1, 2, 0, 3), "letter.data:2: id is 3, expected 2 (the next_id of line 1)");
+  fails(first + line(2, "b", -1, 9, 2, 0, 3), "letter.data:2: word_id is 9, expected 1 (the word of line 1)");
+  fails(first + line(2, "b", -1, 1, 3, 0, 3), "letter.data:2: position is 3, expected 2 (one after line 1)");
+  fails(first + line(2, "b", -1, 1, 2, 4, 3), "letter.data:2: fold is 4, expected 0 (a word lies in one fold");
+  fails(first + line(2, "b", -1, 2, 1, 0, 3), "letter.data:2: a new word starts here (position 1), but line 1 has next_id 2");
+  fails(first, "letter.data:1: next_id is 2 but no letter follows; expected -1");
+  fails(line(1, "a", -1, 1, 1, 0, 3) + line(2, "b", -1, 1, 2, 0, 3),
+        "letter.data:2: position is 2, but line 1 ends its word (next_id -1); expected position 1");
+  fails(line(1, "a", -1, 1, 2, 0, 3), "letter.data:1: position is 2 on the first line; expected position 1");
+  fails(line(1, "a", -1, 1, 1, 0, 3) + line(2, "b", -1, 1, 1, 0, 3), "letter.data:2: word_id 1 was already used");
+  // blank lines are skipped but still counted
+  fails(first + "\n" + line(3, "b", -1, 1, 3, 0, 3), "letter.data:3: id is 3, expected 2");
+}

@@ -1,0 +1,180 @@
+// Chain-structured sequence labelling (a linear-chain max-margin Markov network) on the oracle
+// contract: Taskar's OCR words are its first use, any sequence of positions with sparse binary
+// features fits.
+//
+// A ChainData holds many sequences read-only (features as sorted lists of active indices, one label
+// per position); a ChainExample is one sequence of it, and solve() runs (loss-augmented) Viterbi.
+// Build the data once, share it among the examples through a shared_ptr, and hand the learners an
+// ExampleList of the examples.
+#pragma once
+
+#include <mmp/core/oracle.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+namespace mmp {
+
+class ThreadPool;
+
+/*!
+    WHAT THIS OBJECT REPRESENTS
+        The layout of w and psi for K labels, F binary input features per position and, if
+        start_end, start and end weights.  For a sequence x_1..x_L with labels y_1..y_L:
+
+            score(y) = w . psi(y)
+                     = sum_t [ sum_{f active at t} w[emission(f, y_t)] + w[emission(F, y_t)] ]   (bias)
+                     + sum_{t>1} w[transition(y_{t-1}, y_t)]
+                     + w[start(y_1)] + w[end(y_L)]                                     (if start_end)
+
+        so psi(y) counts, for each entry, how often it is used: psi is a nonnegative integer vector
+        and the score is MAXIMISED (the contract's convention; no sign flip).  Indices:
+
+            emission(f, y)   = f K + y               f in [0, F], f == F is the per-label bias
+            transition(a, b) = (F + 1) K + a K + b   a = previous label, b = next label
+            start(y)         = (F + 1) K + K K + y
+            end(y)           = (F + 1) K + K K + K + y
+            dimension        = (F + 1) K + K K (+ 2 K)
+
+        Emission weights of one feature are contiguous over the labels, so the emission scores of a
+        position are a sum of |active| contiguous K-vectors.
+!*/
+struct ChainLayout {
+  int labels = 0;    ///< K >= 2
+  int features = 0;  ///< F >= 0 (binary input features; the bias comes on top)
+  bool start_end = true;
+
+  Eigen::Index emission(int feature, int label) const { return Eigen::Index(feature) * labels + label; }
+  Eigen::Index transition(int previous, int next) const {
+    return Eigen::Index(features + 1) * labels + Eigen::Index(previous) * labels + next;
+  }
+  Eigen::Index start(int label) const { return transition(labels, label); }
+  Eigen::Index end(int label) const { return transition(labels, labels + label); }
+  Eigen::Index dimension() const {
+    return Eigen::Index(features + 1) * labels + Eigen::Index(labels) * labels + (start_end ? 2 * labels : 0);
+  }
+};
+
+/*!
+    WHAT THIS OBJECT REPRESENTS
+        A read-only store of labelled sequences with sparse binary features: position p has the
+        label label(p) and the active features [activeBegin(p), activeEnd(p)), strictly increasing.
+        Sequence s covers positions first(s) .. first(s) + length(s) - 1.
+    THREAD SAFETY
+        Build it on one thread; once built, all const members may be called concurrently.
+!*/
+class ChainData {
+ public:
+  /// requires: labels >= 2, features >= 0 (throws mmp::InvalidArgument otherwise).
+  ChainData(int labels, int features);
+
+  /*!
+      requires
+          - active.size() == labels.size() >= 1
+          - each active[t] strictly increasing, within [0, features())
+          - each labels[t] within [0, this->labels())
+      ensures
+          - appends the sequence and returns its index
+          - throws mmp::InvalidArgument naming the position and value at fault (nothing is added)
+  !*/
+  std::size_t addSequence(const std::vector<std::vector<int>>& active, const std::vector<int>& labels);
+
+  int labels() const { return labels_; }
+  int features() const { return features_; }
+  std::size_t sequences() const { return sequence_start_.size() - 1; }
+  std::size_t positions() const { return position_labels_.size(); }
+  std::size_t first(std::size_t s) const { return sequence_start_[s]; }
+  std::size_t length(std::size_t s) const { return sequence_start_[s + 1] - sequence_start_[s]; }
+  int label(std::size_t position) const { return position_labels_[position]; }
+  const std::int32_t* activeBegin(std::size_t position) const { return active_.data() + active_start_[position]; }
+  const std::int32_t* activeEnd(std::size_t position) const { return active_.data() + active_start_[position + 1]; }
+
+ private:
+  int labels_;
+  int features_;
+  std::vector<std::size_t> sequence_start_{0};
+  std::vector<std::size_t> active_start_{0};
+  std::vector<std::int32_t> active_;
+  std::vector<int> position_labels_;
+};
+
+/// Settings of a chain example (all examples of one training set share them).
+struct ChainOptions {
+  bool start_end = true;       ///< learn start and end weights (see ChainLayout)
+  double position_loss = 1.0;  ///< > 0: L(y) = position_loss * #{t : y_t != label_t}, the Hamming loss
+  /// beta_i = L_i^-length_power: 0 gives every sequence weight 1 (each letter counts), q gives each
+  /// sequence equal weight whatever its length (beta_i = |y_i|^-q of sec. 6.2).  >= 0.
+  double length_power = 0.0;
+};
+
+/*!
+    WHAT THIS OBJECT REPRESENTS
+        Sequence s of a ChainData as a StructuredExample: psi and the score are those of
+        ChainLayout{data.labels(), data.features(), options.start_end}, L_i is the Hamming loss of
+        ChainOptions and beta_i = length^-length_power.  solve() is exact first-order Viterbi on
+
+            w . psi(y) + loss_weight * position_loss * #{t : y_t != label_t}
+
+        (the loss decomposes over positions, so loss augmentation only adds to the emission
+        scores).  Ties go to the lowest label at each step of the recursion and of the final
+        argmax.  One call costs O(L (|active| + K) K): for the OCR words (K = 26, ~30 of 128 pixels
+        on, L ~ 8) a few microseconds.
+    THREAD SAFETY
+        As the oracle contract: solve(), predict() and jointFeatures() are const and use no shared
+        mutable state.
+!*/
+class ChainExample final : public StructuredExample {
+ public:
+  /// requires: data non-null, sequence < data->sequences(), options valid (throws InvalidArgument).
+  ChainExample(std::shared_ptr<const ChainData> data, std::size_t sequence, ChainOptions options = {});
+
+  Eigen::Index dimension() const override { return layout_.dimension(); }
+  /// output = y* (one label per position); psi sparse; loss and beta as above.
+  void solve(const Eigen::VectorXd& w, double loss_weight, OracleResult& result) const override;
+
+  /// ensures: labels = argmax_y w . psi(y) (plain Viterbi, no psi built); returns the best score.
+  double predict(const Eigen::VectorXd& w, std::vector<int>& labels) const;
+  /// ensures: returns #{t : predicted y_t != label_t} under w.
+  std::size_t errors(const Eigen::VectorXd& w) const;
+
+  /// requires: labels.size() == length(), each in [0, K).  ensures: psi = psi(labels), sparse.
+  void jointFeatures(const std::vector<int>& labels, FeatureVector& psi) const;
+  /// ensures: returns L(labels) = position_loss * Hamming distance to the demonstration.
+  double loss(const std::vector<int>& labels) const;
+
+  std::size_t length() const { return data_->length(sequence_); }
+  std::size_t sequence() const { return sequence_; }
+  const ChainLayout& layout() const { return layout_; }
+  const ChainOptions& options() const { return options_; }
+  const ChainData& data() const { return *data_; }
+  const std::vector<int>& labels() const { return labels_; }
+
+ private:
+  double viterbi(const Eigen::VectorXd& w, double loss_weight, std::vector<int>& out) const;
+  void checkWeights(const Eigen::VectorXd& w) const;
+
+  std::shared_ptr<const ChainData> data_;
+  std::size_t sequence_;
+  ChainOptions options_;
+  ChainLayout layout_;
+  std::vector<int> labels_;  ///< the demonstration y_i
+  /// For sequences of at most 64 positions: (f, bit t set if feature f is on at position t), by f.
+  std::vector<std::pair<std::int32_t, std::uint64_t>> feature_masks_;
+  FeatureVector target_;     ///< psi(y_i), built once
+  double beta_ = 1.0;
+};
+
+/// Position-level errors of a set of sequences under one w.
+struct LabelErrors {
+  std::size_t wrong = 0;
+  std::size_t total = 0;
+  double rate() const { return total == 0 ? 0.0 : static_cast<double>(wrong) / static_cast<double>(total); }
+};
+
+/// ensures: the errors of predict(w) summed over the examples (in parallel on pool if given).
+LabelErrors labelErrors(const std::vector<const ChainExample*>& examples, const Eigen::VectorXd& w,
+                        ThreadPool* pool = nullptr);
+
+}  // namespace mmp

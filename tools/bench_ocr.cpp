@@ -1,0 +1,252 @@
+// bench_ocr: OCR word recognition with our chain learners (online Greedy Projection and batch
+// subgradient, settings from configs/ocr_small.yaml and configs/ocr_large.yaml) and, side by side
+// in the same run, on the same features and folds, dlib's structural_sequence_labeling_trainer
+// (a cutting-plane structural SVM; C = 100 by default).  A benchmark, not a test.
+//
+// Prints a table (per fold, then per protocol and method) and, last, one JSON line
+//   {"small":{"ours_err":..,"ours_s":..,"dlib_err":..,"dlib_s":..},"large":{...},"threads":..}
+// where "ours" is the config's learner and seconds are training + testing summed over the folds.
+//
+//   build/bin/bench_ocr [--folds N] [--threads T] [--protocols small,large] [--no-dlib]
+#include "config.hpp"
+#include "learner_config.hpp"
+#include "ocr_experiment.hpp"
+
+#include <mmp/core/error.hpp>
+
+#include <CLI/CLI.hpp>
+#include <dlib/svm_threaded.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#ifndef MMP_SOURCE_DIR
+#define MMP_SOURCE_DIR "."
+#endif
+
+namespace {
+
+using namespace mmp;
+using namespace mmp::tools;
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+/// One OCR word for dlib: a view of one sequence of our ChainData (the same pixels, no copy).
+struct DlibWord {
+  const ChainData* data = nullptr;
+  std::size_t first = 0;
+  std::size_t length = 0;
+  std::size_t size() const { return length; }
+};
+
+/*!
+    dlib's feature extractor (dlib/svm/sequence_labeler_abstract.h) producing exactly our chain's
+    joint features (mmp::ChainLayout): the emission of each active pixel and the bias for the
+    label at a position, the transition from the previous label, and start/end weights.  So both
+    trainers fit the same linear model with the same Hamming loss; only the optimiser differs.
+!*/
+class DlibChainFeatures {
+ public:
+  typedef DlibWord sequence_type;
+
+  DlibChainFeatures() = default;
+  explicit DlibChainFeatures(ChainLayout layout) : layout_(layout) {}
+
+  unsigned long num_features() const { return static_cast<unsigned long>(layout_.dimension()); }
+  unsigned long order() const { return 1; }
+  unsigned long num_labels() const { return static_cast<unsigned long>(layout_.labels); }
+
+  template <typename feature_setter, typename EXP>
+  void get_features(feature_setter& set_feature, const sequence_type& x, const dlib::matrix_exp<EXP>& y,
+                    unsigned long position) const {
+    const int label = static_cast<int>(y(0));
+    const std::size_t p = x.first + position;
+    for (const std::int32_t* f = x.data->activeBegin(p); f != x.data->activeEnd(p); ++f) {
+      set_feature(static_cast<unsigned long>(layout_.emission(*f, label)));
+    }
+    set_feature(static_cast<unsigned long>(layout_.emission(layout_.features, label)));
+    if (y.size() > 1) set_feature(static_cast<unsigned long>(layout_.transition(static_cast<int>(y(1)), label)));
+    if (layout_.start_end) {
+      if (position == 0) set_feature(static_cast<unsigned long>(layout_.start(label)));
+      if (position + 1 == x.size()) set_feature(static_cast<unsigned long>(layout_.end(label)));
+    }
+  }
+
+ private:
+  ChainLayout layout_{kLetterClasses, kLetterPixels, true};
+};
+
+// dlib's sequence_labeler serialises its feature extractor; ours has nothing to save.
+[[maybe_unused]] void serialize(const DlibChainFeatures&, std::ostream&) {}
+[[maybe_unused]] void deserialize(DlibChainFeatures&, std::istream&) {}
+
+struct MethodFold {
+  double error = 0.0, train_seconds = 0.0, test_seconds = 0.0;
+};
+
+MethodFold runDlibFold(const OcrWords& words, const FoldSplit& split, bool start_end, double c, int threads) {
+  const ChainData& data = *words.data;
+  MethodFold result;
+  const Clock::time_point train_start = Clock::now();
+  std::vector<DlibWord> samples;
+  std::vector<std::vector<unsigned long>> labels;
+  for (std::size_t i : split.train) {
+    samples.push_back({&data, data.first(i), data.length(i)});
+    labels.emplace_back();
+    for (std::size_t t = 0; t < data.length(i); ++t) labels.back().push_back(static_cast<unsigned long>(data.label(data.first(i) + t)));
+  }
+  dlib::structural_sequence_labeling_trainer<DlibChainFeatures> trainer(
+      DlibChainFeatures(ChainLayout{data.labels(), data.features(), start_end}));
+  trainer.set_c(c);
+  trainer.set_num_threads(static_cast<unsigned long>(threads));
+  const dlib::sequence_labeler<DlibChainFeatures> labeler = trainer.train(samples, labels);
+  result.train_seconds = secondsSince(train_start);
+
+  const Clock::time_point test_start = Clock::now();
+  std::size_t wrong = 0, total = 0;
+  std::vector<unsigned long> predicted;
+  for (std::size_t i : split.test) {
+    labeler.label_sequence({&data, data.first(i), data.length(i)}, predicted);
+    for (std::size_t t = 0; t < predicted.size(); ++t) {
+      wrong += predicted[t] != static_cast<unsigned long>(data.label(data.first(i) + t));
+    }
+    total += data.length(i);
+  }
+  result.test_seconds = secondsSince(test_start);
+  result.error = static_cast<double>(wrong) / static_cast<double>(total);
+  return result;
+}
+
+struct Totals {
+  double error_sum = 0.0, train_seconds = 0.0, test_seconds = 0.0;
+  int folds = 0;
+  void add(const MethodFold& f) {
+    error_sum += f.error, train_seconds += f.train_seconds, test_seconds += f.test_seconds, ++folds;
+  }
+  double meanError() const { return folds ? error_sum / folds : 0.0; }
+  double seconds() const { return train_seconds + test_seconds; }
+};
+
+struct BenchOptions {
+  std::string config_dir = std::string(MMP_SOURCE_DIR) + "/configs";
+  std::string data_root;
+  int folds = 10;
+  int threads = 2;
+  std::string protocols = "small,large";
+  bool no_dlib = false;
+  double dlib_c = 100.0;
+};
+
+int runBench(const BenchOptions& options) {
+  std::vector<std::string> protocols;
+  {
+    std::stringstream in(options.protocols);
+    std::string p;
+    while (std::getline(in, p, ',')) protocols.push_back(describe(parseOcrProtocol(p)));
+  }
+  // The data root of the first protocol's config (as `mmp ocr` would find it).
+  const ConfigNode first = ConfigNode::load(options.config_dir + "/ocr_" + protocols.at(0) + ".yaml");
+  const std::string path = locateOcrData(resolveDataRoot(options.data_root, first), first.file());
+  const OcrDataset data = readOcrDataset(path);
+  std::printf("bench_ocr: %zu words, %zu letters from %s (read in %.2f s); %d fold(s) per protocol\n",
+              data.words.folds.size(), data.letters, path.c_str(), data.read_seconds, options.folds);
+  std::printf("ours: online GP on 1 thread, batch subgradient on %d thread(s); dlib: "
+              "structural_sequence_labeling_trainer, C = %g, %d thread(s); same features (ChainLayout) and folds\n\n",
+              options.threads, options.dlib_c, options.threads);
+
+  std::map<std::string, std::map<std::string, Totals>> totals;
+  std::map<std::string, std::string> ours_learner;
+  std::printf("%-8s %4s  %-30s %9s %9s %8s\n", "protocol", "fold", "method", "test err", "train s", "test s");
+  for (const std::string& name : protocols) {
+    const ConfigNode config = ConfigNode::load(options.config_dir + "/ocr_" + name + ".yaml");
+    config.expectKeys(ocrConfigKeys());
+    const OcrProtocol protocol = parseOcrProtocol(name);
+    if (config.choice("protocol", name, {"small", "large"}) != name) config.fail("protocol", "expected '" + name + "' in this file");
+    OcrLearnerSettings online = ocrLearnerSettings(config);
+    ours_learner[name] = online.learner;
+    OcrLearnerSettings batch = online;
+    online.learner = "online";
+    batch.learner = "batch";
+    batch.batch.threads = options.threads;
+    if (config.has("beta") && config.text("beta", "") == "by_length") {
+      online.chain.length_power = online.online.q;  // beta follows each learner's q
+      batch.chain.length_power = batch.batch.q;
+    }
+    for (int k = 0; k < options.folds; ++k) {
+      const auto row = [&](const std::string& method, const MethodFold& f) {
+        totals[name][method].add(f);
+        std::printf("%-8s %4d  %-30s %9.4f %9.2f %8.2f\n", name.c_str(), k, method.c_str(), f.error, f.train_seconds,
+                    f.test_seconds);
+        std::fflush(stdout);
+      };
+      for (const OcrLearnerSettings* s : {&online, &batch}) {
+        const OcrFoldResult r = runOcrFold(data.words, protocol, k, *s);
+        row(s->learner == "online" ? "online GP" : "batch subgradient", {r.test_error, r.train_seconds, r.test_seconds});
+      }
+      if (!options.no_dlib) {
+        row("dlib", runDlibFold(data.words, foldSplit(data.words.folds, protocol, k), online.chain.start_end,
+                                options.dlib_c, options.threads));
+      }
+    }
+  }
+
+  std::printf("\n%-8s %-20s %5s %10s %9s %8s %9s\n", "protocol", "method", "folds", "mean err", "train s", "test s",
+              "total s");
+  for (const std::string& name : protocols) {
+    for (const auto& [method, t] : totals[name]) {
+      std::printf("%-8s %-20s %5d %10.4f %9.2f %8.2f %9.2f\n", name.c_str(), method.c_str(), t.folds, t.meanError(),
+                  t.train_seconds, t.test_seconds, t.seconds());
+    }
+  }
+  std::ostringstream json;
+  json << "{";
+  for (std::size_t i = 0; i < protocols.size(); ++i) {
+    const std::string& name = protocols[i];
+    const Totals& ours = totals[name][ours_learner[name] == "online" ? "online GP" : "batch subgradient"];
+    char buffer[256];
+    std::snprintf(buffer, sizeof buffer, "\"%s\":{\"ours_err\":%.4f,\"ours_s\":%.3f", name.c_str(), ours.meanError(),
+                  ours.seconds());
+    json << (i ? "," : "") << buffer;
+    if (!options.no_dlib) {
+      const Totals& dlib_totals = totals[name]["dlib"];
+      std::snprintf(buffer, sizeof buffer, ",\"dlib_err\":%.4f,\"dlib_s\":%.3f", dlib_totals.meanError(),
+                    dlib_totals.seconds());
+      json << buffer;
+    }
+    json << "}";
+  }
+  json << ",\"threads\":" << options.threads << "}";
+  std::printf("\n%s\n", json.str().c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"bench_ocr: OCR chain learners against dlib's structural_sequence_labeling_trainer"};
+  BenchOptions options;
+  app.add_option("--folds", options.folds, "folds per protocol, 1..10 (fewer for a quick look)")
+      ->check(CLI::Range(1, 10))
+      ->capture_default_str();
+  app.add_option("--threads", options.threads, "threads for dlib and for our batch learner (online GP uses 1)")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  app.add_option("--protocols", options.protocols, "comma-separated: small, large")->capture_default_str();
+  app.add_option("--config-dir", options.config_dir, "folder with ocr_small.yaml and ocr_large.yaml")->capture_default_str();
+  app.add_option("--data-root", options.data_root, "folder holding ocr/letter.data.gz (default: $MMP_DATA_ROOT or the configs' data_root)");
+  app.add_option("--dlib-c", options.dlib_c, "dlib's C (its objective is 1/2 |w|^2 + C/n sum of slacks)")->capture_default_str();
+  app.add_flag("--no-dlib", options.no_dlib, "run only our learners");
+  try {
+    app.parse(argc, argv);
+    return runBench(options);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const mmp::Error& e) {
+    std::cerr << "bench_ocr: error: " << e.what() << "\n";
+    return 1;
+  }
+}

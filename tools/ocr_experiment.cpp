@@ -1,0 +1,304 @@
+#include "ocr_experiment.hpp"
+
+#include "gzip_file.hpp"
+#include "learner_config.hpp"
+
+#include <mmp/core/error.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <sstream>
+
+namespace mmp::tools {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+std::vector<ChainExample> makeExamples(const OcrWords& words, const std::vector<std::size_t>& indices,
+                                       const ChainOptions& options) {
+  std::vector<ChainExample> examples;
+  examples.reserve(indices.size());
+  for (std::size_t i : indices) examples.emplace_back(words.data, i, options);
+  return examples;
+}
+
+std::vector<const ChainExample*> pointers(const std::vector<ChainExample>& examples) {
+  std::vector<const ChainExample*> out;
+  out.reserve(examples.size());
+  for (const auto& e : examples) out.push_back(&e);
+  return out;
+}
+
+std::size_t letterCount(const std::vector<ChainExample>& examples) {
+  std::size_t n = 0;
+  for (const auto& e : examples) n += e.length();
+  return n;
+}
+
+using FoldValidation = OcrFoldResult::Validation;
+
+struct Trained {
+  Eigen::VectorXd w;
+  long iterations = 0;
+  std::string info;
+  double curve_seconds = 0.0;
+};
+
+/// What the curve is measured on (null: no curve).
+struct CurveTarget {
+  ErrorCurve* curve = nullptr;
+  const std::vector<const ChainExample*>* train = nullptr;
+  const std::vector<const ChainExample*>* test = nullptr;
+  int points = 0;
+};
+
+void addCurvePoint(const CurveTarget& target, long passes, const Eigen::VectorXd& w) {
+  target.curve->passes.push_back(passes);
+  if (target.train != nullptr) target.curve->train_error.push_back(labelErrors(*target.train, w).rate());
+  target.curve->test_error.push_back(labelErrors(*target.test, w).rate());
+}
+
+/*!
+    Trains with the settings' learner.  With a curve target, the callback keeps its own copy of the
+    learner's iterate average (the learners publish the current iterate through weights() before
+    calling back), so that each curve point is the model training would return at that pass.
+!*/
+Trained trainChain(const std::vector<ChainExample>& examples, const OcrLearnerSettings& settings,
+                   const CurveTarget& target) {
+  ExampleList list;
+  list.reserve(examples.size());
+  for (const auto& e : examples) list.push_back(&e);
+  Trained out;
+  const long n = static_cast<long>(examples.size());
+  if (settings.learner == "online") {
+    OnlineGreedyProjection learner(settings.online);
+    const long epochs = settings.online.stop.max_iterations;
+    const long stride = target.curve ? std::max(1L, epochs / std::max(1, target.points)) : 1;
+    IterateAverage average(settings.online.averaging);
+    if (target.curve) {
+      learner.setCallback([&](const TraceRecord& record) {
+        const Clock::time_point start = Clock::now();
+        average.add(learner.weights());  // the learner added the same iterate just before
+        if (record.iteration % n == 0 && (record.iteration / n) % stride == 0) {
+          addCurvePoint(target, record.iteration / n, average.mean());
+        }
+        out.curve_seconds += secondsSince(start);
+        return true;
+      });
+    }
+    out.w = learner.train(list);
+    out.iterations = learner.iterations();
+    out.info = describe(learner.info()) + ": " + learner.message();
+    if (target.curve) {
+      const Clock::time_point start = Clock::now();
+      const long passes = (learner.iterations() + n - 1) / n;
+      if (target.curve->passes.empty() || target.curve->passes.back() != passes) addCurvePoint(target, passes, out.w);
+      out.curve_seconds += secondsSince(start);
+    }
+  } else {
+    BatchSubgradient learner(settings.batch);
+    const long iterations = settings.batch.stop.max_iterations;
+    const long stride = target.curve ? std::max(1L, iterations / std::max(1, target.points)) : 1;
+    IterateAverage average(settings.batch.averaging);
+    if (target.curve) {
+      // At iteration t the learner reports w_t before stepping; its average holds w_2 .. w_t by
+      // then, i.e. the model it would return after t - 1 iterations (passes).
+      learner.setCallback([&](const TraceRecord& record) {
+        const Clock::time_point start = Clock::now();
+        const long passes = record.iteration - 1;
+        if (passes >= 1) {
+          average.add(learner.weights());
+          if (passes % stride == 0) addCurvePoint(target, passes, average.mean());
+        }
+        out.curve_seconds += secondsSince(start);
+        return true;
+      });
+    }
+    out.w = learner.train(list);
+    out.iterations = learner.iterations();
+    char objective[64];
+    std::snprintf(objective, sizeof objective, ", objective %.6g", learner.objective());
+    out.info = describe(learner.info()) + ": " + learner.message() + objective;
+    if (target.curve) {
+      const Clock::time_point start = Clock::now();
+      if (target.curve->passes.empty() || target.curve->passes.back() != out.iterations) {
+        addCurvePoint(target, out.iterations, out.w);
+      }
+      out.curve_seconds += secondsSince(start);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string locateOcrData(const std::string& root, const std::string& config_path) {
+  const std::string path = root + "/ocr/letter.data.gz";
+  if (root.empty() || !std::ifstream(path)) {
+    throw DataError("the OCR letters are not at '" + path +
+                    "'. Get letter.data.gz (Taskar, Guestrin and Koller's OCR data set, "
+                    "http://ai.stanford.edu/~btaskar/ocr/) and put it in <data root>/ocr/, then pass "
+                    "--data-root <data root>, set MMP_DATA_ROOT, or set data_root in " + config_path);
+  }
+  return path;
+}
+
+OcrDataset readOcrDataset(const std::string& path) {
+  const Clock::time_point start = Clock::now();
+  std::istringstream text(readMaybeGzip(path));
+  const LetterData letters = parseLetters(text, path);
+  OcrDataset dataset;
+  dataset.words = ocrWords(letters, groupWords(letters));
+  dataset.letters = letters.size();
+  dataset.path = path;
+  dataset.read_seconds = secondsSince(start);
+  return dataset;
+}
+
+std::string OcrLearnerSettings::describe() const {
+  std::ostringstream s;
+  if (learner == "online") {
+    s << "online GP, lambda " << online.lambda << ", " << online.stop.max_iterations << " epochs, averaging "
+      << mmp::describe(online.averaging);
+  } else {
+    s << "batch subgradient, lambda " << batch.lambda << ", " << batch.stop.max_iterations << " iterations, "
+      << batch.steps.describe() << ", averaging " << mmp::describe(batch.averaging);
+  }
+  if (chain.length_power > 0.0) s << ", beta 1/length";
+  if (!validation_lambdas.empty()) {
+    s << ", lambda" << (validation_passes ? " and passes" : "") << " chosen on " << validation_fraction
+      << " of the training words";
+  }
+  return s.str();
+}
+
+const std::vector<std::string>& ocrConfigKeys() {
+  static const std::vector<std::string> keys = {"data_root", "protocol",  "folds",  "output_dir", "curve",
+                                                "curve_points", "learner", "beta", "start_end", "online",
+                                                "batch", "validation"};
+  return keys;
+}
+
+OcrLearnerSettings ocrLearnerSettings(const ConfigNode& config) {
+  OcrLearnerSettings s;
+  s.learner = config.choice("learner", "online", {"online", "batch"});
+  OnlineGreedyProjection::Params online;
+  online.lambda = 1e-2;
+  online.stop.max_iterations = 20;
+  online.averaging = Averaging::LateWeighted;
+  online.shuffle = true;
+  s.online = onlineParams(config.child("online"), online);
+  BatchSubgradient::Params batch;
+  batch.lambda = 1e-2;
+  batch.stop.max_iterations = 200;
+  batch.averaging = Averaging::LateWeighted;
+  s.batch = batchParams(config.child("batch"), batch);
+  s.chain.start_end = config.boolean("start_end", true);
+  const bool by_length = config.choice("beta", "one", {"one", "by_length"}) == "by_length";
+  s.chain.length_power = by_length ? (s.learner == "online" ? s.online.q : s.batch.q) : 0.0;
+  const ConfigNode validation = config.child("validation");
+  validation.expectKeys({"lambdas", "fraction", "seed", "choose_passes", "tolerance"});
+  s.validation_lambdas = validation.numbers("lambdas", {}, std::numeric_limits<double>::min(),
+                                            std::numeric_limits<double>::infinity());
+  s.validation_fraction = validation.number("fraction", s.validation_fraction, 0.01, 0.9);
+  s.validation_seed = static_cast<std::uint64_t>(validation.integer("seed", 1, 0));
+  s.validation_passes = validation.boolean("choose_passes", false);
+  s.validation_tolerance = validation.number("tolerance", 0.0, 0.0, 1.0);
+  return s;
+}
+
+OcrFoldResult runOcrFold(const OcrWords& words, OcrProtocol protocol, int k, const OcrLearnerSettings& settings,
+                         int curve_points) {
+  OcrFoldResult result;
+  result.fold = k;
+  const FoldSplit split = foldSplit(words.folds, protocol, k);
+  if (split.train.empty() || split.test.empty()) {
+    throw DataError("OCR fold " + std::to_string(k) + " of the " + describe(protocol) +
+                    " protocol has no training or no test words");
+  }
+  const Clock::time_point train_start = Clock::now();
+  OcrLearnerSettings chosen = settings;
+
+  // 1) lambda by held-out letter error inside the training words, if asked (never the test fold)
+  if (!settings.validation_lambdas.empty()) {
+    std::vector<std::size_t> shuffled = split.train;
+    std::mt19937_64 rng(settings.validation_seed + static_cast<std::uint64_t>(k));
+    std::shuffle(shuffled.begin(), shuffled.end(), rng);
+    const std::size_t held = std::clamp<std::size_t>(
+        static_cast<std::size_t>(std::lround(settings.validation_fraction * static_cast<double>(shuffled.size()))), 1,
+        shuffled.size() - 1);
+    std::vector<std::size_t> fit(shuffled.begin(), shuffled.end() - static_cast<std::ptrdiff_t>(held));
+    std::vector<std::size_t> check(shuffled.end() - static_cast<std::ptrdiff_t>(held), shuffled.end());
+    std::sort(fit.begin(), fit.end());
+    std::sort(check.begin(), check.end());
+    const std::vector<ChainExample> fit_examples = makeExamples(words, fit, settings.chain);
+    const std::vector<ChainExample> check_examples = makeExamples(words, check, settings.chain);
+    const std::vector<const ChainExample*> check_list = pointers(check_examples);
+    struct Candidate {
+      double lambda;
+      long passes;
+      double error;
+    };
+    std::vector<Candidate> candidates;
+    for (double lambda : settings.validation_lambdas) {
+      OcrLearnerSettings trial = settings;
+      trial.setLambda(lambda);
+      ErrorCurve curve;
+      const int points = settings.validation_passes ? static_cast<int>(std::min(50L, settings.passes())) : 0;
+      const Trained model = trainChain(fit_examples, trial, {points > 0 ? &curve : nullptr, nullptr, &check_list, points});
+      FoldValidation best{lambda, settings.passes(), labelErrors(check_list, model.w).rate(), curve.passes,
+                          curve.test_error};
+      for (std::size_t i = 0; i < curve.passes.size(); ++i) {
+        candidates.push_back({lambda, curve.passes[i], curve.test_error[i]});
+        if (curve.test_error[i] < best.error) best.passes = curve.passes[i], best.error = curve.test_error[i];
+      }
+      if (curve.passes.empty()) candidates.push_back({lambda, best.passes, best.error});
+      result.validation.push_back(best);
+    }
+    // the fewest passes within the tolerance of the lowest held-out error (first lambda on ties)
+    double lowest = std::numeric_limits<double>::infinity();
+    for (const Candidate& c : candidates) lowest = std::min(lowest, c.error);
+    const Candidate* pick = nullptr;
+    for (const Candidate& c : candidates) {
+      if (c.error <= lowest + settings.validation_tolerance && (pick == nullptr || c.passes < pick->passes)) pick = &c;
+    }
+    chosen.setLambda(pick->lambda);
+    if (settings.validation_passes) chosen.setPasses(pick->passes);
+  }
+  result.lambda = chosen.lambda();
+  result.passes = chosen.passes();
+
+  // 2) train on all training words
+  const std::vector<ChainExample> train = makeExamples(words, split.train, settings.chain);
+  const Clock::time_point build_test_start = Clock::now();  // building the test examples is testing time
+  const std::vector<ChainExample> test = makeExamples(words, split.test, settings.chain);
+  const double build_test_seconds = secondsSince(build_test_start);
+  const std::vector<const ChainExample*> train_list = pointers(train), test_list = pointers(test);
+  const CurveTarget target{curve_points > 0 ? &result.curve : nullptr, &train_list, &test_list, curve_points};
+  const Trained model = trainChain(train, chosen, target);
+  result.curve_seconds = model.curve_seconds;
+  result.train_seconds = secondsSince(train_start) - model.curve_seconds - build_test_seconds;
+  result.iterations = model.iterations;
+  result.info = model.info;
+
+  // 3) test
+  const Clock::time_point test_start = Clock::now();
+  result.test_error = labelErrors(test_list, model.w).rate();
+  result.test_seconds = secondsSince(test_start) + build_test_seconds;
+  result.train_error = labelErrors(train_list, model.w).rate();
+  result.train_words = train.size();
+  result.test_words = test.size();
+  result.train_letters = letterCount(train);
+  result.test_letters = letterCount(test);
+  return result;
+}
+
+}  // namespace mmp::tools

@@ -1,0 +1,104 @@
+// The OCR chain experiment shared by `mmp ocr` and `bench_ocr`: locate and read letter.data.gz,
+// read the learner settings of configs/ocr_*.yaml, and train and test one fold of a protocol.
+//
+// A fold's training time covers everything that uses the training words (building the examples,
+// choosing lambda on a held-out part of them when asked, training); its testing time covers
+// predicting every test word.  The per-epoch error curve, when asked for, is measured inside the
+// learner's callback and its cost is taken out of the training time and reported on its own.
+#pragma once
+
+#include "config.hpp"
+
+#include <mmp/core/ocr.hpp>
+#include <mmp/learners/batch_subgradient.hpp>
+#include <mmp/learners/online_greedy_projection.hpp>
+
+#include <string>
+#include <vector>
+
+namespace mmp::tools {
+
+/// ensures: returns <root>/ocr/letter.data.gz; throws mmp::DataError saying where to get the file
+/// and how to point the tools at it when it is not there.  config_path is named in the message.
+std::string locateOcrData(const std::string& root, const std::string& config_path);
+
+struct OcrDataset {
+  OcrWords words;
+  std::size_t letters = 0;
+  std::string path;
+  double read_seconds = 0.0;
+};
+
+/// Reads, checks and groups the letters of `path` (gzip or plain); throws mmp::DataError.
+OcrDataset readOcrDataset(const std::string& path);
+
+/// Which learner trains the chain, and how.
+struct OcrLearnerSettings {
+  std::string learner = "online";  ///< "online" or "batch"
+  OnlineGreedyProjection::Params online;
+  BatchSubgradient::Params batch;
+  ChainOptions chain;
+  /// When non-empty, each fold picks its lambda among these by the letter error on a held-out
+  /// part of its training words (never the test fold), then retrains on all its training words.
+  std::vector<double> validation_lambdas;
+  double validation_fraction = 0.2;
+  std::uint64_t validation_seed = 1;
+  /// Also choose the number of passes (epochs or iterations, up to the configured count): the
+  /// fewest passes whose held-out error is within validation_tolerance of the best seen.  The
+  /// model after p passes does not depend on the configured count, so one run per lambda serves.
+  bool validation_passes = false;
+  double validation_tolerance = 0.0;
+
+  double lambda() const { return learner == "online" ? online.lambda : batch.lambda; }
+  void setLambda(double lambda) { (learner == "online" ? online.lambda : batch.lambda) = lambda; }
+  long passes() const { return learner == "online" ? online.stop.max_iterations : batch.stop.max_iterations; }
+  void setPasses(long passes) { (learner == "online" ? online.stop.max_iterations : batch.stop.max_iterations) = passes; }
+  /// One line for a table: "online GP, lambda 0.01, 20 epochs, late_weighted".
+  std::string describe() const;
+};
+
+/// The settings of a config (keys: learner, beta, start_end, online, batch, validation); the
+/// other keys of the file are the caller's to check.
+OcrLearnerSettings ocrLearnerSettings(const ConfigNode& config);
+/// Every top-level key of an OCR config (configs/ocr_*.yaml), for expectKeys().
+const std::vector<std::string>& ocrConfigKeys();
+
+/// Mean letter errors after each pass over the training words (an online epoch or a batch
+/// iteration), for the model the learner would return if it stopped there (with its averaging).
+struct ErrorCurve {
+  std::vector<long> passes;
+  std::vector<double> train_error;
+  std::vector<double> test_error;
+};
+
+struct OcrFoldResult {
+  int fold = 0;
+  std::size_t train_words = 0, test_words = 0, train_letters = 0, test_letters = 0;
+  double lambda = 0.0;
+  long passes = 0;  ///< epochs (online) or iterations (batch) trained
+  /// If chosen by validation: each lambda with its best pass count and held-out letter error.
+  struct Validation {
+    double lambda;
+    long passes;                      ///< the best pass count for this lambda
+    double error;                     ///< its held-out letter error
+    std::vector<long> curve_passes;   ///< held-out error after each pass (if passes are chosen)
+    std::vector<double> curve_error;
+  };
+  std::vector<Validation> validation;
+  double train_error = 0.0, test_error = 0.0;
+  double train_seconds = 0.0, test_seconds = 0.0, curve_seconds = 0.0;
+  long iterations = 0;
+  std::string info;
+  ErrorCurve curve;
+};
+
+/*!
+    ensures
+        - trains the chain on the protocol's training words of fold k with `settings` and tests
+          it on the test words; letter errors are the fraction of wrong letters
+        - if curve_points > 0, fills result.curve with at most about that many points
+!*/
+OcrFoldResult runOcrFold(const OcrWords& words, OcrProtocol protocol, int k, const OcrLearnerSettings& settings,
+                         int curve_points = 0);
+
+}  // namespace mmp::tools
