@@ -35,7 +35,7 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
   std::mt19937_64 rng(params_.seed);
   IterateAverage average(params_.averaging);
   OracleResult prediction, augmented;
-  Eigen::VectorXd g(d), next(d), epoch_start;
+  Eigen::VectorXd next(d), epoch_start;
   const StepSchedule steps = StepSchedule::inverseLambdaT(params_.lambda);
   Info info = params_.stop.tolerance > 0.0 ? Info::NoConvergence : Info::Success;
   std::string message = "ran " + std::to_string(params_.stop.max_iterations) + " epochs";
@@ -60,9 +60,11 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
       cumulative_loss_ += prediction.loss;
       // 2) loss-augmented oracle -> subgradient of c_t, 3) step 1/(lambda t) and project
       example.solve(w, 1.0, augmented);
-      g = params_.lambda * w;
-      addTermSubgradient(augmented, w, params_.q, 1.0, g);
-      next = w - steps.stepSize(t) * g;
+      // w <- P[w - eta (lambda w + q beta h^(q-1) (psi* - psi_i))], formed on a copy so that a
+      // non-finite step leaves the last good w in place; sparse psi touch only their entries.
+      const double eta = steps.stepSize(t);
+      next = (1.0 - eta * params_.lambda) * w;
+      addTermSubgradient(augmented, w, params_.q, -eta, next);
       params_.projection->project(next);
       if (!next.allFinite()) {
         info = Info::NumericalIssue;
@@ -71,13 +73,15 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
         break;
       }
       w.swap(next);
-      weights_ = w;
       average.add(w);
       iterations_ = t;
-      if (!report({t, cumulative_loss_ / static_cast<double>(t), w.norm(), elapsed()})) {
-        info = Info::NoConvergence;
-        message = "stopped by the callback at round " + std::to_string(t);
-        stopped = true;
+      if (callback_) {
+        weights_ = w;
+        if (!report({t, cumulative_loss_ / static_cast<double>(t), w.norm(), elapsed()})) {
+          info = Info::NoConvergence;
+          message = "stopped by the callback at round " + std::to_string(t);
+          stopped = true;
+        }
       }
     }
     if (!prediction_losses_.empty()) {
@@ -90,6 +94,7 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
       stopped = true;
     }
   }
+  weights_ = w;
   if (params_.averaging != Averaging::None && average.count() > 0 && info != Info::NumericalIssue) {
     weights_ = average.mean();
   }
