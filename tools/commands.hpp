@@ -8,4 +8,13 @@ namespace mmp::tools {
 /// `mmp letters`: single-letter recognition on the OCR letters with both learners.
 void addLettersCommand(CLI::App& app);
 
+/// `mmp train CONFIG.yaml`: maximum margin planning on imagery, evaluation against baselines, panels.
+void addTrainCommand(CLI::App& app);
+
+/// `mmp plan`: a saved model, an image, start and goal -> path file and picture.
+void addPlanCommand(CLI::App& app);
+
+/// `mmp costmap`: a saved model and an image -> cost-map picture and raw float map.
+void addCostmapCommand(CLI::App& app);
+
 }  // namespace mmp::tools

@@ -9,6 +9,9 @@ int main(int argc, char** argv) {
   CLI::App app{"mmp: learn planning cost maps and structured predictors by maximum margin"};
   app.require_subcommand(1);
   mmp::tools::addLettersCommand(app);
+  mmp::tools::addTrainCommand(app);
+  mmp::tools::addPlanCommand(app);
+  mmp::tools::addCostmapCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
