@@ -10,6 +10,7 @@
 #include <mmp/planning/path_example.hpp>
 
 #include <chrono>
+#include <limits>
 #include <cmath>
 #include <memory>
 
@@ -104,6 +105,7 @@ TrainedPlanner trainPlanner(const Training& training, const TrainConfig& config,
     result.trace = learner.trace();
     result.info = describe(learner.info()) + ": " + learner.message();
     result.epochs = learner.iterations();
+    result.objective = learner.objective();
   } else {
     OnlineGreedyProjection::Params p = config.learner.online;
     p.projection = positive;
@@ -113,6 +115,7 @@ TrainedPlanner trainPlanner(const Training& training, const TrainConfig& config,
     result.trace = learner.trace();
     result.info = describe(learner.info()) + ": " + learner.message();
     result.epochs = learner.trace().empty() ? 0 : static_cast<long>(learner.trace().size());
+    result.objective = std::numeric_limits<double>::quiet_NaN();
   }
   result.train_seconds = secondsSince(start);
   result.epoch_seconds = result.epochs > 0 ? result.train_seconds / static_cast<double>(result.epochs) : 0.0;
@@ -137,9 +140,41 @@ TrainedPlanner trainPlanner(const Training& training, const TrainConfig& config,
     ThreadPool pool(pool_threads);
     Eigen::VectorXd g;
     const auto t0 = std::chrono::steady_clock::now();
-    objective.evaluate(result.weights, &g, &pool);
+    objective.evaluate(result.weights, &g, &pool);  // the learner's weights, bias still floored
     result.largest_epoch_seconds = secondsSince(t0);
   }
+
+  const auto calibration_start = std::chrono::steady_clock::now();
+  result.bias_floor = result.weights[kBiasIndex];
+  result.bias = result.bias_floor;
+  ThreadPool calibration_pool(pool_threads);
+  // Mean prediction loss per cell of demonstration at w (plain A*, no loss augmentation).
+  auto predictionLoss = [&](const Eigen::VectorXd& w) {
+    std::vector<double> losses(examples.size());
+    calibration_pool.parallelFor(examples.size(), [&](std::size_t k) {
+      const PathExample& e = *examples[k];
+      const PlanResult plan = e.plan(w);
+      if (plan.status != PlanStatus::Success) throw Error("bias calibration: planning failed: " + plan.message);
+      losses[k] = e.pathLoss(plan.path) / std::max(1.0, pathLength(e.demonstration(), e.map().cols()));
+    });
+    double sum = 0.0;
+    for (double l : losses) sum += l;
+    return sum / static_cast<double>(losses.size());
+  };
+  result.training_loss = predictionLoss(result.weights);
+  if (config.learner.calibrate_bias) {
+    Eigen::VectorXd w = result.weights;
+    for (int k = 1; k <= 7; ++k) {
+      w[kBiasIndex] = result.bias_floor * std::pow(0.5, k);
+      const double loss = predictionLoss(w);
+      if (loss < result.training_loss) {
+        result.training_loss = loss;
+        result.bias = w[kBiasIndex];
+      }
+    }
+    result.weights[kBiasIndex] = result.bias;
+  }
+  result.train_seconds += secondsSince(calibration_start);
   return result;
 }
 

@@ -2,7 +2,8 @@
 //   1. loadTrainingRegions   images, labels, raw features; the feature scaling is fitted on them and
 //                            every region gets its scaled FeatureMap and its demonstrations
 //   2. trainPlanner          maximum margin planning through the path oracle with the configured
-//                            learner, weights kept in the positive-cost set
+//                            learner, weights kept in the positive-cost set; then (optionally) the
+//                            bias weight for plain planning is calibrated on the demonstrations
 //   3. trainBaseline         the per-pixel classifier baseline (classifier_baseline.hpp)
 //   4. evaluateHoldout       reference paths on a holdout image and every method's plans, scored
 #pragma once
@@ -40,6 +41,10 @@ struct TrainedPlanner {
   std::string learner;             ///< "batch" or "online"
   std::string info;                ///< why the learner stopped
   long epochs = 0;                 ///< batch iterations or online epochs run
+  double objective = 0.0;          ///< batch: c(w) of eq. 4 at the learner's weights; online: NaN
+  double bias_floor = 0.0;         ///< the bias weight the learner returned (>= loss scale + min_cost)
+  double bias = 0.0;               ///< the bias weight in `weights` (calibrated, or the floor)
+  double training_loss = 0.0;      ///< mean prediction loss per cell of demonstration, at `weights`
   double train_seconds = 0.0;
   double epoch_seconds = 0.0;      ///< train_seconds / epochs
   int examples = 0;
@@ -51,8 +56,18 @@ struct TrainedPlanner {
   double largest_epoch_seconds = 0.0;
 };
 
-/// Step 2.  threads overrides the batch learner's thread count when >= 0.  The callback sees every
-/// batch iteration or online round; returning false stops training early.
+/*!
+    Step 2.  threads overrides the batch learner's thread count when >= 0.  The callback sees every
+    batch iteration or online round; returning false stops training early.
+
+    Bias calibration (config.learner.calibrate_bias): the floor w_bias >= loss scale + min_cost is
+    there only so that LOSS-AUGMENTED costs stay positive during training; plain planning needs
+    w . f > 0 only.  When a demonstration cannot be explained exactly (noisy features, coarse
+    labels), the hinge grows with the cost scale, so the learner keeps the feature weights small and
+    the floored bias dominates every cell: a low-contrast map.  Afterwards the bias is chosen among
+    floor * 2^-k (k = 0..7) by the lowest mean prediction loss L(y_pred) / |y_demo| on the training
+    demonstrations (demonstrations only, no labels); ties keep the larger bias.
+!*/
 TrainedPlanner trainPlanner(const Training& training, const TrainConfig& config, int threads,
                             const TraceCallback& callback = {});
 

@@ -136,9 +136,12 @@ void runTrain(const TrainOptions& options) {
     return true;
   });
   learning.finish();
-  std::printf("  learner %s: %ld %s in %.2f s (%.3f s each), %s\n", planner.learner.c_str(), planner.epochs,
-              planner.learner == "batch" ? "iterations" : "epochs", planner.train_seconds, planner.epoch_seconds,
-              planner.info.c_str());
+  std::printf("  learner %s: %ld %s in %.2f s (%.3f s each), objective %.5g, %s\n", planner.learner.c_str(),
+              planner.epochs, planner.learner == "batch" ? "iterations" : "epochs", planner.train_seconds,
+              planner.epoch_seconds, planner.objective, planner.info.c_str());
+  std::printf("  bias weight %.4g (floor %.4g%s), training prediction loss per cell %.4f\n", planner.bias,
+              planner.bias_floor, config.learner.calibrate_bias ? ", calibrated on the demonstrations" : "",
+              planner.training_loss);
   std::printf("  largest training image %s (%d cells, %d demonstrations): %.3f s per epoch\n",
               planner.largest_region.c_str(), planner.largest_cells, planner.largest_examples,
               planner.largest_epoch_seconds);
@@ -148,6 +151,7 @@ void runTrain(const TrainOptions& options) {
   training.stack.store(model);
   model.settings["behaviour"] = config.behaviour.name;
   model.settings["learner"] = config.learner.kind;
+  model.settings["bias_floor"] = std::to_string(planner.bias_floor);
   model.settings["config"] = config.file;
   std::string trained_on;
   for (const Region& r : training.regions) trained_on += (trained_on.empty() ? "" : ",") + r.spec.name;
@@ -213,6 +217,10 @@ void runTrain(const TrainOptions& options) {
       .add("methods", methods)
       .add("learner", planner.learner)
       .add("epochs", static_cast<double>(planner.epochs))
+      .add("objective", planner.objective)
+      .add("bias_floor", planner.bias_floor)
+      .add("bias", planner.bias)
+      .add("training_prediction_loss", planner.training_loss)
       .add("examples", planner.examples)
       .add("features", training.stack.features())
       .add("cell_size_px", config.features.cell_size)

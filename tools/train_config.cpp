@@ -219,7 +219,7 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
 
   const ConfigNode f = config.child("features");
   f.expectKeys({"cell_size", "blur_sigmas", "colour_spaces", "gradient", "texture_windows", "complements",
-                "scaling_quantile"});
+                "bins", "scaling_quantile"});
   c.features.cell_size = static_cast<int>(f.integer("cell_size", c.features.cell_size, 1, 256));
   c.features.blur_sigmas = f.numbers("blur_sigmas", c.features.blur_sigmas, 0.0, 1000.0);
   if (c.features.blur_sigmas.empty()) f.fail("blur_sigmas", "list at least one scale (0 = no blur)");
@@ -237,7 +237,12 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
     if (windows[i] % 2 == 0) f.fail("texture_windows[" + std::to_string(i) + "]", "a window side must be odd, got " + std::to_string(windows[i]));
     c.features.texture_windows.push_back(static_cast<int>(windows[i]));
   }
-  c.features.complements = f.boolean("complements", c.features.complements);
+  c.features.bins = static_cast<int>(f.integer("bins", 0, 0, 64));
+  if (c.features.bins == 1) f.fail("bins", "expected 0 (plain features) or 2..64 soft bins per feature, got 1");
+  c.features.complements = f.boolean("complements", c.features.bins == 0);
+  if (c.features.bins >= 2 && c.features.complements) {
+    f.fail("complements", "complements are redundant with bins (the bins of a feature sum to 1); set complements: false");
+  }
   c.features.scaling_quantile = f.number("scaling_quantile", c.features.scaling_quantile, 0.0, 0.49);
 
   const ConfigNode d = config.child("demonstrations");
@@ -254,9 +259,10 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
   c.loss.length_weighting = l.boolean("length_weighting", c.loss.length_weighting);
 
   const ConfigNode learner = config.child("learner");
-  learner.expectKeys({"kind", "min_cost", "online", "batch"});
+  learner.expectKeys({"kind", "min_cost", "calibrate_bias", "online", "batch"});
   c.learner.kind = learner.choice("kind", c.learner.kind, {"batch", "online"});
   c.learner.min_cost = learner.number("min_cost", c.learner.min_cost, 1e-9, kInf);
+  c.learner.calibrate_bias = learner.boolean("calibrate_bias", c.learner.calibrate_bias);
   OnlineGreedyProjection::Params online;
   online.lambda = 1e-4;
   online.stop.max_iterations = 20;

@@ -63,6 +63,9 @@ struct LossSettings {
 struct LearnerSettings {
   std::string kind = "batch";  ///< "batch" or "online"
   double min_cost = 0.05;      ///< the smallest loss-augmented cell cost the projection allows
+  /// After training, choose the bias weight for plain planning on the training demonstrations
+  /// (see trainPlanner); off = keep the floored bias of training.
+  bool calibrate_bias = true;
   OnlineGreedyProjection::Params online;
   BatchSubgradient::Params batch;
 };

@@ -26,6 +26,12 @@ void validate(const FeatureSettings& s) {
       throw InvalidArgument("features: texture window " + std::to_string(w) + " must be odd and >= 3 pixels");
     }
   }
+  if (s.bins == 1 || s.bins < 0 || s.bins > 64) {
+    throw InvalidArgument("features: bins must be 0 (plain features) or in [2, 64], got " + std::to_string(s.bins));
+  }
+  if (s.bins >= 2 && s.complements) {
+    throw InvalidArgument("features: complements are redundant with bins (the bins of a feature sum to 1); turn one off");
+  }
   if (!(s.scaling_quantile >= 0.0 && s.scaling_quantile < 0.5)) {
     throw InvalidArgument("features: scaling_quantile must lie in [0, 0.5), got " + std::to_string(s.scaling_quantile));
   }
@@ -185,6 +191,12 @@ FeatureScaling FeatureScaling::fit(const std::vector<const RawFeatures*>& images
 static std::vector<std::string> stackNames(const FeatureSettings& settings) {
   const std::vector<std::string> raw = rawFeatureNames(settings);
   std::vector<std::string> names{"bias"};
+  if (settings.bins >= 2) {
+    for (const std::string& r : raw) {
+      for (int b = 0; b < settings.bins; ++b) names.push_back(r + "#" + std::to_string(b));
+    }
+    return names;
+  }
   names.insert(names.end(), raw.begin(), raw.end());
   if (settings.complements) {
     for (const std::string& r : raw) names.push_back("1-" + r);
@@ -233,14 +245,25 @@ FeatureMap FeatureStack::map(const RawFeatures& raw) const {
     offset[k] = scaling_.lower[k];
     factor[k] = span > 0.0 ? 1.0 / span : 0.0;  // a constant feature carries no information: 0
   }
+  const int bins = settings_.bins;
   for (std::size_t s = 0; s < cells; ++s) {
     const float* in = raw.values.data() + s * n;
     float* out = values.data() + s * d;
     out[kBiasIndex] = 1.0f;
     for (std::size_t k = 0; k < n; ++k) {
-      const float f = static_cast<float>(std::clamp((in[k] - offset[k]) * factor[k], 0.0, 1.0));
-      out[1 + k] = f;
-      if (settings_.complements) out[1 + n + k] = 1.0f - f;
+      const double v = std::clamp((in[k] - offset[k]) * factor[k], 0.0, 1.0);
+      if (bins >= 2) {
+        // Triangular memberships at the knots b / (bins - 1): at most two are non-zero, summing to 1.
+        float* bin = out + 1 + k * static_cast<std::size_t>(bins);
+        const double position = v * (bins - 1);
+        const int lower = std::min(bins - 2, static_cast<int>(position));
+        const double upper_share = position - lower;
+        bin[lower] = static_cast<float>(1.0 - upper_share);
+        bin[lower + 1] = static_cast<float>(upper_share);
+        continue;
+      }
+      out[1 + k] = static_cast<float>(v);
+      if (settings_.complements) out[1 + n + k] = static_cast<float>(1.0 - v);
     }
   }
   return FeatureMap(raw.rows, raw.cols, static_cast<int>(d), std::move(values), names_);
@@ -266,6 +289,7 @@ void FeatureStack::store(Model& model) const {
   m["features.gradient"] = settings_.gradient ? "1" : "0";
   m["features.texture_windows"] = joinList(settings_.texture_windows);
   m["features.complements"] = settings_.complements ? "1" : "0";
+  m["features.bins"] = std::to_string(settings_.bins);
   m["features.scaling_quantile"] = joinList(std::vector<double>{settings_.scaling_quantile});
   model.arrays["features.lower"] = scaling_.lower;
   model.arrays["features.upper"] = scaling_.upper;
@@ -324,6 +348,9 @@ FeatureStack FeatureStack::fromModel(const Model& model) {
     for (double w : numbers(model, "features.texture_windows")) s.texture_windows.push_back(static_cast<int>(w));
   }
   s.complements = flag(model, "features.complements");
+  const std::vector<double> bins = numbers(model, "features.bins");
+  if (bins.size() != 1 || bins[0] != std::floor(bins[0])) throw DataError("model: setting 'features.bins' must be one integer");
+  s.bins = static_cast<int>(bins[0]);
   const std::vector<double> quantile = numbers(model, "features.scaling_quantile");
   if (quantile.size() != 1) throw DataError("model: setting 'features.scaling_quantile' must be one number");
   s.scaling_quantile = quantile[0];

@@ -159,7 +159,8 @@ SyntheticScene makeSyntheticScene(const SyntheticSceneParams& p) {
 
   // 3) Buildings beside the roads, aligned with them; refused where they would touch road or water.
   cv::Mat roof(rows, cols, CV_8UC3, cv::Scalar(0, 0, 0));
-  const cv::Scalar palette[] = {{190, 190, 195}, {95, 110, 170}, {225, 228, 230}, {150, 175, 200}, {120, 125, 130}};
+  // Roof colours (BGR): white, terracotta, blue metal, brown tile, pale pink.
+  const cv::Scalar palette[] = {{228, 230, 232}, {80, 96, 178}, {176, 138, 96}, {52, 70, 120}, {190, 190, 228}};
   for (int attempt = 0; attempt < p.buildings; ++attempt) {
     const std::size_t k = static_cast<std::size_t>(rng.integer(0, static_cast<int>(roads.size()) - 1));
     const auto& road = roads[k];

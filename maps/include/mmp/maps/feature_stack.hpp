@@ -10,10 +10,17 @@
 //   edges                         mean Sobel gradient magnitude of the grey image inside the cell
 //   texture<w>                    local standard deviation of grey in a w x w pixel window, cell mean
 // each named "<name>@<sigma>px".  These raw features are then scaled to [0, 1] by a FeatureScaling
-// fitted on the training images (low and high quantiles per feature, values outside clamped) and the
-// FeatureMap is   [ bias = 1 | scaled raw features | 1 - scaled raw features (if complements) ].
-// The complements let nonnegative weights (the positive-cost set of planning/loss.hpp) make a cost
-// fall as a feature rises.  The bias is feature kBiasIndex = 0.
+// fitted on the training images (low and high quantiles per feature, values outside clamped), and
+// the FeatureMap is one of
+//   bins = 0:  [ bias = 1 | scaled features v | 1 - v (if complements) ]
+//   bins = B:  [ bias = 1 | B soft bins of each scaled feature ]   (B >= 2)
+// Soft bin b of v is the triangular membership max(0, 1 - |v - b/(B-1)| (B-1)): the B bins of a
+// feature sum to 1, and a nonnegative weight per bin gives any nonnegative piecewise-linear cost of
+// v (a generalised additive model).  Why: the positive-cost set of planning/loss.hpp (w >= 0, bias
+// weight floored) lets plain features only ADD cost, so a cost can fall below the floor nowhere and
+// a demonstration that detours along the road integrates more of every feature than the shortcut:
+// the learner sits at uniform costs.  Bins are exactly 0 on most cells, so weight can go on "not
+// road" values alone.  Complements (1 - v) are the lighter fix.  The bias is feature kBiasIndex = 0.
 //
 // FeatureStack bundles settings and scaling; store() writes both into a Model so that a held-out
 // image, `mmp plan` or `mmp costmap` get exactly the training transform.
@@ -39,7 +46,8 @@ struct FeatureSettings {
   bool rgb = true, hsv = true, lab = true;              ///< colour spaces (at least one)
   bool gradient = true;                                 ///< the edges feature
   std::vector<int> texture_windows = {7};               ///< odd window sides in pixels, >= 3
-  bool complements = true;                              ///< append 1 - f for every scaled feature
+  bool complements = true;                              ///< append 1 - f for every scaled feature (bins = 0 only)
+  int bins = 0;                                         ///< 0 = plain features, else soft bins per feature (>= 2)
   double scaling_quantile = 0.005;                      ///< fit: features scaled from this quantile to 1 - it
 };
 
@@ -92,7 +100,8 @@ class FeatureStack {
 
   const FeatureSettings& settings() const { return settings_; }
   const FeatureScaling& scaling() const { return scaling_; }
-  /// Names of the stacked features: "bias", the raw names, then "1-<raw name>" if complements.
+  /// Names of the stacked features: "bias", then the raw names and "1-<raw name>" if complements,
+  /// or "<raw name>#<b>" for bin b of each raw feature.
   const std::vector<std::string>& names() const { return names_; }
   int features() const { return static_cast<int>(names_.size()); }
 
