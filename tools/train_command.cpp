@@ -122,7 +122,10 @@ void runTrain(const TrainOptions& options) {
                 r.cols(), config.features.cell_size, r.demonstrations.size(),
                 r.spec.demonstrations.empty() ? " (generated from labels)" : " (from file)");
   }
-  std::printf("  %d features per cell (%s)\n", training.stack.features(), "bias, colour x scales, edges, texture, complements");
+  std::printf("  %d features per cell (bias + %zu raw features x %s)\n", training.stack.features(),
+              rawFeatureNames(config.features).size(),
+              config.features.bins >= 2 ? (std::to_string(config.features.bins) + " soft bins").c_str()
+                                        : (config.features.complements ? "2 (value, complement)" : "1"));
 
   // Learning.
   const long total = config.learner.kind == "batch"

@@ -193,7 +193,7 @@ cv::Mat lineChart(const std::vector<ChartSeries>& series, const ChartStyle& styl
   y_lo -= pad, y_hi += pad;
 
   cv::Mat chart(style.height, style.width, CV_8UC3, kWhite);
-  const int left = 70, right = 20, top = 36, bottom = 48;
+  const int left = 70, right = 20, top = 52, bottom = 48;
   const cv::Rect plot(left, top, style.width - left - right, style.height - top - bottom);
   auto px = [&](double x) { return plot.x + static_cast<int>(std::lround((x - x_lo) / (x_hi - x_lo) * plot.width)); };
   auto py = [&](double y) { return plot.y + plot.height - static_cast<int>(std::lround((y - y_lo) / (y_hi - y_lo) * plot.height)); };
@@ -201,14 +201,16 @@ cv::Mat lineChart(const std::vector<ChartSeries>& series, const ChartStyle& styl
     const double x = x_lo + i * (x_hi - x_lo) / 5.0, y = y_lo + i * (y_hi - y_lo) / 5.0;
     cv::line(chart, cv::Point(px(x), plot.y), cv::Point(px(x), plot.y + plot.height), kLightGrey);
     cv::line(chart, cv::Point(plot.x, py(y)), cv::Point(plot.x + plot.width, py(y)), kLightGrey);
-    const std::string xs = shortNumber(x), ys = shortNumber(style.log_y ? std::pow(10.0, y) : y);
+    const bool whole = x_lo == std::floor(x_lo) && x_hi == std::floor(x_hi) && x_hi - x_lo >= 5.0;
+    const std::string xs = whole ? std::to_string(static_cast<long>(std::lround(x))) : shortNumber(x);
+    const std::string ys = shortNumber(style.log_y ? std::pow(10.0, y) : y);
     text(chart, xs, cv::Point(px(x) - textWidth(xs, 0.4) / 2, plot.y + plot.height + 16), 0.4);
     text(chart, ys, cv::Point(plot.x - textWidth(ys, 0.4) - 6, py(y) + 4), 0.4);
   }
   cv::rectangle(chart, plot, kGrey);
   text(chart, style.title, cv::Point(left, 22), 0.55);
   text(chart, style.x_label, cv::Point(plot.x + plot.width / 2 - textWidth(style.x_label) / 2, style.height - 10));
-  text(chart, style.y_label + (style.log_y ? " (log)" : ""), cv::Point(6, 22 + 0), 0.4, kGrey);
+  text(chart, style.y_label + (style.log_y ? " (log scale)" : ""), cv::Point(6, 42), 0.4, kGrey);
   int legend_y = plot.y + 18;
   for (const ChartSeries& s : series) {
     std::vector<cv::Point> points;
