@@ -18,7 +18,7 @@ double percentile(std::vector<double> values, double q) {
 }
 
 PlanScorer::PlanScorer(const Region& region, int preferred, double impassable_cost, int cell_size)
-    : region_(region), preferred_class_(preferred), cell_size_(cell_size) {
+    : region_(region), cell_size_(cell_size) {
   if (region.true_costs.empty()) throw InvalidArgument("plan scorer: region '" + region.spec.name + "' has no labels");
   if (!(impassable_cost > 0.0)) throw InvalidArgument("plan scorer: impassable_cost must be > 0");
   scoring_costs_ = region.true_costs;

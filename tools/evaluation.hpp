@@ -46,7 +46,6 @@ class PlanScorer {
 
  private:
   const Region& region_;
-  int preferred_class_;
   int cell_size_;
   std::vector<double> scoring_costs_;   // true costs, +inf replaced by impassable_cost
   std::vector<double> on_preferred_;    // 1 on preferred cells, else 0

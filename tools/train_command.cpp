@@ -10,6 +10,7 @@
 #include <mmp/core/error.hpp>
 #include <mmp/core/model_file.hpp>
 #include <mmp/maps/render.hpp>
+#include <mmp/planning/path.hpp>
 
 #include <chrono>
 #include <cstdio>
@@ -78,6 +79,24 @@ cv::Mat figurePanel(const Region& train, const HoldoutResult& holdout, const Tra
                     {"learned cost on holdout " + region.spec.name, middle},
                     {"learned plan (red) vs reference (cyan)", right}},
                    height);
+}
+
+// Length of the paths on each class (summed over the paths, trapezoid rule as for costs).
+void addClassLengths(const Region& region, const std::vector<std::vector<int>>& paths,
+                     const std::vector<LabelClass>& classes, std::map<std::string, double>& lengths) {
+  for (const LabelClass& c : classes) {
+    std::vector<double> indicator(region.cell_labels.size());
+    for (std::size_t s = 0; s < indicator.size(); ++s) indicator[s] = region.cell_labels[s] == c.index ? 1.0 : 0.0;
+    for (const auto& path : paths) lengths[c.name] += pathIntegral(path, region.cols(), indicator);
+  }
+}
+
+JsonObject sharesJson(const std::map<std::string, double>& lengths, const std::vector<LabelClass>& classes) {
+  double total = 0.0;
+  for (const auto& [name, length] : lengths) total += length;
+  JsonObject o;
+  for (const LabelClass& c : classes) o.add(c.name, total > 0.0 ? lengths.at(c.name) / total : 0.0);
+  return o;
 }
 
 cv::Mat trainingCurve(const TrainedPlanner& planner, const std::string& behaviour) {
@@ -173,6 +192,7 @@ void runTrain(const TrainOptions& options) {
 
   // Holdout evaluation.
   std::map<std::string, std::vector<PlanScore>> pooled;
+  std::map<std::string, double> learned_lengths, reference_lengths;
   JsonObject regions_json;
   double reference_share = 0.0;
   int reference_pairs = 0;
@@ -187,10 +207,13 @@ void runTrain(const TrainOptions& options) {
       region_json.add(method, summaryJson(summarise(scores)));
     }
     region_json.add("reference_preferred_share", holdout.reference_preferred_share);
+    addClassLengths(holdout.region, holdout.plans.at("learned"), config.classes, learned_lengths);
+    addClassLengths(holdout.region, holdout.references, config.classes, reference_lengths);
     regions_json.add(holdout.region.spec.name, region_json);
     reference_share += holdout.reference_preferred_share * static_cast<double>(holdout.references.size());
     reference_pairs += static_cast<int>(holdout.references.size());
-    const std::string panel = config.output_dir + "/panel_" + holdout.region.spec.name + ".png";
+    const std::string panel =
+        config.output_dir + "/panel_" + holdout.region.spec.name + "." + config.evaluation.panel_format;
     writeImage(panel, figurePanel(training.regions.front(), holdout, config));
     outputs.push_back(panel);
   }
@@ -235,6 +258,8 @@ void runTrain(const TrainOptions& options) {
                .add("epoch_seconds", planner.largest_epoch_seconds))
       .add("holdout_pairs", reference_pairs)
       .add("reference_preferred_share", reference_share / std::max(1, reference_pairs))
+      .add("learned_class_shares", sharesJson(learned_lengths, config.classes))
+      .add("reference_class_shares", sharesJson(reference_lengths, config.classes))
       .add("impassable_cost", impassableCost(config))
       .add("classifier_cost_scale", classifier ? classifier->cost_scale : std::numeric_limits<double>::quiet_NaN())
       .add("regions", regions_json);

@@ -278,13 +278,15 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
   c.learner.batch = batchParams(learner.child("batch"), batch);
 
   const ConfigNode e = config.child("evaluation");
-  e.expectKeys({"pairs", "min_separation_px", "seed", "impassable_cost", "panel_paths", "panel_height"});
+  e.expectKeys({"pairs", "min_separation_px", "seed", "impassable_cost", "panel_paths", "panel_height",
+                "panel_format"});
   c.evaluation.pairs = static_cast<int>(e.integer("pairs", c.evaluation.pairs, 1, 100000));
   c.evaluation.min_separation_px = e.number("min_separation_px", c.evaluation.min_separation_px, 0.0, kInf);
   c.evaluation.seed = static_cast<std::uint64_t>(e.integer("seed", static_cast<long>(c.evaluation.seed), 0));
   if (e.has("impassable_cost")) c.evaluation.impassable_cost = e.number("impassable_cost", 0.0, 1e-9, 1e12);
   c.evaluation.panel_paths = static_cast<int>(e.integer("panel_paths", c.evaluation.panel_paths, 0, 1000));
   c.evaluation.panel_height = static_cast<int>(e.integer("panel_height", c.evaluation.panel_height, 64, 4096));
+  c.evaluation.panel_format = e.choice("panel_format", c.evaluation.panel_format, {"png", "jpg"});
 
   const ConfigNode k = config.child("classifier");
   k.expectKeys({"enabled", "lambda", "iterations", "step_size", "samples", "seed", "cost_scales"});

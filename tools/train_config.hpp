@@ -79,6 +79,7 @@ struct EvaluationSettings {
   double impassable_cost = std::numeric_limits<double>::quiet_NaN();
   int panel_paths = 4;              ///< pairs drawn on each panel
   int panel_height = 480;           ///< pixels
+  std::string panel_format = "png"; ///< "png" or "jpg" (smaller, lossy)
 };
 
 struct ClassifierSettings {

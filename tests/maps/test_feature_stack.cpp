@@ -3,6 +3,9 @@
 #include <mmp/core/error.hpp>
 #include <mmp/maps/feature_stack.hpp>
 #include <mmp/maps/synthetic_scene.hpp>
+#include <mmp/core/objective.hpp>
+#include <mmp/planning/loss.hpp>
+#include <mmp/planning/path_example.hpp>
 
 #include <doctest/doctest.h>
 
@@ -169,4 +172,35 @@ TEST_CASE("feature settings are validated") {
   s = {};
   s.scaling_quantile = 0.5;
   CHECK_THROWS_AS(validate(s), InvalidArgument);
+}
+
+TEST_CASE("a stacked feature map works through the path oracle under the positive-cost projection") {
+  FeatureSettings settings;
+  settings.blur_sigmas = {0.0, 8.0};
+  settings.bins = 5;
+  settings.complements = false;
+  const RawFeatures raw = computeRawFeatures(smallScene(3).image, settings);
+  const FeatureStack stack = FeatureStack::fit(settings, {&raw});
+  auto map = std::make_shared<const FeatureMap>(stack.map(raw));
+  CHECK(map->features() == 1 + raw.features() * 5);
+  for (int s = 0; s < map->cells(); ++s) {
+    double sum = 0.0;
+    for (int k = 1; k <= 5; ++k) sum += map->cell(s)[k];  // the bins of one raw feature sum to 1
+    REQUIRE(sum == doctest::Approx(1.0));
+  }
+  const int cols = map->cols();
+  std::vector<int> demo;
+  for (int c = 2; c < cols - 2; ++c) demo.push_back(5 * cols + c);
+  PathExample::Params params;
+  params.loss = {LossShape::Linear, 3.0, 1.0};
+  const PathExample example(map, demo, params);
+  const ProjectionPtr positive = positiveCostProjection(map->features(), kBiasIndex, 1.0, 0.05);
+  Eigen::VectorXd w = Eigen::VectorXd::Constant(map->features(), -1.0);
+  positive->project(w);  // the bias floor, every other weight 0: uniform costs
+  OracleResult result;
+  example.solve(w, 1.0, result);
+  CHECK(result.loss > 0.0);  // loss augmentation pulls the path away from the demonstration
+  CHECK(hinge(result, w) > 0.0);
+  example.solve(w, 0.0, result);
+  CHECK(result.output == demo);  // with uniform costs the straight demonstration is the plan
 }
