@@ -174,7 +174,8 @@ TrainedPlanner trainPlanner(const Training& training, const TrainConfig& config,
     }
     result.weights[kBiasIndex] = result.bias;
   }
-  result.train_seconds += secondsSince(calibration_start);
+  result.calibration_seconds = secondsSince(calibration_start);
+  result.train_seconds += result.calibration_seconds;
   return result;
 }
 

@@ -46,7 +46,8 @@ struct TrainedPlanner {
   double bias = 0.0;               ///< the bias weight in `weights` (calibrated, or the floor)
   double training_loss = 0.0;      ///< mean prediction loss per cell of demonstration, at `weights`
   double train_seconds = 0.0;
-  double epoch_seconds = 0.0;      ///< train_seconds / epochs
+  double epoch_seconds = 0.0;      ///< learner time / epochs (without the bias calibration)
+  double calibration_seconds = 0.0;  ///< the bias calibration, included in train_seconds
   int examples = 0;
   /// One pass of loss-augmented oracle calls over the examples of the largest training image,
   /// timed after training with the learner's thread count: a batch epoch on that image alone.

@@ -158,12 +158,17 @@ void runTrain(const TrainOptions& options) {
     return true;
   });
   learning.finish();
-  std::printf("  learner %s: %ld %s in %.2f s (%.3f s each), objective %.5g, %s\n", planner.learner.c_str(),
-              planner.epochs, planner.learner == "batch" ? "iterations" : "epochs", planner.train_seconds,
-              planner.epoch_seconds, planner.objective, planner.info.c_str());
-  std::printf("  bias weight %.4g (floor %.4g%s), training prediction loss per cell %.4f\n", planner.bias,
-              planner.bias_floor, config.learner.calibrate_bias ? ", calibrated on the demonstrations" : "",
-              planner.training_loss);
+  std::printf("  learner %s: %ld %s in %.2f s (%.3f s each)%s, %s\n", planner.learner.c_str(), planner.epochs,
+              planner.learner == "batch" ? "iterations" : "epochs", planner.epoch_seconds * planner.epochs,
+              planner.epoch_seconds,
+              planner.learner == "batch" ? (", objective " + std::to_string(planner.objective)).c_str() : "",
+              planner.info.c_str());
+  std::printf("  bias weight %.4g (floor %.4g%s), training prediction loss per cell %.4f; training %.2f s in all\n",
+              planner.bias, planner.bias_floor,
+              config.learner.calibrate_bias ? (", calibrated on the demonstrations in " +
+                                               std::to_string(planner.calibration_seconds).substr(0, 5) + " s").c_str()
+                                            : "",
+              planner.training_loss, planner.train_seconds);
   std::printf("  largest training image %s (%d cells, %d demonstrations): %.3f s per epoch\n",
               planner.largest_region.c_str(), planner.largest_cells, planner.largest_examples,
               planner.largest_epoch_seconds);
@@ -246,6 +251,7 @@ void runTrain(const TrainOptions& options) {
       .add("objective", planner.objective)
       .add("bias_floor", planner.bias_floor)
       .add("bias", planner.bias)
+      .add("calibration_seconds", planner.calibration_seconds)
       .add("training_prediction_loss", planner.training_loss)
       .add("examples", planner.examples)
       .add("features", training.stack.features())

@@ -184,3 +184,38 @@ TEST_CASE("metrics JSON is nested, ordered and writes non-finite numbers as null
   CHECK(text == "{\n  \"behaviour\": \"follow \\\"road\\\"\",\n  \"methods\": {\n    \"cost_ratio_mean\": 1.25,\n"
                 "    \"pairs\": 30\n  },\n  \"bad\": null\n}");
 }
+
+TEST_CASE("training images may bring demonstrations from a file instead of labels") {
+  test::TempDir dir;
+  SyntheticSceneParams p;
+  p.seed = 5;
+  p.rows = p.cols = 160;
+  const SyntheticScene scene = makeSyntheticScene(p);
+  REQUIRE(cv::imwrite(dir.file("train.png"), scene.image));
+  std::ofstream(dir.file("paths.csv")) << "path,x,y\n1,10,10\n1,150,12\n1,150,150\n2,5,140\n2,80,80\n";
+  std::ofstream(dir.file("files.yaml")) << R"(
+behaviour: {name: follow_road, preferred: Road, costs: {Road: 1, Land: 6, Vegetation: 8, Water: 30, Building: 40}}
+train:
+  - {image: train.png, demonstrations: paths.csv}
+holdout:
+  - synthetic: {seed: 6, rows: 160, cols: 160}
+features: {cell_size: 8, blur_sigmas: [0], bins: 3}
+learner: {batch: {iterations: 5, threads: 1}}
+evaluation: {pairs: 3, min_separation_px: 40}
+)";
+  const TrainConfig config = loadTrainConfig(dir.file("files.yaml"), "", dir.file("out"));
+  REQUIRE(config.train[0].demonstrations == dir.file("paths.csv"));
+  const Training training = loadTrainingRegions(config);
+  const Region& r = training.regions[0];
+  REQUIRE(r.demonstrations.size() == 2);
+  CHECK(r.demonstrations[0].front() == 1 * r.cols() + 1);
+  CHECK(r.demonstrations[0].back() == 18 * r.cols() + 18);
+  CHECK(r.demonstrations[1].back() == 10 * r.cols() + 10);
+  CHECK(r.true_costs.empty());
+  CHECK_FALSE(trainBaseline(training, config, 1));  // the classifier needs labels
+  const TrainedPlanner planner = trainPlanner(training, config, 1);
+  CHECK(planner.examples == 2);
+  const HoldoutResult h = evaluateHoldout(config, 0, training.stack, planner.weights, nullptr);
+  CHECK(h.scores.count("classifier") == 0);
+  CHECK(h.scores.at("learned").size() == h.references.size());
+}
