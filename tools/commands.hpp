@@ -10,4 +10,13 @@ void addLettersCommand(CLI::App& app);
 /// `mmp ocr`: word recognition with the chain model over ten folds (small or large protocol).
 void addOcrCommand(CLI::App& app);
 
+/// `mmp train CONFIG.yaml`: maximum margin planning on imagery, evaluation against baselines, panels.
+void addTrainCommand(CLI::App& app);
+
+/// `mmp plan`: a saved model, an image, start and goal -> path file and picture.
+void addPlanCommand(CLI::App& app);
+
+/// `mmp costmap`: a saved model and an image -> cost-map picture and raw float map.
+void addCostmapCommand(CLI::App& app);
+
 }  // namespace mmp::tools

@@ -158,12 +158,52 @@ std::vector<double> ConfigNode::numbers(const std::string& key, const std::vecto
   std::vector<double> out;
   for (std::size_t i = 0; i < value.size(); ++i) {
     double x = 0.0;
-    if (!value[i].IsScalar() || !YAML::convert<double>::decode(value[i], x) || !(x >= min && x <= max)) {
+    if (!value[i].IsScalar() || !YAML::convert<double>::decode(value[i], x) || std::isnan(x) || x < min || x > max) {
       std::ostringstream range;
       range << "expected a number in [" << min << ", " << max << "], got " << shown(value[i]);
       fail(key + "[" + std::to_string(i) + "]", range.str());
     }
     out.push_back(x);
+  }
+  return out;
+}
+
+std::vector<ConfigNode> ConfigNode::items(const std::string& key) const {
+  std::vector<ConfigNode> out;
+  if (!has(key)) return out;
+  const YAML::Node value = node_[key];
+  if (!value.IsSequence()) fail(key, "expected a list (- item per line), got " + shown(value));
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const std::string item = key + "[" + std::to_string(i) + "]";
+    if (!value[i].IsMap()) fail(item, "expected a map of keys, got " + shown(value[i]));
+    out.emplace_back(value[i], file_, keyPath(item));
+  }
+  return out;
+}
+
+std::vector<std::string> ConfigNode::keys() const {
+  std::vector<std::string> out;
+  if (!node_.IsMap()) return out;
+  for (const auto& entry : node_) out.push_back(entry.first.as<std::string>());
+  return out;
+}
+
+std::vector<std::string> ConfigNode::texts(const std::string& key, const std::vector<std::string>& fallback,
+                                          const std::vector<std::string>& choices) const {
+  if (!has(key)) return fallback;
+  const YAML::Node value = node_[key];
+  if (!value.IsSequence()) fail(key, "expected a list of strings, got " + shown(value));
+  std::string valid;
+  for (const auto& c : choices) valid += (valid.empty() ? "" : ", ") + c;
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const std::string item = key + "[" + std::to_string(i) + "]";
+    if (!value[i].IsScalar()) fail(item, "expected a string, got " + shown(value[i]));
+    const std::string text = value[i].Scalar();
+    if (!choices.empty() && std::find(choices.begin(), choices.end(), text) == choices.end()) {
+      fail(item, "'" + text + "' is not one of: " + valid);
+    }
+    out.push_back(text);
   }
   return out;
 }

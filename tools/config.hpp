@@ -40,6 +40,13 @@ class ConfigNode {
   std::string choice(const std::string& key, const std::string& fallback, const std::vector<std::string>& choices) const;
   std::vector<long> integers(const std::string& key, const std::vector<long>& fallback, long min, long max) const;
   std::vector<double> numbers(const std::string& key, const std::vector<double>& fallback, double min, double max) const;
+  /// A list of strings, each one of `choices` (any string if choices is empty).
+  std::vector<std::string> texts(const std::string& key, const std::vector<std::string>& fallback,
+                                 const std::vector<std::string>& choices = {}) const;
+  /// A list of maps (each item a ConfigNode with key path "key[i]"); empty if the key is missing.
+  std::vector<ConfigNode> items(const std::string& key) const;
+  /// The keys of this map, in file order (empty if it is not a map).
+  std::vector<std::string> keys() const;
 
   [[noreturn]] void fail(const std::string& key, const std::string& what) const;
 

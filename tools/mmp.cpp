@@ -10,6 +10,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   mmp::tools::addLettersCommand(app);
   mmp::tools::addOcrCommand(app);
+  mmp::tools::addTrainCommand(app);
+  mmp::tools::addPlanCommand(app);
+  mmp::tools::addCostmapCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,8 +1,11 @@
 // Trains a ranking SVM on a small generated problem with an installed mmp, saves and reloads the
-// model, and exits non-zero unless the learned ranking is right on held-out pairs.
+// model, and exits non-zero unless the learned ranking is right on held-out pairs.  It also computes
+// the feature stack of a generated aerial scene, so mmp::maps (and its OpenCV dependency) resolve.
 #include <mmp/core/model_file.hpp>
 #include <mmp/core/ranking.hpp>
 #include <mmp/learners/batch_subgradient.hpp>
+#include <mmp/maps/feature_stack.hpp>
+#include <mmp/maps/synthetic_scene.hpp>
 
 #include <cstdio>
 #include <memory>
@@ -43,5 +46,11 @@ int main() {
   const double accuracy = correct / static_cast<double>(held_out.size());
   std::printf("mmp consumer: objective %.4f, held-out ranking accuracy %.3f (%s)\n", learner.objective(), accuracy,
               mmp::describe(learner.info()).c_str());
-  return accuracy >= 0.9 ? 0 : 1;
+  mmp::SyntheticSceneParams scene_params;
+  scene_params.rows = scene_params.cols = 96;
+  const mmp::RawFeatures raw = mmp::computeRawFeatures(mmp::makeSyntheticScene(scene_params).image, {});
+  const mmp::FeatureMap map = mmp::FeatureStack::fit({}, {&raw}).map(raw);
+  std::printf("mmp consumer: feature map of a generated scene, %d x %d cells x %d features\n", map.rows(), map.cols(),
+              map.features());
+  return accuracy >= 0.9 && map.cells() == 24 * 24 ? 0 : 1;
 }

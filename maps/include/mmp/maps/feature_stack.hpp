@@ -1,0 +1,119 @@
+// The feature stack: per-cell features of an aerial image, the input of maximum margin planning.
+//
+// An image is cut into cells of cell_size x cell_size pixels (trailing pixels that do not fill a cell
+// are dropped) and every cell gets, for each blur scale sigma (Gaussian, in pixels; 0 = none):
+//   rgb.r, rgb.g, rgb.b           mean colour of the cell, blurred
+//   hsv.hue_x, hsv.hue_y          the hue angle as a saturation-weighted unit vector (S cos H, S sin H):
+//                                 continuous across 0/360 degrees and silent on grey pixels
+//   hsv.s, hsv.v                  saturation and value
+//   lab.L, lab.a, lab.b           CIE Lab of the blurred colour
+//   edges                         mean Sobel gradient magnitude of the grey image inside the cell
+//   texture<w>                    local standard deviation of grey in a w x w pixel window, cell mean
+// each named "<name>@<sigma>px".  These raw features are then scaled to [0, 1] by a FeatureScaling
+// fitted on the training images (low and high quantiles per feature, values outside clamped), and
+// the FeatureMap is one of
+//   bins = 0:  [ bias = 1 | scaled features v | 1 - v (if complements) ]
+//   bins = B:  [ bias = 1 | B soft bins of each scaled feature ]   (B >= 2)
+// Soft bin b of v is the triangular membership max(0, 1 - |v - b/(B-1)| (B-1)): the B bins of a
+// feature sum to 1, and a nonnegative weight per bin gives any nonnegative piecewise-linear cost of
+// v (a generalised additive model).  Why: the positive-cost set of planning/loss.hpp (w >= 0, bias
+// weight floored) lets plain features only ADD cost, so a cost can fall below the floor nowhere and
+// a demonstration that detours along the road integrates more of every feature than the shortcut:
+// the learner sits at uniform costs.  Bins are exactly 0 on most cells, so weight can go on "not
+// road" values alone.  Complements (1 - v) are the lighter fix.  The bias is feature kBiasIndex = 0.
+//
+// FeatureStack bundles settings and scaling; store() writes both into a Model so that a held-out
+// image, `mmp plan` or `mmp costmap` get exactly the training transform.
+#pragma once
+
+#include <mmp/core/feature_map.hpp>
+#include <mmp/core/model_file.hpp>
+
+#include <opencv2/core.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mmp {
+
+/// Index of the constant bias feature in every stacked FeatureMap.
+constexpr int kBiasIndex = 0;
+
+struct FeatureSettings {
+  int cell_size = 4;                                    ///< pixels per cell side, >= 1
+  std::vector<double> blur_sigmas = {0.0, 4.0, 12.0};   ///< Gaussian sigmas in pixels, >= 0, non-empty
+  bool rgb = true, hsv = true, lab = true;              ///< colour spaces (at least one)
+  bool gradient = true;                                 ///< the edges feature
+  std::vector<int> texture_windows = {7};               ///< odd window sides in pixels, >= 3
+  bool complements = true;                              ///< append 1 - f for every scaled feature (bins = 0 only)
+  int bins = 0;                                         ///< 0 = plain features, else soft bins per feature (>= 2)
+  double scaling_quantile = 0.005;                      ///< fit: features scaled from this quantile to 1 - it
+};
+
+/// Throws mmp::InvalidArgument naming the first setting outside its documented range.
+void validate(const FeatureSettings& settings);
+
+/// Raw (unscaled) per-cell features of one image, cell-major like FeatureMap, without bias.
+struct RawFeatures {
+  int rows = 0, cols = 0;
+  std::vector<std::string> names;
+  std::vector<float> values;  ///< values[(r * cols + c) * names.size() + k]
+  int features() const { return static_cast<int>(names.size()); }
+};
+
+/// ensures: the raw features of a CV_8UC3 BGR image (loadImage) under `settings`.  Throws
+/// mmp::InvalidArgument if the image is not 8-bit BGR or holds no whole cell.
+RawFeatures computeRawFeatures(const cv::Mat& bgr, const FeatureSettings& settings);
+
+/// The names of the raw features computeRawFeatures gives under `settings`, in order.
+std::vector<std::string> rawFeatureNames(const FeatureSettings& settings);
+
+/// Per raw feature, the values mapped to 0 and to 1: f = clamp((v - lower) / (upper - lower), 0, 1)
+/// (0 if upper == lower).
+struct FeatureScaling {
+  std::vector<double> lower, upper;
+
+  /*!
+      requires: images non-empty, all with the same features; 0 <= quantile < 0.5
+      ensures: lower/upper are the quantile and 1 - quantile points of each feature over all cells of
+               all images (quantile 0: minimum and maximum)
+  !*/
+  static FeatureScaling fit(const std::vector<const RawFeatures*>& images, double quantile);
+};
+
+class FeatureStack {
+ public:
+  FeatureStack() = default;
+  /// requires: settings valid; scaling of the size of rawFeatureNames(settings).
+  FeatureStack(FeatureSettings settings, FeatureScaling scaling);
+
+  /// Fits the scaling on training images (their raw features under `settings`).
+  static FeatureStack fit(const FeatureSettings& settings, const std::vector<const RawFeatures*>& training);
+
+  /// Reads settings and scaling back from a model written with store(); throws mmp::DataError naming
+  /// the setting or array that is missing or malformed, or if the model's feature names differ.
+  static FeatureStack fromModel(const Model& model);
+  /// Writes settings (keys "features.*") and scaling (arrays "features.lower", "features.upper") into
+  /// the model, and sets model.feature_names to names().
+  void store(Model& model) const;
+
+  const FeatureSettings& settings() const { return settings_; }
+  const FeatureScaling& scaling() const { return scaling_; }
+  /// Names of the stacked features: "bias", then the raw names and "1-<raw name>" if complements,
+  /// or "<raw name>#<b>" for bin b of each raw feature.
+  const std::vector<std::string>& names() const { return names_; }
+  int features() const { return static_cast<int>(names_.size()); }
+
+  /// The stacked feature map; every value in [0, 1], feature kBiasIndex == 1.  requires: raw computed
+  /// under settings() (same names).
+  FeatureMap map(const RawFeatures& raw) const;
+  FeatureMap map(const cv::Mat& bgr) const { return map(computeRawFeatures(bgr, settings_)); }
+
+ private:
+  FeatureSettings settings_;
+  FeatureScaling scaling_;
+  std::vector<std::string> names_;
+};
+
+}  // namespace mmp

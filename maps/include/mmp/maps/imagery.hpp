@@ -1,0 +1,61 @@
+// Imagery and label masks: reading aerial images (PNG, JPEG, TIFF) and per-pixel class masks, and
+// reducing a mask to the cells of a feature map.
+//
+// An image is returned as 8-bit BGR (OpenCV's order): grey images are expanded, an alpha channel is
+// dropped and 16-bit images are scaled to 8 bits, so every later step sees one format.  A label mask
+// is either an index mask (one 8-bit channel holding each pixel's class index) or a colour-coded mask
+// (every pixel one of the declared class colours, matched exactly; palette PNGs are expanded by the
+// reader).  Both come back as one 8-bit channel of class indices.  Errors name the file, the pixel
+// and what would be valid.
+#pragma once
+
+#include <opencv2/core.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mmp {
+
+/// One class of a label mask: its name, the value it has in index masks, and (optionally) its
+/// colour in colour-coded masks as RGB.
+struct LabelClass {
+  std::string name;
+  int index = 0;                                     ///< 0..255, unique within a class list
+  std::optional<std::array<std::uint8_t, 3>> rgb;    ///< needed only for colour-coded masks
+};
+
+/// Parses "#RRGGBB" (or "RRGGBB"); throws mmp::InvalidArgument naming the text otherwise.
+std::array<std::uint8_t, 3> parseHexColour(const std::string& text);
+std::string hexColour(const std::array<std::uint8_t, 3>& rgb);
+
+/// ensures: returns the image as CV_8UC3 BGR.  Throws mmp::DataError naming the path if it cannot be
+/// read or decoded, or if it is empty.
+cv::Mat loadImage(const std::string& path);
+
+/*!
+    requires: classes non-empty, indices unique in [0, 255]
+    ensures
+        - returns a CV_8UC1 mask of class indices (the `index` of the matched class)
+        - a one-channel file is an index mask: every value must be a declared index
+        - a three- or four-channel file is a colour mask: every pixel must match a declared colour
+        - throws mmp::DataError naming the path, the first offending pixel (row, col) and the valid
+          values or colours
+!*/
+cv::Mat loadLabelMask(const std::string& path, const std::vector<LabelClass>& classes);
+
+/// Checks class lists: non-empty, unique names and indices in [0, 255]; throws mmp::InvalidArgument.
+void validateClasses(const std::vector<LabelClass>& classes);
+
+/*!
+    The class of each cell of cell_size x cell_size pixels: the most frequent index in the block
+    (the lowest index on ties).  Cells follow the feature stack's grid: rows = mask.rows / cell_size,
+    cols = mask.cols / cell_size (trailing pixels that do not fill a cell are dropped).
+    requires: mask CV_8UC1, cell_size >= 1, at least one whole cell.
+    ensures: returns rows * cols class indices, row-major.
+!*/
+std::vector<std::uint8_t> cellLabels(const cv::Mat& mask, int cell_size);
+
+}  // namespace mmp

@@ -1,0 +1,380 @@
+#include <mmp/maps/feature_stack.hpp>
+
+#include <mmp/core/error.hpp>
+
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace mmp {
+
+constexpr double kPi = 3.14159265358979323846;
+
+void validate(const FeatureSettings& s) {
+  if (s.cell_size < 1) throw InvalidArgument("features: cell_size must be >= 1, got " + std::to_string(s.cell_size));
+  if (s.blur_sigmas.empty()) throw InvalidArgument("features: blur_sigmas must list at least one scale (0 = no blur)");
+  for (double sigma : s.blur_sigmas) {
+    if (!(sigma >= 0.0) || !std::isfinite(sigma)) {
+      throw InvalidArgument("features: blur sigma " + std::to_string(sigma) + " is not a finite number >= 0");
+    }
+  }
+  if (!s.rgb && !s.hsv && !s.lab) throw InvalidArgument("features: enable at least one colour space (rgb, hsv, lab)");
+  for (int w : s.texture_windows) {
+    if (w < 3 || w % 2 == 0) {
+      throw InvalidArgument("features: texture window " + std::to_string(w) + " must be odd and >= 3 pixels");
+    }
+  }
+  if (s.bins == 1 || s.bins < 0 || s.bins > 64) {
+    throw InvalidArgument("features: bins must be 0 (plain features) or in [2, 64], got " + std::to_string(s.bins));
+  }
+  if (s.bins >= 2 && s.complements) {
+    throw InvalidArgument("features: complements are redundant with bins (the bins of a feature sum to 1); turn one off");
+  }
+  if (!(s.scaling_quantile >= 0.0 && s.scaling_quantile < 0.5)) {
+    throw InvalidArgument("features: scaling_quantile must lie in [0, 0.5), got " + std::to_string(s.scaling_quantile));
+  }
+}
+
+static std::string sigmaTag(double sigma) {
+  std::ostringstream out;
+  out << "@" << sigma << "px";
+  return out.str();
+}
+
+std::vector<std::string> rawFeatureNames(const FeatureSettings& s) {
+  std::vector<std::string> names;
+  for (double sigma : s.blur_sigmas) {
+    const std::string tag = sigmaTag(sigma);
+    if (s.rgb) for (const char* n : {"rgb.r", "rgb.g", "rgb.b"}) names.push_back(n + tag);
+    if (s.hsv) for (const char* n : {"hsv.hue_x", "hsv.hue_y", "hsv.s", "hsv.v"}) names.push_back(n + tag);
+    if (s.lab) for (const char* n : {"lab.L", "lab.a", "lab.b"}) names.push_back(n + tag);
+    if (s.gradient) names.push_back("edges" + tag);
+    for (int w : s.texture_windows) names.push_back("texture" + std::to_string(w) + tag);
+  }
+  return names;
+}
+
+RawFeatures computeRawFeatures(const cv::Mat& bgr, const FeatureSettings& s) {
+  validate(s);
+  if (bgr.type() != CV_8UC3) throw InvalidArgument("features: the image must be 8-bit BGR (see loadImage)");
+  const int k = s.cell_size;
+  const int rows = bgr.rows / k, cols = bgr.cols / k;
+  if (rows < 1 || cols < 1) {
+    throw InvalidArgument("features: a " + std::to_string(bgr.cols) + " x " + std::to_string(bgr.rows) +
+                          " image holds no whole cell of " + std::to_string(k) + " pixels");
+  }
+  cv::Mat pixels;
+  bgr(cv::Rect(0, 0, cols * k, rows * k)).convertTo(pixels, CV_32FC3, 1.0 / 255.0);
+  const cv::Size grid(cols, rows);
+  cv::Mat cells;  // mean colour per cell
+  cv::resize(pixels, cells, grid, 0, 0, cv::INTER_AREA);
+
+  // Per-cell channels that need the pixels: edge density and local texture.
+  cv::Mat grey;
+  cv::cvtColor(pixels, grey, cv::COLOR_BGR2GRAY);
+  std::vector<cv::Mat> pixel_channels;  // each CV_32FC1 at cell resolution
+  if (s.gradient) {
+    cv::Mat dx, dy, magnitude, cell_mean;
+    cv::Sobel(grey, dx, CV_32F, 1, 0, 3, 1.0 / 8.0, 0.0, cv::BORDER_REFLECT);
+    cv::Sobel(grey, dy, CV_32F, 0, 1, 3, 1.0 / 8.0, 0.0, cv::BORDER_REFLECT);
+    cv::magnitude(dx, dy, magnitude);
+    cv::resize(magnitude, cell_mean, grid, 0, 0, cv::INTER_AREA);
+    pixel_channels.push_back(cell_mean);
+  }
+  for (int w : s.texture_windows) {
+    cv::Mat mean, mean_sq, variance, deviation, cell_mean;
+    cv::boxFilter(grey, mean, CV_32F, cv::Size(w, w), cv::Point(-1, -1), true, cv::BORDER_REFLECT);
+    cv::boxFilter(grey.mul(grey), mean_sq, CV_32F, cv::Size(w, w), cv::Point(-1, -1), true, cv::BORDER_REFLECT);
+    variance = mean_sq - mean.mul(mean);
+    cv::max(variance, 0.0, variance);  // rounding can make E[x^2] - E[x]^2 slightly negative
+    cv::sqrt(variance, deviation);
+    cv::resize(deviation, cell_mean, grid, 0, 0, cv::INTER_AREA);
+    pixel_channels.push_back(cell_mean);
+  }
+
+  RawFeatures raw;
+  raw.rows = rows;
+  raw.cols = cols;
+  raw.names = rawFeatureNames(s);
+  const std::size_t n = raw.names.size();
+  raw.values.assign(static_cast<std::size_t>(rows) * cols * n, 0.0f);
+  std::size_t next = 0;  // feature index being filled
+  auto put = [&](const cv::Mat& channel) {  // CV_32FC1 rows x cols
+    for (int r = 0; r < rows; ++r) {
+      const float* in = channel.ptr<float>(r);
+      for (int c = 0; c < cols; ++c) raw.values[(static_cast<std::size_t>(r) * cols + c) * n + next] = in[c];
+    }
+    ++next;
+  };
+  auto blur = [&](const cv::Mat& in, double sigma) {
+    if (sigma <= 0.0) return in;
+    cv::Mat out;
+    const double sigma_cells = sigma / k;  // sigmas are in pixels, the grid in cells
+    cv::GaussianBlur(in, out, cv::Size(0, 0), sigma_cells, sigma_cells, cv::BORDER_REFLECT);
+    return out;
+  };
+
+  for (double sigma : s.blur_sigmas) {
+    const cv::Mat colour = blur(cells, sigma);
+    std::vector<cv::Mat> bgr_planes;
+    cv::split(colour, bgr_planes);
+    if (s.rgb) {
+      put(bgr_planes[2]);
+      put(bgr_planes[1]);
+      put(bgr_planes[0]);
+    }
+    if (s.hsv) {
+      cv::Mat hsv;
+      cv::cvtColor(colour, hsv, cv::COLOR_BGR2HSV);  // float: H in [0, 360), S and V in [0, 1]
+      std::vector<cv::Mat> planes;
+      cv::split(hsv, planes);
+      cv::Mat hue_x(grid, CV_32F), hue_y(grid, CV_32F);
+      for (int r = 0; r < rows; ++r) {
+        const float* h = planes[0].ptr<float>(r);
+        const float* sat = planes[1].ptr<float>(r);
+        for (int c = 0; c < cols; ++c) {
+          const double angle = h[c] * (kPi / 180.0);
+          hue_x.at<float>(r, c) = static_cast<float>(sat[c] * std::cos(angle));
+          hue_y.at<float>(r, c) = static_cast<float>(sat[c] * std::sin(angle));
+        }
+      }
+      put(hue_x);
+      put(hue_y);
+      put(planes[1]);
+      put(planes[2]);
+    }
+    if (s.lab) {
+      cv::Mat lab;
+      cv::cvtColor(colour, lab, cv::COLOR_BGR2Lab);  // float: L in [0, 100], a and b about [-127, 127]
+      std::vector<cv::Mat> planes;
+      cv::split(lab, planes);
+      for (const cv::Mat& p : planes) put(p);
+    }
+    for (const cv::Mat& channel : pixel_channels) put(blur(channel, sigma));
+  }
+  if (next != n) throw Error("features: internal error, filled " + std::to_string(next) + " of " + std::to_string(n));
+  return raw;
+}
+
+FeatureScaling FeatureScaling::fit(const std::vector<const RawFeatures*>& images, double quantile) {
+  if (images.empty()) throw InvalidArgument("feature scaling: no images to fit on");
+  if (!(quantile >= 0.0 && quantile < 0.5)) throw InvalidArgument("feature scaling: quantile must lie in [0, 0.5)");
+  const std::size_t n = images.front()->names.size();
+  std::size_t cells = 0;
+  for (const RawFeatures* image : images) {
+    if (image->names != images.front()->names) {
+      throw InvalidArgument("feature scaling: the images were computed with different feature settings");
+    }
+    cells += image->values.size() / std::max<std::size_t>(1, n);
+  }
+  FeatureScaling scaling;
+  scaling.lower.resize(n);
+  scaling.upper.resize(n);
+  std::vector<float> column(cells);
+  for (std::size_t k = 0; k < n; ++k) {
+    std::size_t i = 0;
+    for (const RawFeatures* image : images) {
+      for (std::size_t s = 0; s * n < image->values.size(); ++s) column[i++] = image->values[s * n + k];
+    }
+    const std::size_t lo = static_cast<std::size_t>(std::floor(quantile * static_cast<double>(cells - 1)));
+    const std::size_t hi = cells - 1 - lo;
+    std::nth_element(column.begin(), column.begin() + static_cast<std::ptrdiff_t>(lo), column.end());
+    scaling.lower[k] = column[lo];
+    std::nth_element(column.begin(), column.begin() + static_cast<std::ptrdiff_t>(hi), column.end());
+    scaling.upper[k] = column[hi];
+  }
+  return scaling;
+}
+
+static std::vector<std::string> stackNames(const FeatureSettings& settings) {
+  const std::vector<std::string> raw = rawFeatureNames(settings);
+  std::vector<std::string> names{"bias"};
+  if (settings.bins >= 2) {
+    for (const std::string& r : raw) {
+      for (int b = 0; b < settings.bins; ++b) names.push_back(r + "#" + std::to_string(b));
+    }
+    return names;
+  }
+  names.insert(names.end(), raw.begin(), raw.end());
+  if (settings.complements) {
+    for (const std::string& r : raw) names.push_back("1-" + r);
+  }
+  return names;
+}
+
+FeatureStack::FeatureStack(FeatureSettings settings, FeatureScaling scaling)
+    : settings_(std::move(settings)), scaling_(std::move(scaling)) {
+  validate(settings_);
+  const std::size_t n = rawFeatureNames(settings_).size();
+  if (scaling_.lower.size() != n || scaling_.upper.size() != n) {
+    throw InvalidArgument("feature stack: the scaling has " + std::to_string(scaling_.lower.size()) + " / " +
+                          std::to_string(scaling_.upper.size()) + " entries for " + std::to_string(n) +
+                          " raw features");
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    if (!std::isfinite(scaling_.lower[k]) || !std::isfinite(scaling_.upper[k]) || scaling_.upper[k] < scaling_.lower[k]) {
+      throw InvalidArgument("feature stack: the scaling of raw feature " + std::to_string(k) +
+                            " is not a finite range lower <= upper");
+    }
+  }
+  names_ = stackNames(settings_);
+}
+
+FeatureStack FeatureStack::fit(const FeatureSettings& settings, const std::vector<const RawFeatures*>& training) {
+  validate(settings);
+  const std::vector<std::string> expected = rawFeatureNames(settings);
+  for (const RawFeatures* raw : training) {
+    if (raw->names != expected) throw InvalidArgument("feature stack: training features were computed with other settings");
+  }
+  return FeatureStack(settings, FeatureScaling::fit(training, settings.scaling_quantile));
+}
+
+FeatureMap FeatureStack::map(const RawFeatures& raw) const {
+  if (raw.names != rawFeatureNames(settings_)) {
+    throw InvalidArgument("feature stack: the raw features were computed with other settings than the stack's");
+  }
+  const std::size_t n = raw.names.size();
+  const std::size_t d = names_.size();
+  const std::size_t cells = static_cast<std::size_t>(raw.rows) * raw.cols;
+  std::vector<float> values(cells * d);
+  std::vector<double> offset(n), factor(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const double span = scaling_.upper[k] - scaling_.lower[k];
+    offset[k] = scaling_.lower[k];
+    factor[k] = span > 0.0 ? 1.0 / span : 0.0;  // a constant feature carries no information: 0
+  }
+  const int bins = settings_.bins;
+  for (std::size_t s = 0; s < cells; ++s) {
+    const float* in = raw.values.data() + s * n;
+    float* out = values.data() + s * d;
+    out[kBiasIndex] = 1.0f;
+    for (std::size_t k = 0; k < n; ++k) {
+      const double v = std::clamp((in[k] - offset[k]) * factor[k], 0.0, 1.0);
+      if (bins >= 2) {
+        // Triangular memberships at the knots b / (bins - 1): at most two are non-zero, summing to 1.
+        float* bin = out + 1 + k * static_cast<std::size_t>(bins);
+        const double position = v * (bins - 1);
+        const int lower = std::min(bins - 2, static_cast<int>(position));
+        const double upper_share = position - lower;
+        bin[lower] = static_cast<float>(1.0 - upper_share);
+        bin[lower + 1] = static_cast<float>(upper_share);
+        continue;
+      }
+      out[1 + k] = static_cast<float>(v);
+      if (settings_.complements) out[1 + n + k] = static_cast<float>(1.0 - v);
+    }
+  }
+  return FeatureMap(raw.rows, raw.cols, static_cast<int>(d), std::move(values), names_);
+}
+
+// ---- model storage --------------------------------------------------------------------------
+
+template <class T>
+static std::string joinList(const std::vector<T>& values) {
+  std::ostringstream out;
+  out.precision(17);
+  for (std::size_t i = 0; i < values.size(); ++i) out << (i ? "," : "") << values[i];
+  return out.str();
+}
+
+void FeatureStack::store(Model& model) const {
+  auto& m = model.settings;
+  m["features.cell_size"] = std::to_string(settings_.cell_size);
+  m["features.blur_sigmas"] = joinList(settings_.blur_sigmas);
+  m["features.rgb"] = settings_.rgb ? "1" : "0";
+  m["features.hsv"] = settings_.hsv ? "1" : "0";
+  m["features.lab"] = settings_.lab ? "1" : "0";
+  m["features.gradient"] = settings_.gradient ? "1" : "0";
+  m["features.texture_windows"] = joinList(settings_.texture_windows);
+  m["features.complements"] = settings_.complements ? "1" : "0";
+  m["features.bins"] = std::to_string(settings_.bins);
+  m["features.scaling_quantile"] = joinList(std::vector<double>{settings_.scaling_quantile});
+  model.arrays["features.lower"] = scaling_.lower;
+  model.arrays["features.upper"] = scaling_.upper;
+  model.feature_names = names_;
+}
+
+namespace {
+
+const std::string& setting(const Model& model, const std::string& key) {
+  const auto it = model.settings.find(key);
+  if (it == model.settings.end()) {
+    throw DataError("model: setting '" + key + "' is missing; the model was not written by mmp train (re-train it)");
+  }
+  return it->second;
+}
+
+std::vector<double> numbers(const Model& model, const std::string& key) {
+  const std::string& text = setting(model, key);
+  std::vector<double> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    std::size_t used = 0;
+    double x = 0.0;
+    try {
+      x = std::stod(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size()) throw DataError("model: setting '" + key + "' = '" + text + "' is not a list of numbers");
+    out.push_back(x);
+  }
+  return out;
+}
+
+bool flag(const Model& model, const std::string& key) {
+  const std::string& text = setting(model, key);
+  if (text != "0" && text != "1") throw DataError("model: setting '" + key + "' = '" + text + "' must be 0 or 1");
+  return text == "1";
+}
+
+}  // namespace
+
+FeatureStack FeatureStack::fromModel(const Model& model) {
+  FeatureSettings s;
+  const std::vector<double> cell = numbers(model, "features.cell_size");
+  if (cell.size() != 1 || cell[0] != std::floor(cell[0])) throw DataError("model: setting 'features.cell_size' must be one integer");
+  s.cell_size = static_cast<int>(cell[0]);
+  s.blur_sigmas = numbers(model, "features.blur_sigmas");
+  s.rgb = flag(model, "features.rgb");
+  s.hsv = flag(model, "features.hsv");
+  s.lab = flag(model, "features.lab");
+  s.gradient = flag(model, "features.gradient");
+  s.texture_windows.clear();
+  if (!setting(model, "features.texture_windows").empty()) {
+    for (double w : numbers(model, "features.texture_windows")) s.texture_windows.push_back(static_cast<int>(w));
+  }
+  s.complements = flag(model, "features.complements");
+  const std::vector<double> bins = numbers(model, "features.bins");
+  if (bins.size() != 1 || bins[0] != std::floor(bins[0])) throw DataError("model: setting 'features.bins' must be one integer");
+  s.bins = static_cast<int>(bins[0]);
+  const std::vector<double> quantile = numbers(model, "features.scaling_quantile");
+  if (quantile.size() != 1) throw DataError("model: setting 'features.scaling_quantile' must be one number");
+  s.scaling_quantile = quantile[0];
+  FeatureScaling scaling;
+  for (const char* key : {"features.lower", "features.upper"}) {
+    if (model.arrays.count(key) == 0) throw DataError(std::string("model: array '") + key + "' is missing (re-train the model)");
+  }
+  scaling.lower = model.arrays.at("features.lower");
+  scaling.upper = model.arrays.at("features.upper");
+  FeatureStack stack;
+  try {
+    stack = FeatureStack(s, scaling);
+  } catch (const InvalidArgument& e) {
+    throw DataError(std::string("model: the stored feature settings are unusable: ") + e.what());
+  }
+  if (!model.feature_names.empty() && model.feature_names != stack.names()) {
+    throw DataError("model: its feature names differ from those of its stored feature settings; it was written by "
+                    "another version of mmp (re-train it)");
+  }
+  if (model.weights.size() != stack.features()) {
+    throw DataError("model: " + std::to_string(model.weights.size()) + " weights for " +
+                    std::to_string(stack.features()) + " features of its stored feature settings");
+  }
+  return stack;
+}
+
+}  // namespace mmp

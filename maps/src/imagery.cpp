@@ -1,0 +1,195 @@
+#include <mmp/maps/imagery.hpp>
+
+#include <mmp/core/error.hpp>
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <cstdio>
+#include <set>
+
+namespace mmp {
+
+std::array<std::uint8_t, 3> parseHexColour(const std::string& text) {
+  const std::string hex = !text.empty() && text.front() == '#' ? text.substr(1) : text;
+  std::array<std::uint8_t, 3> rgb{};
+  bool ok = hex.size() == 6;
+  for (std::size_t i = 0; ok && i < 3; ++i) {
+    int value = 0;
+    for (std::size_t j = 0; j < 2; ++j) {
+      const char c = hex[2 * i + j];
+      int digit = -1;
+      if (c >= '0' && c <= '9') digit = c - '0';
+      else if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
+      else if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
+      if (digit < 0) ok = false;
+      value = value * 16 + digit;
+    }
+    rgb[i] = static_cast<std::uint8_t>(value);
+  }
+  if (!ok) throw InvalidArgument("colour '" + text + "' is not of the form #RRGGBB (six hex digits)");
+  return rgb;
+}
+
+std::string hexColour(const std::array<std::uint8_t, 3>& rgb) {
+  char buffer[8];
+  std::snprintf(buffer, sizeof buffer, "#%02X%02X%02X", rgb[0], rgb[1], rgb[2]);
+  return buffer;
+}
+
+static cv::Mat readRaw(const std::string& path, const char* what) {
+  cv::Mat raw;
+  try {
+    raw = cv::imread(path, cv::IMREAD_UNCHANGED);
+  } catch (const cv::Exception& e) {
+    throw DataError(std::string(what) + " '" + path + "' cannot be decoded: " + e.what());
+  }
+  if (raw.empty()) {
+    throw DataError(std::string(what) + " '" + path +
+                    "' cannot be read: missing, unreadable or not a PNG, JPEG or TIFF image");
+  }
+  return raw;
+}
+
+cv::Mat loadImage(const std::string& path) {
+  cv::Mat raw = readRaw(path, "image");
+  if (raw.depth() == CV_16U) {
+    raw.convertTo(raw, CV_8U, 1.0 / 257.0);
+  } else if (raw.depth() == CV_32F || raw.depth() == CV_64F) {
+    raw.convertTo(raw, CV_8U, 255.0);  // floating-point images are taken to lie in [0, 1]
+  } else if (raw.depth() != CV_8U) {
+    throw DataError("image '" + path + "': unsupported pixel depth (use 8 or 16 bits per channel)");
+  }
+  cv::Mat bgr;
+  switch (raw.channels()) {
+    case 1: cv::cvtColor(raw, bgr, cv::COLOR_GRAY2BGR); break;
+    case 3: bgr = raw; break;
+    case 4: cv::cvtColor(raw, bgr, cv::COLOR_BGRA2BGR); break;
+    default:
+      throw DataError("image '" + path + "' has " + std::to_string(raw.channels()) +
+                      " channels; expected 1 (grey), 3 (colour) or 4 (colour + alpha)");
+  }
+  return bgr;
+}
+
+void validateClasses(const std::vector<LabelClass>& classes) {
+  if (classes.empty()) throw InvalidArgument("label classes: the list is empty");
+  std::set<std::string> names;
+  std::set<int> indices;
+  for (const LabelClass& c : classes) {
+    if (c.name.empty()) throw InvalidArgument("label classes: a class has an empty name");
+    if (c.index < 0 || c.index > 255) {
+      throw InvalidArgument("label classes: class '" + c.name + "' has index " + std::to_string(c.index) +
+                            "; indices must lie in [0, 255]");
+    }
+    if (!names.insert(c.name).second) throw InvalidArgument("label classes: the name '" + c.name + "' is used twice");
+    if (!indices.insert(c.index).second) {
+      throw InvalidArgument("label classes: index " + std::to_string(c.index) + " is used twice");
+    }
+  }
+}
+
+static std::string pixelName(const std::string& path, int row, int col) {
+  return "label mask '" + path + "': pixel (row " + std::to_string(row) + ", col " + std::to_string(col) + ")";
+}
+
+cv::Mat loadLabelMask(const std::string& path, const std::vector<LabelClass>& classes) {
+  validateClasses(classes);
+  const cv::Mat raw = readRaw(path, "label mask");
+  if (raw.depth() != CV_8U) throw DataError("label mask '" + path + "': expected 8 bits per channel");
+  cv::Mat mask(raw.rows, raw.cols, CV_8UC1);
+  if (raw.channels() == 1) {
+    std::array<bool, 256> valid{};
+    std::string listed;
+    for (const LabelClass& c : classes) {
+      valid[static_cast<std::size_t>(c.index)] = true;
+      listed += (listed.empty() ? "" : ", ") + std::to_string(c.index);
+    }
+    for (int r = 0; r < raw.rows; ++r) {
+      const std::uint8_t* in = raw.ptr<std::uint8_t>(r);
+      for (int c = 0; c < raw.cols; ++c) {
+        if (!valid[in[c]]) {
+          throw DataError(pixelName(path, r, c) + " holds index " + std::to_string(in[c]) +
+                          ", which is not a declared class (declared indices: " + listed + ")");
+        }
+      }
+    }
+    raw.copyTo(mask);
+    return mask;
+  }
+  if (raw.channels() != 3 && raw.channels() != 4) {
+    throw DataError("label mask '" + path + "' has " + std::to_string(raw.channels()) +
+                    " channels; expected 1 (class indices) or 3 (class colours)");
+  }
+  // Colour masks: a 24-bit key per declared colour.  256 entries is too few for a direct table, so
+  // the lookup goes through the last colour seen (masks are piecewise constant) and a small list.
+  std::vector<std::pair<std::uint32_t, std::uint8_t>> table;
+  std::string listed;
+  for (const LabelClass& c : classes) {
+    if (!c.rgb) {
+      throw DataError("label mask '" + path + "' is colour-coded but class '" + c.name +
+                      "' declares no colour; give every class a colour (#RRGGBB) or use an index mask");
+    }
+    const auto& rgb = *c.rgb;
+    table.push_back({(std::uint32_t{rgb[0]} << 16) | (std::uint32_t{rgb[1]} << 8) | rgb[2],
+                     static_cast<std::uint8_t>(c.index)});
+    listed += (listed.empty() ? "" : ", ") + c.name + " " + hexColour(rgb);
+  }
+  const int step = raw.channels();
+  std::uint32_t last_key = 0xFFFFFFFFu;
+  std::uint8_t last_index = 0;
+  for (int r = 0; r < raw.rows; ++r) {
+    const std::uint8_t* in = raw.ptr<std::uint8_t>(r);
+    std::uint8_t* out = mask.ptr<std::uint8_t>(r);
+    for (int c = 0; c < raw.cols; ++c) {
+      const std::uint8_t* px = in + static_cast<std::ptrdiff_t>(c) * step;  // B, G, R
+      const std::uint32_t key = (std::uint32_t{px[2]} << 16) | (std::uint32_t{px[1]} << 8) | px[0];
+      if (key != last_key) {
+        bool found = false;
+        for (const auto& [k, index] : table) {
+          if (k == key) {
+            last_index = index;
+            found = true;
+            break;
+          }
+        }
+        if (!found) {
+          throw DataError(pixelName(path, r, c) + " has colour " + hexColour({px[2], px[1], px[0]}) +
+                          ", which is no declared class colour (declared: " + listed + ")");
+        }
+        last_key = key;
+      }
+      out[c] = last_index;
+    }
+  }
+  return mask;
+}
+
+std::vector<std::uint8_t> cellLabels(const cv::Mat& mask, int cell_size) {
+  if (mask.type() != CV_8UC1) throw InvalidArgument("cell labels: the mask must be one 8-bit channel");
+  if (cell_size < 1) throw InvalidArgument("cell labels: cell_size must be >= 1, got " + std::to_string(cell_size));
+  const int rows = mask.rows / cell_size, cols = mask.cols / cell_size;
+  if (rows < 1 || cols < 1) {
+    throw InvalidArgument("cell labels: a " + std::to_string(mask.cols) + " x " + std::to_string(mask.rows) +
+                          " mask holds no whole cell of " + std::to_string(cell_size) + " pixels");
+  }
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(rows) * cols);
+  std::array<int, 256> counts{};
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < cols; ++c) {
+      counts.fill(0);
+      for (int y = r * cell_size; y < (r + 1) * cell_size; ++y) {
+        const std::uint8_t* in = mask.ptr<std::uint8_t>(y);
+        for (int x = c * cell_size; x < (c + 1) * cell_size; ++x) ++counts[in[x]];
+      }
+      int best = 0;
+      for (int v = 1; v < 256; ++v) {
+        if (counts[static_cast<std::size_t>(v)] > counts[static_cast<std::size_t>(best)]) best = v;
+      }
+      out[static_cast<std::size_t>(r) * cols + c] = static_cast<std::uint8_t>(best);
+    }
+  }
+  return out;
+}
+
+}  // namespace mmp

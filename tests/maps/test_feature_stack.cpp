@@ -1,0 +1,206 @@
+#include "maps_support.hpp"
+
+#include <mmp/core/error.hpp>
+#include <mmp/maps/feature_stack.hpp>
+#include <mmp/maps/synthetic_scene.hpp>
+#include <mmp/core/objective.hpp>
+#include <mmp/planning/loss.hpp>
+#include <mmp/planning/path_example.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mmp;
+
+namespace {
+
+SyntheticScene smallScene(std::uint64_t seed) {
+  SyntheticSceneParams p;
+  p.rows = 96;
+  p.cols = 128;
+  p.seed = seed;
+  return makeSyntheticScene(p);
+}
+
+int indexOf(const std::vector<std::string>& names, const std::string& name) {
+  const auto it = std::find(names.begin(), names.end(), name);
+  REQUIRE(it != names.end());
+  return static_cast<int>(it - names.begin());
+}
+
+}  // namespace
+
+TEST_CASE("the feature stack has the documented shape, names and range") {
+  FeatureSettings settings;
+  settings.cell_size = 4;
+  settings.blur_sigmas = {0.0, 8.0};
+  settings.texture_windows = {5, 9};
+  const cv::Mat image = smallScene(1).image(cv::Rect(0, 0, 127, 94));  // trailing pixels are dropped
+  const RawFeatures raw = computeRawFeatures(image, settings);
+  CHECK(raw.rows == 23);
+  CHECK(raw.cols == 31);
+  const int per_scale = 3 + 4 + 3 + 1 + 2;
+  REQUIRE(raw.features() == 2 * per_scale);
+  CHECK(raw.names == rawFeatureNames(settings));
+  CHECK(raw.names[0] == "rgb.r@0px");
+  CHECK(raw.names[per_scale + 3] == "hsv.hue_x@8px");
+  CHECK(raw.names.back() == "texture9@8px");
+  CHECK(raw.values.size() == static_cast<std::size_t>(23 * 31 * raw.features()));
+
+  const FeatureStack stack = FeatureStack::fit(settings, {&raw});
+  const FeatureMap map = stack.map(raw);
+  CHECK(map.rows() == 23);
+  CHECK(map.cols() == 31);
+  REQUIRE(map.features() == 1 + 2 * raw.features());
+  CHECK(map.names() == stack.names());
+  CHECK(map.names()[kBiasIndex] == "bias");
+  CHECK(map.names()[1] == "rgb.r@0px");
+  CHECK(map.names()[1 + raw.features()] == "1-rgb.r@0px");
+  for (int s = 0; s < map.cells(); ++s) {
+    const float* f = map.cell(s);
+    REQUIRE(f[kBiasIndex] == 1.0f);
+    for (int k = 1; k <= raw.features(); ++k) {
+      REQUIRE(f[k] >= 0.0f);
+      REQUIRE(f[k] <= 1.0f);
+      REQUIRE(f[k] + f[k + raw.features()] == doctest::Approx(1.0f));
+    }
+  }
+  // With quantile 0 every feature reaches both ends of [0, 1] on the image it was fitted on.
+  FeatureSettings exact = settings;
+  exact.scaling_quantile = 0.0;
+  const FeatureMap full = FeatureStack::fit(exact, {&raw}).map(raw);
+  for (int k = 1; k <= raw.features(); ++k) {
+    float lo = 1.0f, hi = 0.0f;
+    for (int s = 0; s < full.cells(); ++s) lo = std::min(lo, full.cell(s)[k]), hi = std::max(hi, full.cell(s)[k]);
+    CAPTURE(full.names()[static_cast<std::size_t>(k)]);
+    CHECK(lo == 0.0f);
+    CHECK(hi == 1.0f);
+  }
+  settings.complements = false;
+  CHECK(FeatureStack::fit(settings, {&raw}).map(raw).features() == 1 + raw.features());
+}
+
+TEST_CASE("raw features measure what their names say") {
+  FeatureSettings settings;
+  settings.blur_sigmas = {0.0};
+  settings.cell_size = 2;
+  cv::Mat image(16, 16, CV_8UC3, cv::Scalar(30, 90, 200));  // B, G, R: an orange-red
+  image(cv::Rect(8, 0, 8, 16)).setTo(cv::Scalar(30, 90, 200) + cv::Scalar(0, 0, 40));
+  const RawFeatures raw = computeRawFeatures(image, settings);
+  const int n = raw.features();
+  auto value = [&](int r, int c, const std::string& name) {
+    return raw.values[static_cast<std::size_t>((r * raw.cols + c) * n + indexOf(raw.names, name))];
+  };
+  CHECK(value(0, 0, "rgb.r@0px") == doctest::Approx(200.0 / 255.0).epsilon(1e-5));
+  CHECK(value(0, 0, "rgb.b@0px") == doctest::Approx(30.0 / 255.0).epsilon(1e-5));
+  CHECK(value(0, 7, "rgb.r@0px") == doctest::Approx(240.0 / 255.0).epsilon(1e-5));
+  CHECK(value(0, 0, "hsv.s@0px") == doctest::Approx(1.0 - 30.0 / 200.0).epsilon(1e-4));
+  CHECK(value(0, 0, "hsv.hue_x@0px") > 0.5f);  // hue near 21 degrees: mostly along x
+  CHECK(value(0, 0, "edges@0px") == doctest::Approx(0.0).epsilon(1e-6));
+  CHECK(value(4, 3, "edges@0px") > 0.01f);   // the cells at the step (cols 3 and 4 touch x = 8)
+  CHECK(value(4, 4, "edges@0px") > 0.01f);
+  CHECK(value(4, 0, "texture7@0px") == doctest::Approx(0.0).epsilon(1e-4));
+  CHECK(value(4, 3, "texture7@0px") > 0.01f);
+  CHECK(value(0, 7, "lab.L@0px") > value(0, 0, "lab.L@0px") + 1.0f);  // the right half is lighter
+  CHECK_THROWS_AS(computeRawFeatures(cv::Mat(1, 1, CV_8UC3), settings), InvalidArgument);   // no whole cell
+  CHECK_THROWS_AS(computeRawFeatures(cv::Mat(8, 8, CV_8UC1), settings), InvalidArgument);   // not BGR
+  settings.texture_windows = {4};
+  CHECK_THROWS_AS(computeRawFeatures(image, settings), InvalidArgument);
+}
+
+TEST_CASE("a held-out image gets the training scaling, also through a saved model") {
+  FeatureSettings settings;
+  settings.blur_sigmas = {0.0, 6.0};
+  const SyntheticScene train = smallScene(1), holdout = smallScene(2);
+  const RawFeatures train_raw = computeRawFeatures(train.image, settings);
+  const RawFeatures holdout_raw = computeRawFeatures(holdout.image, settings);
+  const FeatureStack stack = FeatureStack::fit(settings, {&train_raw});
+  const FeatureMap map = stack.map(holdout_raw);
+  const int n = holdout_raw.features();
+  bool clamped = false;
+  for (int s = 0; s < map.cells(); ++s) {
+    for (int k = 0; k < n; ++k) {
+      const double lo = stack.scaling().lower[static_cast<std::size_t>(k)], hi = stack.scaling().upper[static_cast<std::size_t>(k)];
+      const double v = holdout_raw.values[static_cast<std::size_t>(s) * n + k];
+      const double expected = hi > lo ? std::clamp((v - lo) / (hi - lo), 0.0, 1.0) : 0.0;
+      clamped = clamped || expected == 0.0 || expected == 1.0;
+      REQUIRE(map.cell(s)[1 + k] == doctest::Approx(expected).epsilon(1e-5));
+    }
+  }
+  CHECK(clamped);
+  // Fitting on the holdout itself would give another map: the scaling really is the training one.
+  const FeatureMap own = FeatureStack::fit(settings, {&holdout_raw}).map(holdout_raw);
+  CHECK(own.values() != map.values());
+
+  Model model;
+  model.weights = Eigen::VectorXd::Ones(stack.features());
+  stack.store(model);
+  test::TempDir dir;
+  saveModel(dir.file("m.mmp"), model);
+  const Model loaded = loadModel(dir.file("m.mmp"));
+  const FeatureStack again = FeatureStack::fromModel(loaded);
+  CHECK(again.names() == stack.names());
+  CHECK(again.map(holdout.image).values() == map.values());
+
+  Model broken = model;
+  broken.settings.erase("features.blur_sigmas");
+  CHECK_THROWS_WITH_AS(FeatureStack::fromModel(broken), doctest::Contains("features.blur_sigmas"), DataError);
+  broken = model;
+  broken.settings["features.complements"] = "0";
+  CHECK_THROWS_AS(FeatureStack::fromModel(broken), DataError);  // names and weights no longer match
+  broken = model;
+  broken.arrays["features.lower"].pop_back();
+  CHECK_THROWS_AS(FeatureStack::fromModel(broken), DataError);
+}
+
+TEST_CASE("feature settings are validated") {
+  FeatureSettings s;
+  CHECK_NOTHROW(validate(s));
+  s.cell_size = 0;
+  CHECK_THROWS_WITH_AS(validate(s), doctest::Contains("cell_size"), InvalidArgument);
+  s = {};
+  s.blur_sigmas = {};
+  CHECK_THROWS_AS(validate(s), InvalidArgument);
+  s = {};
+  s.blur_sigmas = {-1.0};
+  CHECK_THROWS_AS(validate(s), InvalidArgument);
+  s = {};
+  s.rgb = s.hsv = s.lab = false;
+  CHECK_THROWS_AS(validate(s), InvalidArgument);
+  s = {};
+  s.scaling_quantile = 0.5;
+  CHECK_THROWS_AS(validate(s), InvalidArgument);
+}
+
+TEST_CASE("a stacked feature map works through the path oracle under the positive-cost projection") {
+  FeatureSettings settings;
+  settings.blur_sigmas = {0.0, 8.0};
+  settings.bins = 5;
+  settings.complements = false;
+  const RawFeatures raw = computeRawFeatures(smallScene(3).image, settings);
+  const FeatureStack stack = FeatureStack::fit(settings, {&raw});
+  auto map = std::make_shared<const FeatureMap>(stack.map(raw));
+  CHECK(map->features() == 1 + raw.features() * 5);
+  for (int s = 0; s < map->cells(); ++s) {
+    double sum = 0.0;
+    for (int k = 1; k <= 5; ++k) sum += map->cell(s)[k];  // the bins of one raw feature sum to 1
+    REQUIRE(sum == doctest::Approx(1.0));
+  }
+  const int cols = map->cols();
+  std::vector<int> demo;
+  for (int c = 2; c < cols - 2; ++c) demo.push_back(5 * cols + c);
+  PathExample::Params params;
+  params.loss = {LossShape::Linear, 3.0, 1.0};
+  const PathExample example(map, demo, params);
+  const ProjectionPtr positive = positiveCostProjection(map->features(), kBiasIndex, 1.0, 0.05);
+  Eigen::VectorXd w = Eigen::VectorXd::Constant(map->features(), -1.0);
+  positive->project(w);  // the bias floor, every other weight 0: uniform costs
+  OracleResult result;
+  example.solve(w, 1.0, result);
+  CHECK(result.loss > 0.0);  // loss augmentation pulls the path away from the demonstration
+  CHECK(hinge(result, w) > 0.0);
+  example.solve(w, 0.0, result);
+  CHECK(result.output == demo);  // with uniform costs the straight demonstration is the plan
+}

@@ -1,0 +1,221 @@
+#include "maps/maps_support.hpp"
+
+#include "commands.hpp"
+#include "demonstration_file.hpp"
+#include "json_writer.hpp"
+#include "pipeline.hpp"
+
+#include <mmp/core/error.hpp>
+#include <mmp/core/model_file.hpp>
+#include <mmp/maps/imagery.hpp>
+#include <mmp/planning/grid_planner.hpp>
+#include <mmp/planning/path.hpp>
+
+#include <doctest/doctest.h>
+#include <opencv2/imgcodecs.hpp>
+
+#include <fstream>
+
+using namespace mmp;
+using namespace mmp::tools;
+
+namespace {
+
+// Small synthetic scenes: two for training, two held out.
+TrainConfig syntheticConfig(const test::TempDir& dir) {
+  const std::string path = dir.file("demo.yaml");
+  std::ofstream(path) << R"(
+behaviour: {name: follow_road, preferred: Road, costs: {Road: 1, Land: 6, Vegetation: 8, Water: inf, Building: 40}}
+train:
+  - synthetic: {seed: 1, rows: 256, cols: 256, roads: 3, buildings: 30}
+  - synthetic: {seed: 2, rows: 256, cols: 256, roads: 3, buildings: 30}
+holdout:
+  - synthetic: {seed: 3, rows: 256, cols: 256, roads: 3, buildings: 30}
+  - synthetic: {seed: 4, rows: 256, cols: 256, roads: 3, buildings: 30}
+features: {cell_size: 4, blur_sigmas: [0, 8], texture_windows: [7], bins: 5}
+demonstrations: {per_region: 10, min_separation_px: 100, seed: 1}
+loss: {shape: linear, radius_px: 24, scale: 1}
+learner:
+  kind: batch
+  batch: {lambda: 0.0001, iterations: 60, step: constant, step_size: 1, averaging: late_weighted, threads: 1}
+evaluation: {pairs: 20, min_separation_px: 100, seed: 7}
+classifier: {iterations: 40, samples: 4000}
+)";
+  return loadTrainConfig(path, "", dir.file("out"));
+}
+
+}  // namespace
+
+TEST_CASE("generated demonstrations are optimal under the behaviour's costs") {
+  test::TempDir dir;
+  const TrainConfig config = syntheticConfig(dir);
+  const Training training = loadTrainingRegions(config);
+  REQUIRE(training.regions.size() == 2);
+  for (const Region& r : training.regions) {
+    REQUIRE(r.demonstrations.size() == 10);
+    GridPlanner planner(r.rows(), r.cols());
+    for (const std::vector<int>& demo : r.demonstrations) {
+      CHECK(pathLength(demo, r.cols()) >= 100.0 / 4 - 1e-9);
+      planner.plan(r.true_costs, demo.front(), -1);  // Dijkstra from the start over the whole grid
+      const double cost = pathIntegral(demo, r.cols(), r.true_costs);
+      CHECK(std::isfinite(cost));
+      CHECK(cost == doctest::Approx(planner.distance(demo.back())).epsilon(1e-9));
+    }
+  }
+  // The scaled feature maps of the training images stay in [0, 1] and carry the stack's names.
+  const FeatureMap& map = *training.regions[0].map;
+  CHECK(map.names() == training.stack.names());
+  for (float v : map.values()) REQUIRE((v >= 0.0f && v <= 1.0f));
+}
+
+TEST_CASE("on the synthetic scene the learned planner beats uniform costs on held-out scenes") {
+  test::TempDir dir;
+  const TrainConfig config = syntheticConfig(dir);
+  const Training training = loadTrainingRegions(config);
+  const TrainedPlanner planner = trainPlanner(training, config, 1);
+  CHECK(planner.epochs == 60);
+  CHECK(planner.examples == 20);
+  CHECK(planner.weights.minCoeff() >= 0.0);
+  CHECK(planner.bias > 0.0);
+  CHECK(planner.bias <= planner.bias_floor);
+  const std::optional<LinearClassifier> classifier = trainBaseline(training, config, 1);
+  REQUIRE(classifier);
+  std::vector<PlanScore> learned, uniform, classified;
+  for (int i = 0; i < 2; ++i) {
+    const HoldoutResult h = evaluateHoldout(config, i, training.stack, planner.weights, &*classifier);
+    CHECK(h.references.size() == 20);
+    learned.insert(learned.end(), h.scores.at("learned").begin(), h.scores.at("learned").end());
+    uniform.insert(uniform.end(), h.scores.at("uniform").begin(), h.scores.at("uniform").end());
+    classified.insert(classified.end(), h.scores.at("classifier").begin(), h.scores.at("classifier").end());
+  }
+  const MethodSummary l = summarise(learned), u = summarise(uniform);
+  MESSAGE("holdout cost ratio: learned " << l.cost_ratio_mean << ", uniform " << u.cost_ratio_mean << ", classifier "
+                                          << summarise(classified).cost_ratio_mean);
+  CHECK(l.cost_ratio_mean >= 1.0);
+  CHECK(l.cost_ratio_mean < u.cost_ratio_mean);
+  CHECK(l.preferred_share > u.preferred_share);
+  CHECK(l.dist_mean_px < u.dist_mean_px);
+}
+
+TEST_CASE("plan scores: a reference scores perfectly against itself, percentiles by nearest rank") {
+  test::TempDir dir;
+  const TrainConfig config = syntheticConfig(dir);
+  Region region = loadRegion(config.holdout[0], config);
+  GridPlanner planner(region.rows(), region.cols());
+  const int start = 5 * region.cols() + 5, goal = (region.rows() - 6) * region.cols() + region.cols() - 6;
+  const PlanResult best = planner.plan(region.true_costs, start, goal);
+  REQUIRE(best.status == PlanStatus::Success);
+  PlanScorer scorer(region, config.behaviour.preferred, 100.0, 4);
+  scorer.setReference(best.path);
+  const PlanScore self = scorer.score(best.path);
+  CHECK(self.cost_ratio == doctest::Approx(1.0));
+  CHECK(self.feasible);
+  for (double d : self.distances_px) CHECK(d == 0.0);
+  const PlanResult straight =
+      planner.plan(std::vector<double>(static_cast<std::size_t>(region.cells()), 1.0), start, goal);
+  const PlanScore other = scorer.score(straight.path);
+  CHECK(other.cost_ratio >= 1.0);
+
+  CHECK(percentile({}, 0.95) == 0.0);
+  CHECK(percentile({3, 1, 2}, 0.0) == 1.0);
+  CHECK(percentile({3, 1, 2}, 0.5) == 2.0);
+  std::vector<double> hundred;
+  for (int i = 1; i <= 100; ++i) hundred.push_back(i);
+  CHECK(percentile(hundred, 0.95) == 95.0);
+  const MethodSummary m = summarise({self, other});
+  CHECK(m.pairs == 2);
+  CHECK(m.cost_ratio_mean == doctest::Approx((1.0 + other.cost_ratio) / 2));
+  CHECK(m.feasible_share <= 1.0);
+}
+
+TEST_CASE("mmp plan and mmp costmap use a saved model on a new image") {
+  test::TempDir dir;
+  const TrainConfig config = syntheticConfig(dir);
+  const Training training = loadTrainingRegions(config);
+  Model model;
+  model.weights = Eigen::VectorXd::Zero(training.stack.features());
+  model.weights[kBiasIndex] = 1.0;
+  model.weights[3] = 2.0;
+  training.stack.store(model);
+  saveModel(dir.file("m.mmp"), model);
+  SyntheticSceneParams p;
+  p.seed = 9;
+  p.rows = p.cols = 128;
+  REQUIRE(cv::imwrite(dir.file("scene.png"), makeSyntheticScene(p).image));
+
+  CLI::App app;
+  addPlanCommand(app);
+  addCostmapCommand(app);
+  app.parse(std::vector<std::string>{dir.file("plan.png"), "--png", dir.file("plan.csv"), "--out", "100,90", "--goal",
+                                     "3,2", "--start", dir.file("scene.png"), "--image", dir.file("m.mmp"), "--model",
+                                     "plan"});  // CLI11 takes the arguments in reverse order
+  const auto paths = readDemonstrationFile(dir.file("plan.csv"));
+  REQUIRE(paths.size() == 1);
+  const std::vector<int> cells = pathCells(paths[0], 4, 32, 32, "plan");
+  CHECK(cells.front() == 0 * 32 + 0);
+  CHECK(cells.back() == 22 * 32 + 25);
+  CHECK(cv::imread(dir.file("plan.png")).size() == cv::Size(128, 128));
+
+  CLI::App app2;
+  addCostmapCommand(app2);
+  app2.parse(std::vector<std::string>{dir.file("cost.tiff"), "--raw", dir.file("cost.png"), "--png",
+                                      dir.file("scene.png"), "--image", dir.file("m.mmp"), "--model", "costmap"});
+  const cv::Mat raw = cv::imread(dir.file("cost.tiff"), cv::IMREAD_UNCHANGED);
+  REQUIRE(raw.type() == CV_32FC1);
+  CHECK(raw.size() == cv::Size(32, 32));
+  const FeatureMap map = training.stack.map(loadImage(dir.file("scene.png")));
+  std::vector<double> costs;
+  map.costs(model.weights, costs);
+  CHECK(raw.at<float>(7, 9) == doctest::Approx(costs[7 * 32 + 9]).epsilon(1e-6));
+
+  CLI::App app3;
+  addPlanCommand(app3);
+  CHECK_THROWS_AS(app3.parse(std::vector<std::string>{"900,4", "--goal", "3,4", "--start", dir.file("scene.png"),
+                                                      "--image", dir.file("m.mmp"), "--model", "plan"}),
+                  InvalidArgument);
+}
+
+TEST_CASE("metrics JSON is nested, ordered and writes non-finite numbers as null") {
+  JsonObject inner;
+  inner.add("cost_ratio_mean", 1.25).add("pairs", 30);
+  JsonObject outer;
+  outer.add("behaviour", "follow \"road\"").add("methods", inner).add("bad", std::nan(""));
+  const std::string text = outer.dump();
+  CHECK(text == "{\n  \"behaviour\": \"follow \\\"road\\\"\",\n  \"methods\": {\n    \"cost_ratio_mean\": 1.25,\n"
+                "    \"pairs\": 30\n  },\n  \"bad\": null\n}");
+}
+
+TEST_CASE("training images may bring demonstrations from a file instead of labels") {
+  test::TempDir dir;
+  SyntheticSceneParams p;
+  p.seed = 5;
+  p.rows = p.cols = 160;
+  const SyntheticScene scene = makeSyntheticScene(p);
+  REQUIRE(cv::imwrite(dir.file("train.png"), scene.image));
+  std::ofstream(dir.file("paths.csv")) << "path,x,y\n1,10,10\n1,150,12\n1,150,150\n2,5,140\n2,80,80\n";
+  std::ofstream(dir.file("files.yaml")) << R"(
+behaviour: {name: follow_road, preferred: Road, costs: {Road: 1, Land: 6, Vegetation: 8, Water: 30, Building: 40}}
+train:
+  - {image: train.png, demonstrations: paths.csv}
+holdout:
+  - synthetic: {seed: 6, rows: 160, cols: 160}
+features: {cell_size: 8, blur_sigmas: [0], bins: 3}
+learner: {batch: {iterations: 5, threads: 1}}
+evaluation: {pairs: 3, min_separation_px: 40}
+)";
+  const TrainConfig config = loadTrainConfig(dir.file("files.yaml"), "", dir.file("out"));
+  REQUIRE(config.train[0].demonstrations == dir.file("paths.csv"));
+  const Training training = loadTrainingRegions(config);
+  const Region& r = training.regions[0];
+  REQUIRE(r.demonstrations.size() == 2);
+  CHECK(r.demonstrations[0].front() == 1 * r.cols() + 1);
+  CHECK(r.demonstrations[0].back() == 18 * r.cols() + 18);
+  CHECK(r.demonstrations[1].back() == 10 * r.cols() + 10);
+  CHECK(r.true_costs.empty());
+  CHECK_FALSE(trainBaseline(training, config, 1));  // the classifier needs labels
+  const TrainedPlanner planner = trainPlanner(training, config, 1);
+  CHECK(planner.examples == 2);
+  const HoldoutResult h = evaluateHoldout(config, 0, training.stack, planner.weights, nullptr);
+  CHECK(h.scores.count("classifier") == 0);
+  CHECK(h.scores.at("learned").size() == h.references.size());
+}

@@ -1,0 +1,133 @@
+#include "maps/maps_support.hpp"
+
+#include "train_config.hpp"
+
+#include <mmp/core/error.hpp>
+
+#include <doctest/doctest.h>
+#include <opencv2/imgcodecs.hpp>
+
+#include <fstream>
+
+using namespace mmp;
+using namespace mmp::tools;
+
+namespace {
+
+// A minimal valid config on synthetic scenes; `extra` is appended, `replace` swaps a line.
+std::string minimalConfig(const std::string& behaviour = "{name: follow_road, preferred: Road, costs: {Road: 1, "
+                                                         "Land: 5, Vegetation: 5, Water: inf, Building: 10}}") {
+  return "behaviour: " + behaviour +
+         "\n"
+         "train:\n  - synthetic: {seed: 1, rows: 128, cols: 128}\n"
+         "holdout:\n  - synthetic: {seed: 2, rows: 128, cols: 128}\n";
+}
+
+std::string write(const test::TempDir& dir, const std::string& text, const std::string& name = "config.yaml") {
+  const std::string path = dir.file(name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string errorOf(const std::string& path) {
+  try {
+    loadTrainConfig(path);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("a minimal train config loads with documented defaults") {
+  test::TempDir dir;
+  const TrainConfig c = loadTrainConfig(write(dir, minimalConfig()));
+  CHECK(c.behaviour.name == "follow_road");
+  CHECK(c.behaviour.preferred == 2);
+  CHECK(c.behaviour.preferred_name == "Road");
+  CHECK(c.classCost(2) == 1.0);
+  CHECK(std::isinf(c.classCost(4)));
+  CHECK(std::isnan(c.classCost(7)));
+  CHECK(c.classes.size() == 5);  // the synthetic scene's classes by default
+  REQUIRE(c.train.size() == 1);
+  CHECK(c.train[0].name == "synthetic-1");
+  CHECK(c.train[0].synthetic->rows == 128);
+  CHECK(c.output_dir == "out/config");
+  CHECK(c.learner.kind == "batch");
+  CHECK(c.features.cell_size == 4);
+  CHECK(loadTrainConfig(write(dir, minimalConfig()), "", "elsewhere").output_dir == "elsewhere");
+}
+
+TEST_CASE("train config errors name the key path and what is valid") {
+  test::TempDir dir;
+  SUBCASE("an unknown key names the nearest valid one") {
+    const std::string m = errorOf(write(dir, minimalConfig() + "featurs: {}\n"));
+    CHECK(m.find("featurs: unknown key") != std::string::npos);
+    CHECK(m.find("did you mean 'features'") != std::string::npos);
+  }
+  SUBCASE("an unknown nested key names its path") {
+    const std::string m = errorOf(write(dir, minimalConfig() + "learner:\n  batch:\n    step_sise: 1\n"));
+    CHECK(m.find("learner.batch.step_sise: unknown key") != std::string::npos);
+    CHECK(m.find("learner.batch.step_size") != std::string::npos);
+  }
+  SUBCASE("a wrong type names the key and the value") {
+    const std::string m = errorOf(write(dir, minimalConfig() + "features: {cell_size: four}\n"));
+    CHECK(m.find("features.cell_size: expected an integer, got 'four'") != std::string::npos);
+  }
+  SUBCASE("a value out of range names the range") {
+    const std::string m = errorOf(write(dir, minimalConfig() + "evaluation: {pairs: 0}\n"));
+    CHECK(m.find("evaluation.pairs: expected an integer in [1, 100000], got 0") != std::string::npos);
+  }
+  SUBCASE("list items are named by index") {
+    const std::string m = errorOf(write(dir, minimalConfig() + "features: {blur_sigmas: [0, -2]}\n"));
+    CHECK(m.find("features.blur_sigmas[1]") != std::string::npos);
+  }
+  SUBCASE("an unknown class in the costs suggests the nearest class") {
+    const std::string m = errorOf(write(dir, minimalConfig("{name: b, preferred: Road, costs: {Road: 1, Lnad: 5}}")));
+    CHECK(m.find("behaviour.costs.Lnad: unknown class; did you mean 'Land'?") != std::string::npos);
+  }
+  SUBCASE("every class needs a cost") {
+    const std::string m = errorOf(write(dir, minimalConfig("{name: b, preferred: Road, costs: {Road: 1}}")));
+    CHECK(m.find("class 'Building' has no cost") != std::string::npos);
+  }
+  SUBCASE("costs are > 0 or inf, by name or index") {
+    const std::string bad = errorOf(write(dir, minimalConfig("{name: b, preferred: 2, costs: {0: 1, 1: 2, 2: 3, 3: 4, 4: -1}}")));
+    CHECK(bad.find("behaviour.costs.4: expected a cost > 0 or inf (impassable), got '-1'") != std::string::npos);
+    const TrainConfig c = loadTrainConfig(write(dir, minimalConfig("{name: b, preferred: 2, costs: {0: 1, 1: 2, 2: 3, 3: 4, 4: .inf}}")));
+    CHECK(c.behaviour.preferred_name == "Road");
+    CHECK(std::isinf(c.classCost(4)));
+  }
+  SUBCASE("the preferred class must be passable") {
+    const std::string m = errorOf(write(dir, minimalConfig("{name: b, preferred: Water, costs: {Road: 1, Land: 5, "
+                                                           "Vegetation: 5, Water: inf, Building: 10}}")));
+    CHECK(m.find("behaviour.preferred: the preferred class 'Water' is impassable") != std::string::npos);
+  }
+  SUBCASE("a holdout image may not be a training image") {
+    const std::string text = "behaviour: {name: b, preferred: Road, costs: {Road: 1, Land: 5, Vegetation: 5, Water: 9, "
+                             "Building: 10}}\ntrain:\n  - synthetic: {seed: 3}\nholdout:\n  - synthetic: {seed: 3}\n";
+    CHECK(errorOf(write(dir, text)).find("never train on a holdout image") != std::string::npos);
+  }
+  SUBCASE("missing files are named with where relative paths start") {
+    const std::string m = errorOf(write(dir, "behaviour: {name: b, preferred: Road, costs: {Road: 1}}\nclasses:\n  - {name: Road, index: 2}\n"
+                                       "train:\n  - {image: nowhere.png, labels: nowhere_labels.png}\nholdout:\n  - synthetic: {seed: 1}\n"));
+    CHECK(m.find("train[0].image: file '") != std::string::npos);
+    CHECK(m.find("nowhere.png' not found") != std::string::npos);
+  }
+  SUBCASE("a holdout image needs labels; a training image labels or demonstrations") {
+    cv::imwrite(dir.file("a.png"), test::randomImage(1, 64, 64));
+    const std::string head = "behaviour: {name: b, preferred: Road, costs: {Road: 1}}\nclasses:\n  - {name: Road, index: 2}\n";
+    CHECK(errorOf(write(dir, head + "train:\n  - {image: a.png}\nholdout:\n  - synthetic: {seed: 1}\n"))
+              .find("train[0]: a training image needs 'labels'") != std::string::npos);
+    CHECK(errorOf(write(dir, head + "train:\n  - synthetic: {seed: 1}\nholdout:\n  - {image: a.png}\n"))
+              .find("holdout[0].labels: required") != std::string::npos);
+  }
+  SUBCASE("bins and complements exclude each other") {
+    const std::string m = errorOf(write(dir, minimalConfig() + "features: {bins: 5, complements: true}\n"));
+    CHECK(m.find("features.complements: complements are redundant with bins") != std::string::npos);
+  }
+  SUBCASE("class declarations are checked") {
+    const std::string m = errorOf(write(dir, minimalConfig() + "classes:\n  - {name: Road, index: 2, colour: blue}\n"));
+    CHECK(m.find("classes[0].colour") != std::string::npos);
+  }
+}

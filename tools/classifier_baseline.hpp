@@ -1,0 +1,35 @@
+// The per-pixel classifier baseline: a linear classifier of the behaviour's preferred class,
+// trained on the same features and the same training images as the planner, its score turned
+// into a cost map.  It shows what learning from demonstrations adds over "find the road, then plan".
+//
+// Training: cells drawn (seeded) from the training images' labels, half of the preferred class and
+// half of the others; a two-class Crammer-Singer SVM (core's MulticlassExample) trained by the
+// batch subgradient learner.  score(f) = (w_preferred - w_other) . f.
+// Cost: 1 + a (1 - sigmoid(score)): cheap where the classifier is sure of the preferred class, at
+// most 1 + a elsewhere.  The scale a is chosen among the configured values by the lowest mean cost
+// ratio on the training images' own demonstrations (never on holdout images).
+#pragma once
+
+#include "regions.hpp"
+
+#include <Eigen/Dense>
+#include <vector>
+
+namespace mmp::tools {
+
+struct LinearClassifier {
+  Eigen::VectorXd direction;        ///< score(f) = direction . f
+  int samples = 0;
+  double training_accuracy = 0.0;   ///< on the drawn cells
+  double cost_scale = 1.0;          ///< a, once chosen
+};
+
+/// requires: regions with labels and feature maps; throws mmp::DataError if they hold no cell of the
+/// preferred class or none of the others.
+LinearClassifier trainPreferredClassifier(const std::vector<const Region*>& regions, int preferred,
+                                          const ClassifierSettings& settings, int threads);
+
+/// The cost map 1 + a (1 - sigmoid(score)) of every cell.
+std::vector<double> classifierCosts(const FeatureMap& map, const LinearClassifier& classifier, double cost_scale);
+
+}  // namespace mmp::tools

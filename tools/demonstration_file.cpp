@@ -1,0 +1,201 @@
+#include "demonstration_file.hpp"
+
+#include <mmp/core/error.hpp>
+#include <mmp/planning/path.hpp>
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace mmp::tools {
+namespace {
+
+std::string trim(const std::string& s) {
+  const auto first = s.find_first_not_of(" \t\r");
+  if (first == std::string::npos) return "";
+  return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
+}
+
+std::vector<std::string> splitFields(const std::string& line) {
+  std::vector<std::string> fields;
+  std::stringstream in(line);
+  std::string field;
+  while (std::getline(in, field, ',')) fields.push_back(trim(field));
+  if (!line.empty() && line.back() == ',') fields.push_back("");
+  return fields;
+}
+
+bool parseNumber(const std::string& text, double& x) {
+  if (text.empty()) return false;
+  std::size_t used = 0;
+  try {
+    x = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return used == text.size() && std::isfinite(x);
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+std::vector<PixelPath> readCsv(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw DataError("cannot read demonstration file '" + file + "'");
+  std::vector<PixelPath> paths;
+  std::map<std::string, std::size_t> index;
+  std::string line;
+  int number = 0;
+  int columns = 0;  // 2 (x,y) or 3 (path,x,y) once known
+  bool first = true;
+  while (std::getline(in, line)) {
+    ++number;
+    const std::string text = trim(line);
+    if (text.empty() || text.front() == '#') continue;
+    const std::vector<std::string> fields = splitFields(text);
+    const std::string where = file + ":" + std::to_string(number) + ": ";
+    if (first) {
+      first = false;
+      std::vector<std::string> names;
+      for (const auto& f : fields) names.push_back(lower(f));
+      if (names == std::vector<std::string>{"x", "y"} || names == std::vector<std::string>{"path", "x", "y"}) {
+        columns = static_cast<int>(names.size());
+        continue;
+      }
+      double ignored = 0.0;
+      if (!fields.empty() && !parseNumber(fields.back(), ignored)) {
+        throw DataError(where + "the header '" + text + "' must be 'x,y' or 'path,x,y'");
+      }
+    }
+    if (columns == 0) columns = static_cast<int>(fields.size());
+    if (static_cast<int>(fields.size()) != columns || (columns != 2 && columns != 3)) {
+      throw DataError(where + "expected " + (columns == 3 ? std::string("3") : std::string("2")) +
+                      " comma-separated fields (x,y or path,x,y), got '" + text + "'");
+    }
+    PixelPoint p;
+    const std::string& xs = fields[static_cast<std::size_t>(columns - 2)];
+    const std::string& ys = fields[static_cast<std::size_t>(columns - 1)];
+    if (!parseNumber(xs, p.x)) throw DataError(where + "x '" + xs + "' is not a number");
+    if (!parseNumber(ys, p.y)) throw DataError(where + "y '" + ys + "' is not a number");
+    const std::string name = columns == 3 ? fields[0] : "1";
+    if (name.empty()) throw DataError(where + "the path column is empty");
+    auto it = index.find(name);
+    if (it == index.end()) {
+      it = index.emplace(name, paths.size()).first;
+      paths.push_back({name, {}});
+    }
+    paths[it->second].points.push_back(p);
+  }
+  if (paths.empty()) throw DataError("demonstration file '" + file + "' holds no points");
+  return paths;
+}
+
+PixelPoint yamlPoint(const YAML::Node& node, const std::string& where) {
+  PixelPoint p;
+  bool ok = false;
+  if (node.IsSequence() && node.size() == 2 && node[0].IsScalar() && node[1].IsScalar()) {
+    ok = YAML::convert<double>::decode(node[0], p.x) && YAML::convert<double>::decode(node[1], p.y);
+  } else if (node.IsMap() && node.size() == 2 && node["x"] && node["y"] && node["x"].IsScalar() && node["y"].IsScalar()) {
+    ok = YAML::convert<double>::decode(node["x"], p.x) && YAML::convert<double>::decode(node["y"], p.y);
+  }
+  if (!ok || !std::isfinite(p.x) || !std::isfinite(p.y)) {
+    throw DataError(where + ": expected a point [x, y] or {x: .., y: ..} of two numbers");
+  }
+  return p;
+}
+
+std::vector<PixelPath> readYaml(const std::string& file) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(file);
+  } catch (const YAML::BadFile&) {
+    throw DataError("cannot read demonstration file '" + file + "'");
+  } catch (const YAML::ParserException& e) {
+    throw DataError(file + ": YAML syntax error: " + e.what());
+  }
+  std::string prefix = file + ": ";
+  if (root.IsMap()) {
+    for (const auto& entry : root) {
+      if (entry.first.as<std::string>() != "paths") {
+        throw DataError(prefix + "unknown key '" + entry.first.as<std::string>() + "' (the only key is 'paths')");
+      }
+    }
+    root = root["paths"];
+    prefix += "paths";
+  } else {
+    prefix += "top level";
+  }
+  if (!root.IsSequence()) throw DataError(prefix + ": expected a list of paths");
+  std::vector<PixelPath> paths;
+  for (std::size_t i = 0; i < root.size(); ++i) {
+    const std::string where = prefix + "[" + std::to_string(i) + "]";
+    if (!root[i].IsSequence()) throw DataError(where + ": expected a list of points");
+    PixelPath path{std::to_string(i + 1), {}};
+    for (std::size_t j = 0; j < root[i].size(); ++j) {
+      path.points.push_back(yamlPoint(root[i][j], where + "[" + std::to_string(j) + "]"));
+    }
+    paths.push_back(std::move(path));
+  }
+  if (paths.empty()) throw DataError(prefix + ": the list of paths is empty");
+  return paths;
+}
+
+}  // namespace
+
+std::vector<PixelPath> readDemonstrationFile(const std::string& path) {
+  const auto dot = path.find_last_of('.');
+  const std::string extension = dot == std::string::npos ? "" : lower(path.substr(dot + 1));
+  std::vector<PixelPath> paths;
+  if (extension == "csv") paths = readCsv(path);
+  else if (extension == "yaml" || extension == "yml") paths = readYaml(path);
+  else throw DataError("demonstration file '" + path + "': unknown format; use a .csv or a .yaml/.yml file");
+  for (const PixelPath& p : paths) {
+    if (p.points.size() < 2) {
+      throw DataError("demonstration file '" + path + "': path " + p.name + " has " + std::to_string(p.points.size()) +
+                      " point; a path needs at least 2");
+    }
+  }
+  return paths;
+}
+
+std::vector<int> pathCells(const PixelPath& path, int cell_size, int rows, int cols, const std::string& where) {
+  std::vector<std::pair<int, int>> points;
+  for (std::size_t i = 0; i < path.points.size(); ++i) {
+    const PixelPoint& p = path.points[i];
+    const double width = static_cast<double>(cols) * cell_size, height = static_cast<double>(rows) * cell_size;
+    if (!(p.x >= 0.0 && p.x < width && p.y >= 0.0 && p.y < height)) {
+      std::ostringstream message;
+      message << where << ": path " << path.name << ", point " << i + 1 << " (x " << p.x << ", y " << p.y
+              << ") lies outside the image's whole cells (0 <= x < " << width << ", 0 <= y < " << height << ")";
+      throw DataError(message.str());
+    }
+    points.emplace_back(static_cast<int>(p.y) / cell_size, static_cast<int>(p.x) / cell_size);
+  }
+  std::vector<int> cells = rasterizePolyline(points, cols, Connectivity::Eight);
+  if (cells.size() < 2) {
+    throw DataError(where + ": path " + path.name + " stays inside one cell of " + std::to_string(cell_size) +
+                    " pixels; a demonstration must cross at least two cells");
+  }
+  return cells;
+}
+
+void writePathCsv(const std::string& file, const std::vector<std::vector<int>>& paths, int cols, int cell_size) {
+  std::ofstream out(file);
+  if (!out) throw DataError("cannot write path file '" + file + "'");
+  out << "path,x,y\n";
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    for (int s : paths[i]) {
+      out << i + 1 << "," << (s % cols + 0.5) * cell_size << "," << (s / cols + 0.5) * cell_size << "\n";
+    }
+  }
+  if (!out) throw DataError("cannot write path file '" + file + "'");
+}
+
+}  // namespace mmp::tools

@@ -1,0 +1,59 @@
+// Scoring plans on a holdout region against reference paths that are optimal under the behaviour.
+//
+// For each start/goal pair, with y_ref the reference (A* on the behaviour's true costs) and y a
+// method's plan (A* on that method's cost map):
+//   cost ratio       = true cost of y / true cost of y_ref  (>= 1, 1 is perfect); a plan through an
+//                      impassable cell is charged impassable_cost there (and counted as infeasible)
+//   distance         = for every cell of y, the Euclidean distance in pixels to the nearest cell of y_ref
+//   preferred share  = the share of y's length on the behaviour's preferred class
+// summarise() pools the pairs: mean and 95th percentile of the ratios, mean and 95th percentile of
+// all plan cells' distances, mean preferred share, share of feasible plans.
+#pragma once
+
+#include "regions.hpp"
+
+#include <vector>
+
+namespace mmp::tools {
+
+struct PlanScore {
+  double cost_ratio = 1.0;
+  double preferred_share = 0.0;
+  std::vector<double> distances_px;
+  bool feasible = true;
+};
+
+struct MethodSummary {
+  int pairs = 0;
+  double cost_ratio_mean = 0.0, cost_ratio_p95 = 0.0;
+  double dist_mean_px = 0.0, dist_p95_px = 0.0;
+  double preferred_share = 0.0;
+  double feasible_share = 0.0;
+};
+
+/// The q-quantile (0 <= q <= 1) by the nearest-rank rule; 0 for an empty list.
+double percentile(std::vector<double> values, double q);
+
+/// What scoring needs of a holdout region and one reference path.
+class PlanScorer {
+ public:
+  /// requires: region has labels (true_costs); impassable_cost > 0.
+  PlanScorer(const Region& region, int preferred, double impassable_cost, int cell_size);
+
+  /// Sets the reference path (optimal under the true costs) and precomputes its distance map.
+  void setReference(const std::vector<int>& reference);
+  PlanScore score(const std::vector<int>& plan) const;
+
+ private:
+  const Region& region_;
+  int cell_size_;
+  std::vector<double> scoring_costs_;   // true costs, +inf replaced by impassable_cost
+  std::vector<double> on_preferred_;    // 1 on preferred cells, else 0
+  std::vector<int> reference_;
+  double reference_cost_ = 0.0;
+  std::vector<double> distance_;        // cells to the reference
+};
+
+MethodSummary summarise(const std::vector<PlanScore>& scores);
+
+}  // namespace mmp::tools

@@ -1,0 +1,265 @@
+#include "pipeline.hpp"
+
+#include <mmp/core/error.hpp>
+#include <mmp/core/objective.hpp>
+#include <mmp/learners/batch_subgradient.hpp>
+#include <mmp/learners/online_greedy_projection.hpp>
+#include <mmp/planning/demonstrations.hpp>
+#include <mmp/planning/loss.hpp>
+#include <mmp/planning/path.hpp>
+#include <mmp/planning/path_example.hpp>
+
+#include <chrono>
+#include <limits>
+#include <cmath>
+#include <memory>
+
+namespace mmp::tools {
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+PathExample::Params exampleParams(const TrainConfig& config) {
+  PathExample::Params p;
+  p.connectivity = Connectivity::Eight;
+  p.loss.shape = config.loss.shape;
+  p.loss.radius = config.loss.radius_px / config.features.cell_size;  // the loss lives on the cell grid
+  p.loss.scale = config.loss.scale;
+  p.length_weighting = config.loss.length_weighting;
+  p.q = config.learner.kind == "batch" ? config.learner.batch.q : config.learner.online.q;
+  return p;
+}
+
+}  // namespace
+
+const std::vector<std::string>& methodNames() {
+  static const std::vector<std::string> names = {"learned", "uniform", "classifier"};
+  return names;
+}
+
+double impassableCost(const TrainConfig& config) {
+  if (!std::isnan(config.evaluation.impassable_cost)) return config.evaluation.impassable_cost;
+  double dearest = 0.0;
+  for (const LabelClass& c : config.classes) {
+    const double cost = config.classCost(c.index);
+    if (std::isfinite(cost)) dearest = std::max(dearest, cost);
+  }
+  return 10.0 * dearest;
+}
+
+Training loadTrainingRegions(const TrainConfig& config, const StageCallback& progress) {
+  Training training;
+  const long n = static_cast<long>(config.train.size());
+  for (long i = 0; i < n; ++i) {
+    if (progress) progress("loading training images", i, n);
+    training.regions.push_back(loadRegion(config.train[static_cast<std::size_t>(i)], config));
+  }
+  std::vector<const RawFeatures*> raws;
+  for (const Region& r : training.regions) raws.push_back(&r.raw);
+  training.stack = FeatureStack::fit(config.features, raws);
+  for (std::size_t i = 0; i < training.regions.size(); ++i) {
+    Region& r = training.regions[i];
+    r.map = std::make_shared<const FeatureMap>(training.stack.map(r.raw));
+    addDemonstrations(r, config, static_cast<int>(i));
+  }
+  if (progress) progress("loading training images", n, n);
+  return training;
+}
+
+TrainedPlanner trainPlanner(const Training& training, const TrainConfig& config, int threads,
+                            const TraceCallback& callback) {
+  const PathExample::Params params = exampleParams(config);
+  std::vector<std::unique_ptr<PathExample>> examples;
+  std::vector<std::size_t> owner;  // region of each example
+  for (std::size_t i = 0; i < training.regions.size(); ++i) {
+    const Region& r = training.regions[i];
+    for (const std::vector<int>& demo : r.demonstrations) {
+      examples.push_back(std::make_unique<PathExample>(r.map, demo, params));
+      owner.push_back(i);
+    }
+  }
+  ExampleList list;
+  for (const auto& e : examples) list.push_back(e.get());
+  const Eigen::Index d = training.stack.features();
+  // w >= 0 and w_bias >= loss_max + min_cost: every loss-augmented cell cost stays >= min_cost
+  // (features in [0, 1], bias 1), so A* stays exact without clamping (planning/loss.hpp).
+  const ProjectionPtr positive = positiveCostProjection(d, kBiasIndex, config.loss.scale, config.learner.min_cost);
+  Eigen::VectorXd initial = Eigen::VectorXd::Zero(d);
+  positive->project(initial);  // uniform costs: straight lines
+
+  TrainedPlanner result;
+  result.learner = config.learner.kind;
+  result.examples = static_cast<int>(examples.size());
+  int pool_threads = 1;
+  const auto start = std::chrono::steady_clock::now();
+  if (config.learner.kind == "batch") {
+    BatchSubgradient::Params p = config.learner.batch;
+    p.projection = positive;
+    if (threads >= 0) p.threads = threads;
+    pool_threads = p.threads;
+    BatchSubgradient learner(p);
+    if (callback) learner.setCallback(callback);
+    result.weights = learner.train(list, initial);
+    result.trace = learner.trace();
+    result.info = describe(learner.info()) + ": " + learner.message();
+    result.epochs = learner.iterations();
+    result.objective = learner.objective();
+  } else {
+    OnlineGreedyProjection::Params p = config.learner.online;
+    p.projection = positive;
+    OnlineGreedyProjection learner(p);
+    if (callback) learner.setCallback(callback);
+    result.weights = learner.train(list, initial);
+    result.trace = learner.trace();
+    result.info = describe(learner.info()) + ": " + learner.message();
+    result.epochs = learner.trace().empty() ? 0 : static_cast<long>(learner.trace().size());
+    result.objective = std::numeric_limits<double>::quiet_NaN();
+  }
+  result.train_seconds = secondsSince(start);
+  result.epoch_seconds = result.epochs > 0 ? result.train_seconds / static_cast<double>(result.epochs) : 0.0;
+
+  // One batch epoch on the largest training image alone.
+  std::size_t largest = 0;
+  for (std::size_t i = 1; i < training.regions.size(); ++i) {
+    if (training.regions[i].cells() > training.regions[largest].cells()) largest = i;
+  }
+  ExampleList largest_list;
+  for (std::size_t k = 0; k < examples.size(); ++k) {
+    if (owner[k] == largest) largest_list.push_back(examples[k].get());
+  }
+  result.largest_region = training.regions[largest].spec.name;
+  result.largest_cells = training.regions[largest].cells();
+  result.largest_examples = static_cast<int>(largest_list.size());
+  if (!largest_list.empty()) {
+    ObjectiveParams objective_params;
+    objective_params.lambda = config.learner.kind == "batch" ? config.learner.batch.lambda : config.learner.online.lambda;
+    objective_params.q = params.q;
+    Objective objective(largest_list, objective_params);
+    ThreadPool pool(pool_threads);
+    Eigen::VectorXd g;
+    const auto t0 = std::chrono::steady_clock::now();
+    objective.evaluate(result.weights, &g, &pool);  // the learner's weights, bias still floored
+    result.largest_epoch_seconds = secondsSince(t0);
+  }
+
+  const auto calibration_start = std::chrono::steady_clock::now();
+  result.bias_floor = result.weights[kBiasIndex];
+  result.bias = result.bias_floor;
+  ThreadPool calibration_pool(pool_threads);
+  // Mean prediction loss per cell of demonstration at w (plain A*, no loss augmentation).
+  auto predictionLoss = [&](const Eigen::VectorXd& w) {
+    std::vector<double> losses(examples.size());
+    calibration_pool.parallelFor(examples.size(), [&](std::size_t k) {
+      const PathExample& e = *examples[k];
+      const PlanResult plan = e.plan(w);
+      if (plan.status != PlanStatus::Success) throw Error("bias calibration: planning failed: " + plan.message);
+      losses[k] = e.pathLoss(plan.path) / std::max(1.0, pathLength(e.demonstration(), e.map().cols()));
+    });
+    double sum = 0.0;
+    for (double l : losses) sum += l;
+    return sum / static_cast<double>(losses.size());
+  };
+  result.training_loss = predictionLoss(result.weights);
+  if (config.learner.calibrate_bias) {
+    Eigen::VectorXd w = result.weights;
+    for (int k = 1; k <= 7; ++k) {
+      w[kBiasIndex] = result.bias_floor * std::pow(0.5, k);
+      const double loss = predictionLoss(w);
+      if (loss < result.training_loss) {
+        result.training_loss = loss;
+        result.bias = w[kBiasIndex];
+      }
+    }
+    result.weights[kBiasIndex] = result.bias;
+  }
+  result.calibration_seconds = secondsSince(calibration_start);
+  result.train_seconds += result.calibration_seconds;
+  return result;
+}
+
+std::optional<LinearClassifier> trainBaseline(const Training& training, const TrainConfig& config, int threads) {
+  if (!config.classifier.enabled) return std::nullopt;
+  std::vector<const Region*> regions;
+  for (const Region& r : training.regions) {
+    if (r.true_costs.empty()) return std::nullopt;  // every training image needs labels
+    regions.push_back(&r);
+  }
+  LinearClassifier classifier =
+      trainPreferredClassifier(regions, config.behaviour.preferred, config.classifier, threads < 0 ? 0 : threads);
+  // The cost scale: lowest mean cost ratio of the training demonstrations (training data only).
+  const double impassable = impassableCost(config);
+  double best = std::numeric_limits<double>::infinity();
+  for (double scale : config.classifier.cost_scales) {
+    double sum = 0.0;
+    int count = 0;
+    for (const Region& r : training.regions) {
+      const std::vector<double> costs = classifierCosts(*r.map, classifier, scale);
+      PlanScorer scorer(r, config.behaviour.preferred, impassable, config.features.cell_size);
+      GridPlanner planner(r.rows(), r.cols());
+      for (const std::vector<int>& demo : r.demonstrations) {
+        scorer.setReference(demo);
+        const PlanResult plan = planner.plan(costs, demo.front(), demo.back());
+        if (plan.status != PlanStatus::Success) continue;
+        sum += scorer.score(plan.path).cost_ratio;
+        ++count;
+      }
+    }
+    const double mean = count > 0 ? sum / count : std::numeric_limits<double>::infinity();
+    if (mean < best) best = mean, classifier.cost_scale = scale;
+  }
+  return classifier;
+}
+
+HoldoutResult evaluateHoldout(const TrainConfig& config, int index, const FeatureStack& stack,
+                              const Eigen::VectorXd& weights, const LinearClassifier* classifier,
+                              const StageCallback& progress) {
+  HoldoutResult result;
+  const std::string stage = "holdout " + config.holdout[static_cast<std::size_t>(index)].name;
+  if (progress) progress(stage, 0, config.evaluation.pairs);
+  result.region = loadRegion(config.holdout[static_cast<std::size_t>(index)], config);
+  Region& region = result.region;
+  region.map = std::make_shared<const FeatureMap>(stack.map(region.raw));
+
+  DemonstrationParams pairs;
+  pairs.count = config.evaluation.pairs;
+  pairs.min_separation = config.evaluation.min_separation_px / config.features.cell_size;
+  pairs.seed = config.evaluation.seed + static_cast<std::uint64_t>(index);
+  pairs.max_attempts = 50 * pairs.count + 100;
+  for (Demonstration& d : generateDemonstrations(region.rows(), region.cols(), region.true_costs, pairs)) {
+    result.references.push_back(std::move(d.path));
+  }
+  if (result.references.empty()) {
+    throw DataError(config.file + ": " + region.spec.where + ": no reference path could be planned; lower "
+                    "evaluation.min_separation_px");
+  }
+
+  std::map<std::string, std::vector<double>> costs;
+  region.map->costs(weights, result.learned_costs);
+  costs["learned"] = result.learned_costs;
+  costs["uniform"] = std::vector<double>(static_cast<std::size_t>(region.cells()), 1.0);
+  if (classifier) costs["classifier"] = classifierCosts(*region.map, *classifier, classifier->cost_scale);
+
+  PlanScorer scorer(region, config.behaviour.preferred, impassableCost(config), config.features.cell_size);
+  GridPlanner planner(region.rows(), region.cols());
+  double reference_share = 0.0;
+  for (std::size_t k = 0; k < result.references.size(); ++k) {
+    const std::vector<int>& reference = result.references[k];
+    scorer.setReference(reference);
+    reference_share += scorer.score(reference).preferred_share;
+    for (const auto& [method, method_costs] : costs) {
+      PlanResult plan = planner.plan(method_costs, reference.front(), reference.back());
+      if (plan.status != PlanStatus::Success) {
+        throw Error("evaluation: the " + method + " planner failed on " + region.spec.name + ": " + plan.message);
+      }
+      result.scores[method].push_back(scorer.score(plan.path));
+      result.plans[method].push_back(std::move(plan.path));
+    }
+    if (progress) progress(stage, static_cast<long>(k + 1), static_cast<long>(result.references.size()));
+  }
+  result.reference_preferred_share = reference_share / static_cast<double>(result.references.size());
+  return result;
+}
+
+}  // namespace mmp::tools

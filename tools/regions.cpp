@@ -1,0 +1,92 @@
+#include "regions.hpp"
+
+#include "demonstration_file.hpp"
+
+#include <mmp/core/error.hpp>
+#include <mmp/maps/imagery.hpp>
+#include <mmp/maps/synthetic_scene.hpp>
+#include <mmp/planning/demonstrations.hpp>
+#include <mmp/planning/path.hpp>
+
+#include <cmath>
+
+namespace mmp::tools {
+
+std::vector<double> behaviourCosts(const std::vector<std::uint8_t>& cell_labels, const Behaviour& behaviour) {
+  std::vector<double> costs(cell_labels.size());
+  for (std::size_t s = 0; s < cell_labels.size(); ++s) {
+    costs[s] = behaviour.cost_by_index[cell_labels[s]];
+    if (std::isnan(costs[s])) {
+      throw DataError("behaviour '" + behaviour.name + "': cell " + std::to_string(s) + " has class index " +
+                      std::to_string(cell_labels[s]) + ", which has no cost");
+    }
+  }
+  return costs;
+}
+
+Region loadRegion(const RegionSpec& spec, const TrainConfig& config) {
+  Region region;
+  region.spec = spec;
+  if (spec.synthetic) {
+    SyntheticScene scene = makeSyntheticScene(*spec.synthetic);
+    region.image = scene.image;
+    region.labels = scene.labels;
+  } else {
+    region.image = loadImage(spec.image);
+    if (!spec.labels.empty()) {
+      region.labels = loadLabelMask(spec.labels, config.classes);
+      if (region.labels.size() != region.image.size()) {
+        throw DataError(config.file + ": " + spec.where + ": the label mask '" + spec.labels + "' is " +
+                        std::to_string(region.labels.cols) + " x " + std::to_string(region.labels.rows) +
+                        " pixels, the image '" + spec.image + "' " + std::to_string(region.image.cols) + " x " +
+                        std::to_string(region.image.rows) + "; they must match");
+      }
+    }
+  }
+  region.raw = computeRawFeatures(region.image, config.features);
+  if (!region.labels.empty()) {
+    region.cell_labels = cellLabels(region.labels, config.features.cell_size);
+    region.true_costs = behaviourCosts(region.cell_labels, config.behaviour);
+  }
+  return region;
+}
+
+void addDemonstrations(Region& region, const TrainConfig& config, int region_index) {
+  region.demonstrations.clear();
+  if (!region.spec.demonstrations.empty()) {
+    const std::string where = config.file + ": " + region.spec.where + ".demonstrations ('" +
+                              region.spec.demonstrations + "')";
+    for (const PixelPath& path : readDemonstrationFile(region.spec.demonstrations)) {
+      std::vector<int> cells = pathCells(path, config.features.cell_size, region.rows(), region.cols(), where);
+      if (!region.true_costs.empty()) {
+        for (std::size_t i = 0; i < cells.size(); ++i) {
+          if (std::isinf(region.true_costs[static_cast<std::size_t>(cells[i])])) {
+            throw DataError(where + ": path " + path.name + " crosses cell (row " + std::to_string(cells[i] / region.cols()) +
+                            ", col " + std::to_string(cells[i] % region.cols()) +
+                            "), impassable under the behaviour '" + config.behaviour.name + "'");
+          }
+        }
+      }
+      region.demonstrations.push_back(std::move(cells));
+    }
+    return;
+  }
+  if (region.true_costs.empty()) {
+    throw DataError(config.file + ": " + region.spec.where + " has neither labels nor demonstrations");
+  }
+  DemonstrationParams params;
+  params.count = config.demonstrations.per_region;
+  params.min_separation = config.demonstrations.min_separation_px / config.features.cell_size;
+  params.seed = config.demonstrations.seed + static_cast<std::uint64_t>(region_index);
+  params.max_attempts = 50 * params.count + 100;
+  for (Demonstration& d : generateDemonstrations(region.rows(), region.cols(), region.true_costs, params)) {
+    region.demonstrations.push_back(std::move(d.path));
+  }
+  if (region.demonstrations.empty()) {
+    throw DataError(config.file + ": " + region.spec.where + ": no demonstration could be generated (no two passable "
+                    "cells " + std::to_string(config.demonstrations.min_separation_px) +
+                    " px apart are connected); lower demonstrations.min_separation_px");
+  }
+}
+
+}  // namespace mmp::tools

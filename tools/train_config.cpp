@@ -1,0 +1,304 @@
+#include "train_config.hpp"
+
+#include "learner_config.hpp"
+
+#include <mmp/core/error.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+namespace mmp::tools {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+namespace fs = std::filesystem;
+
+std::string stem(const std::string& path) { return fs::path(path).stem().string(); }
+
+std::vector<LabelClass> parseClasses(const ConfigNode& config) {
+  if (!config.has("classes")) return syntheticClasses();
+  std::vector<LabelClass> classes;
+  for (const ConfigNode& item : config.items("classes")) {
+    item.expectKeys({"name", "index", "colour"});
+    LabelClass c;
+    if (!item.has("name")) item.fail("name", "required: the class name");
+    if (!item.has("index")) item.fail("index", "required: the class's value in index masks, 0..255");
+    c.name = item.text("name", "");
+    c.index = static_cast<int>(item.integer("index", 0, 0, 255));
+    if (item.has("colour")) {
+      try {
+        c.rgb = parseHexColour(item.text("colour", ""));
+      } catch (const InvalidArgument& e) {
+        item.fail("colour", e.what());
+      }
+    }
+    for (const LabelClass& other : classes) {
+      if (other.name == c.name) item.fail("name", "'" + c.name + "' is declared twice");
+      if (other.index == c.index) item.fail("index", std::to_string(c.index) + " is used by '" + other.name + "' too");
+    }
+    classes.push_back(c);
+  }
+  if (classes.empty()) config.fail("classes", "the list is empty; declare at least one class");
+  return classes;
+}
+
+// A class named by name or by index.
+const LabelClass* findClass(const std::vector<LabelClass>& classes, const std::string& key) {
+  for (const LabelClass& c : classes) {
+    if (c.name == key || std::to_string(c.index) == key) return &c;
+  }
+  return nullptr;
+}
+
+std::string classList(const std::vector<LabelClass>& classes) {
+  std::string out;
+  for (const LabelClass& c : classes) out += (out.empty() ? "" : ", ") + c.name + " (" + std::to_string(c.index) + ")";
+  return out;
+}
+
+std::string nearestClass(const std::vector<LabelClass>& classes, const std::string& key) {
+  std::string best;
+  std::size_t distance = std::string::npos;
+  for (const LabelClass& c : classes) {
+    const std::size_t d = editDistance(key, c.name);
+    if (d < distance) distance = d, best = c.name;
+  }
+  return best;
+}
+
+std::string resolve(const std::string& path, const std::string& base) {
+  if (path.empty() || path.front() == '/' || base.empty()) return path;
+  return base + "/" + path;
+}
+
+std::optional<SyntheticSceneParams> parseSynthetic(const ConfigNode& node) {
+  node.expectKeys({"seed", "rows", "cols", "roads", "vegetation_share", "water_share", "buildings", "noise"});
+  SyntheticSceneParams p;
+  p.seed = static_cast<std::uint64_t>(node.integer("seed", static_cast<long>(p.seed), 0));
+  p.rows = static_cast<int>(node.integer("rows", p.rows, 64, 8192));
+  p.cols = static_cast<int>(node.integer("cols", p.cols, 64, 8192));
+  p.roads = static_cast<int>(node.integer("roads", p.roads, 1, 64));
+  p.vegetation_share = node.number("vegetation_share", p.vegetation_share, 0.0, 0.8);
+  p.water_share = node.number("water_share", p.water_share, 0.0, 0.5);
+  p.buildings = static_cast<int>(node.integer("buildings", p.buildings, 0, 100000));
+  p.noise = node.number("noise", p.noise, 0.0, 100.0);
+  return p;
+}
+
+bool sameScene(const SyntheticSceneParams& a, const SyntheticSceneParams& b) {
+  return a.seed == b.seed && a.rows == b.rows && a.cols == b.cols && a.roads == b.roads &&
+         a.vegetation_share == b.vegetation_share && a.water_share == b.water_share && a.buildings == b.buildings &&
+         a.noise == b.noise;
+}
+
+std::vector<RegionSpec> parseRegions(const ConfigNode& config, const std::string& key, bool training,
+                                     const std::string& base) {
+  std::vector<RegionSpec> regions;
+  for (const ConfigNode& item : config.items(key)) {
+    if (training) item.expectKeys({"image", "labels", "demonstrations", "synthetic"});
+    else item.expectKeys({"image", "labels", "synthetic"});
+    RegionSpec r;
+    r.where = item.path();
+    if (item.has("synthetic") == item.has("image")) {
+      item.fail("", "give either 'image' (a file, with 'labels'" + std::string(training ? " or 'demonstrations'" : "") +
+                        ") or 'synthetic' (a generated scene), not both or neither");
+    }
+    if (item.has("synthetic")) {
+      if (item.has("labels")) item.fail("labels", "a synthetic scene brings its own labels");
+      r.synthetic = parseSynthetic(item.child("synthetic"));
+      r.name = "synthetic-" + std::to_string(r.synthetic->seed);
+      if (item.has("demonstrations")) item.fail("demonstrations", "not available for synthetic scenes (they are generated from the labels)");
+    } else {
+      for (const char* file_key : {"image", "labels", "demonstrations"}) {
+        if (!item.has(file_key)) continue;
+        const std::string path = resolve(item.text(file_key, ""), base);
+        if (!fs::exists(path)) {
+          item.fail(file_key, "file '" + path + "' not found" +
+                                  (base.empty() ? std::string() : " (relative paths start at '" + base + "')"));
+        }
+        (std::string(file_key) == "image" ? r.image : std::string(file_key) == "labels" ? r.labels : r.demonstrations) = path;
+      }
+      r.name = stem(r.image);
+      if (training && r.labels.empty() && r.demonstrations.empty()) {
+        item.fail("", "a training image needs 'labels' (demonstrations are then generated from the behaviour) or "
+                      "'demonstrations' (a CSV or YAML file of paths)");
+      }
+      if (!training && r.labels.empty()) {
+        item.fail("labels", "required: a holdout image is scored against reference paths planned on its labels");
+      }
+    }
+    regions.push_back(std::move(r));
+  }
+  return regions;
+}
+
+}  // namespace
+
+Behaviour parseBehaviour(const ConfigNode& node, const std::vector<LabelClass>& classes) {
+  node.expectKeys({"name", "preferred", "costs"});
+  Behaviour b;
+  b.cost_by_index.assign(256, std::numeric_limits<double>::quiet_NaN());
+  if (!node.has("name")) node.fail("name", "required: a name for the behaviour, e.g. follow_road");
+  b.name = node.text("name", "");
+  if (!node.has("costs")) node.fail("costs", "required: a cost per class (class name or index: number > 0, or inf)");
+  const ConfigNode costs = node.child("costs");
+  for (const std::string& key : costs.keys()) {
+    const LabelClass* c = findClass(classes, key);
+    if (c == nullptr) {
+      costs.fail(key, "unknown class; did you mean '" + nearestClass(classes, key) + "'? (declared: " +
+                          classList(classes) + ")");
+    }
+    const std::string text = costs.text(key, "");
+    double cost = 0.0;
+    if (text == "inf" || text == "Inf" || text == "INF" || text == ".inf" || text == ".Inf" || text == "impassable") {
+      cost = kInf;
+    } else {
+      try {
+        cost = costs.number(key, 0.0);
+      } catch (const ConfigError&) {
+        cost = 0.0;
+      }
+      if (!(cost > 0.0) || !std::isfinite(cost)) {
+        costs.fail(key, "expected a cost > 0 or inf (impassable), got '" + text + "'");
+      }
+    }
+    if (!std::isnan(b.cost_by_index[static_cast<std::size_t>(c->index)])) {
+      costs.fail(key, "class '" + c->name + "' is given a cost twice");
+    }
+    b.cost_by_index[static_cast<std::size_t>(c->index)] = cost;
+  }
+  for (const LabelClass& c : classes) {
+    if (std::isnan(b.cost_by_index[static_cast<std::size_t>(c.index)])) {
+      costs.fail("", "class '" + c.name + "' has no cost; give every declared class one (inf = impassable)");
+    }
+  }
+  if (!node.has("preferred")) node.fail("preferred", "required: the class the behaviour seeks (scored as preferred_share)");
+  const std::string preferred = node.text("preferred", "");
+  const LabelClass* p = findClass(classes, preferred);
+  if (p == nullptr) {
+    node.fail("preferred", "unknown class '" + preferred + "'; did you mean '" + nearestClass(classes, preferred) + "'?");
+  }
+  if (!std::isfinite(b.cost_by_index[static_cast<std::size_t>(p->index)])) {
+    node.fail("preferred", "the preferred class '" + p->name + "' is impassable under this behaviour's costs");
+  }
+  b.preferred = p->index;
+  b.preferred_name = p->name;
+  return b;
+}
+
+TrainConfig loadTrainConfig(const std::string& path, const std::string& data_root_flag, const std::string& output_flag) {
+  const ConfigNode config = ConfigNode::load(path);
+  config.expectKeys({"data_root", "output_dir", "classes", "behaviour", "train", "holdout", "features",
+                     "demonstrations", "loss", "learner", "evaluation", "classifier"});
+  TrainConfig c;
+  c.file = path;
+  c.data_root = resolveDataRoot(data_root_flag, config);
+  c.output_dir = !output_flag.empty() ? output_flag : config.text("output_dir", "out/" + stem(path));
+  c.classes = parseClasses(config);
+  if (!config.has("behaviour")) config.fail("behaviour", "required: {name, preferred, costs}");
+  c.behaviour = parseBehaviour(config.child("behaviour"), c.classes);
+
+  const std::string base = !c.data_root.empty() ? c.data_root : config.folder();
+  if (!config.has("train")) config.fail("train", "required: a list of training images");
+  if (!config.has("holdout")) config.fail("holdout", "required: a list of holdout images");
+  c.train = parseRegions(config, "train", true, base);
+  c.holdout = parseRegions(config, "holdout", false, base);
+  if (c.train.empty()) config.fail("train", "the list is empty");
+  if (c.holdout.empty()) config.fail("holdout", "the list is empty");
+  for (const RegionSpec& h : c.holdout) {
+    for (const RegionSpec& t : c.train) {
+      const bool same = (h.synthetic && t.synthetic && sameScene(*h.synthetic, *t.synthetic)) ||
+                        (!h.image.empty() && !t.image.empty() && fs::equivalent(h.image, t.image));
+      if (same) {
+        throw ConfigError(path + ": " + h.where + ": the same image as " + t.where +
+                          "; never train on a holdout image");
+      }
+    }
+  }
+
+  const ConfigNode f = config.child("features");
+  f.expectKeys({"cell_size", "blur_sigmas", "colour_spaces", "gradient", "texture_windows", "complements",
+                "bins", "scaling_quantile"});
+  c.features.cell_size = static_cast<int>(f.integer("cell_size", c.features.cell_size, 1, 256));
+  c.features.blur_sigmas = f.numbers("blur_sigmas", c.features.blur_sigmas, 0.0, 1000.0);
+  if (c.features.blur_sigmas.empty()) f.fail("blur_sigmas", "list at least one scale (0 = no blur)");
+  const std::vector<std::string> spaces = f.texts("colour_spaces", {"rgb", "hsv", "lab"}, {"rgb", "hsv", "lab"});
+  if (spaces.empty()) f.fail("colour_spaces", "list at least one of rgb, hsv, lab");
+  auto uses = [&](const char* s) { return std::find(spaces.begin(), spaces.end(), s) != spaces.end(); };
+  c.features.rgb = uses("rgb");
+  c.features.hsv = uses("hsv");
+  c.features.lab = uses("lab");
+  c.features.gradient = f.boolean("gradient", c.features.gradient);
+  std::vector<long> windows(c.features.texture_windows.begin(), c.features.texture_windows.end());
+  windows = f.integers("texture_windows", windows, 3, 255);
+  c.features.texture_windows.clear();
+  for (std::size_t i = 0; i < windows.size(); ++i) {
+    if (windows[i] % 2 == 0) f.fail("texture_windows[" + std::to_string(i) + "]", "a window side must be odd, got " + std::to_string(windows[i]));
+    c.features.texture_windows.push_back(static_cast<int>(windows[i]));
+  }
+  c.features.bins = static_cast<int>(f.integer("bins", 0, 0, 64));
+  if (c.features.bins == 1) f.fail("bins", "expected 0 (plain features) or 2..64 soft bins per feature, got 1");
+  c.features.complements = f.boolean("complements", c.features.bins == 0);
+  if (c.features.bins >= 2 && c.features.complements) {
+    f.fail("complements", "complements are redundant with bins (the bins of a feature sum to 1); set complements: false");
+  }
+  c.features.scaling_quantile = f.number("scaling_quantile", c.features.scaling_quantile, 0.0, 0.49);
+
+  const ConfigNode d = config.child("demonstrations");
+  d.expectKeys({"per_region", "min_separation_px", "seed"});
+  c.demonstrations.per_region = static_cast<int>(d.integer("per_region", c.demonstrations.per_region, 1, 100000));
+  c.demonstrations.min_separation_px = d.number("min_separation_px", c.demonstrations.min_separation_px, 0.0, kInf);
+  c.demonstrations.seed = static_cast<std::uint64_t>(d.integer("seed", static_cast<long>(c.demonstrations.seed), 0));
+
+  const ConfigNode l = config.child("loss");
+  l.expectKeys({"shape", "radius_px", "scale", "length_weighting"});
+  c.loss.shape = parseLossShape(l.choice("shape", describe(c.loss.shape), {"linear", "step", "gaussian"}));
+  c.loss.radius_px = l.number("radius_px", c.loss.radius_px, 1e-9, kInf);
+  c.loss.scale = l.number("scale", c.loss.scale, 1e-9, kInf);
+  c.loss.length_weighting = l.boolean("length_weighting", c.loss.length_weighting);
+
+  const ConfigNode learner = config.child("learner");
+  learner.expectKeys({"kind", "min_cost", "calibrate_bias", "online", "batch"});
+  c.learner.kind = learner.choice("kind", c.learner.kind, {"batch", "online"});
+  c.learner.min_cost = learner.number("min_cost", c.learner.min_cost, 1e-9, kInf);
+  c.learner.calibrate_bias = learner.boolean("calibrate_bias", c.learner.calibrate_bias);
+  OnlineGreedyProjection::Params online;
+  online.lambda = 1e-4;
+  online.stop.max_iterations = 20;
+  online.averaging = Averaging::LateWeighted;
+  online.shuffle = true;
+  BatchSubgradient::Params batch;
+  batch.lambda = 1e-4;
+  batch.steps = StepSchedule::constant(10.0);
+  batch.stop.max_iterations = 100;
+  batch.averaging = Averaging::LateWeighted;
+  batch.threads = 0;
+  c.learner.online = onlineParams(learner.child("online"), online);
+  c.learner.batch = batchParams(learner.child("batch"), batch);
+
+  const ConfigNode e = config.child("evaluation");
+  e.expectKeys({"pairs", "min_separation_px", "seed", "impassable_cost", "panel_paths", "panel_height",
+                "panel_format"});
+  c.evaluation.pairs = static_cast<int>(e.integer("pairs", c.evaluation.pairs, 1, 100000));
+  c.evaluation.min_separation_px = e.number("min_separation_px", c.evaluation.min_separation_px, 0.0, kInf);
+  c.evaluation.seed = static_cast<std::uint64_t>(e.integer("seed", static_cast<long>(c.evaluation.seed), 0));
+  if (e.has("impassable_cost")) c.evaluation.impassable_cost = e.number("impassable_cost", 0.0, 1e-9, 1e12);
+  c.evaluation.panel_paths = static_cast<int>(e.integer("panel_paths", c.evaluation.panel_paths, 0, 1000));
+  c.evaluation.panel_height = static_cast<int>(e.integer("panel_height", c.evaluation.panel_height, 64, 4096));
+  c.evaluation.panel_format = e.choice("panel_format", c.evaluation.panel_format, {"png", "jpg"});
+
+  const ConfigNode k = config.child("classifier");
+  k.expectKeys({"enabled", "lambda", "iterations", "step_size", "samples", "seed", "cost_scales"});
+  c.classifier.enabled = k.boolean("enabled", c.classifier.enabled);
+  c.classifier.lambda = k.number("lambda", c.classifier.lambda, 0.0, kInf);
+  c.classifier.iterations = k.integer("iterations", c.classifier.iterations, 1, 1000000);
+  c.classifier.step_size = k.number("step_size", c.classifier.step_size, 1e-12, kInf);
+  c.classifier.samples = static_cast<int>(k.integer("samples", c.classifier.samples, 10, 10000000));
+  c.classifier.seed = static_cast<std::uint64_t>(k.integer("seed", static_cast<long>(c.classifier.seed), 0));
+  c.classifier.cost_scales = k.numbers("cost_scales", c.classifier.cost_scales, 1e-6, 1e6);
+  if (c.classifier.cost_scales.empty()) k.fail("cost_scales", "list at least one cost scale > 0");
+  return c;
+}
+
+}  // namespace mmp::tools
