@@ -7,12 +7,12 @@
 #include "commands.hpp"
 #include "config.hpp"
 #include "learner_config.hpp"
-#include "line_chart.hpp"
 #include "ocr_experiment.hpp"
 #include "progress.hpp"
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/thread_pool.hpp>
+#include <mmp/maps/render.hpp>
 
 #include <cstdio>
 #include <filesystem>
@@ -217,11 +217,16 @@ void runOcr(const OcrOptions& options) {
     const std::vector<double> x(mean.passes.begin(), mean.passes.end());
     const std::string png_path = output_dir + "/error_per_epoch.png";
     const std::string unit = settings.learner == "online" ? "epoch" : "iteration";
-    writeLineChart(png_path,
-                   {"OCR " + describe(protocol) + " protocol, " + settings.learner + " learner: mean over " +
-                        std::to_string(results.size()) + " folds",
-                    unit + " (one pass over the training words)", "letter error"},
-                   {{"training error", {40, 160, 40}, x, mean.train_error}, {"test error", {210, 40, 40}, x, mean.test_error}});
+    ChartStyle style;
+    style.title = "OCR " + std::string(describe(protocol)) + " protocol, " + settings.learner + " learner: mean over " +
+                  std::to_string(results.size()) + " folds";
+    style.x_label = unit + " (one pass over the training words)";
+    style.y_label = "letter error";
+    style.width = 900;
+    style.height = 560;
+    writeImage(png_path, lineChart({{"training error", x, mean.train_error, cv::Scalar(40, 160, 40)},
+                                    {"test error", x, mean.test_error, cv::Scalar(40, 40, 210)}},
+                                   style));
     std::printf(" and %s", png_path.c_str());
   }
   std::printf("\n");
