@@ -222,14 +222,8 @@ HoldoutResult evaluateHoldout(const TrainConfig& config, int index, const Featur
   Region& region = result.region;
   region.map = std::make_shared<const FeatureMap>(stack.map(region.raw));
 
-  DemonstrationParams pairs;
-  pairs.count = config.evaluation.pairs;
-  pairs.min_separation = config.evaluation.min_separation_px / config.features.cell_size;
-  pairs.seed = config.evaluation.seed + static_cast<std::uint64_t>(index);
-  pairs.max_attempts = 50 * pairs.count + 100;
-  for (Demonstration& d : generateDemonstrations(region.rows(), region.cols(), region.true_costs, pairs)) {
-    result.references.push_back(std::move(d.path));
-  }
+  result.references = plannedPaths(region, config.evaluation.pairs, config.evaluation.min_separation_px,
+                                   config.features.cell_size, config.evaluation.seed + static_cast<std::uint64_t>(index));
   if (result.references.empty()) {
     throw DataError(config.file + ": " + region.spec.where + ": no reference path could be planned; lower "
                     "evaluation.min_separation_px");

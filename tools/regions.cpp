@@ -74,19 +74,28 @@ void addDemonstrations(Region& region, const TrainConfig& config, int region_ind
   if (region.true_costs.empty()) {
     throw DataError(config.file + ": " + region.spec.where + " has neither labels nor demonstrations");
   }
-  DemonstrationParams params;
-  params.count = config.demonstrations.per_region;
-  params.min_separation = config.demonstrations.min_separation_px / config.features.cell_size;
-  params.seed = config.demonstrations.seed + static_cast<std::uint64_t>(region_index);
-  params.max_attempts = 50 * params.count + 100;
-  for (Demonstration& d : generateDemonstrations(region.rows(), region.cols(), region.true_costs, params)) {
-    region.demonstrations.push_back(std::move(d.path));
-  }
+  region.demonstrations = plannedPaths(region, config.demonstrations.per_region, config.demonstrations.min_separation_px,
+                                      config.features.cell_size,
+                                      config.demonstrations.seed + static_cast<std::uint64_t>(region_index));
   if (region.demonstrations.empty()) {
     throw DataError(config.file + ": " + region.spec.where + ": no demonstration could be generated (no two passable "
                     "cells " + std::to_string(config.demonstrations.min_separation_px) +
                     " px apart are connected); lower demonstrations.min_separation_px");
   }
+}
+
+std::vector<std::vector<int>> plannedPaths(const Region& region, int count, double min_separation_px, int cell_size,
+                                           std::uint64_t seed) {
+  DemonstrationParams params;
+  params.count = count;
+  params.min_separation = min_separation_px / cell_size;
+  params.seed = seed;
+  params.max_attempts = 50 * count + 100;
+  std::vector<std::vector<int>> paths;
+  for (Demonstration& d : generateDemonstrations(region.rows(), region.cols(), region.true_costs, params)) {
+    paths.push_back(std::move(d.path));
+  }
+  return paths;
 }
 
 }  // namespace mmp::tools

@@ -39,4 +39,9 @@ Region loadRegion(const RegionSpec& spec, const TrainConfig& config);
 /// true costs between seeded random start/goal pairs (seed = config seed + region_index).
 void addDemonstrations(Region& region, const TrainConfig& config, int region_index);
 
+/// Up to `count` optimal paths on the region's true costs between seeded random start/goal pairs at
+/// least min_separation_px apart (demonstrations on training images, references on holdout images).
+std::vector<std::vector<int>> plannedPaths(const Region& region, int count, double min_separation_px, int cell_size,
+                                           std::uint64_t seed);
+
 }  // namespace mmp::tools
