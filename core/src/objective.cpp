@@ -34,19 +34,25 @@ double addTermSubgradient(const OracleResult& result, const Eigen::VectorXd& w, 
   return result.beta * (q == 1 ? h : h * h);
 }
 
+Eigen::Index commonDimension(const ExampleList& examples) {
+  if (examples.empty()) throw InvalidArgument("example list: it is empty");
+  for (std::size_t i = 0; i < examples.size(); ++i) {
+    if (examples[i] == nullptr) throw InvalidArgument("example list: example " + std::to_string(i) + " is null");
+  }
+  const Eigen::Index d = examples.front()->dimension();
+  for (std::size_t i = 1; i < examples.size(); ++i) {
+    if (examples[i]->dimension() != d) {
+      throw InvalidArgument("example list: example " + std::to_string(i) + " has dimension " +
+                            std::to_string(examples[i]->dimension()) + ", example 0 has " + std::to_string(d));
+    }
+  }
+  return d;
+}
+
 Objective::Objective(ExampleList examples, ObjectiveParams params)
     : examples_(std::move(examples)), params_(params), results_(examples_.size()) {
   validate(params_);
-  if (examples_.empty()) throw InvalidArgument("objective: the example list is empty");
-  dimension_ = examples_.front()->dimension();
-  for (std::size_t i = 0; i < examples_.size(); ++i) {
-    if (examples_[i] == nullptr) throw InvalidArgument("objective: example " + std::to_string(i) + " is null");
-    if (examples_[i]->dimension() != dimension_) {
-      throw InvalidArgument("objective: example " + std::to_string(i) + " has dimension " +
-                            std::to_string(examples_[i]->dimension()) + ", example 0 has " +
-                            std::to_string(dimension_));
-    }
-  }
+  dimension_ = commonDimension(examples_);
 }
 
 ObjectiveValue Objective::evaluate(const Eigen::VectorXd& w, Eigen::VectorXd* subgradient,

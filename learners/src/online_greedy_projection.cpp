@@ -24,9 +24,7 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
   start();
   prediction_losses_.clear();
   cumulative_loss_ = 0.0;
-  // The objective checks the examples (non-empty, one dimension) for us.
-  const Objective objective(examples, {params_.lambda, params_.q});
-  const Eigen::Index d = objective.dimension();
+  const Eigen::Index d = commonDimension(examples);
   Eigen::VectorXd w = startingPoint(std::move(initial), d, *params_.projection, "online greedy projection");
 
   const std::size_t n = examples.size();

@@ -21,6 +21,10 @@ struct ObjectiveParams {
 /// Throws mmp::InvalidArgument unless lambda >= 0 (finite) and q is 1 or 2.
 void validate(const ObjectiveParams& params);
 
+/// The dimension d shared by every example; throws mmp::InvalidArgument if the list is empty, holds a
+/// null pointer or mixes dimensions (naming the example).
+Eigen::Index commonDimension(const ExampleList& examples);
+
 /// The slack of one loss-augmented oracle answer, max(0, w.psi_output + loss - w.psi_target).
 /// (An exact oracle never gives a negative value; rounding can give -1e-16, which is clipped.)
 double hinge(const OracleResult& result, const Eigen::VectorXd& w);
