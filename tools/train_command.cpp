@@ -27,6 +27,7 @@ struct TrainOptions {
   std::string data_root;
   std::string output_dir;
   int threads = -1;
+  bool validate = false;
 };
 
 const cv::Scalar kDemoColour(255, 255, 0);       // cyan: demonstrations and reference paths
@@ -114,8 +115,76 @@ cv::Mat trainingCurve(const TrainedPlanner& planner, const std::string& behaviou
   return lineChart({series}, style);
 }
 
+void printTableHeader() {
+  std::printf("%-11s %16s %15s %15s %14s %16s %9s\n", "method", "cost ratio mean", "cost ratio p95", "dist mean (px)",
+              "dist p95 (px)", "preferred share", "feasible");
+}
+
+void printTableRow(const std::string& method, const MethodSummary& m) {
+  std::printf("%-11s %16s %15s %15s %14s %16s %9s\n", method.c_str(), fixed(m.cost_ratio_mean).c_str(),
+              fixed(m.cost_ratio_p95).c_str(), fixed(m.dist_mean_px, 1).c_str(), fixed(m.dist_p95_px, 1).c_str(),
+              fixed(m.preferred_share).c_str(), fixed(m.feasible_share, 2).c_str());
+}
+
+// Leave one training image out: for each training image, train on the others and score on it as on
+// a holdout image.  For choosing settings without touching the holdout images; writes validation.json.
+void runValidation(const TrainConfig& config, const TrainOptions& options) {
+  if (config.train.size() < 2) throw InvalidArgument(config.file + ": --validate needs at least two training images");
+  std::printf("mmp train --validate %s: behaviour '%s', leaving out each of %zu training images in turn "
+              "(the holdout images are not used)\n",
+              config.file.c_str(), config.behaviour.name.c_str(), config.train.size());
+  std::map<std::string, std::vector<PlanScore>> pooled;
+  JsonObject folds;
+  for (std::size_t i = 0; i < config.train.size(); ++i) {
+    TrainConfig fold = config;
+    fold.train.erase(fold.train.begin() + static_cast<std::ptrdiff_t>(i));
+    fold.holdout = {config.train[i]};
+    Progress progress("fold " + std::to_string(i + 1) + "/" + std::to_string(config.train.size()) + ": " +
+                      config.train[i].name);
+    const long steps = config.learner.kind == "batch" ? config.learner.batch.stop.max_iterations
+                                                      : config.learner.online.stop.max_iterations;
+    const Training training = loadTrainingRegions(fold);
+    const TrainedPlanner planner = trainPlanner(training, fold, options.threads, [&](const TraceRecord& r) {
+      progress.update(std::min(r.iteration, steps), steps);
+      return true;
+    });
+    const std::optional<LinearClassifier> classifier = trainBaseline(training, fold, options.threads);
+    const HoldoutResult holdout =
+        evaluateHoldout(fold, 0, training.stack, planner.weights, classifier ? &*classifier : nullptr);
+    progress.finish();
+    std::printf("\nleft out %s (%zu pairs; trained in %.1f s)\n", config.train[i].name.c_str(),
+                holdout.references.size(), planner.train_seconds);
+    printTableHeader();
+    JsonObject fold_json;
+    for (const std::string& method : methodNames()) {
+      if (holdout.scores.count(method) == 0) continue;
+      const std::vector<PlanScore>& scores = holdout.scores.at(method);
+      pooled[method].insert(pooled[method].end(), scores.begin(), scores.end());
+      printTableRow(method, summarise(scores));
+      fold_json.add(method, summaryJson(summarise(scores)));
+    }
+    folds.add(config.train[i].name, fold_json);
+    std::fflush(stdout);
+  }
+  std::printf("\nall folds pooled\n");
+  printTableHeader();
+  JsonObject methods;
+  for (const std::string& method : methodNames()) {
+    if (pooled.count(method) == 0) continue;
+    printTableRow(method, summarise(pooled[method]));
+    methods.add(method, summaryJson(summarise(pooled[method])));
+  }
+  std::filesystem::create_directories(config.output_dir);
+  const std::string path = config.output_dir + "/validation.json";
+  std::ofstream out(path);
+  out << JsonObject().add("behaviour", config.behaviour.name).add("methods", methods).add("folds", folds).dump() << "\n";
+  if (!out) throw DataError("cannot write '" + path + "'");
+  std::printf("\nwrote: %s\n", path.c_str());
+}
+
 void runTrain(const TrainOptions& options) {
   const TrainConfig config = loadTrainConfig(options.config, options.data_root, options.output_dir);
+  if (options.validate) return runValidation(config, options);
   std::filesystem::create_directories(config.output_dir);
   std::printf("mmp train %s: behaviour '%s' (preferred class %s), %zu training and %zu holdout images\n",
               config.file.c_str(), config.behaviour.name.c_str(), config.behaviour.preferred_name.c_str(),
@@ -230,15 +299,12 @@ void runTrain(const TrainOptions& options) {
   std::printf("\nholdout: %zu images, %d start/goal pairs; behaviour '%s', preferred class %s (reference paths: %.3f)\n",
               config.holdout.size(), reference_pairs, config.behaviour.name.c_str(),
               config.behaviour.preferred_name.c_str(), reference_share / std::max(1, reference_pairs));
-  std::printf("%-11s %16s %15s %15s %14s %16s %9s\n", "method", "cost ratio mean", "cost ratio p95", "dist mean (px)",
-              "dist p95 (px)", "preferred share", "feasible");
+  printTableHeader();
   for (const std::string& method : methodNames()) {
     if (pooled.count(method) == 0) continue;
     const MethodSummary m = summarise(pooled[method]);
     methods.add(method, summaryJson(m));
-    std::printf("%-11s %16s %15s %15s %14s %16s %9s\n", method.c_str(), fixed(m.cost_ratio_mean).c_str(),
-                fixed(m.cost_ratio_p95).c_str(), fixed(m.dist_mean_px, 1).c_str(), fixed(m.dist_p95_px, 1).c_str(),
-                fixed(m.preferred_share).c_str(), fixed(m.feasible_share, 2).c_str());
+    printTableRow(method, m);
   }
 
   JsonObject metrics;
@@ -289,6 +355,9 @@ void addTrainCommand(CLI::App& app) {
   cmd->add_option("--data-root", options->data_root, "folder the config's image paths start from (default: $MMP_DATA_ROOT or the config's data_root)");
   cmd->add_option("--output-dir", options->output_dir, "where to write the model, panels and metrics (default: the config's output_dir)");
   cmd->add_option("--threads", options->threads, "threads for the batch learner's oracle calls (0 = all cores)");
+  cmd->add_flag("--validate", options->validate,
+                "leave each training image out in turn: train on the others, score on it (holdout images unused); "
+                "writes validation.json instead of a model");
   cmd->callback([options] { runTrain(*options); });
 }
 

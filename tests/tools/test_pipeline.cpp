@@ -175,6 +175,22 @@ TEST_CASE("mmp plan and mmp costmap use a saved model on a new image") {
                   InvalidArgument);
 }
 
+TEST_CASE("mmp train --validate leaves each training image out in turn and writes no model") {
+  test::TempDir dir;
+  syntheticConfig(dir);  // writes demo.yaml
+  CLI::App app;
+  addTrainCommand(app);
+  app.parse(std::vector<std::string>{"--validate", dir.file("out"), "--output-dir", dir.file("demo.yaml"), "train"});
+  std::ifstream in(dir.file("out/validation.json"));
+  REQUIRE(in);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("\"synthetic-1\"") != std::string::npos);  // one fold per training image
+  CHECK(text.find("\"synthetic-2\"") != std::string::npos);
+  CHECK(text.find("\"synthetic-3\"") == std::string::npos);  // holdout images stay unused
+  CHECK(text.find("\"learned\"") != std::string::npos);
+  CHECK_FALSE(std::ifstream(dir.file("out/model.mmp")).good());
+}
+
 TEST_CASE("metrics JSON is nested, ordered and writes non-finite numbers as null") {
   JsonObject inner;
   inner.add("cost_ratio_mean", 1.25).add("pairs", 30);
