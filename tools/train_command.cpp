@@ -130,6 +130,12 @@ void printTableRow(const std::string& method, const MethodSummary& m) {
 // a holdout image.  For choosing settings without touching the holdout images; writes validation.json.
 void runValidation(const TrainConfig& config, const TrainOptions& options) {
   if (config.train.size() < 2) throw InvalidArgument(config.file + ": --validate needs at least two training images");
+  for (const RegionSpec& spec : config.train) {
+    if (!spec.hasLabels()) {
+      throw InvalidArgument(config.file + ": " + spec.where + ": --validate scores each training image against its "
+                            "labels; this one has none");
+    }
+  }
   std::printf("mmp train --validate %s: behaviour '%s', leaving out each of %zu training images in turn "
               "(the holdout images are not used)\n",
               config.file.c_str(), config.behaviour.name.c_str(), config.train.size());
@@ -141,9 +147,11 @@ void runValidation(const TrainConfig& config, const TrainOptions& options) {
     fold.holdout = {config.train[i]};
     Progress progress("fold " + std::to_string(i + 1) + "/" + std::to_string(config.train.size()) + ": " +
                       config.train[i].name);
-    const long steps = config.learner.kind == "batch" ? config.learner.batch.stop.max_iterations
-                                                      : config.learner.online.stop.max_iterations;
     const Training training = loadTrainingRegions(fold);
+    long demonstrations = 0;
+    for (const Region& r : training.regions) demonstrations += static_cast<long>(r.demonstrations.size());
+    const long steps = config.learner.kind == "batch" ? config.learner.batch.stop.max_iterations
+                                                      : config.learner.online.stop.max_iterations * demonstrations;
     const TrainedPlanner planner = trainPlanner(training, fold, options.threads, [&](const TraceRecord& r) {
       progress.update(std::min(r.iteration, steps), steps);
       return true;
