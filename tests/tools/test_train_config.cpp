@@ -126,6 +126,11 @@ TEST_CASE("train config errors name the key path and what is valid") {
     const std::string m = errorOf(write(dir, minimalConfig() + "features: {bins: 5, complements: true}\n"));
     CHECK(m.find("features.complements: complements are redundant with bins") != std::string::npos);
   }
+  SUBCASE("words are a count with context sigmas") {
+    CHECK(errorOf(write(dir, minimalConfig() + "features: {words: 300}\n")).find("features.words") != std::string::npos);
+    CHECK(errorOf(write(dir, minimalConfig() + "features: {words: 8, word_contexts: []}\n"))
+              .find("features.word_contexts: list at least one sigma") != std::string::npos);
+  }
   SUBCASE("class declarations are checked") {
     const std::string m = errorOf(write(dir, minimalConfig() + "classes:\n  - {name: Road, index: 2, colour: blue}\n"));
     CHECK(m.find("classes[0].colour") != std::string::npos);
