@@ -30,7 +30,7 @@ namespace {
 struct OcrOptions {
   std::string config = std::string(MMP_SOURCE_DIR) + "/configs/ocr_small.yaml";
   std::string data_root;
-  std::string lambdas;  ///< comma-separated: choose lambda by validation among these
+  std::vector<double> lambdas;  ///< choose lambda by validation among these
   std::string output_dir;
   int folds = -1;  ///< run only the first N folds of the config
   bool choose_passes = false;
@@ -57,24 +57,6 @@ std::string jsonNumbers(const std::vector<double>& values) {
   s << "[";
   for (std::size_t i = 0; i < values.size(); ++i) s << (i ? "," : "") << values[i];
   return s.str() + "]";
-}
-
-std::vector<double> parseLambdas(const std::string& text) {
-  std::vector<double> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    std::size_t used = 0;
-    double v = 0.0;
-    try {
-      v = std::stod(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || !(v > 0.0)) throw ConfigError("--lambdas: '" + item + "' is not a number > 0");
-    out.push_back(v);
-  }
-  return out;
 }
 
 /// Mean over folds of the curve points that every fold has.
@@ -135,7 +117,7 @@ void runOcr(const OcrOptions& options) {
   const bool curve = config.boolean("curve", true);
   const int curve_points = static_cast<int>(config.integer("curve_points", 50, 1, 100000));
   OcrLearnerSettings settings = ocrLearnerSettings(config);
-  if (!options.lambdas.empty()) settings.validation_lambdas = parseLambdas(options.lambdas);
+  if (!options.lambdas.empty()) settings.validation_lambdas = options.lambdas;
   if (options.choose_passes) settings.validation_passes = true;
   if (settings.validation_passes && settings.validation_lambdas.empty()) {
     settings.validation_lambdas = {settings.lambda()};  // passes alone
@@ -241,7 +223,14 @@ void addOcrCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--data-root", options->data_root, "folder holding ocr/letter.data.gz (default: $MMP_DATA_ROOT or the config's data_root)");
   cmd->add_option("--lambdas", options->lambdas,
-                  "choose lambda per fold among these (comma-separated) by letter error on held-out training words");
+                  "choose lambda per fold among these (comma-separated) by letter error on held-out training words")
+      ->delimiter(',')
+      ->check(CLI::Validator(
+          [](std::string& item) {
+            double value = 0.0;
+            return CLI::detail::lexical_cast(item, value) && value > 0.0 ? std::string() : "'" + item + "' is not a number > 0";
+          },
+          "NUMBER > 0"));
   cmd->add_flag("--choose-passes", options->choose_passes,
                "with --lambdas: also choose the number of epochs/iterations on the held-out training words");
   cmd->add_option("--folds", options->folds, "run only the first N folds of the config (a quick look)");

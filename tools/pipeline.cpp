@@ -9,6 +9,7 @@
 #include <mmp/planning/path.hpp>
 #include <mmp/planning/path_example.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <limits>
 #include <cmath>
@@ -30,6 +31,32 @@ PathExample::Params exampleParams(const TrainConfig& config) {
   p.length_weighting = config.loss.length_weighting;
   p.q = config.learner.kind == "batch" ? config.learner.batch.q : config.learner.online.q;
   return p;
+}
+
+/// Per-cell loss factors from the region's true costs: (c - c_min) / (reference - c_min), capped at 1,
+/// with reference the dearest passable class cost ("passable") or the evaluation's charge for an
+/// impassable cell ("impassable"); null for "none".
+std::shared_ptr<const std::vector<double>> classLossWeights(const Region& region, const TrainConfig& config) {
+  if (config.loss.by_class == "none") return nullptr;
+  if (region.true_costs.empty()) {
+    throw ConfigError(config.file + ": loss.by_class needs labels on every training image; " + region.spec.where +
+                      " has none");
+  }
+  double cheapest = std::numeric_limits<double>::infinity(), dearest = 0.0;
+  for (const LabelClass& c : config.classes) {
+    const double cost = config.classCost(c.index);
+    if (std::isnan(cost)) continue;
+    cheapest = std::min(cheapest, cost);
+    if (std::isfinite(cost)) dearest = std::max(dearest, cost);
+  }
+  const double reference = config.loss.by_class == "passable" ? dearest : impassableCost(config);
+  auto weights = std::make_shared<std::vector<double>>(region.true_costs.size(), 1.0);
+  if (reference > cheapest) {
+    for (std::size_t s = 0; s < weights->size(); ++s) {
+      (*weights)[s] = std::clamp((region.true_costs[s] - cheapest) / (reference - cheapest), 0.0, 1.0);
+    }
+  }
+  return weights;
 }
 
 }  // namespace
@@ -75,8 +102,10 @@ TrainedPlanner trainPlanner(const Training& training, const TrainConfig& config,
   std::vector<std::size_t> owner;  // region of each example
   for (std::size_t i = 0; i < training.regions.size(); ++i) {
     const Region& r = training.regions[i];
+    PathExample::Params region_params = params;
+    region_params.loss_weights = classLossWeights(r, config);
     for (const std::vector<int>& demo : r.demonstrations) {
-      examples.push_back(std::make_unique<PathExample>(r.map, demo, params));
+      examples.push_back(std::make_unique<PathExample>(r.map, demo, region_params));
       owner.push_back(i);
     }
   }

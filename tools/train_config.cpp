@@ -257,11 +257,12 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
   c.demonstrations.seed = static_cast<std::uint64_t>(d.integer("seed", static_cast<long>(c.demonstrations.seed), 0));
 
   const ConfigNode l = config.child("loss");
-  l.expectKeys({"shape", "radius_px", "scale", "length_weighting"});
+  l.expectKeys({"shape", "radius_px", "scale", "length_weighting", "by_class"});
   c.loss.shape = parseLossShape(l.choice("shape", describe(c.loss.shape), {"linear", "step", "gaussian"}));
   c.loss.radius_px = l.number("radius_px", c.loss.radius_px, 1e-9, kInf);
   c.loss.scale = l.number("scale", c.loss.scale, 1e-9, kInf);
   c.loss.length_weighting = l.boolean("length_weighting", c.loss.length_weighting);
+  c.loss.by_class = l.choice("by_class", c.loss.by_class, {"none", "passable", "impassable"});
 
   const ConfigNode learner = config.child("learner");
   learner.expectKeys({"kind", "min_cost", "calibrate_bias", "online", "batch"});

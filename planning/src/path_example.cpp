@@ -13,6 +13,20 @@ PathExample::PathExample(std::shared_ptr<const FeatureMap> map, std::vector<int>
   if (params_.q != 1 && params_.q != 2) throw InvalidArgument("path example: q must be 1 or 2");
   validatePath(demonstration_, map_->rows(), map_->cols(), params_.connectivity, map_->blocked());
   loss_ = lossMap(map_->rows(), map_->cols(), demonstration_, params_.loss);
+  if (params_.loss_weights) {
+    const std::vector<double>& weights = *params_.loss_weights;
+    if (weights.size() != loss_.size()) {
+      throw InvalidArgument("path example: " + std::to_string(weights.size()) + " loss weights for " +
+                            std::to_string(loss_.size()) + " cells");
+    }
+    for (std::size_t s = 0; s < loss_.size(); ++s) {
+      if (!(weights[s] >= 0.0 && weights[s] <= 1.0)) {
+        throw InvalidArgument("path example: the loss weight of cell " + std::to_string(s) + " is " +
+                              std::to_string(weights[s]) + ", outside [0, 1]");
+      }
+      loss_[s] *= weights[s];
+    }
+  }
   pathFeatures(demonstration_, *map_, target_features_);
   if (params_.length_weighting) {
     beta_ = std::pow(std::max(1.0, pathLength(demonstration_, map_->cols())), -params_.q);

@@ -98,6 +98,33 @@ TEST_CASE("path oracle: plain prediction is A*, the loss is recomputed, and y* n
   }
 }
 
+TEST_CASE("per-cell loss weights scale the loss map and are checked") {
+  std::mt19937_64 rng(5);
+  auto map = std::make_shared<FeatureMap>(test::smoothFeatureMap(rng, 20, 25, 4));
+  const std::vector<int> demo = somePath(rng, 20, 25);
+  PathExample::Params params{Connectivity::Eight, {LossShape::Linear, 3.0, 1.0}, true, 1};
+  const PathExample plain(map, demo, params);
+  auto weights = std::make_shared<std::vector<double>>(20 * 25);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (double& x : *weights) x = unit(rng);
+  params.loss_weights = weights;
+  const PathExample weighted(map, demo, params);
+  for (int s = 0; s < 20 * 25; ++s) CHECK(weighted.loss()[s] == doctest::Approx(plain.loss()[s] * (*weights)[s]));
+  // All-zero weights: no loss anywhere, so loss-augmented planning is plain planning.
+  params.loss_weights = std::make_shared<std::vector<double>>(20 * 25, 0.0);
+  const PathExample silent(map, demo, params);
+  const Eigen::VectorXd w = positiveWeights(rng, 4, 1.5);
+  OracleResult augmented;
+  silent.solve(w, 1.0, augmented);
+  CHECK(augmented.loss == 0.0);
+  CHECK(augmented.output == silent.plan(w).path);
+
+  params.loss_weights = std::make_shared<std::vector<double>>(20 * 25, 1.5);
+  CHECK_THROWS_WITH_AS(PathExample(map, demo, params), doctest::Contains("outside [0, 1]"), InvalidArgument);
+  params.loss_weights = std::make_shared<std::vector<double>>(7, 0.5);
+  CHECK_THROWS_WITH_AS(PathExample(map, demo, params), doctest::Contains("7 loss weights for 500 cells"), InvalidArgument);
+}
+
 TEST_CASE("the path objective's subgradient matches a finite difference at generic w") {
   std::mt19937_64 rng(4);
   std::vector<std::unique_ptr<PathExample>> examples;

@@ -24,6 +24,9 @@ class PathExample final : public StructuredExample {
     LossParams loss;
     bool length_weighting = true;  ///< beta_i = max(1, |y_i|)^-q, else 1
     int q = 1;                     ///< the q of beta_i (match the learner's q)
+    /// Optional per-cell factors in [0, 1] of the loss map (null = 1 everywhere), e.g. how bad a
+    /// cell's class is, so the margin grows where straying costs the most.
+    std::shared_ptr<const std::vector<double>> loss_weights;
   };
 
   /// requires: a valid demonstration on the map (validatePath); throws mmp::InvalidArgument naming
