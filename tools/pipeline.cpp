@@ -33,15 +33,16 @@ PathExample::Params exampleParams(const TrainConfig& config) {
   return p;
 }
 
-/// Per-cell loss factors from the region's true costs: (c - c_min) / (reference - c_min), capped at 1,
-/// with reference the dearest passable class cost ("passable") or the evaluation's charge for an
-/// impassable cell ("impassable"); null for "none".
+}  // namespace
+
+const std::vector<std::string>& methodNames() {
+  static const std::vector<std::string> names = {"learned", "uniform", "classifier"};
+  return names;
+}
+
 std::shared_ptr<const std::vector<double>> classLossWeights(const Region& region, const TrainConfig& config) {
-  if (config.loss.by_class == "none") return nullptr;
-  if (region.true_costs.empty()) {
-    throw ConfigError(config.file + ": loss.by_class needs labels on every training image; " + region.spec.where +
-                      " has none");
-  }
+  if (!config.loss.by_class) return nullptr;
+  if (region.true_costs.empty()) throw Error("loss.by_class: " + region.spec.where + " has no labels");  // config checks
   double cheapest = std::numeric_limits<double>::infinity(), dearest = 0.0;
   for (const LabelClass& c : config.classes) {
     const double cost = config.classCost(c.index);
@@ -49,21 +50,13 @@ std::shared_ptr<const std::vector<double>> classLossWeights(const Region& region
     cheapest = std::min(cheapest, cost);
     if (std::isfinite(cost)) dearest = std::max(dearest, cost);
   }
-  const double reference = config.loss.by_class == "passable" ? dearest : impassableCost(config);
   auto weights = std::make_shared<std::vector<double>>(region.true_costs.size(), 1.0);
-  if (reference > cheapest) {
+  if (dearest > cheapest) {
     for (std::size_t s = 0; s < weights->size(); ++s) {
-      (*weights)[s] = std::clamp((region.true_costs[s] - cheapest) / (reference - cheapest), 0.0, 1.0);
+      (*weights)[s] = std::min(1.0, (region.true_costs[s] - cheapest) / (dearest - cheapest));
     }
   }
   return weights;
-}
-
-}  // namespace
-
-const std::vector<std::string>& methodNames() {
-  static const std::vector<std::string> names = {"learned", "uniform", "classifier"};
-  return names;
 }
 
 double impassableCost(const TrainConfig& config) {

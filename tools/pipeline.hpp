@@ -93,6 +93,12 @@ HoldoutResult evaluateHoldout(const TrainConfig& config, int index, const Featur
                               const Eigen::VectorXd& weights, const LinearClassifier* classifier,
                               const StageCallback& progress = {});
 
+/// With loss.by_class, the loss factor of each cell of a labelled training region: how dear its class
+/// is, (c - c_cheapest) / (c_dearest_passable - c_cheapest), impassable 1.  Straying onto road then
+/// costs a follow_road demonstration no margin, straying into buildings or water the full margin.
+/// Null without loss.by_class.
+std::shared_ptr<const std::vector<double>> classLossWeights(const Region& region, const TrainConfig& config);
+
 /// The impassable cost used when scoring: the configured one, or 10 x the dearest passable class.
 double impassableCost(const TrainConfig& config);
 

@@ -262,7 +262,12 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
   c.loss.radius_px = l.number("radius_px", c.loss.radius_px, 1e-9, kInf);
   c.loss.scale = l.number("scale", c.loss.scale, 1e-9, kInf);
   c.loss.length_weighting = l.boolean("length_weighting", c.loss.length_weighting);
-  c.loss.by_class = l.choice("by_class", c.loss.by_class, {"none", "passable", "impassable"});
+  c.loss.by_class = l.boolean("by_class", c.loss.by_class);
+  for (const RegionSpec& t : c.train) {
+    if (c.loss.by_class && !t.hasLabels()) {
+      l.fail("by_class", "needs labels on every training image; " + t.where + " has only demonstrations");
+    }
+  }
 
   const ConfigNode learner = config.child("learner");
   learner.expectKeys({"kind", "min_cost", "calibrate_bias", "online", "batch"});

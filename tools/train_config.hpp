@@ -58,7 +58,7 @@ struct LossSettings {
   double radius_px = 24.0;
   double scale = 1.0;
   bool length_weighting = true;
-  std::string by_class = "none";  ///< "none", "passable" or "impassable": per-cell loss factors, see pipeline.cpp
+  bool by_class = false;  ///< scale the loss of each training cell by how dear its class is (classLossWeights)
 };
 
 struct LearnerSettings {

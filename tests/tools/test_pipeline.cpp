@@ -15,6 +15,8 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include <fstream>
+#include <map>
+#include <set>
 
 using namespace mmp;
 using namespace mmp::tools;
@@ -66,6 +68,28 @@ TEST_CASE("generated demonstrations are optimal under the behaviour's costs") {
   const FeatureMap& map = *training.regions[0].map;
   CHECK(map.names() == training.stack.names());
   for (float v : map.values()) REQUIRE((v >= 0.0f && v <= 1.0f));
+}
+
+TEST_CASE("the class-weighted loss factor is 0 on the cheapest class, 1 on the dearest and on impassable cells") {
+  test::TempDir dir;
+  TrainConfig config = syntheticConfig(dir);
+  const Training training = loadTrainingRegions(config);
+  const Region& r = training.regions[0];
+  CHECK(classLossWeights(r, config) == nullptr);
+  config.loss.by_class = true;
+  const auto weights = classLossWeights(r, config);
+  REQUIRE(weights != nullptr);
+  REQUIRE(weights->size() == static_cast<std::size_t>(r.cells()));
+  // Costs Road 1, Land 6, Vegetation 8, Building 40, Water inf: factors 0, 5/39, 7/39, 1, 1.
+  const std::map<int, double> expected = {{2, 0.0}, {1, 5.0 / 39.0}, {3, 7.0 / 39.0}, {0, 1.0}, {4, 1.0}};
+  std::set<int> seen;
+  for (int s = 0; s < r.cells(); ++s) {
+    const int label = r.cell_labels[static_cast<std::size_t>(s)];
+    REQUIRE(expected.count(label) == 1);
+    seen.insert(label);
+    REQUIRE((*weights)[static_cast<std::size_t>(s)] == doctest::Approx(expected.at(label)));
+  }
+  CHECK(seen.size() == 5);
 }
 
 TEST_CASE("on the synthetic scene the learned planner beats uniform costs on held-out scenes") {
