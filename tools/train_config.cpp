@@ -219,7 +219,7 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
 
   const ConfigNode f = config.child("features");
   f.expectKeys({"cell_size", "blur_sigmas", "colour_spaces", "gradient", "texture_windows", "complements",
-                "bins", "scaling_quantile", "words", "word_contexts"});
+                "bins", "scaling_quantile"});
   c.features.cell_size = static_cast<int>(f.integer("cell_size", c.features.cell_size, 1, 256));
   c.features.blur_sigmas = f.numbers("blur_sigmas", c.features.blur_sigmas, 0.0, 1000.0);
   if (c.features.blur_sigmas.empty()) f.fail("blur_sigmas", "list at least one scale (0 = no blur)");
@@ -244,11 +244,6 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
     f.fail("complements", "complements are redundant with bins (the bins of a feature sum to 1); set complements: false");
   }
   c.features.scaling_quantile = f.number("scaling_quantile", c.features.scaling_quantile, 0.0, 0.49);
-  c.features.words = static_cast<int>(f.integer("words", c.features.words, 0, 256));
-  c.features.word_contexts = f.numbers("word_contexts", c.features.word_contexts, 0.0, 1000.0);
-  if (c.features.words > 0 && c.features.word_contexts.empty()) {
-    f.fail("word_contexts", "list at least one sigma in pixels (0 = the cell's own word)");
-  }
 
   const ConfigNode d = config.child("demonstrations");
   d.expectKeys({"per_region", "min_separation_px", "seed"});

@@ -2,11 +2,9 @@
 
 #include <mmp/core/error.hpp>
 
-#include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
-#include <limits>
 #include <cmath>
 #include <sstream>
 
@@ -36,15 +34,6 @@ void validate(const FeatureSettings& s) {
   }
   if (!(s.scaling_quantile >= 0.0 && s.scaling_quantile < 0.5)) {
     throw InvalidArgument("features: scaling_quantile must lie in [0, 0.5), got " + std::to_string(s.scaling_quantile));
-  }
-  if (s.words < 0 || s.words > 256) throw InvalidArgument("features: words must lie in [0, 256], got " + std::to_string(s.words));
-  if (s.words > 0 && s.word_contexts.empty()) {
-    throw InvalidArgument("features: word_contexts must list at least one sigma (0 = the cell's own word)");
-  }
-  for (double sigma : s.word_contexts) {
-    if (!(sigma >= 0.0) || !std::isfinite(sigma)) {
-      throw InvalidArgument("features: word context sigma " + std::to_string(sigma) + " is not a finite number >= 0");
-    }
   }
 }
 
@@ -206,79 +195,17 @@ static std::vector<std::string> stackNames(const FeatureSettings& settings) {
     for (const std::string& r : raw) {
       for (int b = 0; b < settings.bins; ++b) names.push_back(r + "#" + std::to_string(b));
     }
-  } else {
-    names.insert(names.end(), raw.begin(), raw.end());
-    if (settings.complements) {
-      for (const std::string& r : raw) names.push_back("1-" + r);
-    }
+    return names;
   }
-  if (settings.words > 0) {
-    for (double sigma : settings.word_contexts) {
-      for (int w = 0; w < settings.words; ++w) names.push_back("word" + std::to_string(w) + sigmaTag(sigma));
-    }
+  names.insert(names.end(), raw.begin(), raw.end());
+  if (settings.complements) {
+    for (const std::string& r : raw) names.push_back("1-" + r);
   }
   return names;
 }
 
-namespace {
-
-/// Per raw feature, f = clamp((v - offset) * factor, 0, 1).
-struct Scaler {
-  std::vector<double> offset, factor;
-  explicit Scaler(const FeatureScaling& scaling) {
-    for (std::size_t k = 0; k < scaling.lower.size(); ++k) {
-      const double span = scaling.upper[k] - scaling.lower[k];
-      offset.push_back(scaling.lower[k]);
-      factor.push_back(span > 0.0 ? 1.0 / span : 0.0);  // a constant feature carries no information: 0
-    }
-  }
-  void operator()(const float* in, double* out) const {
-    for (std::size_t k = 0; k < offset.size(); ++k) out[k] = std::clamp((in[k] - offset[k]) * factor[k], 0.0, 1.0);
-  }
-};
-
-/// k-means centres (words x features, row-major) of the scaled features of at most kWordSample cells
-/// spread evenly over the training images; OpenCV's k-means++ with a fixed seed, so fits repeat.
-std::vector<double> fitWords(int words, const FeatureScaling& scaling, const std::vector<const RawFeatures*>& training) {
-  constexpr std::size_t kWordSample = 60000;
-  const Scaler scale(scaling);
-  const std::size_t n = scaling.lower.size();
-  std::size_t cells = 0;
-  for (const RawFeatures* raw : training) cells += static_cast<std::size_t>(raw->rows) * raw->cols;
-  const std::size_t stride = std::max<std::size_t>(1, (cells + kWordSample - 1) / kWordSample);
-  std::vector<double> scaled(n);
-  cv::Mat sample(0, static_cast<int>(n), CV_32F);
-  std::size_t index = 0;
-  for (const RawFeatures* raw : training) {
-    const std::size_t image_cells = static_cast<std::size_t>(raw->rows) * raw->cols;
-    for (std::size_t s = 0; s < image_cells; ++s, ++index) {
-      if (index % stride != 0) continue;
-      scale(raw->values.data() + s * n, scaled.data());
-      cv::Mat row(1, static_cast<int>(n), CV_32F);
-      for (std::size_t k = 0; k < n; ++k) row.at<float>(0, static_cast<int>(k)) = static_cast<float>(scaled[k]);
-      sample.push_back(row);
-    }
-  }
-  if (sample.rows < words) {
-    throw InvalidArgument("features: " + std::to_string(words) + " words need at least as many training cells, got " +
-                          std::to_string(sample.rows));
-  }
-  cv::Mat labels, centres;
-  cv::theRNG() = cv::RNG(0x6d6d70);
-  cv::kmeans(sample, words, labels, cv::TermCriteria(cv::TermCriteria::COUNT + cv::TermCriteria::EPS, 100, 1e-4), 3,
-             cv::KMEANS_PP_CENTERS, centres);
-  std::vector<double> out;
-  out.reserve(static_cast<std::size_t>(words) * n);
-  for (int w = 0; w < words; ++w) {
-    for (std::size_t k = 0; k < n; ++k) out.push_back(centres.at<float>(w, static_cast<int>(k)));
-  }
-  return out;
-}
-
-}  // namespace
-
-FeatureStack::FeatureStack(FeatureSettings settings, FeatureScaling scaling, std::vector<double> word_centres)
-    : settings_(std::move(settings)), scaling_(std::move(scaling)), word_centres_(std::move(word_centres)) {
+FeatureStack::FeatureStack(FeatureSettings settings, FeatureScaling scaling)
+    : settings_(std::move(settings)), scaling_(std::move(scaling)) {
   validate(settings_);
   const std::size_t n = rawFeatureNames(settings_).size();
   if (scaling_.lower.size() != n || scaling_.upper.size() != n) {
@@ -292,13 +219,6 @@ FeatureStack::FeatureStack(FeatureSettings settings, FeatureScaling scaling, std
                             " is not a finite range lower <= upper");
     }
   }
-  if (word_centres_.size() != static_cast<std::size_t>(settings_.words) * n) {
-    throw InvalidArgument("feature stack: " + std::to_string(word_centres_.size()) + " word centre values for " +
-                          std::to_string(settings_.words) + " words of " + std::to_string(n) + " raw features");
-  }
-  for (double x : word_centres_) {
-    if (!std::isfinite(x)) throw InvalidArgument("feature stack: a word centre value is not finite");
-  }
   names_ = stackNames(settings_);
 }
 
@@ -308,26 +228,7 @@ FeatureStack FeatureStack::fit(const FeatureSettings& settings, const std::vecto
   for (const RawFeatures* raw : training) {
     if (raw->names != expected) throw InvalidArgument("feature stack: training features were computed with other settings");
   }
-  FeatureScaling scaling = FeatureScaling::fit(training, settings.scaling_quantile);
-  std::vector<double> centres;
-  if (settings.words > 0) centres = fitWords(settings.words, scaling, training);
-  return FeatureStack(settings, std::move(scaling), std::move(centres));
-}
-
-int FeatureStack::nearestWord(const double* scaled) const {
-  const std::size_t n = scaling_.lower.size();
-  int best = 0;
-  double best_distance = std::numeric_limits<double>::infinity();
-  for (int w = 0; w < settings_.words; ++w) {
-    const double* centre = word_centres_.data() + static_cast<std::size_t>(w) * n;
-    double distance = 0.0;
-    for (std::size_t k = 0; k < n; ++k) distance += (scaled[k] - centre[k]) * (scaled[k] - centre[k]);
-    if (distance < best_distance) {
-      best_distance = distance;
-      best = w;
-    }
-  }
-  return best;
+  return FeatureStack(settings, FeatureScaling::fit(training, settings.scaling_quantile));
 }
 
 FeatureMap FeatureStack::map(const RawFeatures& raw) const {
@@ -338,42 +239,31 @@ FeatureMap FeatureStack::map(const RawFeatures& raw) const {
   const std::size_t d = names_.size();
   const std::size_t cells = static_cast<std::size_t>(raw.rows) * raw.cols;
   std::vector<float> values(cells * d);
-  const Scaler scale(scaling_);
+  std::vector<double> offset(n), factor(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const double span = scaling_.upper[k] - scaling_.lower[k];
+    offset[k] = scaling_.lower[k];
+    factor[k] = span > 0.0 ? 1.0 / span : 0.0;  // a constant feature carries no information: 0
+  }
   const int bins = settings_.bins;
-  const int words = settings_.words;
-  const std::size_t first_word = d - static_cast<std::size_t>(words) * settings_.word_contexts.size();
-  cv::Mat word_of(raw.rows, raw.cols, CV_32S);
-  std::vector<double> v(n);
   for (std::size_t s = 0; s < cells; ++s) {
-    scale(raw.values.data() + s * n, v.data());
+    const float* in = raw.values.data() + s * n;
     float* out = values.data() + s * d;
     out[kBiasIndex] = 1.0f;
-    if (words > 0) word_of.ptr<int>(0)[s] = nearestWord(v.data());
     for (std::size_t k = 0; k < n; ++k) {
+      const double v = std::clamp((in[k] - offset[k]) * factor[k], 0.0, 1.0);
       if (bins >= 2) {
         // Triangular memberships at the knots b / (bins - 1): at most two are non-zero, summing to 1.
         float* bin = out + 1 + k * static_cast<std::size_t>(bins);
-        const double position = v[k] * (bins - 1);
+        const double position = v * (bins - 1);
         const int lower = std::min(bins - 2, static_cast<int>(position));
         const double upper_share = position - lower;
         bin[lower] = static_cast<float>(1.0 - upper_share);
         bin[lower + 1] = static_cast<float>(upper_share);
         continue;
       }
-      out[1 + k] = static_cast<float>(v[k]);
-      if (settings_.complements) out[1 + n + k] = static_cast<float>(1.0 - v[k]);
-    }
-  }
-  // Word shares: the one-hot map of each word, blurred at each context sigma (in cells).
-  std::size_t column = first_word;
-  for (double sigma : settings_.word_contexts) {
-    const double sigma_cells = sigma / settings_.cell_size;
-    for (int w = 0; w < words; ++w, ++column) {
-      cv::Mat share = word_of == w;  // CV_8U, 255 where the word is w
-      share.convertTo(share, CV_32F, 1.0 / 255.0);
-      if (sigma_cells > 0.0) cv::GaussianBlur(share, share, cv::Size(0, 0), sigma_cells, sigma_cells, cv::BORDER_REFLECT);
-      const float* in = share.ptr<float>(0);  // continuous: freshly allocated
-      for (std::size_t s = 0; s < cells; ++s) values[s * d + column] = std::clamp(in[s], 0.0f, 1.0f);
+      out[1 + k] = static_cast<float>(v);
+      if (settings_.complements) out[1 + n + k] = static_cast<float>(1.0 - v);
     }
   }
   return FeatureMap(raw.rows, raw.cols, static_cast<int>(d), std::move(values), names_);
@@ -403,9 +293,6 @@ void FeatureStack::store(Model& model) const {
   m["features.scaling_quantile"] = joinList(std::vector<double>{settings_.scaling_quantile});
   model.arrays["features.lower"] = scaling_.lower;
   model.arrays["features.upper"] = scaling_.upper;
-  m["features.words"] = std::to_string(settings_.words);
-  m["features.word_contexts"] = joinList(settings_.word_contexts);
-  model.arrays["features.word_centres"] = word_centres_;
   model.feature_names = names_;
 }
 
@@ -473,20 +360,9 @@ FeatureStack FeatureStack::fromModel(const Model& model) {
   }
   scaling.lower = model.arrays.at("features.lower");
   scaling.upper = model.arrays.at("features.upper");
-  std::vector<double> centres;
-  if (model.settings.count("features.words") != 0) {  // models written before words have none
-    const std::vector<double> words = numbers(model, "features.words");
-    if (words.size() != 1 || words[0] != std::floor(words[0])) throw DataError("model: setting 'features.words' must be one integer");
-    s.words = static_cast<int>(words[0]);
-    s.word_contexts = numbers(model, "features.word_contexts");
-    if (model.arrays.count("features.word_centres") == 0) {
-      throw DataError("model: array 'features.word_centres' is missing (re-train the model)");
-    }
-    centres = model.arrays.at("features.word_centres");
-  }
   FeatureStack stack;
   try {
-    stack = FeatureStack(s, scaling, centres);
+    stack = FeatureStack(s, scaling);
   } catch (const InvalidArgument& e) {
     throw DataError(std::string("model: the stored feature settings are unusable: ") + e.what());
   }

@@ -155,62 +155,6 @@ TEST_CASE("a held-out image gets the training scaling, also through a saved mode
   CHECK_THROWS_AS(FeatureStack::fromModel(broken), DataError);
 }
 
-TEST_CASE("words cluster the cells: one-hot and context shares, refit identically, kept in a saved model") {
-  FeatureSettings settings;
-  settings.blur_sigmas = {0.0, 6.0};
-  settings.bins = 3;
-  settings.complements = false;
-  settings.words = 8;
-  settings.word_contexts = {0.0, 16.0};
-  const SyntheticScene train = smallScene(1), holdout = smallScene(2);
-  const RawFeatures train_raw = computeRawFeatures(train.image, settings);
-  const FeatureStack stack = FeatureStack::fit(settings, {&train_raw});
-  const int first = 1 + train_raw.features() * 3;
-  REQUIRE(stack.features() == first + 2 * 8);
-  CHECK(stack.names()[first] == "word0@0px");
-  CHECK(stack.names().back() == "word7@16px");
-  CHECK(FeatureStack::fit(settings, {&train_raw}).map(train_raw).values() == stack.map(train_raw).values());
-
-  const FeatureMap map = stack.map(holdout.image);
-  std::vector<int> word_of(static_cast<std::size_t>(map.cells()));
-  for (int s = 0; s < map.cells(); ++s) {
-    double own = 0.0, context = 0.0;
-    for (int w = 0; w < 8; ++w) {
-      const float x = map.cell(s)[first + w];
-      REQUIRE((x == 0.0f || x == 1.0f));
-      if (x == 1.0f) word_of[static_cast<std::size_t>(s)] = w;
-      own += x;
-      context += map.cell(s)[first + 8 + w];
-    }
-    REQUIRE(own == 1.0);
-    REQUIRE(context == doctest::Approx(1.0).epsilon(1e-4));
-  }
-  // The words tell water from road on a scene they were not fitted on: the commonest word of the
-  // water cells is rare on road cells.
-  const int k = settings.cell_size;
-  std::vector<int> water_words(8, 0), road_words(8, 0);
-  int road_cells = 0;
-  for (int s = 0; s < map.cells(); ++s) {
-    const int label = holdout.labels.at<std::uint8_t>((s / map.cols()) * k + k / 2, (s % map.cols()) * k + k / 2);
-    if (label == 4) ++water_words[static_cast<std::size_t>(word_of[static_cast<std::size_t>(s)])];
-    if (label == 2) ++road_words[static_cast<std::size_t>(word_of[static_cast<std::size_t>(s)])], ++road_cells;
-  }
-  const auto water_word = std::max_element(water_words.begin(), water_words.end()) - water_words.begin();
-  REQUIRE(water_words[static_cast<std::size_t>(water_word)] > 0);
-  REQUIRE(road_cells > 0);
-  CHECK(road_words[static_cast<std::size_t>(water_word)] < 0.05 * road_cells);
-
-  Model model;
-  model.weights = Eigen::VectorXd::Ones(stack.features());
-  stack.store(model);
-  test::TempDir dir;
-  saveModel(dir.file("m.mmp"), model);
-  CHECK(FeatureStack::fromModel(loadModel(dir.file("m.mmp"))).map(holdout.image).values() == map.values());
-  Model broken = model;
-  broken.arrays["features.word_centres"].pop_back();
-  CHECK_THROWS_AS(FeatureStack::fromModel(broken), DataError);
-}
-
 TEST_CASE("feature settings are validated") {
   FeatureSettings s;
   CHECK_NOTHROW(validate(s));
@@ -228,13 +172,6 @@ TEST_CASE("feature settings are validated") {
   s = {};
   s.scaling_quantile = 0.5;
   CHECK_THROWS_AS(validate(s), InvalidArgument);
-  s = {};
-  s.words = 257;
-  CHECK_THROWS_WITH_AS(validate(s), doctest::Contains("words"), InvalidArgument);
-  s = {};
-  s.words = 4;
-  s.word_contexts = {};
-  CHECK_THROWS_WITH_AS(validate(s), doctest::Contains("word_contexts"), InvalidArgument);
 }
 
 TEST_CASE("a stacked feature map works through the path oracle under the positive-cost projection") {

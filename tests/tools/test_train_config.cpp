@@ -126,11 +126,6 @@ TEST_CASE("train config errors name the key path and what is valid") {
     const std::string m = errorOf(write(dir, minimalConfig() + "features: {bins: 5, complements: true}\n"));
     CHECK(m.find("features.complements: complements are redundant with bins") != std::string::npos);
   }
-  SUBCASE("words are a count with context sigmas") {
-    CHECK(errorOf(write(dir, minimalConfig() + "features: {words: 300}\n")).find("features.words") != std::string::npos);
-    CHECK(errorOf(write(dir, minimalConfig() + "features: {words: 8, word_contexts: []}\n"))
-              .find("features.word_contexts: list at least one sigma") != std::string::npos);
-  }
   SUBCASE("the class-weighted loss needs labels on every training image") {
     cv::imwrite(dir.file("a.png"), test::randomImage(1, 64, 64));
     std::ofstream(dir.file("a.csv")) << "path,x,y\n0,1,1\n0,40,40\n";

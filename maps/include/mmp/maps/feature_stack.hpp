@@ -12,8 +12,8 @@
 // each named "<name>@<sigma>px".  These raw features are then scaled to [0, 1] by a FeatureScaling
 // fitted on the training images (low and high quantiles per feature, values outside clamped), and
 // the FeatureMap is one of
-//   bins = 0:  [ bias = 1 | scaled features v | 1 - v (if complements) | words ]
-//   bins = B:  [ bias = 1 | B soft bins of each scaled feature | words ]   (B >= 2)
+//   bins = 0:  [ bias = 1 | scaled features v | 1 - v (if complements) ]
+//   bins = B:  [ bias = 1 | B soft bins of each scaled feature ]   (B >= 2)
 // Soft bin b of v is the triangular membership max(0, 1 - |v - b/(B-1)| (B-1)): the B bins of a
 // feature sum to 1, and a nonnegative weight per bin gives any nonnegative piecewise-linear cost of
 // v (a generalised additive model).  Why: the positive-cost set of planning/loss.hpp (w >= 0, bias
@@ -21,14 +21,6 @@
 // a demonstration that detours along the road integrates more of every feature than the shortcut:
 // the learner sits at uniform costs.  Bins are exactly 0 on most cells, so weight can go on "not
 // road" values alone.  Complements (1 - v) are the lighter fix.  The bias is feature kBiasIndex = 0.
-//
-// Words (words = K > 0) give the cost what an additive model cannot: conjunctions of features.  Fit
-// clusters the scaled feature vectors of the training cells into K words (k-means, seeded); a cell's
-// word is its nearest centre.  For each context sigma s in word_contexts the map gets K features
-// "word<k>@<s>px": the Gaussian-weighted share of cells within about s pixels whose word is k
-// (s = 0: 1 for the cell's own word, else 0).  The K shares of one context sum to 1, so a
-// nonnegative weight per word is any nonnegative cost per word -- e.g. dark, smooth and bluish
-// (water) apart from dark and grey (asphalt), which no sum of per-feature costs can tell apart.
 //
 // FeatureStack bundles settings and scaling; store() writes both into a Model so that a held-out
 // image, `mmp plan` or `mmp costmap` get exactly the training transform.
@@ -57,8 +49,6 @@ struct FeatureSettings {
   bool complements = true;                              ///< append 1 - f for every scaled feature (bins = 0 only)
   int bins = 0;                                         ///< 0 = plain features, else soft bins per feature (>= 2)
   double scaling_quantile = 0.005;                      ///< fit: features scaled from this quantile to 1 - it
-  int words = 0;                                        ///< k-means words of the scaled features, 0 = none, <= 256
-  std::vector<double> word_contexts = {0.0};            ///< Gaussian sigmas in pixels of the word shares, >= 0
 };
 
 /// Throws mmp::InvalidArgument naming the first setting outside its documented range.
@@ -96,25 +86,22 @@ class FeatureStack {
  public:
   FeatureStack() = default;
   /// requires: settings valid; scaling of the size of rawFeatureNames(settings).
-  /// requires: settings valid; scaling of the size of rawFeatureNames(settings); word_centres holds
-  /// settings.words rows of that many scaled values, row-major.
-  FeatureStack(FeatureSettings settings, FeatureScaling scaling, std::vector<double> word_centres = {});
+  FeatureStack(FeatureSettings settings, FeatureScaling scaling);
 
-  /// Fits the scaling and the words (k-means, seed fixed) on training images (their raw features
-  /// under `settings`).
+  /// Fits the scaling on training images (their raw features under `settings`).
   static FeatureStack fit(const FeatureSettings& settings, const std::vector<const RawFeatures*>& training);
 
   /// Reads settings and scaling back from a model written with store(); throws mmp::DataError naming
   /// the setting or array that is missing or malformed, or if the model's feature names differ.
   static FeatureStack fromModel(const Model& model);
-  /// Writes settings (keys "features.*"), scaling (arrays "features.lower", "features.upper") and word
-  /// centres ("features.word_centres") into the model, and sets model.feature_names to names().
+  /// Writes settings (keys "features.*") and scaling (arrays "features.lower", "features.upper") into
+  /// the model, and sets model.feature_names to names().
   void store(Model& model) const;
 
   const FeatureSettings& settings() const { return settings_; }
   const FeatureScaling& scaling() const { return scaling_; }
   /// Names of the stacked features: "bias", then the raw names and "1-<raw name>" if complements,
-  /// or "<raw name>#<b>" for bin b of each raw feature, then "word<k>@<s>px" per context and word.
+  /// or "<raw name>#<b>" for bin b of each raw feature.
   const std::vector<std::string>& names() const { return names_; }
   int features() const { return static_cast<int>(names_.size()); }
 
@@ -126,11 +113,7 @@ class FeatureStack {
  private:
   FeatureSettings settings_;
   FeatureScaling scaling_;
-  std::vector<double> word_centres_;  ///< settings_.words x raw features, row-major, scaled values
   std::vector<std::string> names_;
-
-  /// The word (index of the nearest centre) of one cell's scaled raw features.
-  int nearestWord(const double* scaled) const;
 };
 
 }  // namespace mmp
