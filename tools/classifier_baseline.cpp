@@ -10,33 +10,27 @@
 
 namespace mmp::tools {
 
-LinearClassifier trainPreferredClassifier(const std::vector<const Region*>& regions, int preferred,
-                                          const ClassifierSettings& settings, int threads) {
-  // Every labelled cell as (region, cell), split by class.
-  std::vector<std::pair<const Region*, int>> positive, negative;
-  for (const Region* region : regions) {
-    if (region->cell_labels.empty() || !region->map) continue;
-    for (int s = 0; s < region->cells(); ++s) {
-      (region->cell_labels[static_cast<std::size_t>(s)] == preferred ? positive : negative).push_back({region, s});
-    }
-  }
-  if (positive.empty() || negative.empty()) {
-    throw DataError("classifier baseline: the training labels hold no cell " +
-                    std::string(positive.empty() ? "of" : "outside") + " the preferred class");
-  }
+namespace {
+
+using CellPool = std::vector<std::pair<const Region*, int>>;  // (region, cell) pairs of one label
+
+// A K-class Crammer-Singer SVM (core's MulticlassExample) trained by the batch subgradient learner on
+// draws[k] cells drawn (seeded, with replacement) from pools[k], labelled k, drawn from the last label
+// to the first.  Returns the K d weights.
+Eigen::VectorXd trainCellSvm(const std::vector<CellPool>& pools, const std::vector<int>& draws,
+                             const ClassifierSettings& settings, int threads, double* training_accuracy) {
   std::mt19937_64 rng(settings.seed);
   std::vector<std::unique_ptr<MulticlassExample>> examples;
-  const int d = regions.front()->map->features();
-  auto draw = [&](const std::vector<std::pair<const Region*, int>>& pool, int label, int count) {
+  const int classes = static_cast<int>(pools.size());
+  for (int label = classes - 1; label >= 0; --label) {
+    const CellPool& pool = pools[static_cast<std::size_t>(label)];
     std::uniform_int_distribution<std::size_t> pick(0, pool.size() - 1);
-    for (int i = 0; i < count; ++i) {
+    for (int i = 0; i < draws[static_cast<std::size_t>(label)]; ++i) {
       const auto& [region, cell] = pool[pick(rng)];
       const Eigen::VectorXd x = region->map->cellVector(cell).cast<double>();
-      examples.push_back(std::make_unique<MulticlassExample>(x, label, 2));
+      examples.push_back(std::make_unique<MulticlassExample>(x, label, classes));
     }
-  };
-  draw(positive, 1, settings.samples / 2);
-  draw(negative, 0, settings.samples - settings.samples / 2);
+  }
   ExampleList list;
   for (const auto& e : examples) list.push_back(e.get());
 
@@ -48,14 +42,66 @@ LinearClassifier trainPreferredClassifier(const std::vector<const Region*>& regi
   params.threads = threads;
   BatchSubgradient learner(params);
   const Eigen::VectorXd w = learner.train(list);
-
-  LinearClassifier classifier;
-  classifier.direction = w.segment(d, d) - w.segment(0, d);
-  classifier.samples = static_cast<int>(examples.size());
   int correct = 0;
   for (const auto& e : examples) correct += e->predict(w) == e->label();
-  classifier.training_accuracy = static_cast<double>(correct) / static_cast<double>(examples.size());
+  *training_accuracy = static_cast<double>(correct) / static_cast<double>(examples.size());
+  return w;
+}
+
+}  // namespace
+
+LinearClassifier trainPreferredClassifier(const std::vector<const Region*>& regions, int preferred,
+                                          const ClassifierSettings& settings, int threads) {
+  std::vector<CellPool> pools(2);  // 0: other classes, 1: the preferred class
+  for (const Region* region : regions) {
+    if (region->cell_labels.empty() || !region->map) continue;
+    for (int s = 0; s < region->cells(); ++s) {
+      pools[region->cell_labels[static_cast<std::size_t>(s)] == preferred ? 1 : 0].push_back({region, s});
+    }
+  }
+  if (pools[0].empty() || pools[1].empty()) {
+    throw DataError("classifier baseline: the training labels hold no cell " +
+                    std::string(pools[1].empty() ? "of" : "outside") + " the preferred class");
+  }
+  LinearClassifier classifier;
+  const Eigen::VectorXd w =
+      trainCellSvm(pools, {settings.samples - settings.samples / 2, settings.samples / 2}, settings, threads,
+                   &classifier.training_accuracy);
+  const Eigen::Index d = regions.front()->map->features();
+  classifier.direction = w.segment(d, d) - w.segment(0, d);
+  classifier.samples = settings.samples;
   return classifier;
+}
+
+ClassScorer trainClassScorer(const std::vector<const Region*>& regions, const std::vector<LabelClass>& classes,
+                             const ClassifierSettings& settings, int threads) {
+  std::vector<CellPool> pools(classes.size());
+  for (const Region* region : regions) {
+    if (region->cell_labels.empty() || !region->map) continue;
+    for (int s = 0; s < region->cells(); ++s) {
+      const int label = region->cell_labels[static_cast<std::size_t>(s)];
+      for (std::size_t k = 0; k < classes.size(); ++k) {
+        if (classes[k].index == label) pools[k].push_back({region, s});
+      }
+    }
+  }
+  ClassScorer scorer;
+  std::vector<CellPool> present;
+  for (std::size_t k = 0; k < classes.size(); ++k) {
+    if (pools[k].empty()) continue;
+    scorer.classes.push_back(classes[k].name);
+    present.push_back(std::move(pools[k]));
+  }
+  if (present.size() < 2) {
+    throw DataError("features.class_scores: the training labels hold fewer than two of the declared classes");
+  }
+  const int per_class = std::max(1, settings.samples / static_cast<int>(present.size()));
+  const Eigen::VectorXd w =
+      trainCellSvm(present, std::vector<int>(present.size(), per_class), settings, threads, &scorer.training_accuracy);
+  const Eigen::Index d = regions.front()->map->features();
+  scorer.weights.resize(static_cast<Eigen::Index>(present.size()), d);
+  for (Eigen::Index k = 0; k < scorer.weights.rows(); ++k) scorer.weights.row(k) = w.segment(k * d, d).transpose();
+  return scorer;
 }
 
 std::vector<double> classifierCosts(const FeatureMap& map, const LinearClassifier& classifier, double cost_scale) {

@@ -13,6 +13,7 @@
 #include "regions.hpp"
 
 #include <Eigen/Dense>
+#include <string>
 #include <vector>
 
 namespace mmp::tools {
@@ -28,6 +29,19 @@ struct LinearClassifier {
 /// preferred class or none of the others.
 LinearClassifier trainPreferredClassifier(const std::vector<const Region*>& regions, int preferred,
                                           const ClassifierSettings& settings, int threads);
+
+/// The multiclass layer behind the class-score features (FeatureStack::withClassScores).
+struct ClassScorer {
+  std::vector<std::string> classes;  ///< the declared classes that occur in the training labels
+  Eigen::MatrixXd weights;           ///< one row per class over the stacked features
+  double training_accuracy = 0.0;    ///< on the drawn cells
+};
+
+/// requires: regions with labels and feature maps.  A Crammer-Singer SVM of all declared classes that
+/// occur in the labels, on the same number of cells of each (settings.samples in all, seeded); throws
+/// mmp::DataError if fewer than two classes occur.
+ClassScorer trainClassScorer(const std::vector<const Region*>& regions, const std::vector<LabelClass>& classes,
+                             const ClassifierSettings& settings, int threads);
 
 /// The cost map 1 + a (1 - sigmoid(score)) of every cell.
 std::vector<double> classifierCosts(const FeatureMap& map, const LinearClassifier& classifier, double cost_scale);

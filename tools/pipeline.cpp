@@ -79,6 +79,19 @@ Training loadTrainingRegions(const TrainConfig& config, const StageCallback& pro
   std::vector<const RawFeatures*> raws;
   for (const Region& r : training.regions) raws.push_back(&r.raw);
   training.stack = FeatureStack::fit(config.features, raws);
+  if (config.class_scores) {
+    if (progress) progress("fitting the class scores", 0, 1);
+    std::vector<const Region*> regions;
+    std::vector<const FeatureMap*> maps;
+    for (Region& r : training.regions) {
+      r.map = std::make_shared<const FeatureMap>(training.stack.map(r.raw));
+      regions.push_back(&r);
+      maps.push_back(r.map.get());
+    }
+    ClassScorer scorer = trainClassScorer(regions, config.classes, config.classifier, 0);
+    training.class_score_accuracy = scorer.training_accuracy;
+    training.stack = training.stack.withClassScores(std::move(scorer.classes), std::move(scorer.weights), maps);
+  }
   for (std::size_t i = 0; i < training.regions.size(); ++i) {
     Region& r = training.regions[i];
     r.map = std::make_shared<const FeatureMap>(training.stack.map(r.raw));

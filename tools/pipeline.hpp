@@ -30,9 +30,11 @@ using StageCallback = std::function<void(const std::string& stage, long done, lo
 struct Training {
   FeatureStack stack;
   std::vector<Region> regions;
+  double class_score_accuracy = 0.0;  ///< of the class-score layer's SVM on its drawn cells, if any
 };
 
-/// Steps 1: loads the training images, fits the feature scaling, maps them and adds demonstrations.
+/// Steps 1: loads the training images, fits the feature scaling (and the class-score layer if
+/// config.class_scores), maps them and adds demonstrations.
 Training loadTrainingRegions(const TrainConfig& config, const StageCallback& progress = {});
 
 struct TrainedPlanner {

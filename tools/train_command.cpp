@@ -222,6 +222,10 @@ void runTrain(const TrainOptions& options) {
               rawFeatureNames(config.features).size(),
               config.features.bins >= 2 ? (std::to_string(config.features.bins) + " soft bins").c_str()
                                         : (config.features.complements ? "2 (value, complement)" : "1"));
+  if (const ClassScores* layer = training.stack.classScores()) {
+    std::printf("  + class scores of %zu classes (multiclass SVM on the training labels, %.1f %% of its cells right)\n",
+                layer->classes.size(), 100.0 * training.class_score_accuracy);
+  }
 
   // Learning.
   const long total = config.learner.kind == "batch"

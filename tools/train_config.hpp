@@ -102,6 +102,9 @@ struct TrainConfig {
   Behaviour behaviour;
   std::vector<RegionSpec> train, holdout;
   FeatureSettings features;
+  /// features.class_scores: append the class-score layer (FeatureStack::withClassScores), its
+  /// multiclass SVM trained on the training labels with the classifier settings
+  bool class_scores = false;
   DemonstrationSettings demonstrations;
   LossSettings loss;
   LearnerSettings learner;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace mmp {
@@ -188,19 +189,27 @@ FeatureScaling FeatureScaling::fit(const std::vector<const RawFeatures*>& images
   return scaling;
 }
 
-static std::vector<std::string> stackNames(const FeatureSettings& settings) {
-  const std::vector<std::string> raw = rawFeatureNames(settings);
-  std::vector<std::string> names{"bias"};
+// Names of the encoding of the named values (encode): "<name>#<b>", or the names and "1-<name>".
+static void appendEncodedNames(const std::vector<std::string>& values, const FeatureSettings& settings,
+                               std::vector<std::string>& names) {
   if (settings.bins >= 2) {
-    for (const std::string& r : raw) {
+    for (const std::string& r : values) {
       for (int b = 0; b < settings.bins; ++b) names.push_back(r + "#" + std::to_string(b));
     }
-    return names;
+    return;
   }
-  names.insert(names.end(), raw.begin(), raw.end());
+  names.insert(names.end(), values.begin(), values.end());
   if (settings.complements) {
-    for (const std::string& r : raw) names.push_back("1-" + r);
+    for (const std::string& r : values) names.push_back("1-" + r);
   }
+}
+
+static std::vector<std::string> stackNames(const FeatureSettings& settings, const std::vector<std::string>& classes) {
+  std::vector<std::string> names{"bias"};
+  appendEncodedNames(rawFeatureNames(settings), settings, names);
+  std::vector<std::string> margins;
+  for (const std::string& c : classes) margins.push_back("margin(" + c + ")");
+  appendEncodedNames(margins, settings, names);
   return names;
 }
 
@@ -219,7 +228,7 @@ FeatureStack::FeatureStack(FeatureSettings settings, FeatureScaling scaling)
                             " is not a finite range lower <= upper");
     }
   }
-  names_ = stackNames(settings_);
+  names_ = stackNames(settings_, {});
 }
 
 FeatureStack FeatureStack::fit(const FeatureSettings& settings, const std::vector<const RawFeatures*>& training) {
@@ -231,42 +240,114 @@ FeatureStack FeatureStack::fit(const FeatureSettings& settings, const std::vecto
   return FeatureStack(settings, FeatureScaling::fit(training, settings.scaling_quantile));
 }
 
+namespace {
+
+// Width of the encoding of n values scaled to [0, 1]: bins per value, or the values and their complements.
+std::size_t encodedWidth(std::size_t n, const FeatureSettings& s) {
+  return s.bins >= 2 ? n * static_cast<std::size_t>(s.bins) : (s.complements ? 2 * n : n);
+}
+
+// Writes n scaled values v (in [0, 1]) to out in the stack's layout (see the file comment of the header).
+void encode(const double* v, std::size_t n, const FeatureSettings& s, float* out) {
+  for (std::size_t k = 0; k < n; ++k) {
+    if (s.bins >= 2) {
+      // Triangular memberships at the knots b / (bins - 1): at most two are non-zero, summing to 1.
+      float* bin = out + k * static_cast<std::size_t>(s.bins);
+      const double position = v[k] * (s.bins - 1);
+      const int lower = std::min(s.bins - 2, static_cast<int>(position));
+      const double upper_share = position - lower;
+      bin[lower] = static_cast<float>(1.0 - upper_share);
+      bin[lower + 1] = static_cast<float>(upper_share);
+      continue;
+    }
+    out[k] = static_cast<float>(v[k]);
+    if (s.complements) out[n + k] = static_cast<float>(1.0 - v[k]);
+  }
+}
+
+// The scaled value of x under entry k of a scaling: clamp((x - lower) / (upper - lower), 0, 1), 0 if constant.
+double scaled(double x, const FeatureScaling& scaling, std::size_t k) {
+  const double span = scaling.upper[k] - scaling.lower[k];
+  return span > 0.0 ? std::clamp((x - scaling.lower[k]) / span, 0.0, 1.0) : 0.0;
+}
+
+// Margins m_c = s_c - max_{c' != c} s_c' of the scores s = weights * base.
+void classMargins(const Eigen::MatrixXd& weights, const float* base, double* margins) {
+  const Eigen::Index k = weights.rows();
+  const Eigen::VectorXd scores = weights * Eigen::Map<const Eigen::VectorXf>(base, weights.cols()).cast<double>();
+  for (Eigen::Index c = 0; c < k; ++c) {
+    double other = -std::numeric_limits<double>::infinity();
+    for (Eigen::Index j = 0; j < k; ++j) {
+      if (j != c) other = std::max(other, scores[j]);
+    }
+    margins[c] = scores[c] - other;
+  }
+}
+
+}  // namespace
+
 FeatureMap FeatureStack::map(const RawFeatures& raw) const {
   if (raw.names != rawFeatureNames(settings_)) {
     throw InvalidArgument("feature stack: the raw features were computed with other settings than the stack's");
   }
   const std::size_t n = raw.names.size();
   const std::size_t d = names_.size();
+  const std::size_t base = 1 + encodedWidth(n, settings_);
+  const std::size_t classes = class_scores_.classes.size();
   const std::size_t cells = static_cast<std::size_t>(raw.rows) * raw.cols;
   std::vector<float> values(cells * d);
-  std::vector<double> offset(n), factor(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    const double span = scaling_.upper[k] - scaling_.lower[k];
-    offset[k] = scaling_.lower[k];
-    factor[k] = span > 0.0 ? 1.0 / span : 0.0;  // a constant feature carries no information: 0
-  }
-  const int bins = settings_.bins;
+  std::vector<double> v(std::max(n, classes));
   for (std::size_t s = 0; s < cells; ++s) {
     const float* in = raw.values.data() + s * n;
     float* out = values.data() + s * d;
     out[kBiasIndex] = 1.0f;
-    for (std::size_t k = 0; k < n; ++k) {
-      const double v = std::clamp((in[k] - offset[k]) * factor[k], 0.0, 1.0);
-      if (bins >= 2) {
-        // Triangular memberships at the knots b / (bins - 1): at most two are non-zero, summing to 1.
-        float* bin = out + 1 + k * static_cast<std::size_t>(bins);
-        const double position = v * (bins - 1);
-        const int lower = std::min(bins - 2, static_cast<int>(position));
-        const double upper_share = position - lower;
-        bin[lower] = static_cast<float>(1.0 - upper_share);
-        bin[lower + 1] = static_cast<float>(upper_share);
-        continue;
-      }
-      out[1 + k] = static_cast<float>(v);
-      if (settings_.complements) out[1 + n + k] = static_cast<float>(1.0 - v);
-    }
+    for (std::size_t k = 0; k < n; ++k) v[k] = scaled(in[k], scaling_, k);
+    encode(v.data(), n, settings_, out + 1);
+    if (classes == 0) continue;
+    classMargins(class_scores_.weights, out, v.data());
+    for (std::size_t c = 0; c < classes; ++c) v[c] = scaled(v[c], class_scores_.scaling, c);
+    encode(v.data(), classes, settings_, out + base);
   }
   return FeatureMap(raw.rows, raw.cols, static_cast<int>(d), std::move(values), names_);
+}
+
+FeatureStack FeatureStack::withClassScores(std::vector<std::string> classes, Eigen::MatrixXd weights,
+                                           const std::vector<const FeatureMap*>& training) const {
+  if (classScores()) throw InvalidArgument("feature stack: it already has a class-score layer");
+  if (classes.size() < 2 || static_cast<Eigen::Index>(classes.size()) != weights.rows()) {
+    throw InvalidArgument("feature stack: a class-score layer needs >= 2 classes and one weight row per class, got " +
+                          std::to_string(classes.size()) + " classes and " + std::to_string(weights.rows()) + " rows");
+  }
+  if (weights.cols() != features() || !weights.allFinite()) {
+    throw InvalidArgument("feature stack: class-score weights must be finite, " + std::to_string(features()) +
+                          " per class, got " + std::to_string(weights.cols()));
+  }
+  for (const std::string& c : classes) {
+    if (c.empty() || c.find('\n') != std::string::npos) {
+      throw InvalidArgument("feature stack: class name '" + c + "' is empty or holds a line break");
+    }
+  }
+  if (training.empty()) throw InvalidArgument("feature stack: no training maps to fit the class-score scaling on");
+  RawFeatures margins;
+  margins.names = classes;
+  for (const FeatureMap* map : training) {
+    if (map->features() != features()) throw InvalidArgument("feature stack: a training map was made by another stack");
+    margins.rows += map->cells();
+    margins.cols = 1;
+    const std::size_t first = margins.values.size();
+    margins.values.resize(first + static_cast<std::size_t>(map->cells()) * classes.size());
+    for (int s = 0; s < map->cells(); ++s) {
+      std::vector<double> m(classes.size());
+      classMargins(weights, map->cell(s), m.data());
+      std::copy(m.begin(), m.end(), margins.values.begin() + static_cast<std::ptrdiff_t>(first + s * classes.size()));
+    }
+  }
+  FeatureStack stack = *this;
+  stack.class_scores_.scaling = FeatureScaling::fit({&margins}, settings_.scaling_quantile);
+  stack.class_scores_.classes = std::move(classes);
+  stack.class_scores_.weights = std::move(weights);
+  stack.names_ = stackNames(settings_, stack.class_scores_.classes);
+  return stack;
 }
 
 // ---- model storage --------------------------------------------------------------------------
@@ -293,6 +374,18 @@ void FeatureStack::store(Model& model) const {
   m["features.scaling_quantile"] = joinList(std::vector<double>{settings_.scaling_quantile});
   model.arrays["features.lower"] = scaling_.lower;
   model.arrays["features.upper"] = scaling_.upper;
+  if (const ClassScores* layer = classScores()) {
+    std::string classes;
+    for (const std::string& c : layer->classes) classes += (classes.empty() ? "" : "\n") + c;
+    m["features.class_scores"] = classes;
+    std::vector<double>& w = model.arrays["features.class_weights"];
+    w.clear();
+    for (Eigen::Index c = 0; c < layer->weights.rows(); ++c) {
+      for (Eigen::Index j = 0; j < layer->weights.cols(); ++j) w.push_back(layer->weights(c, j));
+    }
+    model.arrays["features.class_lower"] = layer->scaling.lower;
+    model.arrays["features.class_upper"] = layer->scaling.upper;
+  }
   model.feature_names = names_;
 }
 
@@ -365,6 +458,29 @@ FeatureStack FeatureStack::fromModel(const Model& model) {
     stack = FeatureStack(s, scaling);
   } catch (const InvalidArgument& e) {
     throw DataError(std::string("model: the stored feature settings are unusable: ") + e.what());
+  }
+  if (model.settings.count("features.class_scores") != 0) {
+    ClassScores layer;
+    std::stringstream names(model.settings.at("features.class_scores"));
+    for (std::string c; std::getline(names, c, '\n');) layer.classes.push_back(c);
+    const Eigen::Index k = static_cast<Eigen::Index>(layer.classes.size());
+    for (const char* key : {"features.class_weights", "features.class_lower", "features.class_upper"}) {
+      if (model.arrays.count(key) == 0) throw DataError(std::string("model: array '") + key + "' is missing (re-train the model)");
+    }
+    const std::vector<double>& w = model.arrays.at("features.class_weights");
+    layer.scaling.lower = model.arrays.at("features.class_lower");
+    layer.scaling.upper = model.arrays.at("features.class_upper");
+    const std::size_t entries = static_cast<std::size_t>(k);
+    if (k < 2 || w.size() != entries * static_cast<std::size_t>(stack.features()) ||
+        layer.scaling.lower.size() != entries || layer.scaling.upper.size() != entries) {
+      throw DataError("model: the class-score layer (" + std::to_string(k) + " classes, " + std::to_string(w.size()) +
+                      " weights, " + std::to_string(layer.scaling.lower.size()) + " scaling entries) does not fit " +
+                      std::to_string(stack.features()) + " stacked features; re-train the model");
+    }
+    layer.weights = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+        w.data(), k, stack.features());
+    stack.class_scores_ = std::move(layer);
+    stack.names_ = stackNames(s, stack.class_scores_.classes);
   }
   if (!model.feature_names.empty() && model.feature_names != stack.names()) {
     throw DataError("model: its feature names differ from those of its stored feature settings; it was written by "

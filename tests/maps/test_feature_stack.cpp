@@ -155,6 +155,65 @@ TEST_CASE("a held-out image gets the training scaling, also through a saved mode
   CHECK_THROWS_AS(FeatureStack::fromModel(broken), DataError);
 }
 
+TEST_CASE("the class-score layer appends binned class margins, and a saved model keeps it") {
+  FeatureSettings settings;
+  settings.blur_sigmas = {0.0};
+  settings.complements = false;
+  settings.bins = 3;
+  const SyntheticScene train = smallScene(1), holdout = smallScene(2);
+  const RawFeatures train_raw = computeRawFeatures(train.image, settings);
+  const FeatureStack base = FeatureStack::fit(settings, {&train_raw});
+  const FeatureMap base_map = base.map(train_raw);
+  CHECK(base.classScores() == nullptr);
+
+  // Three classes: "red" scores the lowest red bin, "bias" a constant 0.5, "zero" nothing.
+  const int red0 = indexOf(base.names(), "rgb.r@0px#0");
+  Eigen::MatrixXd weights = Eigen::MatrixXd::Zero(3, base.features());
+  weights(0, red0) = 1.0;
+  weights(1, kBiasIndex) = 0.5;
+  const FeatureStack stack = base.withClassScores({"red", "bias", "zero"}, weights, {&base_map});
+  REQUIRE(stack.classScores() != nullptr);
+  REQUIRE(stack.features() == base.features() + 3 * 3);
+  CHECK(stack.names()[static_cast<std::size_t>(base.features())] == "margin(red)#0");
+  CHECK(stack.names().back() == "margin(zero)#2");
+
+  const RawFeatures holdout_raw = computeRawFeatures(holdout.image, settings);
+  const FeatureMap map = stack.map(holdout_raw), plain = base.map(holdout_raw);
+  const FeatureScaling& scaling = stack.classScores()->scaling;
+  for (int s = 0; s < map.cells(); ++s) {
+    const float* f = map.cell(s);
+    REQUIRE(std::equal(f, f + base.features(), plain.cell(s)));  // the base features are unchanged
+    const double red = plain.cell(s)[red0];
+    const double margins[3] = {red - 0.5, 0.5 - red, -std::max(red, 0.5)};
+    for (int c = 0; c < 3; ++c) {
+      const double lo = scaling.lower[static_cast<std::size_t>(c)], hi = scaling.upper[static_cast<std::size_t>(c)];
+      const double v = hi > lo ? std::clamp((margins[c] - lo) / (hi - lo), 0.0, 1.0) : 0.0;
+      const float* bins = f + base.features() + 3 * c;
+      REQUIRE(bins[0] + bins[1] + bins[2] == doctest::Approx(1.0));
+      REQUIRE(0.5 * bins[1] + bins[2] == doctest::Approx(v).epsilon(1e-5));  // the bins' centre of mass is v
+    }
+  }
+
+  Model model;
+  model.weights = Eigen::VectorXd::Ones(stack.features());
+  stack.store(model);
+  const FeatureStack again = FeatureStack::fromModel(model);
+  REQUIRE(again.classScores() != nullptr);
+  CHECK(again.classScores()->classes == std::vector<std::string>{"red", "bias", "zero"});
+  CHECK(again.map(holdout_raw).values() == map.values());
+  Model broken = model;
+  broken.arrays.erase("features.class_upper");
+  CHECK_THROWS_WITH_AS(FeatureStack::fromModel(broken), doctest::Contains("features.class_upper"), DataError);
+  broken = model;
+  broken.arrays["features.class_weights"].pop_back();
+  CHECK_THROWS_WITH_AS(FeatureStack::fromModel(broken), doctest::Contains("class-score layer"), DataError);
+
+  CHECK_THROWS_AS(stack.withClassScores({"a", "b", "c"}, weights, {&base_map}), InvalidArgument);  // already has one
+  CHECK_THROWS_AS(base.withClassScores({"a", "b"}, weights, {&base_map}), InvalidArgument);        // 3 rows, 2 names
+  CHECK_THROWS_AS(base.withClassScores({"a", "b", "c"}, weights.leftCols(5), {&base_map}), InvalidArgument);
+  CHECK_THROWS_AS(base.withClassScores({"a", "b\nc", "d"}, weights, {&base_map}), InvalidArgument);
+}
+
 TEST_CASE("feature settings are validated") {
   FeatureSettings s;
   CHECK_NOTHROW(validate(s));

@@ -92,6 +92,42 @@ TEST_CASE("the class-weighted loss factor is 0 on the cheapest class, 1 on the d
   CHECK(seen.size() == 5);
 }
 
+TEST_CASE("class scores: the multiclass layer fitted on the training labels tells the classes apart on a held-out scene") {
+  test::TempDir dir;
+  TrainConfig config = syntheticConfig(dir);
+  config.class_scores = true;
+  const Training training = loadTrainingRegions(config);
+  const ClassScores* layer = training.stack.classScores();
+  REQUIRE(layer != nullptr);
+  CHECK(layer->classes.size() == 5);  // the synthetic scene's classes (Unlabeled does not occur)
+  CHECK(training.regions[0].map->names() == training.stack.names());
+  CHECK(training.stack.names().back() == "margin(" + layer->classes.back() + ")#4");
+
+  // On a held-out scene the class of the highest score is the cell's label far more often than the
+  // most frequent class alone would be.
+  Region holdout = loadRegion(config.holdout[0], config);
+  const FeatureMap map = training.stack.map(holdout.raw);
+  std::map<int, int> count;
+  int right = 0;
+  const Eigen::Index base = layer->weights.cols();
+  for (int s = 0; s < map.cells(); ++s) {
+    const Eigen::VectorXd f = map.cellVector(s).head(base).cast<double>();
+    Eigen::Index best = 0;
+    (layer->weights * f).maxCoeff(&best);
+    const int label = holdout.cell_labels[static_cast<std::size_t>(s)];
+    ++count[label];
+    for (const LabelClass& c : config.classes) {
+      if (c.index == label) right += layer->classes[static_cast<std::size_t>(best)] == c.name;
+    }
+  }
+  int most = 0;
+  for (const auto& [label, n] : count) most = std::max(most, n);
+  const double accuracy = static_cast<double>(right) / map.cells(), majority = static_cast<double>(most) / map.cells();
+  MESSAGE("class-score accuracy on a held-out scene " << accuracy << ", most frequent class " << majority
+                                                       << ", on the drawn training cells " << training.class_score_accuracy);
+  CHECK(accuracy > majority + 0.2);
+}
+
 TEST_CASE("on the synthetic scene the learned planner beats uniform costs on held-out scenes") {
   test::TempDir dir;
   const TrainConfig config = syntheticConfig(dir);

@@ -126,15 +126,20 @@ TEST_CASE("train config errors name the key path and what is valid") {
     const std::string m = errorOf(write(dir, minimalConfig() + "features: {bins: 5, complements: true}\n"));
     CHECK(m.find("features.complements: complements are redundant with bins") != std::string::npos);
   }
-  SUBCASE("the class-weighted loss needs labels on every training image") {
+  SUBCASE("the class-weighted loss and the class scores need labels on every training image") {
     cv::imwrite(dir.file("a.png"), test::randomImage(1, 64, 64));
     std::ofstream(dir.file("a.csv")) << "path,x,y\n0,1,1\n0,40,40\n";
-    const std::string head = "behaviour: {name: b, preferred: Road, costs: {Road: 1, Land: 5, Vegetation: 5, Water: inf, "
-                             "Building: 10}}\nholdout:\n  - synthetic: {seed: 2}\nloss: {by_class: true}\n";
-    CHECK(errorOf(write(dir, head + "train:\n  - {image: a.png, demonstrations: a.csv}\n"))
-              .find("loss.by_class: needs labels on every training image; train[0] has only demonstrations") !=
-          std::string::npos);
-    CHECK(errorOf(write(dir, head + "train:\n  - synthetic: {seed: 1}\n")).empty());
+    for (const std::string key : {"loss.by_class", "features.class_scores"}) {
+      CAPTURE(key);
+      const std::string block = key.substr(0, key.find('.')), name = key.substr(key.find('.') + 1);
+      const std::string head = "behaviour: {name: b, preferred: Road, costs: {Road: 1, Land: 5, Vegetation: 5, "
+                               "Water: inf, Building: 10}}\nholdout:\n  - synthetic: {seed: 2}\n" +
+                               block + ": {" + name + ": true}\n";
+      CHECK(errorOf(write(dir, head + "train:\n  - {image: a.png, demonstrations: a.csv}\n"))
+                .find(key + ": needs labels on every training image; train[0] has only demonstrations") !=
+            std::string::npos);
+      CHECK(errorOf(write(dir, head + "train:\n  - synthetic: {seed: 1}\n")).empty());
+    }
   }
   SUBCASE("class declarations are checked") {
     const std::string m = errorOf(write(dir, minimalConfig() + "classes:\n  - {name: Road, index: 2, colour: blue}\n"));

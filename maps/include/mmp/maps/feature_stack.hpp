@@ -22,13 +22,22 @@
 // the learner sits at uniform costs.  Bins are exactly 0 on most cells, so weight can go on "not
 // road" values alone.  Complements (1 - v) are the lighter fix.  The bias is feature kBiasIndex = 0.
 //
-// FeatureStack bundles settings and scaling; store() writes both into a Model so that a held-out
-// image, `mmp plan` or `mmp costmap` get exactly the training transform.
+// Optionally a class-score layer follows (withClassScores): a linear multiclass classifier of the
+// stacked features, fitted by the caller on labelled training cells, gives each cell a margin per class
+//   m_c = w_c . f - max_{c' != c} w_c' . f        (> 0 where class c wins)
+// which is scaled to [0, 1] (a FeatureScaling fitted on the training cells) and binned like a raw
+// feature, named "margin(<class>)#<b>".  A cost can then be any nonnegative piecewise-linear function
+// of "how much like water / road / ... does this cell look", which the additive bins of single colour
+// features cannot express (water and dense trees are both dark; only the joint evidence tells them apart).
+//
+// FeatureStack bundles settings, scaling and class scores; store() writes them into a Model so that a
+// held-out image, `mmp plan` or `mmp costmap` get exactly the training transform.
 #pragma once
 
 #include <mmp/core/feature_map.hpp>
 #include <mmp/core/model_file.hpp>
 
+#include <Eigen/Dense>
 #include <opencv2/core.hpp>
 
 #include <map>
@@ -82,6 +91,13 @@ struct FeatureScaling {
   static FeatureScaling fit(const std::vector<const RawFeatures*>& images, double quantile);
 };
 
+/// The class-score layer: weights.row(c) scores class c on the stacked features before the layer.
+struct ClassScores {
+  std::vector<std::string> classes;  ///< names, >= 2, none empty or holding a line break
+  Eigen::MatrixXd weights;           ///< classes x (features of the stack without the layer)
+  FeatureScaling scaling;            ///< of the margins, one entry per class
+};
+
 class FeatureStack {
  public:
   FeatureStack() = default;
@@ -91,17 +107,28 @@ class FeatureStack {
   /// Fits the scaling on training images (their raw features under `settings`).
   static FeatureStack fit(const FeatureSettings& settings, const std::vector<const RawFeatures*>& training);
 
+  /*!
+      requires: no class-score layer yet; classes.size() == weights.rows() >= 2; weights.cols() ==
+                features(); training: maps made by this stack (the cells the margin scaling is fitted on)
+      ensures: this stack followed by the class-score layer (see the file comment)
+  !*/
+  FeatureStack withClassScores(std::vector<std::string> classes, Eigen::MatrixXd weights,
+                               const std::vector<const FeatureMap*>& training) const;
+  /// The class-score layer, or nullptr.
+  const ClassScores* classScores() const { return class_scores_.classes.empty() ? nullptr : &class_scores_; }
+
   /// Reads settings and scaling back from a model written with store(); throws mmp::DataError naming
   /// the setting or array that is missing or malformed, or if the model's feature names differ.
   static FeatureStack fromModel(const Model& model);
-  /// Writes settings (keys "features.*") and scaling (arrays "features.lower", "features.upper") into
-  /// the model, and sets model.feature_names to names().
+  /// Writes settings (keys "features.*"), scaling (arrays "features.lower", "features.upper") and the
+  /// class-score layer ("features.class_scores", arrays "features.class_weights", "features.class_lower",
+  /// "features.class_upper") into the model, and sets model.feature_names to names().
   void store(Model& model) const;
 
   const FeatureSettings& settings() const { return settings_; }
   const FeatureScaling& scaling() const { return scaling_; }
   /// Names of the stacked features: "bias", then the raw names and "1-<raw name>" if complements,
-  /// or "<raw name>#<b>" for bin b of each raw feature.
+  /// or "<raw name>#<b>" for bin b of each raw feature; then the class-score features, if any.
   const std::vector<std::string>& names() const { return names_; }
   int features() const { return static_cast<int>(names_.size()); }
 
@@ -113,6 +140,7 @@ class FeatureStack {
  private:
   FeatureSettings settings_;
   FeatureScaling scaling_;
+  ClassScores class_scores_;
   std::vector<std::string> names_;
 };
 
