@@ -30,6 +30,7 @@ PathExample::Params exampleParams(const TrainConfig& config) {
   p.loss.scale = config.loss.scale;
   p.length_weighting = config.loss.length_weighting;
   p.q = config.learner.kind == "batch" ? config.learner.batch.q : config.learner.online.q;
+  p.cost_form = config.learner.costs;
   return p;
 }
 
@@ -120,7 +121,10 @@ TrainedPlanner trainPlanner(const Training& training, const TrainConfig& config,
   const Eigen::Index d = training.stack.features();
   // w >= 0 and w_bias >= loss_max + min_cost: every loss-augmented cell cost stays >= min_cost
   // (features in [0, 1], bias 1), so A* stays exact without clamping (planning/loss.hpp).
-  const ProjectionPtr positive = positiveCostProjection(d, kBiasIndex, config.loss.scale, config.learner.min_cost);
+  // Exponential costs exp(w . f) are positive for every w: no projection.
+  const bool linear = config.learner.costs == CostForm::Linear;
+  const ProjectionPtr positive = linear ? positiveCostProjection(d, kBiasIndex, config.loss.scale, config.learner.min_cost)
+                                        : noProjection();
   Eigen::VectorXd initial = Eigen::VectorXd::Zero(d);
   positive->project(initial);  // uniform costs: straight lines
 
@@ -197,7 +201,7 @@ TrainedPlanner trainPlanner(const Training& training, const TrainConfig& config,
     return sum / static_cast<double>(losses.size());
   };
   result.training_loss = predictionLoss(result.weights);
-  if (config.learner.calibrate_bias) {
+  if (config.learner.calibrate_bias && linear) {
     Eigen::VectorXd w = result.weights;
     for (int k = 1; k <= 7; ++k) {
       w[kBiasIndex] = result.bias_floor * std::pow(0.5, k);
@@ -210,6 +214,14 @@ TrainedPlanner trainPlanner(const Training& training, const TrainConfig& config,
     result.weights[kBiasIndex] = result.bias;
   }
   result.calibration_seconds = secondsSince(calibration_start);
+  result.cost_range = {std::numeric_limits<double>::infinity(), 0.0};
+  std::vector<double> costs;
+  for (const Region& r : training.regions) {
+    r.map->costs(result.weights, costs, config.learner.costs);
+    for (double c : costs) {
+      if (std::isfinite(c)) result.cost_range = {std::min(result.cost_range[0], c), std::max(result.cost_range[1], c)};
+    }
+  }
   result.train_seconds += result.calibration_seconds;
   return result;
 }
@@ -265,7 +277,7 @@ HoldoutResult evaluateHoldout(const TrainConfig& config, int index, const Featur
   }
 
   std::map<std::string, std::vector<double>> costs;
-  region.map->costs(weights, result.learned_costs);
+  region.map->costs(weights, result.learned_costs, config.learner.costs);
   costs["learned"] = result.learned_costs;
   costs["uniform"] = std::vector<double>(static_cast<std::size_t>(region.cells()), 1.0);
   if (classifier) costs["classifier"] = classifierCosts(*region.map, *classifier, classifier->cost_scale);

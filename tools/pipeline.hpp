@@ -16,6 +16,7 @@
 #include <mmp/learners/learner.hpp>
 #include <mmp/maps/feature_stack.hpp>
 
+#include <array>
 #include <functional>
 #include <map>
 #include <optional>
@@ -47,6 +48,7 @@ struct TrainedPlanner {
   double bias_floor = 0.0;         ///< the bias weight the learner returned (>= loss scale + min_cost)
   double bias = 0.0;               ///< the bias weight in `weights` (calibrated, or the floor)
   double training_loss = 0.0;      ///< mean prediction loss per cell of demonstration, at `weights`
+  std::array<double, 2> cost_range{};  ///< lowest and highest passable cell cost on the training images
   double train_seconds = 0.0;
   double epoch_seconds = 0.0;      ///< learner time / epochs (without the bias calibration)
   double calibration_seconds = 0.0;  ///< the bias calibration, included in train_seconds

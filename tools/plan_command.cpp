@@ -39,7 +39,12 @@ ModelOnImage applyModel(const std::string& model_path, const std::string& image_
   }
   m.image = loadImage(image_path);
   m.map = m.stack.map(m.image);
-  m.map.costs(m.model.weights, m.costs);
+  const auto form = m.model.settings.find("costs");  // absent: a model of linear costs
+  if (form != m.model.settings.end() && form->second != "linear" && form->second != "exponential") {
+    throw DataError("'" + model_path + "': setting 'costs' = '" + form->second + "' must be linear or exponential");
+  }
+  const bool exponential = form != m.model.settings.end() && form->second == "exponential";
+  m.map.costs(m.model.weights, m.costs, exponential ? CostForm::Exponential : CostForm::Linear);
   return m;
 }
 

@@ -244,12 +244,18 @@ void runTrain(const TrainOptions& options) {
               planner.epoch_seconds,
               planner.learner == "batch" ? (", objective " + std::to_string(planner.objective)).c_str() : "",
               planner.info.c_str());
-  std::printf("  bias weight %.4g (floor %.4g%s), training prediction loss per cell %.4f; training %.2f s in all\n",
-              planner.bias, planner.bias_floor,
-              config.learner.calibrate_bias ? (", calibrated on the demonstrations in " +
-                                               std::to_string(planner.calibration_seconds).substr(0, 5) + " s").c_str()
-                                            : "",
-              planner.training_loss, planner.train_seconds);
+  if (config.learner.costs == CostForm::Linear) {
+    std::printf("  bias weight %.4g (floor %.4g%s), training prediction loss per cell %.4f; training %.2f s in all\n",
+                planner.bias, planner.bias_floor,
+                config.learner.calibrate_bias ? (", calibrated on the demonstrations in " +
+                                                 std::to_string(planner.calibration_seconds).substr(0, 5) + " s").c_str()
+                                              : "",
+                planner.training_loss, planner.train_seconds);
+  } else {
+    std::printf("  exponential costs exp(w . f), costs from %.3g to %.3g on the training images; training prediction "
+                "loss per cell %.4f; training %.2f s in all\n",
+                planner.cost_range[0], planner.cost_range[1], planner.training_loss, planner.train_seconds);
+  }
   std::printf("  largest training image %s (%d cells, %d demonstrations): %.3f s per epoch\n",
               planner.largest_region.c_str(), planner.largest_cells, planner.largest_examples,
               planner.largest_epoch_seconds);
@@ -259,6 +265,7 @@ void runTrain(const TrainOptions& options) {
   training.stack.store(model);
   model.settings["behaviour"] = config.behaviour.name;
   model.settings["learner"] = config.learner.kind;
+  model.settings["costs"] = describe(config.learner.costs);
   model.settings["bias_floor"] = std::to_string(planner.bias_floor);
   model.settings["config"] = config.file;
   std::string trained_on;

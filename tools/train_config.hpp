@@ -67,6 +67,9 @@ struct LearnerSettings {
   /// After training, choose the bias weight for plain planning on the training demonstrations
   /// (see trainPlanner); off = keep the floored bias of training.
   bool calibrate_bias = true;
+  /// Cell costs w . f (the paper's MMP, weights kept in the positive-cost set) or exp(w . f)
+  /// (no projection needed; the bias calibration is skipped: a bias scales every cost alike).
+  CostForm costs = CostForm::Linear;
   OnlineGreedyProjection::Params online;
   BatchSubgradient::Params batch;
 };

@@ -40,7 +40,9 @@ void FeatureMap::setBlocked(std::vector<std::uint8_t> mask) {
   blocked_ = std::move(mask);
 }
 
-void FeatureMap::costs(const Eigen::VectorXd& w, std::vector<double>& out) const {
+const char* describe(CostForm form) { return form == CostForm::Linear ? "linear" : "exponential"; }
+
+void FeatureMap::costs(const Eigen::VectorXd& w, std::vector<double>& out, CostForm form) const {
   if (w.size() != features_) {
     throw InvalidArgument("feature map: w has size " + std::to_string(w.size()) + ", the map has " +
                           std::to_string(features_) + " features");
@@ -53,6 +55,7 @@ void FeatureMap::costs(const Eigen::VectorXd& w, std::vector<double>& out) const
     const float* f = cell(s);
     double sum = 0.0;
     for (int k = 0; k < features_; ++k) sum += wd[k] * static_cast<double>(f[k]);
+    if (form == CostForm::Exponential) sum = std::exp(sum);
     out[static_cast<std::size_t>(s)] = isBlocked(s) ? std::numeric_limits<double>::infinity() : sum;
   }
 }

@@ -50,7 +50,7 @@ PlanResult PathExample::planOn(const std::vector<double>& costs) const {
 
 PlanResult PathExample::plan(const Eigen::VectorXd& w) const {
   std::vector<double> costs;
-  map_->costs(w, costs);
+  map_->costs(w, costs, params_.cost_form);
   return planOn(costs);
 }
 
@@ -59,6 +59,9 @@ void PathExample::solve(const Eigen::VectorXd& w, double loss_weight, OracleResu
   map_->costs(w, costs);  // checks w's size
   if (loss_weight != 0.0) {
     for (std::size_t s = 0; s < costs.size(); ++s) costs[s] -= loss_weight * loss_[s];
+  }
+  if (params_.cost_form == CostForm::Exponential) {
+    for (double& c : costs) c = std::exp(c);  // exp(w.f - s l): the loss discounts a cost by e^-(s l)
   }
   const PlanResult plan = planOn(costs);
   if (plan.status != PlanStatus::Success) {

@@ -125,6 +125,35 @@ TEST_CASE("per-cell loss weights scale the loss map and are checked") {
   CHECK_THROWS_WITH_AS(PathExample(map, demo, params), doctest::Contains("7 loss weights for 500 cells"), InvalidArgument);
 }
 
+TEST_CASE("exponential costs: the oracle plans on exp(w.f - s l) for any sign of w, psi stays -F(y)") {
+  std::mt19937_64 rng(5);
+  for (int trial = 0; trial < 20; ++trial) {
+    auto map = std::make_shared<FeatureMap>(test::smoothFeatureMap(rng, 20, 25, 4));
+    PathExample::Params params{Connectivity::Eight, {LossShape::Linear, 3.0, 1.0}, true, 1};
+    params.cost_form = CostForm::Exponential;
+    const PathExample example(map, somePath(rng, 20, 25), params);
+    const Eigen::VectorXd w = 2.0 * test::randomVector(rng, 4);  // mixed signs: linear costs would go negative
+    std::vector<double> linear, exponential;
+    map->costs(w, linear);
+    map->costs(w, exponential, CostForm::Exponential);
+    for (std::size_t s = 0; s < linear.size(); ++s) REQUIRE(exponential[s] == doctest::Approx(std::exp(linear[s])));
+
+    GridPlanner planner(20, 25);
+    const PlanResult plain = planner.plan(exponential, example.start(), example.goal());
+    CHECK(example.plan(w).path == plain.path);
+    std::vector<double> augmented(linear.size());
+    for (std::size_t s = 0; s < linear.size(); ++s) augmented[s] = std::exp(linear[s] - 0.7 * example.loss()[s]);
+    const PlanResult best = planner.plan(augmented, example.start(), example.goal());
+    OracleResult r;
+    example.solve(w, 0.7, r);
+    CHECK(pathIntegral(r.output, 25, augmented) == doctest::Approx(best.cost).epsilon(1e-10));
+    Eigen::VectorXd features;
+    pathFeatures(r.output, *map, features);
+    CHECK((r.psi_output.toDense() + features).norm() <= 1e-12);
+    CHECK(r.loss == doctest::Approx(example.pathLoss(r.output)));
+  }
+}
+
 TEST_CASE("the path objective's subgradient matches a finite difference at generic w") {
   std::mt19937_64 rng(4);
   std::vector<std::unique_ptr<PathExample>> examples;

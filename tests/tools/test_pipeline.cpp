@@ -228,6 +228,25 @@ TEST_CASE("mmp plan and mmp costmap use a saved model on a new image") {
   map.costs(model.weights, costs);
   CHECK(raw.at<float>(7, 9) == doctest::Approx(costs[7 * 32 + 9]).epsilon(1e-6));
 
+  // A model of exponential costs says so in its settings, and the commands follow it.
+  model.settings["costs"] = "exponential";
+  saveModel(dir.file("m.mmp"), model);
+  CLI::App app4;
+  addCostmapCommand(app4);
+  app4.parse(std::vector<std::string>{dir.file("cost.tiff"), "--raw", dir.file("scene.png"), "--image",
+                                      dir.file("m.mmp"), "--model", "costmap"});
+  CHECK(cv::imread(dir.file("cost.tiff"), cv::IMREAD_UNCHANGED).at<float>(7, 9) ==
+        doctest::Approx(std::exp(costs[7 * 32 + 9])).epsilon(1e-6));
+  model.settings["costs"] = "quadratic";
+  saveModel(dir.file("m.mmp"), model);
+  CLI::App app5;
+  addCostmapCommand(app5);
+  CHECK_THROWS_WITH_AS(app5.parse(std::vector<std::string>{dir.file("cost.tiff"), "--raw", dir.file("scene.png"),
+                                                           "--image", dir.file("m.mmp"), "--model", "costmap"}),
+                       doctest::Contains("setting 'costs' = 'quadratic' must be linear or exponential"), DataError);
+  model.settings.erase("costs");
+  saveModel(dir.file("m.mmp"), model);
+
   CLI::App app3;
   addPlanCommand(app3);
   CHECK_THROWS_AS(app3.parse(std::vector<std::string>{"900,4", "--goal", "3,4", "--start", dir.file("scene.png"),

@@ -13,6 +13,17 @@
 
 namespace mmp {
 
+/// How a cell's cost follows from its features f and the weights w:
+///   Linear       w . f        (maximum margin planning as in the paper; needs w . f > 0)
+///   Exponential  exp(w . f)   (log-linear: positive for every w, and a wide range of costs --
+///                             "nearly impassable" -- for moderate weights; the exponentiated
+///                             functional gradient of Ratliff, Silver and Bagnell 2009 restricted to
+///                             linear log-costs)
+enum class CostForm { Linear, Exponential };
+
+/// "linear" or "exponential".
+const char* describe(CostForm form);
+
 class FeatureMap {
  public:
   FeatureMap() = default;
@@ -37,8 +48,9 @@ class FeatureMap {
   void setBlocked(std::vector<std::uint8_t> mask);
   bool isBlocked(int s) const { return !blocked_.empty() && blocked_[static_cast<std::size_t>(s)] != 0; }
 
-  /// Per-cell cost w . f(s) for every cell (+inf on blocked cells).  requires: w.size() == features().
-  void costs(const Eigen::VectorXd& w, std::vector<double>& out) const;
+  /// Per-cell cost w . f(s), or exp(w . f(s)), for every cell (+inf on blocked cells).
+  /// requires: w.size() == features().
+  void costs(const Eigen::VectorXd& w, std::vector<double>& out, CostForm form = CostForm::Linear) const;
 
  private:
   int rows_ = 0, cols_ = 0, features_ = 0;

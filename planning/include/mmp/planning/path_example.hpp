@@ -4,6 +4,10 @@
 // SIGN CONVENTION (the contract maximises a score): psi(y) = -F(y), F(y) the trapezoid integral of
 // the cell features along y, so w . psi(y) = -cost(y) and the oracle's argmax is the cheapest path.
 // Loss-augmented inference with weight s plans on the cell costs w.f(cell) - s l(cell) with exact A*.
+// With CostForm::Exponential the costs are exp(w.f) and the loss-augmented ones exp(w.f - s l); psi
+// stays -F(y), so a subgradient step moves the LOG-costs along the cells of the demonstration and of
+// the plan: the exponentiated functional gradient of Ratliff, Silver and Bagnell (2009) restricted to
+// linear log-costs.  The objective the contract implies is then a surrogate, not eq. 4 of the paper.
 // beta_i = max(1, |y_i|)^-q with |y_i| the demonstration's length in cells (optional), so that long
 // and short demonstrations weigh the same.
 #pragma once
@@ -27,6 +31,7 @@ class PathExample final : public StructuredExample {
     /// Optional per-cell factors in [0, 1] of the loss map (null = 1 everywhere), e.g. how bad a
     /// cell's class is, so the margin grows where straying costs the most.
     std::shared_ptr<const std::vector<double>> loss_weights;
+    CostForm cost_form = CostForm::Linear;  ///< cell costs w.f, or exp(w.f)
   };
 
   /// requires: a valid demonstration on the map (validatePath); throws mmp::InvalidArgument naming
@@ -39,11 +44,12 @@ class PathExample final : public StructuredExample {
       ensures (in addition to the contract)
           - output = the planned path's cells, start to goal
           - throws mmp::InvalidArgument if some passable cell's cost w.f - loss_weight * l is not > 0
-            (naming the cell): constrain w with positiveCostProjection instead of clamping
+            (naming the cell): constrain w with positiveCostProjection instead of clamping (linear
+            costs; exponential ones are always positive)
   !*/
   void solve(const Eigen::VectorXd& w, double loss_weight, OracleResult& result) const override;
 
-  /// Plain prediction: the cheapest path under w (A* on w.f), with its cost and expansions.
+  /// Plain prediction: the cheapest path under w (A* on w.f, or exp(w.f)), with its cost and expansions.
   PlanResult plan(const Eigen::VectorXd& w) const;
 
   const FeatureMap& map() const { return *map_; }
