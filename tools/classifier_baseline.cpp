@@ -16,8 +16,8 @@ using CellPool = std::vector<std::pair<const Region*, int>>;  // (region, cell) 
 
 // A K-class Crammer-Singer SVM (core's MulticlassExample) trained by the batch subgradient learner on
 // draws[k] cells drawn (seeded, with replacement) from pools[k], labelled k, drawn from the last label
-// to the first.  Returns the K d weights.
-Eigen::VectorXd trainCellSvm(const std::vector<CellPool>& pools, const std::vector<int>& draws,
+// to the first; a cell's input is its first d features.  Returns the K d weights.
+Eigen::VectorXd trainCellSvm(const std::vector<CellPool>& pools, const std::vector<int>& draws, int d,
                              const ClassifierSettings& settings, int threads, double* training_accuracy) {
   std::mt19937_64 rng(settings.seed);
   std::vector<std::unique_ptr<MulticlassExample>> examples;
@@ -27,7 +27,7 @@ Eigen::VectorXd trainCellSvm(const std::vector<CellPool>& pools, const std::vect
     std::uniform_int_distribution<std::size_t> pick(0, pool.size() - 1);
     for (int i = 0; i < draws[static_cast<std::size_t>(label)]; ++i) {
       const auto& [region, cell] = pool[pick(rng)];
-      const Eigen::VectorXd x = region->map->cellVector(cell).cast<double>();
+      const Eigen::VectorXd x = region->map->cellVector(cell).head(d).cast<double>();
       examples.push_back(std::make_unique<MulticlassExample>(x, label, classes));
     }
   }
@@ -50,7 +50,7 @@ Eigen::VectorXd trainCellSvm(const std::vector<CellPool>& pools, const std::vect
 
 }  // namespace
 
-LinearClassifier trainPreferredClassifier(const std::vector<const Region*>& regions, int preferred,
+LinearClassifier trainPreferredClassifier(const std::vector<const Region*>& regions, int preferred, int features,
                                           const ClassifierSettings& settings, int threads) {
   std::vector<CellPool> pools(2);  // 0: other classes, 1: the preferred class
   for (const Region* region : regions) {
@@ -65,9 +65,9 @@ LinearClassifier trainPreferredClassifier(const std::vector<const Region*>& regi
   }
   LinearClassifier classifier;
   const Eigen::VectorXd w =
-      trainCellSvm(pools, {settings.samples - settings.samples / 2, settings.samples / 2}, settings, threads,
+      trainCellSvm(pools, {settings.samples - settings.samples / 2, settings.samples / 2}, features, settings, threads,
                    &classifier.training_accuracy);
-  const Eigen::Index d = regions.front()->map->features();
+  const Eigen::Index d = features;
   classifier.direction = w.segment(d, d) - w.segment(0, d);
   classifier.samples = settings.samples;
   return classifier;
@@ -96,22 +96,22 @@ ClassScorer trainClassScorer(const std::vector<const Region*>& regions, const st
     throw DataError("features.class_scores: the training labels hold fewer than two of the declared classes");
   }
   const int per_class = std::max(1, settings.samples / static_cast<int>(present.size()));
-  const Eigen::VectorXd w =
-      trainCellSvm(present, std::vector<int>(present.size(), per_class), settings, threads, &scorer.training_accuracy);
-  const Eigen::Index d = regions.front()->map->features();
+  const int d = regions.front()->map->features();
+  const Eigen::VectorXd w = trainCellSvm(present, std::vector<int>(present.size(), per_class), d, settings, threads,
+                                         &scorer.training_accuracy);
   scorer.weights.resize(static_cast<Eigen::Index>(present.size()), d);
   for (Eigen::Index k = 0; k < scorer.weights.rows(); ++k) scorer.weights.row(k) = w.segment(k * d, d).transpose();
   return scorer;
 }
 
 std::vector<double> classifierCosts(const FeatureMap& map, const LinearClassifier& classifier, double cost_scale) {
-  if (classifier.direction.size() != map.features()) {
+  if (classifier.direction.size() > map.features()) {
     throw InvalidArgument("classifier baseline: the classifier has " + std::to_string(classifier.direction.size()) +
                           " weights for a map of " + std::to_string(map.features()) + " features");
   }
   std::vector<double> costs(static_cast<std::size_t>(map.cells()));
   for (int s = 0; s < map.cells(); ++s) {
-    const double score = classifier.direction.dot(map.cellVector(s).cast<double>());
+    const double score = classifier.direction.dot(map.cellVector(s).head(classifier.direction.size()).cast<double>());
     const double p = 1.0 / (1.0 + std::exp(-score));
     costs[static_cast<std::size_t>(s)] = 1.0 + cost_scale * (1.0 - p);
   }

@@ -1,6 +1,8 @@
 // The per-pixel classifier baseline: a linear classifier of the behaviour's preferred class,
-// trained on the same features and the same training images as the planner, its score turned
+// trained on the same image features and the same training images as the planner, its score turned
 // into a cost map.  It shows what learning from demonstrations adds over "find the road, then plan".
+// It never sees the class-score features (features.class_scores): those are themselves a classifier
+// of the same labels, so the baseline stays the same whether the planner uses them or not.
 //
 // Training: cells drawn (seeded) from the training images' labels, half of the preferred class and
 // half of the others; a two-class Crammer-Singer SVM (core's MulticlassExample) trained by the
@@ -19,15 +21,17 @@
 namespace mmp::tools {
 
 struct LinearClassifier {
-  Eigen::VectorXd direction;        ///< score(f) = direction . f
+  Eigen::VectorXd direction;        ///< score(f) = direction . f, over the first direction.size() features
   int samples = 0;
   double training_accuracy = 0.0;   ///< on the drawn cells
   double cost_scale = 1.0;          ///< a, once chosen
 };
 
-/// requires: regions with labels and feature maps; throws mmp::DataError if they hold no cell of the
-/// preferred class or none of the others.
-LinearClassifier trainPreferredClassifier(const std::vector<const Region*>& regions, int preferred,
+/// requires: regions with labels and feature maps of at least `features` features; the classifier sees
+/// the first `features` of each cell (FeatureStack::baseFeatures: never the class-score layer, itself a
+/// classifier of the same labels).  Throws mmp::DataError if they hold no cell of the preferred class
+/// or none of the others.
+LinearClassifier trainPreferredClassifier(const std::vector<const Region*>& regions, int preferred, int features,
                                           const ClassifierSettings& settings, int threads);
 
 /// The multiclass layer behind the class-score features (FeatureStack::withClassScores).

@@ -234,7 +234,8 @@ std::optional<LinearClassifier> trainBaseline(const Training& training, const Tr
     regions.push_back(&r);
   }
   LinearClassifier classifier =
-      trainPreferredClassifier(regions, config.behaviour.preferred, config.classifier, threads < 0 ? 0 : threads);
+      trainPreferredClassifier(regions, config.behaviour.preferred, training.stack.baseFeatures(), config.classifier,
+                               threads < 0 ? 0 : threads);
   // The cost scale: lowest mean cost ratio of the training demonstrations (training data only).
   const double impassable = impassableCost(config);
   double best = std::numeric_limits<double>::infinity();

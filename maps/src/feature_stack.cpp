@@ -328,18 +328,16 @@ FeatureStack FeatureStack::withClassScores(std::vector<std::string> classes, Eig
     }
   }
   if (training.empty()) throw InvalidArgument("feature stack: no training maps to fit the class-score scaling on");
-  RawFeatures margins;
+  RawFeatures margins;  // every training cell's margins, one "raw feature" per class
   margins.names = classes;
+  margins.cols = 1;
+  std::vector<double> m(classes.size());
   for (const FeatureMap* map : training) {
     if (map->features() != features()) throw InvalidArgument("feature stack: a training map was made by another stack");
     margins.rows += map->cells();
-    margins.cols = 1;
-    const std::size_t first = margins.values.size();
-    margins.values.resize(first + static_cast<std::size_t>(map->cells()) * classes.size());
     for (int s = 0; s < map->cells(); ++s) {
-      std::vector<double> m(classes.size());
       classMargins(weights, map->cell(s), m.data());
-      std::copy(m.begin(), m.end(), margins.values.begin() + static_cast<std::ptrdiff_t>(first + s * classes.size()));
+      margins.values.insert(margins.values.end(), m.begin(), m.end());
     }
   }
   FeatureStack stack = *this;

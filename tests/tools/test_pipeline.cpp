@@ -102,6 +102,10 @@ TEST_CASE("class scores: the multiclass layer fitted on the training labels tell
   CHECK(layer->classes.size() == 5);  // the synthetic scene's classes (Unlabeled does not occur)
   CHECK(training.regions[0].map->names() == training.stack.names());
   CHECK(training.stack.names().back() == "margin(" + layer->classes.back() + ")#4");
+  CHECK(training.stack.baseFeatures() == training.stack.features() - 5 * 5);
+  const std::optional<LinearClassifier> baseline = trainBaseline(training, config, 1);
+  REQUIRE(baseline);
+  CHECK(baseline->direction.size() == training.stack.baseFeatures());  // the baseline never sees the class scores
 
   // On a held-out scene the class of the highest score is the cell's label far more often than the
   // most frequent class alone would be.

@@ -131,6 +131,10 @@ class FeatureStack {
   /// or "<raw name>#<b>" for bin b of each raw feature; then the class-score features, if any.
   const std::vector<std::string>& names() const { return names_; }
   int features() const { return static_cast<int>(names_.size()); }
+  /// The features before the class-score layer (all of them if there is none); they come first.
+  int baseFeatures() const {
+    return class_scores_.classes.empty() ? features() : static_cast<int>(class_scores_.weights.cols());
+  }
 
   /// The stacked feature map; every value in [0, 1], feature kBiasIndex == 1.  requires: raw computed
   /// under settings() (same names).
