@@ -146,3 +146,10 @@ TEST_CASE("train config errors name the key path and what is valid") {
     CHECK(m.find("classes[0].colour") != std::string::npos);
   }
 }
+
+TEST_CASE("every shipped train config loads") {
+  for (const char* name : {"demo", "demo_hide_in_vegetation", "follow_road", "hide_in_vegetation"}) {
+    CAPTURE(name);
+    CHECK_NOTHROW(loadTrainConfig(std::string(MMP_SOURCE_DIR) + "/configs/" + name + ".yaml"));
+  }
+}
