@@ -1,6 +1,7 @@
 // The steps of `mmp train`, callable on their own (the tests run them on the synthetic scene):
-//   1. loadTrainingRegions   images, labels, raw features; the feature scaling is fitted on them and
-//                            every region gets its scaled FeatureMap and its demonstrations
+//   1. loadTrainingRegions   images, labels, raw features; the feature scaling (and the class-score
+//                            layer) is fitted on them and every region gets its FeatureMap and its
+//                            demonstrations
 //   2. trainPlanner          maximum margin planning through the path oracle with the configured
 //                            learner, weights kept in the positive-cost set; then (optionally) the
 //                            bias weight for plain planning is calibrated on the demonstrations
