@@ -134,14 +134,24 @@ TEST_CASE("class scores: the multiclass layer fitted on the training labels tell
 
 TEST_CASE("on the synthetic scene the learned planner beats uniform costs on held-out scenes") {
   test::TempDir dir;
-  const TrainConfig config = syntheticConfig(dir);
+  TrainConfig config = syntheticConfig(dir);
+  SUBCASE("linear costs") {}
+  SUBCASE("exponential costs") {
+    config.learner.costs = CostForm::Exponential;
+    config.learner.batch.steps = StepSchedule::constant(0.1);  // steps move log-costs: smaller ones
+  }
+  CAPTURE(describe(config.learner.costs));
   const Training training = loadTrainingRegions(config);
   const TrainedPlanner planner = trainPlanner(training, config, 1);
   CHECK(planner.epochs == 60);
   CHECK(planner.examples == 20);
-  CHECK(planner.weights.minCoeff() >= 0.0);
-  CHECK(planner.bias > 0.0);
-  CHECK(planner.bias <= planner.bias_floor);
+  CHECK(planner.cost_range[0] > 0.0);
+  CHECK(planner.cost_range[1] > planner.cost_range[0]);
+  if (config.learner.costs == CostForm::Linear) {
+    CHECK(planner.weights.minCoeff() >= 0.0);  // the positive-cost set
+    CHECK(planner.bias > 0.0);
+    CHECK(planner.bias <= planner.bias_floor);
+  }
   const std::optional<LinearClassifier> classifier = trainBaseline(training, config, 1);
   REQUIRE(classifier);
   std::vector<PlanScore> learned, uniform, classified;
