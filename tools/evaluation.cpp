@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 
 namespace mmp::tools {
 
@@ -75,6 +76,33 @@ MethodSummary summarise(const std::vector<PlanScore>& scores) {
   m.preferred_share = share / n;
   m.feasible_share = feasible / n;
   return m;
+}
+
+PairedComparison comparePaired(const std::vector<PlanScore>& method, const std::vector<PlanScore>& other,
+                               int resamples, std::uint64_t seed) {
+  if (method.size() != other.size() || method.empty() || resamples < 1) {
+    throw InvalidArgument("paired comparison: " + std::to_string(method.size()) + " and " +
+                          std::to_string(other.size()) + " scores; needs the same non-zero number of pairs");
+  }
+  const std::size_t n = method.size();
+  std::vector<double> gains(n);
+  PairedComparison c;
+  c.pairs = static_cast<int>(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    gains[k] = other[k].cost_ratio - method[k].cost_ratio;
+    c.gain += gains[k] / static_cast<double>(n);
+  }
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::size_t> pick(0, n - 1);
+  std::vector<double> means(static_cast<std::size_t>(resamples));
+  for (double& mean : means) {
+    double sum = 0.0;
+    for (std::size_t k = 0; k < n; ++k) sum += gains[pick(rng)];
+    mean = sum / static_cast<double>(n);
+  }
+  c.low = percentile(means, 0.025);
+  c.high = percentile(means, 0.975);
+  return c;
 }
 
 }  // namespace mmp::tools

@@ -12,6 +12,7 @@
 
 #include "regions.hpp"
 
+#include <cstdint>
 #include <vector>
 
 namespace mmp::tools {
@@ -55,5 +56,18 @@ class PlanScorer {
 };
 
 MethodSummary summarise(const std::vector<PlanScore>& scores);
+
+/// How much lower one method's mean cost ratio is than another's on the same pairs, with a 95 %
+/// percentile interval from a paired bootstrap (pairs resampled with replacement, seeded): an interval
+/// that contains 0 says the difference could be chance.
+struct PairedComparison {
+  int pairs = 0;
+  double gain = 0.0;               ///< mean over pairs of (other's ratio - this method's ratio)
+  double low = 0.0, high = 0.0;    ///< 2.5 % and 97.5 % points of the bootstrap means
+};
+
+/// requires: the same pairs in the same order in both (throws mmp::InvalidArgument otherwise).
+PairedComparison comparePaired(const std::vector<PlanScore>& method, const std::vector<PlanScore>& other,
+                               int resamples = 10000, std::uint64_t seed = 1);
 
 }  // namespace mmp::tools

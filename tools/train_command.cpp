@@ -120,6 +120,21 @@ void printTableHeader() {
               "dist p95 (px)", "preferred share", "feasible");
 }
 
+// Prints and returns, for each baseline, how much lower the learned mean cost ratio is on the same
+// pairs, with its 95 % paired-bootstrap interval.
+JsonObject printComparisons(const std::map<std::string, std::vector<PlanScore>>& scores) {
+  JsonObject o;
+  if (scores.count("learned") == 0) return o;
+  for (const std::string& method : methodNames()) {
+    if (method == "learned" || scores.count(method) == 0) continue;
+    const PairedComparison c = comparePaired(scores.at("learned"), scores.at(method));
+    std::printf("learned vs %-10s mean cost ratio %.3f lower, 95 %% paired-bootstrap interval [%.3f, %.3f]%s\n",
+                method.c_str(), c.gain, c.low, c.high, c.low > 0.0 ? "" : " (contains 0: could be chance)");
+    o.add(method, JsonObject().add("gain", c.gain).add("ci95_low", c.low).add("ci95_high", c.high));
+  }
+  return o;
+}
+
 void printTableRow(const std::string& method, const MethodSummary& m) {
   std::printf("%-11s %16s %15s %15s %14s %16s %9s\n", method.c_str(), fixed(m.cost_ratio_mean).c_str(),
               fixed(m.cost_ratio_p95).c_str(), fixed(m.dist_mean_px, 1).c_str(), fixed(m.dist_p95_px, 1).c_str(),
@@ -182,10 +197,17 @@ void runValidation(const TrainConfig& config, const TrainOptions& options) {
     printTableRow(method, summarise(pooled[method]));
     methods.add(method, summaryJson(summarise(pooled[method])));
   }
+  const JsonObject comparisons = printComparisons(pooled);
   std::filesystem::create_directories(config.output_dir);
   const std::string path = config.output_dir + "/validation.json";
   std::ofstream out(path);
-  out << JsonObject().add("behaviour", config.behaviour.name).add("methods", methods).add("folds", folds).dump() << "\n";
+  out << JsonObject()
+             .add("behaviour", config.behaviour.name)
+             .add("methods", methods)
+             .add("learned_vs", comparisons)
+             .add("folds", folds)
+             .dump()
+      << "\n";
   if (!out) throw DataError("cannot write '" + path + "'");
   std::printf("\nwrote: %s\n", path.c_str());
 }
@@ -325,12 +347,14 @@ void runTrain(const TrainOptions& options) {
     methods.add(method, summaryJson(m));
     printTableRow(method, m);
   }
+  const JsonObject comparisons = printComparisons(pooled);
 
   JsonObject metrics;
   metrics.add("behaviour", config.behaviour.name)
       .add("train_seconds", planner.train_seconds)
       .add("epoch_seconds", planner.epoch_seconds)
       .add("methods", methods)
+      .add("learned_vs", comparisons)
       .add("learner", planner.learner)
       .add("epochs", static_cast<double>(planner.epochs))
       .add("objective", planner.objective)

@@ -202,6 +202,30 @@ TEST_CASE("plan scores: a reference scores perfectly against itself, percentiles
   CHECK(m.feasible_share <= 1.0);
 }
 
+TEST_CASE("paired comparisons: the gain is the mean difference, its bootstrap interval brackets it") {
+  auto scores = [](std::vector<double> ratios) {
+    std::vector<PlanScore> out(ratios.size());
+    for (std::size_t k = 0; k < ratios.size(); ++k) out[k].cost_ratio = ratios[k];
+    return out;
+  };
+  const std::vector<PlanScore> a = scores({1.0, 1.2, 1.5, 3.0, 1.1, 1.0, 2.0, 1.3});
+  PairedComparison c = comparePaired(a, a);
+  CHECK(c.gain == 0.0);
+  CHECK(c.low == 0.0);
+  CHECK(c.high == 0.0);
+  c = comparePaired(a, scores({1.5, 1.7, 2.0, 3.5, 1.6, 1.5, 2.5, 1.8}));  // every pair 0.5 worse
+  CHECK(c.gain == doctest::Approx(0.5));
+  CHECK(c.low == doctest::Approx(0.5));
+  CHECK(c.high == doctest::Approx(0.5));
+  c = comparePaired(a, scores({1.0, 1.0, 4.0, 1.0, 1.0, 1.0, 1.0, 1.0}));  // one big win, many small losses
+  CHECK(c.gain == doctest::Approx((0.0 - 0.2 + 2.5 - 2.0 - 0.1 + 0.0 - 1.0 - 0.3) / 8));
+  CHECK(c.low < c.gain);
+  CHECK(c.high > c.gain);
+  CHECK(c.low < 0.0);  // eight pairs cannot tell this apart from chance
+  CHECK(comparePaired(a, scores({1.0, 1.0, 4.0, 1.0, 1.0, 1.0, 1.0, 1.0}), 10000, 1).low == c.low);  // seeded
+  CHECK_THROWS_AS(comparePaired(a, scores({1.0})), InvalidArgument);
+}
+
 TEST_CASE("mmp plan and mmp costmap use a saved model on a new image") {
   test::TempDir dir;
   const TrainConfig config = syntheticConfig(dir);
