@@ -215,6 +215,8 @@ TrainedPlanner trainPlanner(const Training& training, const TrainConfig& config,
     result.weights[kBiasIndex] = result.bias;
   }
   result.calibration_seconds = secondsSince(calibration_start);
+  result.train_seconds += result.calibration_seconds;
+
   result.cost_range = {std::numeric_limits<double>::infinity(), 0.0};
   std::vector<double> costs;
   for (const Region& r : training.regions) {
@@ -223,7 +225,6 @@ TrainedPlanner trainPlanner(const Training& training, const TrainConfig& config,
       if (std::isfinite(c)) result.cost_range = {std::min(result.cost_range[0], c), std::max(result.cost_range[1], c)};
     }
   }
-  result.train_seconds += result.calibration_seconds;
   return result;
 }
 
