@@ -115,9 +115,20 @@ cv::Mat trainingCurve(const TrainedPlanner& planner, const std::string& behaviou
   return lineChart({series}, style);
 }
 
-void printTableHeader() {
+// Prints the table of methods (in report order) and returns their summaries as JSON.
+JsonObject printMethodTable(const std::map<std::string, std::vector<PlanScore>>& scores) {
   std::printf("%-11s %16s %15s %15s %14s %16s %9s\n", "method", "cost ratio mean", "cost ratio p95", "dist mean (px)",
               "dist p95 (px)", "preferred share", "feasible");
+  JsonObject o;
+  for (const std::string& method : methodNames()) {
+    if (scores.count(method) == 0) continue;
+    const MethodSummary m = summarise(scores.at(method));
+    std::printf("%-11s %16s %15s %15s %14s %16s %9s\n", method.c_str(), fixed(m.cost_ratio_mean).c_str(),
+                fixed(m.cost_ratio_p95).c_str(), fixed(m.dist_mean_px, 1).c_str(), fixed(m.dist_p95_px, 1).c_str(),
+                fixed(m.preferred_share).c_str(), fixed(m.feasible_share, 2).c_str());
+    o.add(method, summaryJson(m));
+  }
+  return o;
 }
 
 // Prints and returns, for each baseline, how much lower the learned mean cost ratio is on the same
@@ -133,12 +144,6 @@ JsonObject printComparisons(const std::map<std::string, std::vector<PlanScore>>&
     o.add(method, JsonObject().add("gain", c.gain).add("ci95_low", c.low).add("ci95_high", c.high));
   }
   return o;
-}
-
-void printTableRow(const std::string& method, const MethodSummary& m) {
-  std::printf("%-11s %16s %15s %15s %14s %16s %9s\n", method.c_str(), fixed(m.cost_ratio_mean).c_str(),
-              fixed(m.cost_ratio_p95).c_str(), fixed(m.dist_mean_px, 1).c_str(), fixed(m.dist_p95_px, 1).c_str(),
-              fixed(m.preferred_share).c_str(), fixed(m.feasible_share, 2).c_str());
 }
 
 // Leave one training image out: for each training image, train on the others and score on it as on
@@ -177,26 +182,14 @@ void runValidation(const TrainConfig& config, const TrainOptions& options) {
     progress.finish();
     std::printf("\nleft out %s (%zu pairs; trained in %.1f s)\n", config.train[i].name.c_str(),
                 holdout.references.size(), planner.train_seconds);
-    printTableHeader();
-    JsonObject fold_json;
-    for (const std::string& method : methodNames()) {
-      if (holdout.scores.count(method) == 0) continue;
-      const std::vector<PlanScore>& scores = holdout.scores.at(method);
+    for (const auto& [method, scores] : holdout.scores) {
       pooled[method].insert(pooled[method].end(), scores.begin(), scores.end());
-      printTableRow(method, summarise(scores));
-      fold_json.add(method, summaryJson(summarise(scores)));
     }
-    folds.add(config.train[i].name, fold_json);
+    folds.add(config.train[i].name, printMethodTable(holdout.scores));
     std::fflush(stdout);
   }
   std::printf("\nall folds pooled\n");
-  printTableHeader();
-  JsonObject methods;
-  for (const std::string& method : methodNames()) {
-    if (pooled.count(method) == 0) continue;
-    printTableRow(method, summarise(pooled[method]));
-    methods.add(method, summaryJson(summarise(pooled[method])));
-  }
+  const JsonObject methods = printMethodTable(pooled);
   const JsonObject comparisons = printComparisons(pooled);
   std::filesystem::create_directories(config.output_dir);
   const std::string path = config.output_dir + "/validation.json";
@@ -336,17 +329,10 @@ void runTrain(const TrainOptions& options) {
   writeImage(curve, trainingCurve(planner, config.behaviour.name));
   outputs.push_back(curve);
 
-  JsonObject methods;
   std::printf("\nholdout: %zu images, %d start/goal pairs; behaviour '%s', preferred class %s (reference paths: %.3f)\n",
               config.holdout.size(), reference_pairs, config.behaviour.name.c_str(),
               config.behaviour.preferred_name.c_str(), reference_share / std::max(1, reference_pairs));
-  printTableHeader();
-  for (const std::string& method : methodNames()) {
-    if (pooled.count(method) == 0) continue;
-    const MethodSummary m = summarise(pooled[method]);
-    methods.add(method, summaryJson(m));
-    printTableRow(method, m);
-  }
+  const JsonObject methods = printMethodTable(pooled);
   const JsonObject comparisons = printComparisons(pooled);
 
   JsonObject metrics;
