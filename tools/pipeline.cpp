@@ -91,7 +91,8 @@ Training loadTrainingRegions(const TrainConfig& config, const StageCallback& pro
     }
     ClassScorer scorer = trainClassScorer(regions, config.classes, config.classifier, 0);
     training.class_score_accuracy = scorer.training_accuracy;
-    training.stack = training.stack.withClassScores(std::move(scorer.classes), std::move(scorer.weights), maps);
+    training.stack = training.stack.withClassScores(std::move(scorer.classes), std::move(scorer.weights), maps,
+                                                    config.class_context_px);
     if (progress) progress("fitting the class scores", 1, 1);
   }
   for (std::size_t i = 0; i < training.regions.size(); ++i) {

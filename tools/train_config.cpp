@@ -219,7 +219,7 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
 
   const ConfigNode f = config.child("features");
   f.expectKeys({"cell_size", "blur_sigmas", "colour_spaces", "gradient", "texture_windows", "complements",
-                "bins", "scaling_quantile", "class_scores"});
+                "bins", "scaling_quantile", "class_scores", "class_context_px"});
   c.features.cell_size = static_cast<int>(f.integer("cell_size", c.features.cell_size, 1, 256));
   c.features.blur_sigmas = f.numbers("blur_sigmas", c.features.blur_sigmas, 0.0, 1000.0);
   if (c.features.blur_sigmas.empty()) f.fail("blur_sigmas", "list at least one scale (0 = no blur)");
@@ -245,6 +245,10 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
   }
   c.features.scaling_quantile = f.number("scaling_quantile", c.features.scaling_quantile, 0.0, 0.49);
   c.class_scores = f.boolean("class_scores", c.class_scores);
+  c.class_context_px = f.numbers("class_context_px", {}, c.features.cell_size, 100000.0);
+  if (!c.class_context_px.empty() && !c.class_scores) {
+    f.fail("class_context_px", "context radii need the class-score layer; set class_scores: true or remove it");
+  }
   for (const RegionSpec& t : c.train) {
     if (c.class_scores && !t.hasLabels()) {
       f.fail("class_scores", "needs labels on every training image; " + t.where + " has only demonstrations");

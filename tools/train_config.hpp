@@ -108,6 +108,8 @@ struct TrainConfig {
   /// features.class_scores: append the class-score layer (FeatureStack::withClassScores), its
   /// multiclass SVM trained on the training labels with the classifier settings
   bool class_scores = false;
+  /// features.class_context_px: context radii of the class-score layer (pixels, >= cell_size)
+  std::vector<double> class_context_px;
   DemonstrationSettings demonstrations;
   LossSettings loss;
   LearnerSettings learner;

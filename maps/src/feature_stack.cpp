@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <sstream>
 
@@ -204,12 +205,22 @@ static void appendEncodedNames(const std::vector<std::string>& values, const Fea
   }
 }
 
-static std::vector<std::string> stackNames(const FeatureSettings& settings, const std::vector<std::string>& classes) {
+// Names of the class-score layer's values before encoding: the margins, then their maxima per radius.
+static std::vector<std::string> layerNames(const std::vector<std::string>& classes, const std::vector<double>& context_px) {
+  std::vector<std::string> names;
+  for (const std::string& c : classes) names.push_back("margin(" + c + ")");
+  for (double r : context_px) {
+    std::ostringstream radius;
+    radius << r;
+    for (const std::string& c : classes) names.push_back("margin(" + c + ")max" + radius.str() + "px");
+  }
+  return names;
+}
+
+static std::vector<std::string> stackNames(const FeatureSettings& settings, const ClassScores& layer) {
   std::vector<std::string> names{"bias"};
   appendEncodedNames(rawFeatureNames(settings), settings, names);
-  std::vector<std::string> margins;
-  for (const std::string& c : classes) margins.push_back("margin(" + c + ")");
-  appendEncodedNames(margins, settings, names);
+  appendEncodedNames(layerNames(layer.classes, layer.context_px), settings, names);
   return names;
 }
 
@@ -228,7 +239,7 @@ FeatureStack::FeatureStack(FeatureSettings settings, FeatureScaling scaling)
                             " is not a finite range lower <= upper");
     }
   }
-  names_ = stackNames(settings_, {});
+  names_ = stackNames(settings_, ClassScores{});
 }
 
 FeatureStack FeatureStack::fit(const FeatureSettings& settings, const std::vector<const RawFeatures*>& training) {
@@ -272,7 +283,7 @@ double scaled(double x, const FeatureScaling& scaling, std::size_t k) {
 }
 
 // Margins m_c = s_c - max_{c' != c} s_c' of the scores s = weights * base.
-void classMargins(const Eigen::MatrixXd& weights, const float* base, double* margins) {
+void classMargins(const Eigen::MatrixXd& weights, const float* base, float* margins) {
   const Eigen::Index k = weights.rows();
   const Eigen::VectorXd scores = weights * Eigen::Map<const Eigen::VectorXf>(base, weights.cols()).cast<double>();
   for (Eigen::Index c = 0; c < k; ++c) {
@@ -280,8 +291,35 @@ void classMargins(const Eigen::MatrixXd& weights, const float* base, double* mar
     for (Eigen::Index j = 0; j < k; ++j) {
       if (j != c) other = std::max(other, scores[j]);
     }
-    margins[c] = scores[c] - other;
+    margins[c] = static_cast<float>(scores[c] - other);
   }
+}
+
+// The unscaled values of the class-score layer on a rows x cols grid whose cell s holds its base
+// features at base + s * stride: per cell the K margins, then per context radius the K margins'
+// maxima over the cells within that radius (in cells, rounded; at least 1).  Cell-major, K (1 + radii) values per cell.
+std::vector<float> layerValues(const ClassScores& layer, int cell_size, int rows, int cols, const float* base,
+                               std::size_t stride) {
+  const std::size_t k = layer.classes.size(), width = k * (1 + layer.context_px.size());
+  const std::size_t cells = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+  std::vector<float> values(cells * width);
+  for (std::size_t s = 0; s < cells; ++s) classMargins(layer.weights, base + s * stride, values.data() + s * width);
+  cv::Mat margin(rows, cols, CV_32F), maximum;
+  for (std::size_t r = 0; r < layer.context_px.size(); ++r) {
+    const int radius = std::max(1, static_cast<int>(std::lround(layer.context_px[r] / cell_size)));
+    cv::Mat disc(2 * radius + 1, 2 * radius + 1, CV_8U);  // the cells (dr, dc) with dr^2 + dc^2 <= radius^2
+    for (int dr = -radius; dr <= radius; ++dr) {
+      for (int dc = -radius; dc <= radius; ++dc) disc.at<std::uint8_t>(dr + radius, dc + radius) = dr * dr + dc * dc <= radius * radius;
+    }
+    for (std::size_t c = 0; c < k; ++c) {
+      float* m = margin.ptr<float>();
+      for (std::size_t s = 0; s < cells; ++s) m[s] = values[s * width + c];
+      cv::dilate(margin, maximum, disc);  // outside the image counts as -infinity: only cells inside
+      const float* x = maximum.ptr<float>();
+      for (std::size_t s = 0; s < cells; ++s) values[s * width + (1 + r) * k + c] = x[s];
+    }
+  }
+  return values;
 }
 
 }  // namespace
@@ -293,26 +331,30 @@ FeatureMap FeatureStack::map(const RawFeatures& raw) const {
   const std::size_t n = raw.names.size();
   const std::size_t d = names_.size();
   const std::size_t base = 1 + encodedWidth(n, settings_);
-  const std::size_t classes = class_scores_.classes.size();
+  const std::size_t layer = class_scores_.scaling.lower.size();  // values of the class-score layer, 0 without
   const std::size_t cells = static_cast<std::size_t>(raw.rows) * raw.cols;
   std::vector<float> values(cells * d);
-  std::vector<double> v(std::max(n, classes));
+  std::vector<double> v(std::max(n, layer));
   for (std::size_t s = 0; s < cells; ++s) {
     const float* in = raw.values.data() + s * n;
     float* out = values.data() + s * d;
     out[kBiasIndex] = 1.0f;
     for (std::size_t k = 0; k < n; ++k) v[k] = scaled(in[k], scaling_, k);
     encode(v.data(), n, settings_, out + 1);
-    if (classes == 0) continue;
-    classMargins(class_scores_.weights, out, v.data());
-    for (std::size_t c = 0; c < classes; ++c) v[c] = scaled(v[c], class_scores_.scaling, c);
-    encode(v.data(), classes, settings_, out + base);
+  }
+  if (layer != 0) {
+    const std::vector<float> x = layerValues(class_scores_, settings_.cell_size, raw.rows, raw.cols, values.data(), d);
+    for (std::size_t s = 0; s < cells; ++s) {
+      for (std::size_t k = 0; k < layer; ++k) v[k] = scaled(x[s * layer + k], class_scores_.scaling, k);
+      encode(v.data(), layer, settings_, values.data() + s * d + base);
+    }
   }
   return FeatureMap(raw.rows, raw.cols, static_cast<int>(d), std::move(values), names_);
 }
 
 FeatureStack FeatureStack::withClassScores(std::vector<std::string> classes, Eigen::MatrixXd weights,
-                                           const std::vector<const FeatureMap*>& training) const {
+                                           const std::vector<const FeatureMap*>& training,
+                                           std::vector<double> context_px) const {
   if (classScores()) throw InvalidArgument("feature stack: it already has a class-score layer");
   if (classes.size() < 2 || static_cast<Eigen::Index>(classes.size()) != weights.rows()) {
     throw InvalidArgument("feature stack: a class-score layer needs >= 2 classes and one weight row per class, got " +
@@ -327,24 +369,28 @@ FeatureStack FeatureStack::withClassScores(std::vector<std::string> classes, Eig
       throw InvalidArgument("feature stack: class name '" + c + "' is empty or holds a line break");
     }
   }
-  if (training.empty()) throw InvalidArgument("feature stack: no training maps to fit the class-score scaling on");
-  RawFeatures margins;  // every training cell's margins, one "raw feature" per class
-  margins.names = classes;
-  margins.cols = 1;
-  std::vector<double> m(classes.size());
-  for (const FeatureMap* map : training) {
-    if (map->features() != features()) throw InvalidArgument("feature stack: a training map was made by another stack");
-    margins.rows += map->cells();
-    for (int s = 0; s < map->cells(); ++s) {
-      classMargins(weights, map->cell(s), m.data());
-      margins.values.insert(margins.values.end(), m.begin(), m.end());
+  for (double r : context_px) {
+    if (!(r >= settings_.cell_size) || !std::isfinite(r)) {
+      throw InvalidArgument("feature stack: a class context radius must be at least the cell size (" +
+                            std::to_string(settings_.cell_size) + " px), got " + std::to_string(r));
     }
   }
+  if (training.empty()) throw InvalidArgument("feature stack: no training maps to fit the class-score scaling on");
+  ClassScores layer{std::move(classes), std::move(weights), std::move(context_px), {}};
+  RawFeatures values;  // every training cell's layer values, one "raw feature" each
+  values.names = layerNames(layer.classes, layer.context_px);
+  values.cols = 1;
+  for (const FeatureMap* map : training) {
+    if (map->features() != features()) throw InvalidArgument("feature stack: a training map was made by another stack");
+    values.rows += map->cells();
+    const std::vector<float> x = layerValues(layer, settings_.cell_size, map->rows(), map->cols(), map->cell(0),
+                                             static_cast<std::size_t>(map->features()));
+    values.values.insert(values.values.end(), x.begin(), x.end());
+  }
+  layer.scaling = FeatureScaling::fit({&values}, settings_.scaling_quantile);
   FeatureStack stack = *this;
-  stack.class_scores_.scaling = FeatureScaling::fit({&margins}, settings_.scaling_quantile);
-  stack.class_scores_.classes = std::move(classes);
-  stack.class_scores_.weights = std::move(weights);
-  stack.names_ = stackNames(settings_, stack.class_scores_.classes);
+  stack.class_scores_ = std::move(layer);
+  stack.names_ = stackNames(settings_, stack.class_scores_);
   return stack;
 }
 
@@ -376,6 +422,7 @@ void FeatureStack::store(Model& model) const {
     std::string classes;
     for (const std::string& c : layer->classes) classes += (classes.empty() ? "" : "\n") + c;
     m["features.class_scores"] = classes;
+    m["features.class_context_px"] = joinList(layer->context_px);
     std::vector<double>& w = model.arrays["features.class_weights"];
     w.clear();
     for (Eigen::Index c = 0; c < layer->weights.rows(); ++c) {
@@ -465,11 +512,14 @@ FeatureStack FeatureStack::fromModel(const Model& model) {
     for (const char* key : {"features.class_weights", "features.class_lower", "features.class_upper"}) {
       if (model.arrays.count(key) == 0) throw DataError(std::string("model: array '") + key + "' is missing (re-train the model)");
     }
+    if (model.settings.count("features.class_context_px") != 0 && !model.settings.at("features.class_context_px").empty()) {
+      layer.context_px = numbers(model, "features.class_context_px");
+    }
     const std::vector<double>& w = model.arrays.at("features.class_weights");
     layer.scaling.lower = model.arrays.at("features.class_lower");
     layer.scaling.upper = model.arrays.at("features.class_upper");
-    const std::size_t entries = static_cast<std::size_t>(k);
-    if (k < 2 || w.size() != entries * static_cast<std::size_t>(stack.features()) ||
+    const std::size_t entries = static_cast<std::size_t>(k) * (1 + layer.context_px.size());
+    if (k < 2 || w.size() != static_cast<std::size_t>(k) * static_cast<std::size_t>(stack.features()) ||
         layer.scaling.lower.size() != entries || layer.scaling.upper.size() != entries) {
       throw DataError("model: the class-score layer (" + std::to_string(k) + " classes, " + std::to_string(w.size()) +
                       " weights, " + std::to_string(layer.scaling.lower.size()) + " scaling entries) does not fit " +
@@ -477,8 +527,11 @@ FeatureStack FeatureStack::fromModel(const Model& model) {
     }
     layer.weights = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
         w.data(), k, stack.features());
+    for (double r : layer.context_px) {
+      if (!(r >= s.cell_size)) throw DataError("model: setting 'features.class_context_px' holds a radius below the cell size");
+    }
     stack.class_scores_ = std::move(layer);
-    stack.names_ = stackNames(s, stack.class_scores_.classes);
+    stack.names_ = stackNames(s, stack.class_scores_);
   }
   if (!model.feature_names.empty() && model.feature_names != stack.names()) {
     throw DataError("model: its feature names differ from those of its stored feature settings; it was written by "

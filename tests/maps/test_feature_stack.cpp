@@ -214,6 +214,69 @@ TEST_CASE("the class-score layer appends binned class margins, and a saved model
   CHECK_THROWS_AS(base.withClassScores({"a", "b\nc", "d"}, weights, {&base_map}), InvalidArgument);
 }
 
+TEST_CASE("class context features are the margins' maxima over a disc, reapplied from the model") {
+  FeatureSettings settings;
+  settings.cell_size = 4;
+  settings.blur_sigmas = {0.0};
+  settings.complements = false;
+  settings.bins = 3;
+  const SyntheticScene train = smallScene(1), holdout = smallScene(2);
+  const RawFeatures train_raw = computeRawFeatures(train.image, settings);
+  const FeatureStack base = FeatureStack::fit(settings, {&train_raw});
+  const FeatureMap base_map = base.map(train_raw);
+  const int red0 = indexOf(base.names(), "rgb.r@0px#0");
+  Eigen::MatrixXd weights = Eigen::MatrixXd::Zero(2, base.features());
+  weights(0, red0) = 1.0;  // margin(red) = red bin 0, margin(none) = -red bin 0
+  const FeatureStack plain = base.withClassScores({"red", "none"}, weights, {&base_map});
+  const FeatureStack stack = base.withClassScores({"red", "none"}, weights, {&base_map}, {8.0});
+  REQUIRE(stack.features() == plain.features() + 2 * 3);
+  CHECK(stack.names()[static_cast<std::size_t>(plain.features())] == "margin(red)max8px#0");
+  CHECK(stack.names().back() == "margin(none)max8px#2");
+
+  // Cell (r, c)'s context value of "red" is the largest red bin 0 over the cells within 2 cells (8 px / 4).
+  const RawFeatures holdout_raw = computeRawFeatures(holdout.image, settings);
+  const FeatureMap map = stack.map(holdout_raw), base_holdout = base.map(holdout_raw);
+  REQUIRE(std::equal(map.cell(0), map.cell(0) + plain.features(), plain.map(holdout_raw).cell(0)));
+  const FeatureScaling& scaling = stack.classScores()->scaling;
+  REQUIRE(scaling.lower.size() == 4);
+  int checked = 0;
+  for (int r = 0; r < map.rows(); r += 5) {
+    for (int c = 0; c < map.cols(); c += 3) {
+      double most_red = -1.0, least_red = 2.0;
+      for (int dr = -2; dr <= 2; ++dr) {
+        for (int dc = -2; dc <= 2; ++dc) {
+          const int rr = r + dr, cc = c + dc;
+          if (dr * dr + dc * dc > 4 || rr < 0 || cc < 0 || rr >= map.rows() || cc >= map.cols()) continue;
+          const double red = base_holdout.cell(rr * map.cols() + cc)[red0];
+          most_red = std::max(most_red, red);
+          least_red = std::min(least_red, red);
+        }
+      }
+      const double raw_values[2] = {most_red, -least_red};
+      for (int k = 0; k < 2; ++k) {
+        const double lo = scaling.lower[static_cast<std::size_t>(2 + k)], hi = scaling.upper[static_cast<std::size_t>(2 + k)];
+        const double v = hi > lo ? std::clamp((raw_values[k] - lo) / (hi - lo), 0.0, 1.0) : 0.0;
+        const float* bins = map.cell(r * map.cols() + c) + plain.features() + 3 * k;
+        REQUIRE(0.5 * bins[1] + bins[2] == doctest::Approx(v).epsilon(1e-5));
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked > 100);
+
+  Model model;
+  model.weights = Eigen::VectorXd::Ones(stack.features());
+  stack.store(model);
+  const FeatureStack again = FeatureStack::fromModel(model);
+  CHECK(again.classScores()->context_px == std::vector<double>{8.0});
+  CHECK(again.map(holdout_raw).values() == map.values());
+  Model broken = model;
+  broken.settings["features.class_context_px"] = "8,16";  // more radii than scaling entries
+  CHECK_THROWS_WITH_AS(FeatureStack::fromModel(broken), doctest::Contains("class-score layer"), DataError);
+  CHECK_THROWS_WITH_AS(base.withClassScores({"red", "none"}, weights, {&base_map}, {2.0}),
+                       doctest::Contains("at least the cell size"), InvalidArgument);
+}
+
 TEST_CASE("feature settings are validated") {
   FeatureSettings s;
   CHECK_NOTHROW(validate(s));

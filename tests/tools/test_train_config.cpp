@@ -126,6 +126,13 @@ TEST_CASE("train config errors name the key path and what is valid") {
     const std::string m = errorOf(write(dir, minimalConfig() + "features: {bins: 5, complements: true}\n"));
     CHECK(m.find("features.complements: complements are redundant with bins") != std::string::npos);
   }
+  SUBCASE("class context radii need the class scores and at least one cell") {
+    std::string m = errorOf(write(dir, minimalConfig() + "features: {class_context_px: [16]}\n"));
+    CHECK(m.find("features.class_context_px: context radii need the class-score layer") != std::string::npos);
+    m = errorOf(write(dir, minimalConfig() + "features: {cell_size: 4, class_scores: true, class_context_px: [2]}\n"));
+    CHECK(m.find("features.class_context_px[0]") != std::string::npos);
+    CHECK(errorOf(write(dir, minimalConfig() + "features: {class_scores: true, class_context_px: [16]}\n")).empty());
+  }
   SUBCASE("the class-weighted loss and the class scores need labels on every training image") {
     cv::imwrite(dir.file("a.png"), test::randomImage(1, 64, 64));
     std::ofstream(dir.file("a.csv")) << "path,x,y\n0,1,1\n0,40,40\n";

@@ -29,6 +29,11 @@
 // feature, named "margin(<class>)#<b>".  A cost can then be any nonnegative piecewise-linear function
 // of "how much like water / road / ... does this cell look", which the additive bins of single colour
 // features cannot express (water and dense trees are both dark; only the joint evidence tells them apart).
+// With context radii R (pixels), each margin map is also max-filtered over a disc of radius R (in cells,
+// rounded), scaled and binned, named "margin(<class>)max<R>px#<b>": "the strongest evidence of class c
+// within R".  Why: a planner crosses a river wherever a few cells of it look like land; the neighbourhood
+// maximum closes such gaps narrower than 2R, and the learner decides from the demonstrations whether
+// "near water" should cost anything.
 //
 // FeatureStack bundles settings, scaling and class scores; store() writes them into a Model so that a
 // held-out image, `mmp plan` or `mmp costmap` get exactly the training transform.
@@ -95,7 +100,8 @@ struct FeatureScaling {
 struct ClassScores {
   std::vector<std::string> classes;  ///< names, >= 2, none empty or holding a line break
   Eigen::MatrixXd weights;           ///< classes x (features of the stack without the layer)
-  FeatureScaling scaling;            ///< of the margins, one entry per class
+  std::vector<double> context_px;    ///< context radii in pixels, each >= the cell size; may be empty
+  FeatureScaling scaling;            ///< of the margins, then of their maxima per radius: one entry each
 };
 
 class FeatureStack {
@@ -109,11 +115,13 @@ class FeatureStack {
 
   /*!
       requires: no class-score layer yet; classes.size() == weights.rows() >= 2; weights.cols() ==
-                features(); training: maps made by this stack (the cells the margin scaling is fitted on)
+                features(); every context radius >= settings().cell_size; training: maps made by this
+                stack (the cells the margin scaling is fitted on)
       ensures: this stack followed by the class-score layer (see the file comment)
   !*/
   FeatureStack withClassScores(std::vector<std::string> classes, Eigen::MatrixXd weights,
-                               const std::vector<const FeatureMap*>& training) const;
+                               const std::vector<const FeatureMap*>& training,
+                               std::vector<double> context_px = {}) const;
   /// The class-score layer, or nullptr.
   const ClassScores* classScores() const { return class_scores_.classes.empty() ? nullptr : &class_scores_; }
 
@@ -121,8 +129,8 @@ class FeatureStack {
   /// the setting or array that is missing or malformed, or if the model's feature names differ.
   static FeatureStack fromModel(const Model& model);
   /// Writes settings (keys "features.*"), scaling (arrays "features.lower", "features.upper") and the
-  /// class-score layer ("features.class_scores", arrays "features.class_weights", "features.class_lower",
-  /// "features.class_upper") into the model, and sets model.feature_names to names().
+  /// class-score layer ("features.class_scores", "features.class_context_px", arrays
+  /// "features.class_weights", "features.class_lower", "features.class_upper") into the model, and sets model.feature_names to names().
   void store(Model& model) const;
 
   const FeatureSettings& settings() const { return settings_; }
