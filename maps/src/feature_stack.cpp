@@ -297,7 +297,8 @@ void classMargins(const Eigen::MatrixXd& weights, const float* base, float* marg
 
 // The unscaled values of the class-score layer on a rows x cols grid whose cell s holds its base
 // features at base + s * stride: per cell the K margins, then per context radius the K margins'
-// maxima over the cells within that radius (in cells, rounded; at least 1).  Cell-major, K (1 + radii) values per cell.
+// maxima over the cells within that radius (in cells, rounded; at least 1).  Cell-major, K (1 + radii)
+// values per cell.
 std::vector<float> layerValues(const ClassScores& layer, int cell_size, int rows, int cols, const float* base,
                                std::size_t stride) {
   const std::size_t k = layer.classes.size(), width = k * (1 + layer.context_px.size());
@@ -309,7 +310,9 @@ std::vector<float> layerValues(const ClassScores& layer, int cell_size, int rows
     const int radius = std::max(1, static_cast<int>(std::lround(layer.context_px[r] / cell_size)));
     cv::Mat disc(2 * radius + 1, 2 * radius + 1, CV_8U);  // the cells (dr, dc) with dr^2 + dc^2 <= radius^2
     for (int dr = -radius; dr <= radius; ++dr) {
-      for (int dc = -radius; dc <= radius; ++dc) disc.at<std::uint8_t>(dr + radius, dc + radius) = dr * dr + dc * dc <= radius * radius;
+      for (int dc = -radius; dc <= radius; ++dc) {
+        disc.at<std::uint8_t>(dr + radius, dc + radius) = dr * dr + dc * dc <= radius * radius;
+      }
     }
     for (std::size_t c = 0; c < k; ++c) {
       float* m = margin.ptr<float>();
