@@ -238,8 +238,15 @@ void runTrain(const TrainOptions& options) {
               config.features.bins >= 2 ? (std::to_string(config.features.bins) + " soft bins").c_str()
                                         : (config.features.complements ? "2 (value, complement)" : "1"));
   if (const ClassScores* layer = training.stack.classScores()) {
-    std::printf("  + class scores of %zu classes (multiclass SVM on the training labels, %.1f %% of its cells right)\n",
-                layer->classes.size(), 100.0 * training.class_score_accuracy);
+    std::string context;
+    for (double r : layer->context_px) {
+      char radius[32];
+      std::snprintf(radius, sizeof radius, "%g", r);
+      context += (context.empty() ? " and their maxima within " : ", ") + std::string(radius);
+    }
+    std::printf("  + class scores of %zu classes%s (multiclass SVM on the training labels, %.1f %% of its cells right)\n",
+                layer->classes.size(), context.empty() ? "" : (context + " px").c_str(),
+                100.0 * training.class_score_accuracy);
   }
 
   // Learning.
