@@ -155,19 +155,35 @@ TEST_CASE("a held-out image gets the training scaling, also through a saved mode
   CHECK_THROWS_AS(FeatureStack::fromModel(broken), DataError);
 }
 
-TEST_CASE("the class-score layer appends binned class margins, and a saved model keeps it") {
+namespace {
+
+// A binned stack (cells of 4 px, no blur, 3 bins) fitted on one scene, the base of a class-score layer.
+struct ClassLayerBase {
   FeatureSettings settings;
-  settings.blur_sigmas = {0.0};
-  settings.complements = false;
-  settings.bins = 3;
-  const SyntheticScene train = smallScene(1), holdout = smallScene(2);
-  const RawFeatures train_raw = computeRawFeatures(train.image, settings);
-  const FeatureStack base = FeatureStack::fit(settings, {&train_raw});
-  const FeatureMap base_map = base.map(train_raw);
+  RawFeatures train_raw, holdout_raw;
+  FeatureStack base;
+  FeatureMap base_map;
+  int red0 = 0;  ///< the feature "rgb.r@0px#0"
+
+  ClassLayerBase() {
+    settings.cell_size = 4;
+    settings.blur_sigmas = {0.0};
+    settings.complements = false;
+    settings.bins = 3;
+    train_raw = computeRawFeatures(smallScene(1).image, settings);
+    holdout_raw = computeRawFeatures(smallScene(2).image, settings);
+    base = FeatureStack::fit(settings, {&train_raw});
+    base_map = base.map(train_raw);
+    red0 = indexOf(base.names(), "rgb.r@0px#0");
+  }
+};
+
+}  // namespace
+
+TEST_CASE_FIXTURE(ClassLayerBase, "the class-score layer appends binned class margins, and a saved model keeps it") {
   CHECK(base.classScores() == nullptr);
 
   // Three classes: "red" scores the lowest red bin, "bias" a constant 0.5, "zero" nothing.
-  const int red0 = indexOf(base.names(), "rgb.r@0px#0");
   Eigen::MatrixXd weights = Eigen::MatrixXd::Zero(3, base.features());
   weights(0, red0) = 1.0;
   weights(1, kBiasIndex) = 0.5;
@@ -177,7 +193,6 @@ TEST_CASE("the class-score layer appends binned class margins, and a saved model
   CHECK(stack.names()[static_cast<std::size_t>(base.features())] == "margin(red)#0");
   CHECK(stack.names().back() == "margin(zero)#2");
 
-  const RawFeatures holdout_raw = computeRawFeatures(holdout.image, settings);
   const FeatureMap map = stack.map(holdout_raw), plain = base.map(holdout_raw);
   const FeatureScaling& scaling = stack.classScores()->scaling;
   for (int s = 0; s < map.cells(); ++s) {
@@ -214,17 +229,7 @@ TEST_CASE("the class-score layer appends binned class margins, and a saved model
   CHECK_THROWS_AS(base.withClassScores({"a", "b\nc", "d"}, weights, {&base_map}), InvalidArgument);
 }
 
-TEST_CASE("class context features are the margins' maxima over a disc, reapplied from the model") {
-  FeatureSettings settings;
-  settings.cell_size = 4;
-  settings.blur_sigmas = {0.0};
-  settings.complements = false;
-  settings.bins = 3;
-  const SyntheticScene train = smallScene(1), holdout = smallScene(2);
-  const RawFeatures train_raw = computeRawFeatures(train.image, settings);
-  const FeatureStack base = FeatureStack::fit(settings, {&train_raw});
-  const FeatureMap base_map = base.map(train_raw);
-  const int red0 = indexOf(base.names(), "rgb.r@0px#0");
+TEST_CASE_FIXTURE(ClassLayerBase, "class context features are the margins' maxima over a disc, reapplied from the model") {
   Eigen::MatrixXd weights = Eigen::MatrixXd::Zero(2, base.features());
   weights(0, red0) = 1.0;  // margin(red) = red bin 0, margin(none) = -red bin 0
   const FeatureStack plain = base.withClassScores({"red", "none"}, weights, {&base_map});
@@ -234,7 +239,6 @@ TEST_CASE("class context features are the margins' maxima over a disc, reapplied
   CHECK(stack.names().back() == "margin(none)max8px#2");
 
   // Cell (r, c)'s context value of "red" is the largest red bin 0 over the cells within 2 cells (8 px / 4).
-  const RawFeatures holdout_raw = computeRawFeatures(holdout.image, settings);
   const FeatureMap map = stack.map(holdout_raw), base_holdout = base.map(holdout_raw);
   REQUIRE(std::equal(map.cell(0), map.cell(0) + plain.features(), plain.map(holdout_raw).cell(0)));
   const FeatureScaling& scaling = stack.classScores()->scaling;
