@@ -130,7 +130,8 @@ class FeatureStack {
   static FeatureStack fromModel(const Model& model);
   /// Writes settings (keys "features.*"), scaling (arrays "features.lower", "features.upper") and the
   /// class-score layer ("features.class_scores", "features.class_context_px", arrays
-  /// "features.class_weights", "features.class_lower", "features.class_upper") into the model, and sets model.feature_names to names().
+  /// "features.class_weights", "features.class_lower", "features.class_upper") into the model, and sets
+  /// model.feature_names to names().
   void store(Model& model) const;
 
   const FeatureSettings& settings() const { return settings_; }
