@@ -39,12 +39,15 @@ ModelOnImage applyModel(const std::string& model_path, const std::string& image_
   }
   m.image = loadImage(image_path);
   m.map = m.stack.map(m.image);
-  const auto form = m.model.settings.find("costs");  // absent: a model of linear costs
-  if (form != m.model.settings.end() && form->second != "linear" && form->second != "exponential") {
-    throw DataError("'" + model_path + "': setting 'costs' = '" + form->second + "' must be linear or exponential");
+  CostForm form = CostForm::Linear;  // a model without the setting has linear costs
+  if (const auto it = m.model.settings.find("costs"); it != m.model.settings.end()) {
+    try {
+      form = parseCostForm(it->second);
+    } catch (const InvalidArgument&) {
+      throw DataError("'" + model_path + "': setting 'costs' = '" + it->second + "' must be linear or exponential");
+    }
   }
-  const bool exponential = form != m.model.settings.end() && form->second == "exponential";
-  m.map.costs(m.model.weights, m.costs, exponential ? CostForm::Exponential : CostForm::Linear);
+  m.map.costs(m.model.weights, m.costs, form);
   return m;
 }
 

@@ -279,9 +279,7 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
   c.learner.kind = learner.choice("kind", c.learner.kind, {"batch", "online"});
   c.learner.min_cost = learner.number("min_cost", c.learner.min_cost, 1e-9, kInf);
   c.learner.calibrate_bias = learner.boolean("calibrate_bias", c.learner.calibrate_bias);
-  c.learner.costs = learner.choice("costs", describe(c.learner.costs), {"linear", "exponential"}) == "linear"
-                        ? CostForm::Linear
-                        : CostForm::Exponential;
+  c.learner.costs = parseCostForm(learner.choice("costs", describe(c.learner.costs), {"linear", "exponential"}));
   OnlineGreedyProjection::Params online;
   online.lambda = 1e-4;
   online.stop.max_iterations = 20;

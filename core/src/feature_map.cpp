@@ -42,6 +42,12 @@ void FeatureMap::setBlocked(std::vector<std::uint8_t> mask) {
 
 const char* describe(CostForm form) { return form == CostForm::Linear ? "linear" : "exponential"; }
 
+CostForm parseCostForm(const std::string& name) {
+  if (name == "linear") return CostForm::Linear;
+  if (name == "exponential") return CostForm::Exponential;
+  throw InvalidArgument("cost form '" + name + "' must be linear or exponential");
+}
+
 void FeatureMap::costs(const Eigen::VectorXd& w, std::vector<double>& out, CostForm form) const {
   if (w.size() != features_) {
     throw InvalidArgument("feature map: w has size " + std::to_string(w.size()) + ", the map has " +

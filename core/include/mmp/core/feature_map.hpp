@@ -23,6 +23,8 @@ enum class CostForm { Linear, Exponential };
 
 /// "linear" or "exponential".
 const char* describe(CostForm form);
+/// The inverse of describe; throws mmp::InvalidArgument naming the valid forms.
+CostForm parseCostForm(const std::string& name);
 
 class FeatureMap {
  public:
