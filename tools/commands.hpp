@@ -13,6 +13,9 @@ void addOcrCommand(CLI::App& app);
 /// `mmp train CONFIG.yaml`: maximum margin planning on imagery, evaluation against baselines, panels.
 void addTrainCommand(CLI::App& app);
 
+/// `mmp compare A B`: two runs' cost ratios on the same pairs, with a paired-bootstrap interval.
+void addCompareCommand(CLI::App& app);
+
 /// `mmp plan`: a saved model, an image, start and goal -> path file and picture.
 void addPlanCommand(CLI::App& app);
 

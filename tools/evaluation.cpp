@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <random>
+#include <sstream>
 
 namespace mmp::tools {
 
@@ -103,6 +105,124 @@ PairedComparison comparePaired(const std::vector<PlanScore>& method, const std::
   c.low = percentile(means, 0.025);
   c.high = percentile(means, 0.975);
   return c;
+}
+
+namespace {
+const char* const kPairsHeader = "region,pair,start_row,start_col,goal_row,goal_col,method,cost_ratio,feasible,preferred_share";
+}  // namespace
+
+void addPairRecords(const std::string& region, int cols, const std::vector<std::vector<int>>& references,
+                    const std::map<std::string, std::vector<PlanScore>>& scores, std::vector<PairRecord>& out) {
+  for (const auto& [method, list] : scores) {
+    if (list.size() != references.size()) {
+      throw InvalidArgument("pair records: " + std::to_string(list.size()) + " " + method + " scores for " +
+                            std::to_string(references.size()) + " reference paths");
+    }
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      const int start = references[k].front(), goal = references[k].back();
+      out.push_back({region, static_cast<int>(k), start / cols, start % cols, goal / cols, goal % cols, method,
+                     list[k].cost_ratio, list[k].feasible, list[k].preferred_share});
+    }
+  }
+}
+
+void writePairRecords(const std::string& path, const std::vector<PairRecord>& records) {
+  std::ofstream out(path);
+  out << kPairsHeader << "\n";
+  out.precision(9);
+  for (const PairRecord& r : records) {
+    out << r.region << ',' << r.pair << ',' << r.start_row << ',' << r.start_col << ',' << r.goal_row << ','
+        << r.goal_col << ',' << r.method << ',' << r.cost_ratio << ',' << (r.feasible ? 1 : 0) << ','
+        << r.preferred_share << "\n";
+  }
+  if (!out) throw DataError("cannot write '" + path + "'");
+}
+
+std::vector<PairRecord> readPairRecords(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw DataError("cannot read '" + path + "'");
+  std::string line;
+  if (!std::getline(in, line) || line != kPairsHeader) {
+    throw DataError(path + ": line 1 must be the header '" + std::string(kPairsHeader) + "' (a pairs.csv of mmp train)");
+  }
+  std::vector<PairRecord> records;
+  for (int number = 2; std::getline(in, line); ++number) {
+    if (line.empty()) continue;
+    std::vector<std::string> fields;
+    std::stringstream fields_in(line);
+    for (std::string f; std::getline(fields_in, f, ',');) fields.push_back(f);
+    const auto bad = [&](const std::string& what) {
+      return DataError(path + ": line " + std::to_string(number) + ": " + what);
+    };
+    if (fields.size() != 10) throw bad("expected 10 comma-separated fields, found " + std::to_string(fields.size()));
+    PairRecord r;
+    r.region = fields[0];
+    r.method = fields[6];
+    try {
+      std::size_t used = 0;
+      const auto integer = [&](const std::string& f) {
+        const int v = std::stoi(f, &used);
+        if (used != f.size()) throw std::invalid_argument(f);
+        return v;
+      };
+      const auto number_of = [&](const std::string& f) {
+        const double v = std::stod(f, &used);
+        if (used != f.size()) throw std::invalid_argument(f);
+        return v;
+      };
+      r.pair = integer(fields[1]);
+      r.start_row = integer(fields[2]);
+      r.start_col = integer(fields[3]);
+      r.goal_row = integer(fields[4]);
+      r.goal_col = integer(fields[5]);
+      r.cost_ratio = number_of(fields[7]);
+      r.feasible = integer(fields[8]) != 0;
+      r.preferred_share = number_of(fields[9]);
+    } catch (const std::exception&) {
+      throw bad("a number field is not a number");
+    }
+    records.push_back(std::move(r));
+  }
+  return records;
+}
+
+MatchedPairs matchPairs(const std::vector<PairRecord>& a, const std::vector<PairRecord>& b, const std::string& method,
+                        const std::string& name_a, const std::string& name_b) {
+  using Key = std::pair<std::string, int>;  // region, pair
+  const auto byPair = [&](const std::vector<PairRecord>& records, const std::string& name) {
+    std::map<Key, const PairRecord*> out;
+    for (const PairRecord& r : records) {
+      if (r.method == method) out[{r.region, r.pair}] = &r;
+    }
+    if (out.empty()) throw DataError(name + ": no pair scored for the method '" + method + "'");
+    return out;
+  };
+  const std::map<Key, const PairRecord*> in_a = byPair(a, name_a), in_b = byPair(b, name_b);
+  const std::string not_same = ": not the same pairs (the same images, cell size and evaluation settings are needed)";
+  if (in_a.size() != in_b.size()) {
+    throw DataError(name_a + " scored " + std::to_string(in_a.size()) + " pairs, " + name_b + " " +
+                    std::to_string(in_b.size()) + not_same);
+  }
+  MatchedPairs matched;
+  for (const auto& [key, ra] : in_a) {
+    const auto found = in_b.find(key);
+    const std::string which = "pair " + std::to_string(key.second) + " of region '" + key.first + "'";
+    if (found == in_b.end()) throw DataError(name_b + " has no " + which + not_same);
+    const PairRecord& rb = *found->second;
+    if (ra->start_row != rb.start_row || ra->start_col != rb.start_col || ra->goal_row != rb.goal_row ||
+        ra->goal_col != rb.goal_col) {
+      throw DataError(which + " starts or ends at another cell in " + name_b + " than in " + name_a + not_same);
+    }
+    const auto score = [](const PairRecord& r) {
+      PlanScore s;
+      s.cost_ratio = r.cost_ratio;
+      s.feasible = r.feasible;
+      return s;
+    };
+    matched[key.first].first.push_back(score(*ra));
+    matched[key.first].second.push_back(score(rb));
+  }
+  return matched;
 }
 
 }  // namespace mmp::tools

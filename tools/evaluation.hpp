@@ -13,6 +13,8 @@
 #include "regions.hpp"
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 namespace mmp::tools {
@@ -69,5 +71,35 @@ struct PairedComparison {
 /// requires: the same pairs in the same order in both (throws mmp::InvalidArgument otherwise).
 PairedComparison comparePaired(const std::vector<PlanScore>& method, const std::vector<PlanScore>& other,
                                int resamples = 10000, std::uint64_t seed = 1);
+
+/// One scored plan: which region and pair, where it starts and ends (cells), by which method.
+struct PairRecord {
+  std::string region;
+  int pair = 0;
+  int start_row = 0, start_col = 0, goal_row = 0, goal_col = 0;
+  std::string method;
+  double cost_ratio = 1.0;
+  bool feasible = true;
+  double preferred_share = 0.0;
+};
+
+/// The records of one region's pairs: scores[method][k] is pair k, whose reference is references[k].
+void addPairRecords(const std::string& region, int cols, const std::vector<std::vector<int>>& references,
+                    const std::map<std::string, std::vector<PlanScore>>& scores, std::vector<PairRecord>& out);
+
+/// pairs.csv: a header, then one line per record (`mmp compare` reads it back).
+void writePairRecords(const std::string& path, const std::vector<PairRecord>& records);
+
+/// Reads a file writePairRecords wrote; throws mmp::DataError naming the file and line of what is wrong.
+std::vector<PairRecord> readPairRecords(const std::string& path);
+
+/// Per region, run A's and run B's scores of one method, in the same pair order.
+using MatchedPairs = std::map<std::string, std::pair<std::vector<PlanScore>, std::vector<PlanScore>>>;
+
+/// Matches two runs' records of `method` pair by pair (only cost_ratio and feasible are filled in).  Throws
+/// mmp::DataError, naming the runs by name_a / name_b, if either scored no pair of that method or the two
+/// did not score the same pairs: another set of (region, pair), or another start or goal cell.
+MatchedPairs matchPairs(const std::vector<PairRecord>& a, const std::vector<PairRecord>& b, const std::string& method,
+                        const std::string& name_a, const std::string& name_b);
 
 }  // namespace mmp::tools

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   mmp::tools::addLettersCommand(app);
   mmp::tools::addOcrCommand(app);
   mmp::tools::addTrainCommand(app);
+  mmp::tools::addCompareCommand(app);
   mmp::tools::addPlanCommand(app);
   mmp::tools::addCostmapCommand(app);
   try {

@@ -54,7 +54,8 @@ std::shared_ptr<const std::vector<double>> classLossWeights(const Region& region
   auto weights = std::make_shared<std::vector<double>>(region.true_costs.size(), 1.0);
   if (dearest > cheapest) {
     for (std::size_t s = 0; s < weights->size(); ++s) {
-      (*weights)[s] = std::min(1.0, (region.true_costs[s] - cheapest) / (dearest - cheapest));
+      const double cost = region.true_costs[s];
+      (*weights)[s] = std::isfinite(cost) ? (cost - cheapest) / (dearest - cheapest) / config.loss.impassable_factor : 1.0;
     }
   }
   return weights;

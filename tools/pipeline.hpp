@@ -99,8 +99,9 @@ HoldoutResult evaluateHoldout(const TrainConfig& config, int index, const Featur
                               const StageCallback& progress = {});
 
 /// With loss.by_class, the loss factor of each cell of a labelled training region: how dear its class
-/// is, (c - c_cheapest) / (c_dearest_passable - c_cheapest), impassable 1.  Straying onto road then
-/// costs a follow_road demonstration no margin, straying into buildings or water the full margin.
+/// is, (c - c_cheapest) / (c_dearest_passable - c_cheapest) / loss.impassable_factor, impassable 1.
+/// Straying onto road then costs a follow_road demonstration no margin, straying into buildings or
+/// water the full margin (with impassable_factor k > 1: buildings 1 / k of water's).
 /// Null without loss.by_class.
 std::shared_ptr<const std::vector<double>> classLossWeights(const Region& region, const TrainConfig& config);
 

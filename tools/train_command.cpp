@@ -160,6 +160,7 @@ void runValidation(const TrainConfig& config, const TrainOptions& options) {
               "(the holdout images are not used)\n",
               config.file.c_str(), config.behaviour.name.c_str(), config.train.size());
   std::map<std::string, std::vector<PlanScore>> pooled;
+  std::vector<PairRecord> records;
   JsonObject folds;
   for (std::size_t i = 0; i < config.train.size(); ++i) {
     TrainConfig fold = config;
@@ -185,6 +186,7 @@ void runValidation(const TrainConfig& config, const TrainOptions& options) {
     for (const auto& [method, scores] : holdout.scores) {
       pooled[method].insert(pooled[method].end(), scores.begin(), scores.end());
     }
+    addPairRecords(config.train[i].name, holdout.region.cols(), holdout.references, holdout.scores, records);
     folds.add(config.train[i].name, printMethodTable(holdout.scores));
     std::fflush(stdout);
   }
@@ -202,7 +204,9 @@ void runValidation(const TrainConfig& config, const TrainOptions& options) {
              .dump()
       << "\n";
   if (!out) throw DataError("cannot write '" + path + "'");
-  std::printf("\nwrote: %s\n", path.c_str());
+  const std::string pairs_path = config.output_dir + "/validation_pairs.csv";
+  writePairRecords(pairs_path, records);
+  std::printf("\nwrote: %s %s\n", path.c_str(), pairs_path.c_str());
 }
 
 void runTrain(const TrainOptions& options) {
@@ -307,6 +311,7 @@ void runTrain(const TrainOptions& options) {
 
   // Holdout evaluation.
   std::map<std::string, std::vector<PlanScore>> pooled;
+  std::vector<PairRecord> records;
   std::map<std::string, double> learned_lengths, reference_lengths;
   JsonObject regions_json;
   double reference_share = 0.0;
@@ -321,6 +326,7 @@ void runTrain(const TrainOptions& options) {
       pooled[method].insert(pooled[method].end(), scores.begin(), scores.end());
       region_json.add(method, summaryJson(summarise(scores)));
     }
+    addPairRecords(holdout.region.spec.name, holdout.region.cols(), holdout.references, holdout.scores, records);
     region_json.add("reference_preferred_share", holdout.reference_preferred_share);
     addClassLengths(holdout.region, holdout.plans.at("learned"), config.classes, learned_lengths);
     addClassLengths(holdout.region, holdout.references, config.classes, reference_lengths);
@@ -376,6 +382,9 @@ void runTrain(const TrainOptions& options) {
   out << metrics.dump() << "\n";
   if (!out) throw DataError("cannot write '" + metrics_path + "'");
   outputs.push_back(metrics_path);
+  const std::string pairs_path = config.output_dir + "/pairs.csv";
+  writePairRecords(pairs_path, records);
+  outputs.push_back(pairs_path);
   std::printf("\nwrote:");
   for (const std::string& o : outputs) std::printf(" %s", o.c_str());
   std::printf("\n");

@@ -262,12 +262,16 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
   c.demonstrations.seed = static_cast<std::uint64_t>(d.integer("seed", static_cast<long>(c.demonstrations.seed), 0));
 
   const ConfigNode l = config.child("loss");
-  l.expectKeys({"shape", "radius_px", "scale", "length_weighting", "by_class"});
+  l.expectKeys({"shape", "radius_px", "scale", "length_weighting", "by_class", "impassable_factor"});
   c.loss.shape = parseLossShape(l.choice("shape", describe(c.loss.shape), {"linear", "step", "gaussian"}));
   c.loss.radius_px = l.number("radius_px", c.loss.radius_px, 1e-9, kInf);
   c.loss.scale = l.number("scale", c.loss.scale, 1e-9, kInf);
   c.loss.length_weighting = l.boolean("length_weighting", c.loss.length_weighting);
   c.loss.by_class = l.boolean("by_class", c.loss.by_class);
+  c.loss.impassable_factor = l.number("impassable_factor", c.loss.impassable_factor, 1.0, kInf);
+  if (c.loss.impassable_factor != 1.0 && !c.loss.by_class) {
+    l.fail("impassable_factor", "applies to the class-weighted loss only; set by_class: true or remove it");
+  }
   for (const RegionSpec& t : c.train) {
     if (c.loss.by_class && !t.hasLabels()) {
       l.fail("by_class", "needs labels on every training image; " + t.where + " has only demonstrations");

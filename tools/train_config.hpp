@@ -59,6 +59,7 @@ struct LossSettings {
   double scale = 1.0;
   bool length_weighting = true;
   bool by_class = false;  ///< scale the loss of each training cell by how dear its class is (classLossWeights)
+  double impassable_factor = 1.0;  ///< with by_class: an impassable cell's factor over the dearest passable class's
 };
 
 struct LearnerSettings {

@@ -90,6 +90,13 @@ TEST_CASE("the class-weighted loss factor is 0 on the cheapest class, 1 on the d
     REQUIRE((*weights)[static_cast<std::size_t>(s)] == doctest::Approx(expected.at(label)));
   }
   CHECK(seen.size() == 5);
+  // loss.impassable_factor k: the passable classes' factors divided by k, impassable (water) still 1.
+  config.loss.impassable_factor = 4.0;
+  const auto scaled = classLossWeights(r, config);
+  for (int s = 0; s < r.cells(); ++s) {
+    const int label = r.cell_labels[static_cast<std::size_t>(s)];
+    REQUIRE((*scaled)[static_cast<std::size_t>(s)] == doctest::Approx(label == 4 ? 1.0 : expected.at(label) / 4.0));
+  }
 }
 
 TEST_CASE("class scores: the multiclass layer fitted on the training labels tells the classes apart on a held-out scene") {
@@ -306,6 +313,62 @@ TEST_CASE("mmp train --validate leaves each training image out in turn and write
   CHECK(text.find("\"synthetic-3\"") == std::string::npos);  // holdout images stay unused
   CHECK(text.find("\"learned\"") != std::string::npos);
   CHECK_FALSE(std::ifstream(dir.file("out/model.mmp")).good());
+  // Every scored pair is in validation_pairs.csv; `mmp compare` reads it (a run against itself: no difference).
+  const std::vector<PairRecord> records = readPairRecords(dir.file("out/validation_pairs.csv"));
+  CHECK(records.size() == 2 * 20 * 3);  // 2 folds x 20 pairs x 3 methods
+  const MatchedPairs matched = matchPairs(records, records, "classifier", "a", "b");
+  REQUIRE(matched.size() == 2);
+  CHECK(matched.at("synthetic-1").first.size() == 20);
+  CLI::App compare;
+  addCompareCommand(compare);
+  CHECK_NOTHROW(compare.parse(std::vector<std::string>{dir.file("out"), dir.file("out"), "compare"}));
+}
+
+TEST_CASE("pair records: written and read back; runs on other pairs are refused by name") {
+  test::TempDir dir;
+  std::vector<PlanScore> learned(2), uniform(2);
+  learned[0].cost_ratio = 1.25;
+  learned[1].cost_ratio = 2.5;
+  learned[1].feasible = false;
+  uniform[0].cost_ratio = 3.0;
+  uniform[1].cost_ratio = 1.0;
+  std::vector<PairRecord> records;
+  addPairRecords("tile", 10, {{3, 4, 15}, {27, 38}}, {{"learned", learned}, {"uniform", uniform}}, records);
+  REQUIRE(records.size() == 4);
+  writePairRecords(dir.file("pairs.csv"), records);
+  const std::vector<PairRecord> back = readPairRecords(dir.file("pairs.csv"));
+  REQUIRE(back.size() == 4);
+  CHECK(back[1].region == "tile");
+  CHECK(back[1].pair == 1);
+  CHECK(back[1].start_row == 2);  // cell 27 of a 10-column grid
+  CHECK(back[1].start_col == 7);
+  CHECK(back[1].goal_row == 3);
+  CHECK(back[1].goal_col == 8);
+  CHECK(back[1].method == "learned");
+  CHECK(back[1].cost_ratio == 2.5);
+  CHECK_FALSE(back[1].feasible);
+
+  const MatchedPairs same = matchPairs(back, records, "learned", "a", "b");
+  REQUIRE(same.at("tile").second.size() == 2);
+  CHECK(same.at("tile").second[1].cost_ratio == 2.5);
+  std::vector<PairRecord> moved = records;
+  moved[0].goal_col = 6;
+  CHECK_THROWS_WITH_AS(matchPairs(records, moved, "learned", "a", "b"),
+                       doctest::Contains("pair 0 of region 'tile' starts or ends at another cell in b than in a"), DataError);
+  CHECK_THROWS_WITH_AS(matchPairs(records, {records[0], records[2]}, "learned", "a", "b"),
+                       doctest::Contains("a scored 2 pairs, b 1: not the same pairs"), DataError);
+  CHECK_THROWS_WITH_AS(matchPairs(records, records, "classifier", "a", "b"),
+                       doctest::Contains("a: no pair scored for the method 'classifier'"), DataError);
+
+  std::ofstream(dir.file("bad.csv")) << "region,pair\n";
+  CHECK_THROWS_WITH_AS(readPairRecords(dir.file("bad.csv")), doctest::Contains("bad.csv: line 1 must be the header"),
+                       DataError);
+  std::ifstream in(dir.file("pairs.csv"));
+  std::string header;
+  std::getline(in, header);
+  std::ofstream(dir.file("bad.csv")) << header << "\ntile,0,1,2,3,4,learned,x,1,0.5\n";
+  CHECK_THROWS_WITH_AS(readPairRecords(dir.file("bad.csv")), doctest::Contains("bad.csv: line 2: a number field is not a number"),
+                       DataError);
 }
 
 TEST_CASE("metrics JSON is nested, ordered and writes non-finite numbers as null") {

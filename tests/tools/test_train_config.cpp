@@ -133,6 +133,13 @@ TEST_CASE("train config errors name the key path and what is valid") {
     CHECK(m.find("features.class_context_px[0]") != std::string::npos);
     CHECK(errorOf(write(dir, minimalConfig() + "features: {class_scores: true, class_context_px: [16]}\n")).empty());
   }
+  SUBCASE("the impassable loss factor needs the class-weighted loss and is at least 1") {
+    CHECK(errorOf(write(dir, minimalConfig() + "loss: {impassable_factor: 3}\n"))
+              .find("loss.impassable_factor: applies to the class-weighted loss only") != std::string::npos);
+    CHECK(errorOf(write(dir, minimalConfig() + "loss: {by_class: true, impassable_factor: 0.5}\n"))
+              .find("loss.impassable_factor") != std::string::npos);
+    CHECK(errorOf(write(dir, minimalConfig() + "loss: {by_class: true, impassable_factor: 3}\n")).empty());
+  }
   SUBCASE("the class-weighted loss and the class scores need labels on every training image") {
     cv::imwrite(dir.file("a.png"), test::randomImage(1, 64, 64));
     std::ofstream(dir.file("a.csv")) << "path,x,y\n0,1,1\n0,40,40\n";
