@@ -108,7 +108,14 @@ PairedComparison comparePaired(const std::vector<PlanScore>& method, const std::
 }
 
 namespace {
-const char* const kPairsHeader = "region,pair,start_row,start_col,goal_row,goal_col,method,cost_ratio,feasible,preferred_share";
+const std::vector<std::string> kPairColumns = {"region",   "pair",   "start_row",  "start_col", "goal_row",
+                                               "goal_col", "method", "cost_ratio", "feasible",  "preferred_share"};
+
+std::string pairsHeader() {
+  std::string header;
+  for (const std::string& c : kPairColumns) header += (header.empty() ? "" : ",") + c;
+  return header;
+}
 }  // namespace
 
 void addPairRecords(const std::string& region, int cols, const std::vector<std::vector<int>>& references,
@@ -128,7 +135,7 @@ void addPairRecords(const std::string& region, int cols, const std::vector<std::
 
 void writePairRecords(const std::string& path, const std::vector<PairRecord>& records) {
   std::ofstream out(path);
-  out << kPairsHeader << "\n";
+  out << pairsHeader() << "\n";
   out.precision(9);
   for (const PairRecord& r : records) {
     out << r.region << ',' << r.pair << ',' << r.start_row << ',' << r.start_col << ',' << r.goal_row << ','
@@ -142,45 +149,45 @@ std::vector<PairRecord> readPairRecords(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw DataError("cannot read '" + path + "'");
   std::string line;
-  if (!std::getline(in, line) || line != kPairsHeader) {
-    throw DataError(path + ": line 1 must be the header '" + std::string(kPairsHeader) + "' (a pairs.csv of mmp train)");
+  if (!std::getline(in, line) || line != pairsHeader()) {
+    throw DataError(path + ": line 1 must be the header '" + pairsHeader() + "' (a pairs.csv of mmp train)");
   }
   std::vector<PairRecord> records;
-  for (int number = 2; std::getline(in, line); ++number) {
+  for (int line_number = 2; std::getline(in, line); ++line_number) {
     if (line.empty()) continue;
     std::vector<std::string> fields;
     std::stringstream fields_in(line);
     for (std::string f; std::getline(fields_in, f, ',');) fields.push_back(f);
     const auto bad = [&](const std::string& what) {
-      return DataError(path + ": line " + std::to_string(number) + ": " + what);
+      return DataError(path + ": line " + std::to_string(line_number) + ": " + what);
     };
-    if (fields.size() != 10) throw bad("expected 10 comma-separated fields, found " + std::to_string(fields.size()));
+    if (fields.size() != kPairColumns.size()) {
+      throw bad("expected " + std::to_string(kPairColumns.size()) + " comma-separated fields, found " +
+                std::to_string(fields.size()));
+    }
+    // Column k as a number, or an error naming the column and the value.
+    const auto number = [&](std::size_t k) {
+      std::size_t used = 0;
+      double v = 0.0;
+      try {
+        v = std::stod(fields[k], &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != fields[k].size()) throw bad(kPairColumns[k] + " '" + fields[k] + "' is not a number");
+      return v;
+    };
     PairRecord r;
     r.region = fields[0];
+    r.pair = static_cast<int>(number(1));
+    r.start_row = static_cast<int>(number(2));
+    r.start_col = static_cast<int>(number(3));
+    r.goal_row = static_cast<int>(number(4));
+    r.goal_col = static_cast<int>(number(5));
     r.method = fields[6];
-    try {
-      std::size_t used = 0;
-      const auto integer = [&](const std::string& f) {
-        const int v = std::stoi(f, &used);
-        if (used != f.size()) throw std::invalid_argument(f);
-        return v;
-      };
-      const auto number_of = [&](const std::string& f) {
-        const double v = std::stod(f, &used);
-        if (used != f.size()) throw std::invalid_argument(f);
-        return v;
-      };
-      r.pair = integer(fields[1]);
-      r.start_row = integer(fields[2]);
-      r.start_col = integer(fields[3]);
-      r.goal_row = integer(fields[4]);
-      r.goal_col = integer(fields[5]);
-      r.cost_ratio = number_of(fields[7]);
-      r.feasible = integer(fields[8]) != 0;
-      r.preferred_share = number_of(fields[9]);
-    } catch (const std::exception&) {
-      throw bad("a number field is not a number");
-    }
+    r.cost_ratio = number(7);
+    r.feasible = number(8) != 0.0;
+    r.preferred_share = number(9);
     records.push_back(std::move(r));
   }
   return records;

@@ -367,7 +367,7 @@ TEST_CASE("pair records: written and read back; runs on other pairs are refused 
   std::string header;
   std::getline(in, header);
   std::ofstream(dir.file("bad.csv")) << header << "\ntile,0,1,2,3,4,learned,x,1,0.5\n";
-  CHECK_THROWS_WITH_AS(readPairRecords(dir.file("bad.csv")), doctest::Contains("bad.csv: line 2: a number field is not a number"),
+  CHECK_THROWS_WITH_AS(readPairRecords(dir.file("bad.csv")), doctest::Contains("bad.csv: line 2: cost_ratio 'x' is not a number"),
                        DataError);
 }
 
