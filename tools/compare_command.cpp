@@ -9,7 +9,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <map>
 #include <memory>
 
 namespace mmp::tools {
