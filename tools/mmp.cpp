@@ -1,8 +1,8 @@
 // `mmp`: the command line of the mmp library.  `mmp --help` lists the subcommands.
 #include "commands.hpp"
+#include "failure.hpp"
 
 #include <iostream>
-#include <new>
 
 int main(int argc, char** argv) {
   CLI::App app{"mmp: learn planning cost maps and structured predictors by maximum margin"};
@@ -18,12 +18,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
-  } catch (const std::bad_alloc&) {
-    std::cerr << "mmp: error: out of memory (the inputs or settings need more memory than this machine has)\n";
-    return 1;
   } catch (const std::exception& e) {
-    // mmp::Error names the file, key or cell; anything else (OpenCV, the file system) says what it can.
-    std::cerr << "mmp: error: " << e.what() << "\n";
+    std::cerr << "mmp: error: " << mmp::tools::describeFailure(e) << "\n";
     return 1;
   }
   return 0;
