@@ -23,7 +23,16 @@ std::string readMaybeGzip(const std::string& path) {
     if (n == 0) break;
     text.append(buffer, static_cast<std::size_t>(n));
   }
+  // gzread ends a stream that stops before its end (a cut download, a full disk) like a complete one:
+  // it returns what it decompressed and leaves Z_BUF_ERROR ("unexpected end of file") in gzerror.
+  int code = Z_OK;
+  const std::string error = gzerror(file, &code);
   gzclose(file);
+  if (code == Z_BUF_ERROR) {
+    throw DataError("'" + path + "' is truncated: the gzip stream ends after " + std::to_string(text.size()) +
+                    " decompressed bytes, before its end (" + error + "); copy or download the file again");
+  }
+  if (code != Z_OK) throw DataError("cannot decompress '" + path + "': " + error);
   return text;
 }
 

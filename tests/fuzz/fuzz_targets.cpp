@@ -1,0 +1,206 @@
+#include "fuzz_targets.hpp"
+
+#include "demonstration_file.hpp"
+#include "evaluation.hpp"
+#include "gzip_file.hpp"
+#include "train_config.hpp"
+
+#include <mmp/core/error.hpp>
+#include <mmp/core/letters.hpp>
+#include <mmp/core/model_file.hpp>
+#include <mmp/maps/feature_stack.hpp>
+#include <mmp/maps/imagery.hpp>
+
+#include <opencv2/core.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace mmp::fuzz {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The scratch folder of this process, removed at exit.  One per process, because libFuzzer's -fork
+// and -jobs modes and parallel CTest runs start several processes at once.
+class ScratchFolder {
+ public:
+  ScratchFolder() : root_(fs::temp_directory_path() / ("mmp_fuzz_" + std::to_string(::getpid()))) {}
+  ~ScratchFolder() {
+    std::error_code ignored;
+    fs::remove_all(root_, ignored);
+  }
+  /// The folder of one target, created on first use.
+  fs::path folder(const char* target) const {
+    const fs::path dir = root_ / target;
+    fs::create_directories(dir);
+    return dir;
+  }
+
+ private:
+  fs::path root_;
+};
+
+// Writes the input to `name` in the target's folder.  A failure here is the harness's, not the
+// loader's, so it throws std::runtime_error, which no entry function catches.
+std::string writeInput(const char* target, const char* name, const std::uint8_t* data, std::size_t size) {
+  static const ScratchFolder scratch;
+  const std::string path = (scratch.folder(target) / name).string();
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+  out.close();
+  if (!out) throw std::runtime_error("fuzz harness: cannot write the input to '" + path + "'");
+  return path;
+}
+
+// A deterministic BGR image of side x side pixels with some structure (stripes and a gradient), so
+// that every feature (colour, edges, texture) takes more than one value.
+cv::Mat probeImage(int side) {
+  cv::Mat image(side, side, CV_8UC3);
+  for (int r = 0; r < side; ++r) {
+    for (int c = 0; c < side; ++c) {
+      image.at<cv::Vec3b>(r, c) = cv::Vec3b(static_cast<std::uint8_t>((r * 37 + c * 11) % 256),
+                                            static_cast<std::uint8_t>((c / 3 % 2) * 200 + 20),
+                                            static_cast<std::uint8_t>(255 - (r * 7) % 256));
+    }
+  }
+  return image;
+}
+
+// Class lists for label masks: a few classes (most masks break them: the error paths) and all 256
+// indices with grey colours (every index mask and every grey colour mask is valid: the cell paths).
+std::vector<LabelClass> fewClasses() {
+  return {{"black", 0, std::array<std::uint8_t, 3>{0, 0, 0}},
+          {"white", 1, std::array<std::uint8_t, 3>{255, 255, 255}},
+          {"red", 2, std::array<std::uint8_t, 3>{255, 0, 0}}};
+}
+
+std::vector<LabelClass> allClasses() {
+  std::vector<LabelClass> classes;
+  for (int i = 0; i < 256; ++i) {
+    const auto v = static_cast<std::uint8_t>(i);
+    classes.push_back({"grey" + std::to_string(i), i, std::array<std::uint8_t, 3>{v, v, v}});
+  }
+  return classes;
+}
+
+// With MMP_FUZZ_VERBOSE set, says how each input ended (for checking that seeds reach deep).
+void outcome(const char* target, const char* what) {
+  static const bool verbose = std::getenv("MMP_FUZZ_VERBOSE") != nullptr;
+  if (verbose) std::fprintf(stderr, "[%s] %s\n", target, what);
+}
+
+}  // namespace
+
+int fuzzModelFile(const std::uint8_t* data, std::size_t size) {
+  const std::string path = writeInput("model_file", "model.mmp", data, size);
+  try {
+    // What `mmp plan` and `mmp costmap` do with a model (tools/plan_command.cpp): restore the
+    // feature stack, map an image with it and turn the map into costs with the model's weights.
+    const Model model = loadModel(path);
+    const FeatureStack stack = FeatureStack::fromModel(model);
+    CostForm form = CostForm::Linear;
+    if (const auto it = model.settings.find("costs"); it != model.settings.end()) form = parseCostForm(it->second);
+    // Two cells a side (at least 16 pixels, at most 256): larger cells make the map fail, as it should.
+    const int side = std::clamp(2 * stack.settings().cell_size, 16, 256);
+    const FeatureMap map = stack.map(probeImage(side));
+    std::vector<double> costs;
+    map.costs(model.weights, costs, form);
+    outcome("model_file", "costs computed");
+  } catch (const Error& e) {
+    outcome("model_file", e.what());
+  }
+  return 0;
+}
+
+int fuzzTrainConfig(const std::uint8_t* data, std::size_t size) {
+  // $MMP_DATA_ROOT would redirect the config's relative paths: the outcome must depend on the bytes only.
+  static const bool unset = ::unsetenv("MMP_DATA_ROOT") == 0;
+  (void)unset;
+  // The folder holds only this file: a config naming `train.yaml` (or `.`) as an image finds it.
+  const std::string path = writeInput("train_config", "train.yaml", data, size);
+  try {
+    tools::loadTrainConfig(path, "", "");
+    outcome("train_config", "config valid");
+  } catch (const Error& e) {
+    outcome("train_config", e.what());
+  }
+  return 0;
+}
+
+int fuzzDemonstration(const std::uint8_t* data, std::size_t size) {
+  // The extension picks the format: the same bytes are read as both.
+  for (const char* name : {"paths.csv", "paths.yaml"}) {
+    const std::string path = writeInput("demonstration", name, data, size);
+    try {
+      // What training does with them: cells of a 32 x 32 grid of 4-pixel cells.
+      for (const tools::PixelPath& p : tools::readDemonstrationFile(path)) tools::pathCells(p, 4, 32, 32, path);
+      outcome("demonstration", "paths rasterised");
+    } catch (const Error& e) {
+      outcome("demonstration", e.what());
+    }
+  }
+  return 0;
+}
+
+int fuzzLetters(const std::uint8_t* data, std::size_t size) {
+  const std::string path = writeInput("letters", "letter.data", data, size);
+  try {
+    std::istringstream text(tools::readMaybeGzip(path));
+    const LetterData letters = parseLetters(text, path);
+    groupWords(letters);
+    outcome("letters", "words grouped");
+  } catch (const Error& e) {
+    outcome("letters", e.what());
+  }
+  return 0;
+}
+
+int fuzzPairs(const std::uint8_t* data, std::size_t size) {
+  const std::string path = writeInput("pairs", "pairs.csv", data, size);
+  try {
+    tools::readPairRecords(path);
+    outcome("pairs", "records read");
+  } catch (const Error& e) {
+    outcome("pairs", e.what());
+  }
+  return 0;
+}
+
+int fuzzImage(const std::uint8_t* data, std::size_t size) {
+  // OpenCV picks the decoder by the file's signature, not its name.
+  const std::string path = writeInput("image", "image", data, size);
+  try {
+    loadImage(path);
+    outcome("image", "image loaded");
+  } catch (const Error& e) {
+    outcome("image", e.what());
+  }
+  static const std::vector<LabelClass> few = fewClasses(), all = allClasses();
+  for (const std::vector<LabelClass>* classes : {&few, &all}) {
+    try {
+      const cv::Mat mask = loadLabelMask(path, *classes);
+      cellLabels(mask, 1);
+      cellLabels(mask, 3);  // throws InvalidArgument on a mask smaller than a cell
+      outcome("image", "mask cells labelled");
+    } catch (const Error& e) {
+      outcome("image", e.what());
+    }
+  }
+  return 0;
+}
+
+const std::vector<Target>& targets() {
+  static const std::vector<Target> all = {{"model_file", fuzzModelFile},     {"train_config", fuzzTrainConfig},
+                                          {"demonstration", fuzzDemonstration}, {"letters", fuzzLetters},
+                                          {"pairs", fuzzPairs},             {"image", fuzzImage}};
+  return all;
+}
+
+}  // namespace mmp::fuzz
