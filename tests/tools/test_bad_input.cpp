@@ -440,13 +440,13 @@ TEST_CASE("bad input: a failed run leaves the previous outputs untouched, and --
 
 #ifndef MMP_SANITIZED
 TEST_CASE("bad input: running out of memory is an error, not an abort") {
-  // Features of an 8192 x 8192 scene at one pixel per cell need far more than 1.5 GiB.  (Not under
+  // Features of a 4096 x 4096 scene at one pixel per cell need far more than 1 GiB.  (Not under
   // AddressSanitizer, whose shadow memory does not fit such a limit.)
   Fixtures f;
   const std::string config = f.write(
-      "c.yaml", trainConfig("train:\n  - synthetic: {seed: 1, rows: 8192, cols: 8192}\n  - synthetic: {seed: 2}\n"
+      "c.yaml", trainConfig("train:\n  - synthetic: {seed: 1, rows: 4096, cols: 4096}\n  - synthetic: {seed: 2}\n"
                             "features: {cell_size: 1}"));
-  const Outcome outcome = runMmp(f.dir, {"train", config}, std::chrono::seconds(300), rlim_t{3} << 29);
+  const Outcome outcome = runMmp(f.dir, {"train", config}, std::chrono::seconds(300), rlim_t{1} << 30);
   INFO(outcome.output);
   CHECK(outcome.exit_code == 1);
   CHECK(outcome.output.find("mmp: error: out of memory") != std::string::npos);
