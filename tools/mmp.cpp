@@ -2,6 +2,9 @@
 #include "commands.hpp"
 #include "failure.hpp"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 
 int main(int argc, char** argv) {
@@ -20,6 +23,11 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const std::exception& e) {
     std::cerr << "mmp: error: " << mmp::tools::describeFailure(e) << "\n";
+    return 1;
+  }
+  // The tables and figures on standard output are a result too: a full disk or a closed pipe is an error.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::cerr << "mmp: error: writing to standard output failed: " << std::strerror(errno) << "\n";
     return 1;
   }
   return 0;

@@ -42,17 +42,26 @@ std::string readText(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
-// Runs build/bin/mmp with `args` in `dir`, stdin closed, for at most `limit`.  `memory_bytes` > 0 caps
-// the address space (RLIMIT_AS) of the child.
-Outcome runMmp(const test::TempDir& dir, const std::vector<std::string>& args, std::chrono::seconds limit,
+// Runs build/bin/mmp with `args` in `dir`, stdin closed, for at most `limit`.  Arguments ending in
+// ">", FILE send standard output to FILE (as a shell would).  `memory_bytes` > 0 caps the address
+// space (RLIMIT_AS) of the child.
+Outcome runMmp(const test::TempDir& dir, std::vector<std::string> args, std::chrono::seconds limit,
                rlim_t memory_bytes = 0) {
   const std::string log = dir.file("mmp_output.txt");
+  std::string stdout_path = log;
+  if (args.size() >= 2 && args[args.size() - 2] == ">") {
+    stdout_path = args.back();
+    args.resize(args.size() - 2);
+  }
   const pid_t child = ::fork();
   REQUIRE(child >= 0);
   if (child == 0) {
     const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int results = ::open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     const int in = ::open("/dev/null", O_RDONLY);
-    if (out < 0 || in < 0 || ::dup2(out, 1) < 0 || ::dup2(out, 2) < 0 || ::dup2(in, 0) < 0) ::_exit(127);
+    if (out < 0 || results < 0 || in < 0 || ::dup2(results, 1) < 0 || ::dup2(out, 2) < 0 || ::dup2(in, 0) < 0) {
+      ::_exit(127);
+    }
     if (memory_bytes > 0) {
       const rlimit cap{memory_bytes, memory_bytes};
       ::setrlimit(RLIMIT_AS, &cap);
@@ -346,6 +355,12 @@ TEST_CASE("bad input: no silent success (checksums, weights, damaged images, ful
                                          "full.png"};
        },
        1, "cannot write 'full.png': No space left on device"},
+      {"silent success", "the printed results on a full disk",
+       [](Fixtures& f) {
+         return std::vector<std::string>{"costmap", "--model", f.dir.file("model.mmp"), "--image", f.image, "--raw",
+                                         "cost.tiff", ">", "/dev/full"};
+       },
+       1, "writing to standard output failed: No space left on device"},
       {"silent success", "mmp compare on a nan cost ratio",
        [](Fixtures& f) {
          const std::string header = "region,pair,start_row,start_col,goal_row,goal_col,method,cost_ratio,feasible,preferred_share\n";
