@@ -400,7 +400,8 @@ void addTrainCommand(CLI::App& app) {
   cmd->add_option("config", options->config, "YAML settings (see configs/demo.yaml)")->required();
   cmd->add_option("--data-root", options->data_root, "folder the config's image paths start from (default: $MMP_DATA_ROOT or the config's data_root)");
   cmd->add_option("--output-dir", options->output_dir, "where to write the model, panels and metrics (default: the config's output_dir)");
-  cmd->add_option("--threads", options->threads, "threads for the batch learner's oracle calls (0 = all cores)");
+  cmd->add_option("--threads", options->threads, "threads for the batch learner's oracle calls (0 = all cores)")
+      ->check(CLI::Range(0, 256));
   cmd->add_flag("--validate", options->validate,
                 "leave each training image out in turn: train on the others, score on it (holdout images unused); "
                 "writes validation.json instead of a model");
