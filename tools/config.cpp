@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 
 namespace mmp::tools {
@@ -24,6 +25,10 @@ std::size_t editDistance(const std::string& a, const std::string& b) {
 }
 
 ConfigNode ConfigNode::load(const std::string& path) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) {
+    throw ConfigError("config '" + path + "' is a folder; give a YAML file (see configs/)");
+  }
   try {
     YAML::Node root = YAML::LoadFile(path);
     if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
@@ -31,7 +36,7 @@ ConfigNode ConfigNode::load(const std::string& path) {
     return ConfigNode(root, path, "");
   } catch (const YAML::BadFile&) {
     throw ConfigError("cannot read config file '" + path + "'");
-  } catch (const YAML::ParserException& e) {
+  } catch (const YAML::Exception& e) {
     throw ConfigError(path + ": YAML syntax error: " + e.what());
   }
 }
@@ -52,10 +57,18 @@ void ConfigNode::fail(const std::string& key, const std::string& what) const {
 
 bool ConfigNode::has(const std::string& key) const { return node_.IsMap() && node_[key] && !node_[key].IsNull(); }
 
+std::string ConfigNode::keyName(const YAML::Node& key) const {
+  if (!key.IsScalar()) {
+    fail("", std::string("a key must be a plain name, got ") + (key.IsSequence() ? "a list" : key.IsMap() ? "a map" : "nothing") +
+                 " (is a '?' or a bracket misplaced?)");
+  }
+  return key.Scalar();
+}
+
 void ConfigNode::expectKeys(const std::vector<std::string>& allowed) const {
   if (!node_.IsMap()) return;
   for (const auto& entry : node_) {
-    const std::string key = entry.first.as<std::string>();
+    const std::string key = keyName(entry.first);
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
     std::string nearest;
     std::size_t best = std::string::npos;
@@ -82,18 +95,26 @@ static std::string shown(const YAML::Node& value) {
   return value.IsSequence() ? "a list" : "a map";
 }
 
+// "a finite number in [min, max]", or ">= min" / "<= max" where a bound is infinite.
+static std::string finiteNumberIn(double min, double max) {
+  std::ostringstream out;
+  out << "a finite number";
+  if (std::isfinite(min) && std::isfinite(max)) out << " in [" << min << ", " << max << "]";
+  else if (std::isfinite(min)) out << " >= " << min;
+  else if (std::isfinite(max)) out << " <= " << max;
+  return out.str();
+}
+
+// A scalar that is a finite number within [min, max]; NaN and +-inf are refused with the rest.
+static bool finiteNumber(const YAML::Node& value, double min, double max, double& x) {
+  return value.IsScalar() && YAML::convert<double>::decode(value, x) && std::isfinite(x) && x >= min && x <= max;
+}
+
 double ConfigNode::number(const std::string& key, double fallback, double min, double max) const {
   if (!has(key)) return fallback;
   const YAML::Node value = node_[key];
   double x = 0.0;
-  if (!value.IsScalar() || !YAML::convert<double>::decode(value, x) || std::isnan(x)) {
-    fail(key, "expected a number, got " + shown(value));
-  }
-  if (x < min || x > max) {
-    std::ostringstream range;
-    range << "expected a number in [" << min << ", " << max << "], got " << x;
-    fail(key, range.str());
-  }
+  if (!finiteNumber(value, min, max, x)) fail(key, "expected " + finiteNumberIn(min, max) + ", got " + shown(value));
   return x;
 }
 
@@ -158,10 +179,8 @@ std::vector<double> ConfigNode::numbers(const std::string& key, const std::vecto
   std::vector<double> out;
   for (std::size_t i = 0; i < value.size(); ++i) {
     double x = 0.0;
-    if (!value[i].IsScalar() || !YAML::convert<double>::decode(value[i], x) || std::isnan(x) || x < min || x > max) {
-      std::ostringstream range;
-      range << "expected a number in [" << min << ", " << max << "], got " << shown(value[i]);
-      fail(key + "[" + std::to_string(i) + "]", range.str());
+    if (!finiteNumber(value[i], min, max, x)) {
+      fail(key + "[" + std::to_string(i) + "]", "expected " + finiteNumberIn(min, max) + ", got " + shown(value[i]));
     }
     out.push_back(x);
   }
@@ -184,7 +203,7 @@ std::vector<ConfigNode> ConfigNode::items(const std::string& key) const {
 std::vector<std::string> ConfigNode::keys() const {
   std::vector<std::string> out;
   if (!node_.IsMap()) return out;
-  for (const auto& entry : node_) out.push_back(entry.first.as<std::string>());
+  for (const auto& entry : node_) out.push_back(keyName(entry.first));
   return out;
 }
 

@@ -30,6 +30,7 @@ class ConfigNode {
   /// A child map (empty if missing and optional).
   ConfigNode child(const std::string& key) const;
 
+  /// A finite number in [min, max] (NaN and infinities are refused: no setting means them).
   double number(const std::string& key, double fallback, double min = -std::numeric_limits<double>::infinity(),
                 double max = std::numeric_limits<double>::infinity()) const;
   long integer(const std::string& key, long fallback, long min = std::numeric_limits<long>::min(),
@@ -52,6 +53,8 @@ class ConfigNode {
 
  private:
   std::string keyPath(const std::string& key) const;
+  /// The text of a map key; fails unless it is a plain scalar (YAML allows lists and maps as keys).
+  std::string keyName(const YAML::Node& key) const;
 
   YAML::Node node_;
   std::string file_;

@@ -1,6 +1,7 @@
 #include "demonstration_file.hpp"
 
 #include <mmp/core/error.hpp>
+#include <mmp/core/file_io.hpp>
 #include <mmp/planning/path.hpp>
 
 #include <yaml-cpp/yaml.h>
@@ -187,15 +188,14 @@ std::vector<int> pathCells(const PixelPath& path, int cell_size, int rows, int c
 }
 
 void writePathCsv(const std::string& file, const std::vector<std::vector<int>>& paths, int cols, int cell_size) {
-  std::ofstream out(file);
-  if (!out) throw DataError("cannot write path file '" + file + "'");
+  std::ostringstream out;
   out << "path,x,y\n";
   for (std::size_t i = 0; i < paths.size(); ++i) {
     for (int s : paths[i]) {
       out << i + 1 << "," << (s % cols + 0.5) * cell_size << "," << (s / cols + 0.5) * cell_size << "\n";
     }
   }
-  if (!out) throw DataError("cannot write path file '" + file + "'");
+  writeFileAtomically(file, out.str());
 }
 
 }  // namespace mmp::tools

@@ -1,12 +1,14 @@
 #include "evaluation.hpp"
 
 #include <mmp/core/error.hpp>
+#include <mmp/core/file_io.hpp>
 #include <mmp/planning/loss.hpp>
 #include <mmp/planning/path.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <sstream>
 
@@ -134,15 +136,15 @@ void addPairRecords(const std::string& region, int cols, const std::vector<std::
 }
 
 void writePairRecords(const std::string& path, const std::vector<PairRecord>& records) {
-  std::ofstream out(path);
+  std::ostringstream out;
   out << pairsHeader() << "\n";
-  out.precision(9);
+  out.precision(17);
   for (const PairRecord& r : records) {
     out << r.region << ',' << r.pair << ',' << r.start_row << ',' << r.start_col << ',' << r.goal_row << ','
         << r.goal_col << ',' << r.method << ',' << r.cost_ratio << ',' << (r.feasible ? 1 : 0) << ','
         << r.preferred_share << "\n";
   }
-  if (!out) throw DataError("cannot write '" + path + "'");
+  writeFileAtomically(path, out.str());
 }
 
 std::vector<PairRecord> readPairRecords(const std::string& path) {
@@ -165,8 +167,8 @@ std::vector<PairRecord> readPairRecords(const std::string& path) {
       throw bad("expected " + std::to_string(kPairColumns.size()) + " comma-separated fields, found " +
                 std::to_string(fields.size()));
     }
-    // Column k as a number, or an error naming the column and the value.
-    const auto number = [&](std::size_t k) {
+    // Column k as a number that passes `valid`, or an error naming the column, the value and what is valid.
+    const auto number = [&](std::size_t k, const char* what, auto valid) {
       std::size_t used = 0;
       double v = 0.0;
       try {
@@ -174,20 +176,25 @@ std::vector<PairRecord> readPairRecords(const std::string& path) {
       } catch (const std::exception&) {
         used = 0;
       }
-      if (used == 0 || used != fields[k].size()) throw bad(kPairColumns[k] + " '" + fields[k] + "' is not a number");
+      if (used == 0 || used != fields[k].size() || !valid(v)) throw bad(kPairColumns[k] + " '" + fields[k] + "' is not " + what);
       return v;
+    };
+    const auto index = [&](std::size_t k) {
+      return static_cast<int>(number(k, "an integer >= 0", [](double v) { return v >= 0 && v <= 1 << 30 && v == std::floor(v); }));
     };
     PairRecord r;
     r.region = fields[0];
-    r.pair = static_cast<int>(number(1));
-    r.start_row = static_cast<int>(number(2));
-    r.start_col = static_cast<int>(number(3));
-    r.goal_row = static_cast<int>(number(4));
-    r.goal_col = static_cast<int>(number(5));
+    r.pair = index(1);
+    r.start_row = index(2);
+    r.start_col = index(3);
+    r.goal_row = index(4);
+    r.goal_col = index(5);
     r.method = fields[6];
-    r.cost_ratio = number(7);
-    r.feasible = number(8) != 0.0;
-    r.preferred_share = number(9);
+    // A plan's cost over the optimal one: >= 1 up to rounding; never 0, negative, infinite or NaN.
+    r.cost_ratio = number(7, "a finite number > 0", [](double v) { return v > 0 && std::isfinite(v); });
+    r.feasible = number(8, "0 or 1", [](double v) { return v == 0 || v == 1; }) == 1;
+    r.preferred_share = number(9, "a share in [0, 1]", [](double v) { return v >= 0 && v <= 1; });
+    if (r.region.empty() || r.method.empty()) throw bad("the region and method names must not be empty");
     records.push_back(std::move(r));
   }
   return records;

@@ -135,7 +135,8 @@ void addLettersCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("letters", "Single-letter OCR recognition with both learners (real data)");
   cmd->add_option("--config", options->config, "YAML settings")->capture_default_str();
   cmd->add_option("--data-root", options->data_root, "folder holding ocr/letter.data.gz (default: $MMP_DATA_ROOT or the config's data_root)");
-  cmd->add_option("--threads", options->threads, "threads for the batch learner's oracle calls (0 = all cores)");
+  cmd->add_option("--threads", options->threads, "threads for the batch learner's oracle calls (0 = all cores)")
+      ->check(CLI::Range(0, 256));
   cmd->callback([options] { runLetters(*options); });
 }
 

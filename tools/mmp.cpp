@@ -1,12 +1,15 @@
 // `mmp`: the command line of the mmp library.  `mmp --help` lists the subcommands.
 #include "commands.hpp"
+#include "failure.hpp"
 
-#include <mmp/core/error.hpp>
-
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 
 int main(int argc, char** argv) {
   CLI::App app{"mmp: learn planning cost maps and structured predictors by maximum margin"};
+  app.set_version_flag("--version", std::string("mmp ") + MMP_VERSION);
   app.require_subcommand(1);
   mmp::tools::addLettersCommand(app);
   mmp::tools::addOcrCommand(app);
@@ -18,8 +21,13 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
-  } catch (const mmp::Error& e) {
-    std::cerr << "mmp: error: " << e.what() << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "mmp: error: " << mmp::tools::describeFailure(e) << "\n";
+    return 1;
+  }
+  // The tables and figures on standard output are a result too: a full disk or a closed pipe is an error.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::cerr << "mmp: error: writing to standard output failed: " << std::strerror(errno) << "\n";
     return 1;
   }
   return 0;

@@ -275,7 +275,8 @@ HoldoutResult evaluateHoldout(const TrainConfig& config, int index, const Featur
   region.map = std::make_shared<const FeatureMap>(stack.map(region.raw));
 
   result.references = plannedPaths(region, config.evaluation.pairs, config.evaluation.min_separation_px,
-                                   config.features.cell_size, config.evaluation.seed + static_cast<std::uint64_t>(index));
+                                   config.features.cell_size, config.evaluation.seed + static_cast<std::uint64_t>(index),
+                                   config.file + ": evaluation.pairs");
   if (result.references.empty()) {
     throw DataError(config.file + ": " + region.spec.where + ": no reference path could be planned; lower "
                     "evaluation.min_separation_px");

@@ -47,7 +47,24 @@ ModelOnImage applyModel(const std::string& model_path, const std::string& image_
       throw DataError("'" + model_path + "': setting 'costs' = '" + it->second + "' must be linear or exponential");
     }
   }
+  if (form == CostForm::Linear) {
+    // The positive-cost set of training (planning/loss.hpp): w >= 0 and a bias > 0 keep every cell > 0.
+    for (Eigen::Index k = 0; k < m.model.weights.size(); ++k) {
+      if (m.model.weights[k] < 0.0 || (k == kBiasIndex && !(m.model.weights[k] > 0.0))) {
+        throw DataError("'" + model_path + "': weight " + std::to_string(k) + " ('" + m.stack.names()[static_cast<std::size_t>(k)] +
+                        "') is " + std::to_string(m.model.weights[k]) +
+                        "; a linear-cost model needs every weight >= 0 and a bias > 0, so that A* sees positive costs");
+      }
+    }
+  }
   m.map.costs(m.model.weights, m.costs, form);
+  for (std::size_t s = 0; s < m.costs.size(); ++s) {
+    if (!(m.costs[s] > 0.0) || !std::isfinite(m.costs[s])) {  // exponential costs can overflow
+      throw DataError("'" + model_path + "' gives cell (row " + std::to_string(s / static_cast<std::size_t>(m.map.cols())) +
+                      ", col " + std::to_string(s % static_cast<std::size_t>(m.map.cols())) + ") of '" + image_path +
+                      "' the cost " + std::to_string(m.costs[s]) + "; A* needs finite costs > 0 (retrain the model)");
+    }
+  }
   return m;
 }
 

@@ -43,7 +43,12 @@ Region loadRegion(const RegionSpec& spec, const TrainConfig& config) {
       }
     }
   }
-  region.raw = computeRawFeatures(region.image, config.features);
+  try {
+    region.raw = computeRawFeatures(region.image, config.features);
+  } catch (const InvalidArgument& e) {  // a setting that does not fit this image: say which image
+    throw ConfigError(config.file + ": " + spec.where + " (" + (spec.synthetic ? spec.name : "'" + spec.image + "'") +
+                      "): " + e.what());
+  }
   if (!region.labels.empty()) {
     region.cell_labels = cellLabels(region.labels, config.features.cell_size);
     region.true_costs = behaviourCosts(region.cell_labels, config.behaviour);
@@ -76,7 +81,8 @@ void addDemonstrations(Region& region, const TrainConfig& config, int region_ind
   }
   region.demonstrations = plannedPaths(region, config.demonstrations.per_region, config.demonstrations.min_separation_px,
                                       config.features.cell_size,
-                                      config.demonstrations.seed + static_cast<std::uint64_t>(region_index));
+                                      config.demonstrations.seed + static_cast<std::uint64_t>(region_index),
+                                      config.file + ": demonstrations.per_region");
   if (region.demonstrations.empty()) {
     throw DataError(config.file + ": " + region.spec.where + ": no demonstration could be generated (no two passable "
                     "cells " + std::to_string(config.demonstrations.min_separation_px) +
@@ -85,7 +91,14 @@ void addDemonstrations(Region& region, const TrainConfig& config, int region_ind
 }
 
 std::vector<std::vector<int>> plannedPaths(const Region& region, int count, double min_separation_px, int cell_size,
-                                           std::uint64_t seed) {
+                                           std::uint64_t seed, const std::string& setting) {
+  // Each path is one A* search over the image; more paths than cells repeat pairs at a cost that grows
+  // with the count (and the draws would try 50 x count pairs before giving up).
+  if (count > region.cells()) {
+    throw ConfigError(setting + ": " + std::to_string(count) + " paths asked of " + region.spec.where + ", an image of " +
+                      std::to_string(region.cells()) + " cells (" + std::to_string(region.rows()) + " x " +
+                      std::to_string(region.cols()) + "); ask at most one per cell");
+  }
   DemonstrationParams params;
   params.count = count;
   params.min_separation = min_separation_px / cell_size;

@@ -41,7 +41,8 @@ void addDemonstrations(Region& region, const TrainConfig& config, int region_ind
 
 /// Up to `count` optimal paths on the region's true costs between seeded random start/goal pairs at
 /// least min_separation_px apart (demonstrations on training images, references on holdout images).
+/// Throws mmp::ConfigError, naming `setting` (the config key of count), if count exceeds the cells.
 std::vector<std::vector<int>> plannedPaths(const Region& region, int count, double min_separation_px, int cell_size,
-                                           std::uint64_t seed);
+                                           std::uint64_t seed, const std::string& setting);
 
 }  // namespace mmp::tools

@@ -3,19 +3,20 @@
 // baselines (uniform cost, per-pixel classifier) on the holdout images, and draws a Figure-2-style
 // panel per holdout image, a training curve and metrics.json (sec. 6.2 of the subgradient paper).
 #include "commands.hpp"
+#include "failure.hpp"
 #include "json_writer.hpp"
+#include "output_folder.hpp"
 #include "pipeline.hpp"
 #include "progress.hpp"
 
 #include <mmp/core/error.hpp>
+#include <mmp/core/file_io.hpp>
 #include <mmp/core/model_file.hpp>
 #include <mmp/maps/render.hpp>
 #include <mmp/planning/path.hpp>
 
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <memory>
 #include <sstream>
 
@@ -156,6 +157,7 @@ void runValidation(const TrainConfig& config, const TrainOptions& options) {
                             "labels; this one has none");
     }
   }
+  OutputFolder output(config.output_dir);
   std::printf("mmp train --validate %s: behaviour '%s', leaving out each of %zu training images in turn "
               "(the holdout images are not used)\n",
               config.file.c_str(), config.behaviour.name.c_str(), config.train.size());
@@ -193,26 +195,20 @@ void runValidation(const TrainConfig& config, const TrainOptions& options) {
   std::printf("\nall folds pooled\n");
   const JsonObject methods = printMethodTable(pooled);
   const JsonObject comparisons = printComparisons(pooled);
-  std::filesystem::create_directories(config.output_dir);
-  const std::string path = config.output_dir + "/validation.json";
-  std::ofstream out(path);
-  out << JsonObject()
-             .add("behaviour", config.behaviour.name)
-             .add("methods", methods)
-             .add("learned_vs", comparisons)
-             .add("folds", folds)
-             .dump()
-      << "\n";
-  if (!out) throw DataError("cannot write '" + path + "'");
-  const std::string pairs_path = config.output_dir + "/validation_pairs.csv";
-  writePairRecords(pairs_path, records);
-  std::printf("\nwrote: %s %s\n", path.c_str(), pairs_path.c_str());
+  writeFileAtomically(output.file("validation.json"), JsonObject()
+                                                        .add("behaviour", config.behaviour.name)
+                                                        .add("methods", methods)
+                                                        .add("learned_vs", comparisons)
+                                                        .add("folds", folds)
+                                                        .dump() +
+                                                    "\n");
+  writePairRecords(output.file("validation_pairs.csv"), records);
+  output.commit();
+  std::printf("\nwrote %s: validation.json validation_pairs.csv\n", output.path().c_str());
 }
 
-void runTrain(const TrainOptions& options) {
-  const TrainConfig config = loadTrainConfig(options.config, options.data_root, options.output_dir);
-  if (options.validate) return runValidation(config, options);
-  std::filesystem::create_directories(config.output_dir);
+void runTrain(const TrainConfig& config, const TrainOptions& options) {
+  OutputFolder output(config.output_dir);
   std::printf("mmp train %s: behaviour '%s' (preferred class %s), %zu training and %zu holdout images\n",
               config.file.c_str(), config.behaviour.name.c_str(), config.behaviour.preferred_name.c_str(),
               config.train.size(), config.holdout.size());
@@ -297,8 +293,7 @@ void runTrain(const TrainOptions& options) {
   std::string trained_on;
   for (const Region& r : training.regions) trained_on += (trained_on.empty() ? "" : ",") + r.spec.name;
   model.settings["trained_on"] = trained_on;
-  const std::string model_path = config.output_dir + "/model.mmp";
-  saveModel(model_path, model);
+  saveModel(output.file("model.mmp"), model);
 
   const std::optional<LinearClassifier> classifier = trainBaseline(training, config, options.threads);
   if (classifier) {
@@ -316,7 +311,7 @@ void runTrain(const TrainOptions& options) {
   JsonObject regions_json;
   double reference_share = 0.0;
   int reference_pairs = 0;
-  std::vector<std::string> outputs = {model_path};
+  std::vector<std::string> outputs = {"model.mmp"};
   for (std::size_t i = 0; i < config.holdout.size(); ++i) {
     const HoldoutResult holdout = evaluateHoldout(config, static_cast<int>(i), training.stack, planner.weights,
                                                   classifier ? &*classifier : nullptr, stage);
@@ -333,14 +328,12 @@ void runTrain(const TrainOptions& options) {
     regions_json.add(holdout.region.spec.name, region_json);
     reference_share += holdout.reference_preferred_share * static_cast<double>(holdout.references.size());
     reference_pairs += static_cast<int>(holdout.references.size());
-    const std::string panel =
-        config.output_dir + "/panel_" + holdout.region.spec.name + "." + config.evaluation.panel_format;
-    writeImage(panel, figurePanel(training.regions.front(), holdout, config));
+    const std::string panel = "panel_" + holdout.region.spec.name + "." + config.evaluation.panel_format;
+    writeImage(output.file(panel), figurePanel(training.regions.front(), holdout, config));
     outputs.push_back(panel);
   }
-  const std::string curve = config.output_dir + "/training_curve.png";
-  writeImage(curve, trainingCurve(planner, config.behaviour.name));
-  outputs.push_back(curve);
+  writeImage(output.file("training_curve.png"), trainingCurve(planner, config.behaviour.name));
+  outputs.push_back("training_curve.png");
 
   std::printf("\nholdout: %zu images, %d start/goal pairs; behaviour '%s', preferred class %s (reference paths: %.3f)\n",
               config.holdout.size(), reference_pairs, config.behaviour.name.c_str(),
@@ -377,17 +370,25 @@ void runTrain(const TrainOptions& options) {
       .add("impassable_cost", impassableCost(config))
       .add("classifier_cost_scale", classifier ? classifier->cost_scale : std::numeric_limits<double>::quiet_NaN())
       .add("regions", regions_json);
-  const std::string metrics_path = config.output_dir + "/metrics.json";
-  std::ofstream out(metrics_path);
-  out << metrics.dump() << "\n";
-  if (!out) throw DataError("cannot write '" + metrics_path + "'");
-  outputs.push_back(metrics_path);
-  const std::string pairs_path = config.output_dir + "/pairs.csv";
-  writePairRecords(pairs_path, records);
-  outputs.push_back(pairs_path);
-  std::printf("\nwrote:");
+  writeFileAtomically(output.file("metrics.json"), metrics.dump() + "\n");
+  outputs.push_back("metrics.json");
+  writePairRecords(output.file("pairs.csv"), records);
+  outputs.push_back("pairs.csv");
+  output.commit();
+  std::printf("\nwrote %s:", output.path().c_str());
   for (const std::string& o : outputs) std::printf(" %s", o.c_str());
   std::printf("\n");
+}
+
+// Runs train or --validate; on failure says that the output folder kept its previous contents.
+void runTrainCommand(const TrainOptions& options) {
+  const TrainConfig config = loadTrainConfig(options.config, options.data_root, options.output_dir);
+  try {
+    if (options.validate) runValidation(config, options);
+    else runTrain(config, options);
+  } catch (const std::exception& e) {
+    throw Error(describeFailure(e) + "\n(nothing written: '" + config.output_dir + "' keeps its previous contents)");
+  }
 }
 
 }  // namespace
@@ -399,11 +400,12 @@ void addTrainCommand(CLI::App& app) {
   cmd->add_option("config", options->config, "YAML settings (see configs/demo.yaml)")->required();
   cmd->add_option("--data-root", options->data_root, "folder the config's image paths start from (default: $MMP_DATA_ROOT or the config's data_root)");
   cmd->add_option("--output-dir", options->output_dir, "where to write the model, panels and metrics (default: the config's output_dir)");
-  cmd->add_option("--threads", options->threads, "threads for the batch learner's oracle calls (0 = all cores)");
+  cmd->add_option("--threads", options->threads, "threads for the batch learner's oracle calls (0 = all cores)")
+      ->check(CLI::Range(0, 256));
   cmd->add_flag("--validate", options->validate,
                 "leave each training image out in turn: train on the others, score on it (holdout images unused); "
                 "writes validation.json instead of a model");
-  cmd->callback([options] { runTrain(*options); });
+  cmd->callback([options] { runTrainCommand(*options); });
 }
 
 }  // namespace mmp::tools

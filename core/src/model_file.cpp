@@ -1,15 +1,14 @@
 #include <mmp/core/model_file.hpp>
 
 #include <mmp/core/error.hpp>
+#include <mmp/core/file_io.hpp>
 
 #include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
-#include <unistd.h>
 
 namespace mmp {
 namespace {
@@ -18,6 +17,17 @@ constexpr char kMagic[8] = {'M', 'M', 'P', 'M', 'O', 'D', 'E', 'L'};
 constexpr char kEndMarker[8] = {'M', 'M', 'P', 'E', 'N', 'D', '!', '!'};
 // Lengths above this are treated as corruption rather than attempted as allocations.
 constexpr std::uint64_t kMaxLength = std::uint64_t{1} << 32;
+
+// FNV-1a, 64 bits: every step is a bijection of the state for a given byte, so any change of a single
+// byte changes the sum; that is the fault it is there for (a flipped or overwritten byte).
+std::uint64_t checksum(const char* data, std::size_t n) {
+  std::uint64_t h = 0xCBF29CE484222325ull;
+  for (std::size_t i = 0; i < n; ++i) {
+    h ^= static_cast<unsigned char>(data[i]);
+    h *= 0x100000001B3ull;
+  }
+  return h;
+}
 
 class Writer {
  public:
@@ -76,6 +86,7 @@ class Reader {
     return v;
   }
   std::size_t offset() const { return offset_; }
+  const char* data() const { return data_.data(); }
   std::size_t size() const { return data_.size(); }
 
  private:
@@ -86,6 +97,18 @@ class Reader {
 
 std::string systemError() { return std::strerror(errno); }
 
+// Throws unless every value is finite, naming the array and the entry.
+void requireFinite(const std::vector<double>& values, const std::string& path, const std::string& what) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (!std::isfinite(values[i])) {
+      std::ostringstream value;
+      value << values[i];
+      throw ModelFileError("model file '" + path + "': " + what + " entry " + std::to_string(i) + " is " + value.str() +
+                           "; a model holds finite numbers only (retrain it)");
+    }
+  }
+}
+
 }  // namespace
 
 void saveModel(const std::string& path, const Model& model) {
@@ -94,6 +117,14 @@ void saveModel(const std::string& path, const Model& model) {
     throw ModelFileError("model for '" + path + "' has " + std::to_string(model.feature_names.size()) +
                          " feature names for " + std::to_string(model.weights.size()) +
                          " weights; give one name per weight or none");
+  }
+  if (!model.weights.allFinite()) {
+    throw ModelFileError("model for '" + path + "' has a weight that is not a finite number; not written");
+  }
+  for (const auto& [key, values] : model.arrays) {
+    for (double v : values) {
+      if (!std::isfinite(v)) throw ModelFileError("model for '" + path + "': array '" + key + "' holds a value that is not a finite number; not written");
+    }
   }
   Writer w;
   w.bytes(kMagic, sizeof kMagic);
@@ -111,34 +142,20 @@ void saveModel(const std::string& path, const Model& model) {
     w.string(key);
     w.doubles(values.data(), values.size());
   }
+  w.pod<std::uint64_t>(checksum(w.buffer().data(), w.buffer().size()));
   w.bytes(kEndMarker, sizeof kEndMarker);
-
-  // Atomic replace: write a unique temporary beside the target, flush and sync it, then rename.
-  std::random_device seed;
-  const std::string temporary = path + ".tmp" + std::to_string(::getpid()) + "_" + std::to_string(seed());
-  std::FILE* file = std::fopen(temporary.c_str(), "wb");
-  if (file == nullptr) {
-    throw ModelFileError("cannot write model file '" + path + "': opening '" + temporary + "' failed (" +
-                         systemError() + ")");
-  }
-  const std::string& bytes = w.buffer();
-  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size() &&
-                       std::fflush(file) == 0 && ::fsync(::fileno(file)) == 0;
-  const std::string write_error = written ? "" : systemError();
-  if (std::fclose(file) != 0 || !written) {
-    std::remove(temporary.c_str());
-    throw ModelFileError("cannot write model file '" + path + "': writing '" + temporary + "' failed (" +
-                         (write_error.empty() ? systemError() : write_error) + "); the old file is untouched");
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string error = systemError();
-    std::remove(temporary.c_str());
-    throw ModelFileError("cannot write model file '" + path + "': renaming the temporary file failed (" + error +
-                         ")");
+  try {
+    writeFileAtomically(path, w.buffer());
+  } catch (const Error& e) {
+    throw ModelFileError(std::string("model file: ") + e.what());
   }
 }
 
 Model loadModel(const std::string& path, std::optional<Eigen::Index> expected_dimension) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) {
+    throw ModelFileError("'" + path + "' is a folder, not a model file (give the model.mmp in it)");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ModelFileError("cannot open model file '" + path + "' (" + systemError() + ")");
   std::ostringstream content;
@@ -156,6 +173,10 @@ Model loadModel(const std::string& path, std::optional<Eigen::Index> expected_di
                          ": upgrade mmp to read it");
   }
   if (version == 0) throw ModelFileError("model file '" + path + "' is corrupt: format version 0");
+  if (version < kModelFormatVersion) {
+    throw ModelFileError("model file '" + path + "' has format version " + std::to_string(version) +
+                         ", written by an older mmp without a checksum: retrain the model with this one");
+  }
 
   Model model;
   const std::vector<double> weights = r.doubles("the weights");
@@ -177,11 +198,27 @@ Model loadModel(const std::string& path, std::optional<Eigen::Index> expected_di
     std::string key = r.string("an array name");
     model.arrays[key] = r.doubles("an array");
   }
+  const std::size_t summed = r.offset();
+  const auto stored_sum = r.pod<std::uint64_t>("the checksum");
   char end[sizeof kEndMarker];
   r.bytes(end, sizeof end, "the end marker");
   if (std::memcmp(end, kEndMarker, sizeof end) != 0 || r.offset() != r.size()) {
     throw ModelFileError("model file '" + path + "' is corrupt: the end marker is missing or followed by extra bytes");
   }
+  if (stored_sum != checksum(r.data(), summed)) {
+    throw ModelFileError("model file '" + path + "' is corrupt: its checksum does not match its contents (it was "
+                         "changed after it was written); write it again or retrain");
+  }
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    if (!std::isfinite(weights[i])) {
+      std::ostringstream value;
+      value << weights[i];
+      throw ModelFileError("model file '" + path + "': weight " + std::to_string(i) +
+                           (model.feature_names.empty() ? "" : " ('" + model.feature_names[i] + "')") + " is " +
+                           value.str() + "; a model holds finite weights only (retrain it)");
+    }
+  }
+  for (const auto& [key, values] : model.arrays) requireFinite(values, path, "array '" + key + "'");
   if (!model.feature_names.empty() && model.feature_names.size() != weights.size()) {
     throw ModelFileError("model file '" + path + "' is corrupt: " + std::to_string(model.feature_names.size()) +
                          " feature names for " + std::to_string(weights.size()) + " weights");

@@ -67,6 +67,24 @@ RawFeatures computeRawFeatures(const cv::Mat& bgr, const FeatureSettings& s) {
     throw InvalidArgument("features: a " + std::to_string(bgr.cols) + " x " + std::to_string(bgr.rows) +
                           " image holds no whole cell of " + std::to_string(k) + " pixels");
   }
+  // A blur or window wider than the image sees nothing more than the whole image, at a cost that grows
+  // with its size: refused, so that a mistyped setting is an error and not an endless run.
+  const int side = std::max(bgr.cols, bgr.rows);
+  const std::string image_size = std::to_string(bgr.cols) + " x " + std::to_string(bgr.rows) + " px image";
+  for (double sigma : s.blur_sigmas) {
+    if (sigma > side) {
+      std::ostringstream text;
+      text << "features.blur_sigmas: sigma " << sigma << " px is larger than the " << image_size << "; use at most "
+           << side << " px";
+      throw InvalidArgument(text.str());
+    }
+  }
+  for (int w : s.texture_windows) {
+    if (w > side) {
+      throw InvalidArgument("features.texture_windows: window " + std::to_string(w) + " px is larger than the " +
+                            image_size + "; use at most " + std::to_string(side) + " px");
+    }
+  }
   cv::Mat pixels;
   bgr(cv::Rect(0, 0, cols * k, rows * k)).convertTo(pixels, CV_32FC3, 1.0 / 255.0);
   const cv::Size grid(cols, rows);
@@ -276,10 +294,12 @@ void encode(const double* v, std::size_t n, const FeatureSettings& s, float* out
   }
 }
 
-// The scaled value of x under entry k of a scaling: clamp((x - lower) / (upper - lower), 0, 1), 0 if constant.
+// The scaled value of x under entry k of a scaling: clamp((x - lower) / (upper - lower), 0, 1), 0 if
+// constant.  Always in [0, 1], NaN included (as 0): encode() indexes bins by it.
 double scaled(double x, const FeatureScaling& scaling, std::size_t k) {
   const double span = scaling.upper[k] - scaling.lower[k];
-  return span > 0.0 ? std::clamp((x - scaling.lower[k]) / span, 0.0, 1.0) : 0.0;
+  const double v = span > 0.0 ? (x - scaling.lower[k]) / span : 0.0;
+  return v > 0.0 ? std::min(v, 1.0) : 0.0;
 }
 
 // Margins m_c = s_c - max_{c' != c} s_c' of the scores s = weights * base.
@@ -301,6 +321,15 @@ void classMargins(const Eigen::MatrixXd& weights, const float* base, float* marg
 // values per cell.
 std::vector<float> layerValues(const ClassScores& layer, int cell_size, int rows, int cols, const float* base,
                                std::size_t stride) {
+  const int side = std::max(rows, cols) * cell_size;
+  for (double r : layer.context_px) {
+    if (r > side) {  // the dilation's cost grows with the disc; beyond the image it adds nothing
+      std::ostringstream text;
+      text << "features.class_context_px: radius " << r << " px is larger than the " << cols * cell_size << " x "
+           << rows * cell_size << " px image; use at most " << side << " px";
+      throw InvalidArgument(text.str());
+    }
+  }
   const std::size_t k = layer.classes.size(), width = k * (1 + layer.context_px.size());
   const std::size_t cells = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
   std::vector<float> values(cells * width);
@@ -466,6 +495,18 @@ std::vector<double> numbers(const Model& model, const std::string& key) {
   return out;
 }
 
+// One integer in [min, max] (checked before any cast: a stored 1e300 must not reach static_cast<int>).
+int integer(const Model& model, const std::string& key, double min, double max) {
+  const std::vector<double> x = numbers(model, key);
+  if (x.size() != 1 || x[0] != std::floor(x[0]) || !(x[0] >= min && x[0] <= max)) {
+    std::ostringstream range;
+    range << "model: setting '" << key << "' = '" << setting(model, key) << "' must be one integer in [" << min << ", "
+          << max << "] (re-train the model)";
+    throw DataError(range.str());
+  }
+  return static_cast<int>(x[0]);
+}
+
 bool flag(const Model& model, const std::string& key) {
   const std::string& text = setting(model, key);
   if (text != "0" && text != "1") throw DataError("model: setting '" + key + "' = '" + text + "' must be 0 or 1");
@@ -476,9 +517,7 @@ bool flag(const Model& model, const std::string& key) {
 
 FeatureStack FeatureStack::fromModel(const Model& model) {
   FeatureSettings s;
-  const std::vector<double> cell = numbers(model, "features.cell_size");
-  if (cell.size() != 1 || cell[0] != std::floor(cell[0])) throw DataError("model: setting 'features.cell_size' must be one integer");
-  s.cell_size = static_cast<int>(cell[0]);
+  s.cell_size = integer(model, "features.cell_size", 1, 1 << 16);
   s.blur_sigmas = numbers(model, "features.blur_sigmas");
   s.rgb = flag(model, "features.rgb");
   s.hsv = flag(model, "features.hsv");
@@ -486,12 +525,16 @@ FeatureStack FeatureStack::fromModel(const Model& model) {
   s.gradient = flag(model, "features.gradient");
   s.texture_windows.clear();
   if (!setting(model, "features.texture_windows").empty()) {
-    for (double w : numbers(model, "features.texture_windows")) s.texture_windows.push_back(static_cast<int>(w));
+    for (double w : numbers(model, "features.texture_windows")) {
+      if (!(w >= 3 && w <= (1 << 16) && w == std::floor(w))) {
+        throw DataError("model: setting 'features.texture_windows' holds " + std::to_string(w) +
+                        "; windows are odd integers in [3, 65536] (re-train the model)");
+      }
+      s.texture_windows.push_back(static_cast<int>(w));
+    }
   }
   s.complements = flag(model, "features.complements");
-  const std::vector<double> bins = numbers(model, "features.bins");
-  if (bins.size() != 1 || bins[0] != std::floor(bins[0])) throw DataError("model: setting 'features.bins' must be one integer");
-  s.bins = static_cast<int>(bins[0]);
+  s.bins = integer(model, "features.bins", 0, 64);
   const std::vector<double> quantile = numbers(model, "features.scaling_quantile");
   if (quantile.size() != 1) throw DataError("model: setting 'features.scaling_quantile' must be one number");
   s.scaling_quantile = quantile[0];
@@ -531,7 +574,15 @@ FeatureStack FeatureStack::fromModel(const Model& model) {
     layer.weights = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
         w.data(), k, stack.features());
     for (double r : layer.context_px) {
-      if (!(r >= s.cell_size)) throw DataError("model: setting 'features.class_context_px' holds a radius below the cell size");
+      if (!(r >= s.cell_size) || !std::isfinite(r)) {
+        throw DataError("model: setting 'features.class_context_px' holds " + std::to_string(r) +
+                        "; each radius is a finite number of pixels >= the cell size");
+      }
+    }
+    for (std::size_t k = 0; k < entries; ++k) {
+      if (!(layer.scaling.lower[k] <= layer.scaling.upper[k])) {
+        throw DataError("model: the class-score scaling entry " + std::to_string(k) + " is not a range lower <= upper");
+      }
     }
     stack.class_scores_ = std::move(layer);
     stack.names_ = stackNames(s, stack.class_scores_);

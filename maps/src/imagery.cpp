@@ -5,10 +5,24 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <cerrno>
+#include <csetjmp>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <memory>
 #include <set>
 
+#include <jpeglib.h>
+
 namespace mmp {
+
+// The most pixels an image may have (OpenCV's own default limit, CV_IO_MAX_IMAGE_PIXELS).
+constexpr double kMaxImagePixels = 1 << 30;
 
 std::array<std::uint8_t, 3> parseHexColour(const std::string& text) {
   const std::string hex = !text.empty() && text.front() == '#' ? text.substr(1) : text;
@@ -37,19 +51,114 @@ std::string hexColour(const std::array<std::uint8_t, 3>& rgb) {
   return buffer;
 }
 
-static cv::Mat readRaw(const std::string& path, const char* what) {
+namespace {
+
+// libjpeg reports through callbacks: a fatal error jumps back to readJpeg; a warning (corrupt or
+// truncated data, which libjpeg would otherwise decode into grey blocks and only print) is made fatal
+// too, so that a damaged photograph is an error and not a silently wrong image.
+struct JpegErrors {
+  jpeg_error_mgr manager;
+  std::jmp_buf jump;
+  char message[JMSG_LENGTH_MAX];
+};
+
+void jpegFail(j_common_ptr info) {
+  auto* errors = reinterpret_cast<JpegErrors*>(info->err);
+  info->err->format_message(info, errors->message);
+  std::longjmp(errors->jump, 1);
+}
+
+void jpegMessage(j_common_ptr info, int level) {
+  if (level < 0) jpegFail(info);  // -1: a warning; >= 0: trace messages, ignored
+}
+
+// Pixels as libjpeg decodes them; plain data only, so that the longjmp skips no destructor.
+struct JpegPixels {
+  int width = 0, height = 0, channels = 0;
+  unsigned char* data = nullptr;  // malloc'ed, freed by the caller
+};
+
+// Decodes a JPEG held in memory; false with errors.message set if libjpeg found any fault.
+bool readJpeg(const unsigned char* bytes, std::size_t size, JpegPixels& out, JpegErrors& errors) {
+  jpeg_decompress_struct info;
+  info.err = jpeg_std_error(&errors.manager);
+  errors.manager.error_exit = jpegFail;
+  errors.manager.emit_message = jpegMessage;
+  errors.message[0] = '\0';
+  if (setjmp(errors.jump) != 0) {
+    jpeg_destroy_decompress(&info);
+    return false;
+  }
+  jpeg_create_decompress(&info);
+  jpeg_mem_src(&info, bytes, static_cast<unsigned long>(size));
+  jpeg_read_header(&info, TRUE);
+  info.out_color_space = info.num_components == 1 ? JCS_GRAYSCALE : JCS_EXT_BGR;
+  jpeg_start_decompress(&info);
+  out.width = static_cast<int>(info.output_width);
+  out.height = static_cast<int>(info.output_height);
+  out.channels = info.output_components;
+  if (static_cast<double>(out.width) * out.height > kMaxImagePixels) {
+    std::snprintf(errors.message, sizeof errors.message, "%d x %d pixels is more than mmp reads (%.0f)", out.width,
+                  out.height, kMaxImagePixels);
+    jpeg_destroy_decompress(&info);
+    return false;
+  }
+  const std::size_t row = static_cast<std::size_t>(out.width) * static_cast<std::size_t>(out.channels);
+  out.data = static_cast<unsigned char*>(std::malloc(row * static_cast<std::size_t>(out.height)));
+  if (out.data == nullptr) {
+    std::snprintf(errors.message, sizeof errors.message, "out of memory for %d x %d pixels", out.width, out.height);
+    jpeg_destroy_decompress(&info);
+    return false;
+  }
+  while (info.output_scanline < info.output_height) {
+    JSAMPROW line = out.data + row * info.output_scanline;
+    jpeg_read_scanlines(&info, &line, 1);
+  }
+  jpeg_finish_decompress(&info);
+  jpeg_destroy_decompress(&info);
+  return true;
+}
+
+std::string readBytes(const std::string& path, const char* what) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) throw DataError(std::string(what) + " '" + path + "' is a folder");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw DataError(std::string(what) + " '" + path + "' cannot be read: " + std::strerror(errno));
+  std::string bytes{std::istreambuf_iterator<char>(in), {}};
+  if (in.bad()) throw DataError(std::string(what) + " '" + path + "': reading failed");
+  if (bytes.empty()) throw DataError(std::string(what) + " '" + path + "' is empty");
+  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+    throw DataError(std::string(what) + " '" + path + "' is larger than 2 GiB, more than mmp reads");
+  }
+  return bytes;
+}
+
+cv::Mat readRaw(const std::string& path, const char* what) {
+  const std::string bytes = readBytes(path, what);
+  const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
+  if (bytes.size() >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF) {  // JPEG
+    JpegPixels pixels;
+    JpegErrors errors;
+    const bool ok = readJpeg(data, bytes.size(), pixels, errors);
+    std::unique_ptr<unsigned char, decltype(&std::free)> owner(pixels.data, &std::free);
+    if (!ok) throw DataError(std::string(what) + " '" + path + "' is a damaged JPEG: " + errors.message);
+    return cv::Mat(pixels.height, pixels.width, pixels.channels == 1 ? CV_8UC1 : CV_8UC3, pixels.data).clone();
+  }
   cv::Mat raw;
   try {
-    raw = cv::imread(path, cv::IMREAD_UNCHANGED);
+    raw = cv::imdecode(cv::Mat(1, static_cast<int>(bytes.size()), CV_8U, const_cast<unsigned char*>(data)),
+                       cv::IMREAD_UNCHANGED);
   } catch (const cv::Exception& e) {
     throw DataError(std::string(what) + " '" + path + "' cannot be decoded: " + e.what());
   }
   if (raw.empty()) {
     throw DataError(std::string(what) + " '" + path +
-                    "' cannot be read: missing, unreadable or not a PNG, JPEG or TIFF image");
+                    "' cannot be decoded: damaged, or not a PNG, JPEG or TIFF image");
   }
   return raw;
 }
+
+}  // namespace
 
 cv::Mat loadImage(const std::string& path) {
   cv::Mat raw = readRaw(path, "image");

@@ -1,6 +1,7 @@
 #include <mmp/maps/render.hpp>
 
 #include <mmp/core/error.hpp>
+#include <mmp/core/file_io.hpp>
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -230,13 +231,21 @@ cv::Mat lineChart(const std::vector<ChartSeries>& series, const ChartStyle& styl
 }
 
 void writeImage(const std::string& path, const cv::Mat& picture) {
+  const std::size_t dot = path.find_last_of('.');
+  const std::string extension = dot == std::string::npos ? "" : path.substr(dot);
+  std::vector<std::uint8_t> encoded;
   bool ok = false;
   try {
-    ok = !picture.empty() && cv::imwrite(path, picture);
+    ok = !picture.empty() && !extension.empty() && cv::imencode(extension, picture, encoded);
   } catch (const cv::Exception& e) {
-    throw DataError("cannot write image '" + path + "': " + e.what());
+    throw DataError("cannot write image '" + path + "': " + e.what() + " (use .png, .jpg or .tiff)");
   }
-  if (!ok) throw DataError("cannot write image '" + path + "' (is the folder there and writable, the extension .png, .jpg or .tiff?)");
+  if (!ok) throw DataError("cannot write image '" + path + "': cannot encode it as '" + extension + "' (use .png, .jpg or .tiff)");
+  try {
+    writeFileAtomically(path, std::string(encoded.begin(), encoded.end()));
+  } catch (const Error& e) {
+    throw DataError(e.what());
+  }
 }
 
 }  // namespace mmp

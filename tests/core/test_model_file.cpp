@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <cstring>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -41,6 +43,19 @@ void writeBytes(const fs::path& p, const std::string& bytes) {
   std::ofstream out(p, std::ios::binary);
   out << bytes;
 }
+
+// The file's checksum as model_file.hpp specifies it (FNV-1a 64 over every byte before it), written
+// here again so that a test can forge a file whose only fault is its content.
+std::string withChecksum(std::string bytes) {
+  const std::size_t summed = bytes.size() - 16;  // u64 checksum, 8-byte end marker
+  std::uint64_t h = 0xCBF29CE484222325ull;
+  for (std::size_t i = 0; i < summed; ++i) h = (h ^ static_cast<unsigned char>(bytes[i])) * 0x100000001B3ull;
+  std::memcpy(&bytes[summed], &h, sizeof h);
+  return bytes;
+}
+
+// Offset of the first weight: magic, u32 version, u64 dimension.
+constexpr std::size_t kFirstWeight = 8 + 4 + 8;
 
 }  // namespace
 
@@ -97,6 +112,43 @@ TEST_CASE("each corrupt model file is refused with its own message") {
     writeBytes(bad, bytes + "extra");
     CHECK_THROWS_WITH_AS(loadModel(bad.string()), doctest::Contains("end marker"), ModelFileError);
   }
+  SUBCASE("every flipped byte") {
+    for (std::size_t at = 0; at < bytes.size(); ++at) {
+      std::string b = bytes;
+      b[at] = static_cast<char>(b[at] ^ 0x10);
+      writeBytes(bad, b);
+      CAPTURE(at);
+      CHECK_THROWS_AS(loadModel(bad.string()), ModelFileError);
+    }
+    std::string b = bytes;
+    b[kFirstWeight + 3] = static_cast<char>(b[kFirstWeight + 3] ^ 0x01);  // a low bit of weight 0: still a number
+    writeBytes(bad, b);
+    CHECK_THROWS_WITH_AS(loadModel(bad.string()), doctest::Contains("checksum does not match"), ModelFileError);
+  }
+  SUBCASE("older format version without a checksum") {
+    std::string b = bytes;
+    b[8] = 1;
+    writeBytes(bad, b);
+    CHECK_THROWS_WITH_AS(loadModel(bad.string()), doctest::Contains("older mmp without a checksum: retrain"),
+                         ModelFileError);
+  }
+  SUBCASE("non-finite weights and arrays, with a matching checksum") {
+    for (const double x : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
+      std::string b = bytes;
+      std::memcpy(&b[kFirstWeight + 2 * sizeof(double)], &x, sizeof x);  // weight 2, "blue"
+      writeBytes(bad, withChecksum(b));
+      CHECK_THROWS_WITH_AS(loadModel(bad.string()), doctest::Contains("weight 2 ('blue') is"), ModelFileError);
+    }
+    const std::size_t array_value = bytes.find("scale_min") + 9 + 8;  // name, then the u64 count
+    std::string b = bytes;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    std::memcpy(&b[array_value], &nan, sizeof nan);
+    writeBytes(bad, withChecksum(b));
+    CHECK_THROWS_WITH_AS(loadModel(bad.string()), doctest::Contains("array 'scale_min' entry 0 is nan"), ModelFileError);
+  }
+  SUBCASE("a folder") {
+    CHECK_THROWS_WITH_AS(loadModel(dir.path.string()), doctest::Contains("is a folder"), ModelFileError);
+  }
   SUBCASE("missing file") {
     CHECK_THROWS_WITH_AS(loadModel((dir.path / "none.mmp").string()), doctest::Contains("cannot open"), ModelFileError);
   }
@@ -110,5 +162,11 @@ TEST_CASE("saving refuses an inconsistent model and an unwritable path, leaving 
   wrong.feature_names.pop_back();
   CHECK_THROWS_WITH_AS(saveModel(file.string(), wrong), doctest::Contains("4 feature names for 5 weights"), ModelFileError);
   CHECK_THROWS_AS(saveModel((dir.path / "missing_dir" / "m.mmp").string(), sampleModel()), ModelFileError);
+  Model diverged = sampleModel();
+  diverged.weights[1] = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_WITH_AS(saveModel(file.string(), diverged), doctest::Contains("not a finite number"), ModelFileError);
   CHECK(loadModel(file.string()).weights == sampleModel().weights);
+  if (fs::exists("/dev/full")) {
+    CHECK_THROWS_WITH_AS(saveModel("/dev/full", sampleModel()), doctest::Contains("No space left"), ModelFileError);
+  }
 }

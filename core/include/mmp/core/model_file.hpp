@@ -1,10 +1,12 @@
 // Model files: learned weights plus what is needed to use and to reproduce them.
 //
 // Layout (little-endian): magic "MMPMODEL", u32 format version, u64 dimension, f64 weights[d],
-// feature names, settings (string -> string), named arrays (string -> f64[]), end marker "MMPEND!!".
-// Writing is atomic: a temporary file beside the target is written, flushed, synced and renamed,
-// so a crash never leaves a half-written model behind.  Reading refuses a wrong magic, a newer
-// version, a dimension mismatch and a truncated file, each with its own message.
+// feature names, settings (string -> string), named arrays (string -> f64[]), u64 checksum
+// (FNV-1a over every byte before it), end marker "MMPEND!!".
+// Writing is atomic (writeFileAtomically): a crash or a full disk never leaves a half-written model
+// behind.  Reading refuses a wrong magic, an older (unchecksummed) or newer version, a dimension
+// mismatch, a truncated file, a checksum that does not match, and weights or arrays that are not
+// finite, each with its own message.
 #pragma once
 
 #include <Eigen/Dense>
@@ -16,7 +18,7 @@
 
 namespace mmp {
 
-constexpr std::uint32_t kModelFormatVersion = 1;
+constexpr std::uint32_t kModelFormatVersion = 2;  ///< 2 added the checksum
 
 struct Model {
   Eigen::VectorXd weights;
@@ -25,7 +27,8 @@ struct Model {
   std::map<std::string, std::vector<double>> arrays;     ///< e.g. feature scaling
 };
 
-/// Throws mmp::ModelFileError naming the path if it cannot be written; the target is untouched then.
+/// Throws mmp::ModelFileError naming the path if it cannot be written or the model holds a non-finite
+/// number; the target is untouched then.
 void saveModel(const std::string& path, const Model& model);
 
 /// Throws mmp::ModelFileError naming the path and the fault.  If expected_dimension is given, a

@@ -64,7 +64,8 @@ struct ChartStyle {
 /// A line chart with axes, ticks, grid and a legend.  Series without a finite point are left out.
 cv::Mat lineChart(const std::vector<ChartSeries>& series, const ChartStyle& style);
 
-/// Writes a picture (PNG/JPEG/TIFF by extension); throws mmp::DataError naming the path on failure.
+/// Writes a picture (PNG/JPEG/TIFF by extension) atomically (writeFileAtomically); throws
+/// mmp::DataError naming the path on failure, a full disk included.
 void writeImage(const std::string& path, const cv::Mat& picture);
 
 }  // namespace mmp

@@ -1,0 +1,469 @@
+// The bad-input suite: the `mmp` executable run as a user (or a careless script) would run it, on
+// malformed configs, models, images, pair files, letters and output paths.  Each row gives the
+// arguments, the exit code expected and a pattern its output must match: a clear error that names
+// the file, key, line or cell.  A crash (a signal, exit 134), a hang (the time limit) or a silent
+// success fails the row.  One row at least per failure class of the reliability issue.
+#include "maps/maps_support.hpp"
+#include "support.hpp"
+
+#include <mmp/core/model_file.hpp>
+#include <mmp/maps/feature_stack.hpp>
+#include <mmp/maps/synthetic_scene.hpp>
+
+#include <doctest/doctest.h>
+#include <opencv2/imgcodecs.hpp>
+#include <zlib.h>
+
+#include <chrono>
+#include <csignal>
+#include <fcntl.h>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <limits>
+#include <regex>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace mmp;
+
+namespace {
+
+struct Outcome {
+  int exit_code = -1;  ///< -1: killed by a signal or the time limit
+  std::string output;  ///< stdout and stderr
+  bool timed_out = false;
+};
+
+std::string readText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// Runs build/bin/mmp with `args` in `dir`, stdin closed, for at most `limit`.  Arguments ending in
+// ">", FILE send standard output to FILE (as a shell would).  `memory_bytes` > 0 caps the address
+// space (RLIMIT_AS) of the child.
+Outcome runMmp(const test::TempDir& dir, std::vector<std::string> args, std::chrono::seconds limit,
+               rlim_t memory_bytes = 0) {
+  const std::string log = dir.file("mmp_output.txt");
+  std::string stdout_path = log;
+  if (args.size() >= 2 && args[args.size() - 2] == ">") {
+    stdout_path = args.back();
+    args.resize(args.size() - 2);
+  }
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int results = ::open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    const int in = ::open("/dev/null", O_RDONLY);
+    if (out < 0 || results < 0 || in < 0 || ::dup2(results, 1) < 0 || ::dup2(out, 2) < 0 || ::dup2(in, 0) < 0) {
+      ::_exit(127);
+    }
+    if (memory_bytes > 0) {
+      const rlimit cap{memory_bytes, memory_bytes};
+      ::setrlimit(RLIMIT_AS, &cap);
+    }
+    if (::chdir(dir.file("").c_str()) != 0) ::_exit(127);
+    std::vector<char*> argv{const_cast<char*>(MMP_EXECUTABLE)};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(MMP_EXECUTABLE, argv.data());
+    ::_exit(127);
+  }
+  Outcome outcome;
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  int status = 0;
+  while (::waitpid(child, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(child, SIGKILL);
+      ::waitpid(child, &status, 0);
+      outcome.timed_out = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (!outcome.timed_out && WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
+  outcome.output = readText(log);
+  return outcome;
+}
+
+void writeText(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+// A small, valid train config on generated scenes (a few seconds of training); each top-level block
+// given in `blocks` replaces the default one.
+std::string trainConfig(const std::string& blocks) {
+  const std::vector<std::pair<std::string, std::string>> defaults = {
+      {"output_dir", "output_dir: out"},
+      {"behaviour", "behaviour: {name: follow_road, preferred: Road, costs: {Road: 1, Land: 6, Vegetation: 8, "
+                    "Water: inf, Building: 40}}"},
+      {"train", "train:\n  - synthetic: {seed: 1, rows: 128, cols: 128, roads: 2, buildings: 5}\n"
+                "  - synthetic: {seed: 2, rows: 128, cols: 128, roads: 2, buildings: 5}"},
+      {"holdout", "holdout:\n  - synthetic: {seed: 3, rows: 128, cols: 128, roads: 2, buildings: 5}"},
+      {"features", "features: {cell_size: 4, blur_sigmas: [0, 8], texture_windows: [7], bins: 4}"},
+      {"demonstrations", "demonstrations: {per_region: 4, min_separation_px: 40, seed: 1}"},
+      {"learner", "learner: {kind: batch, batch: {lambda: 0.0001, iterations: 5, step: constant, step_size: 1, threads: 1}}"},
+      {"evaluation", "evaluation: {pairs: 4, min_separation_px: 40, seed: 7}"},
+      {"classifier", "classifier: {iterations: 5, samples: 500}"},
+      {"loss", "loss: {radius_px: 16}"}};
+  std::string text;
+  for (const auto& [key, block] : defaults) {
+    if (("\n" + blocks).find("\n" + key + ":") == std::string::npos) text += block + "\n";
+  }
+  return text + blocks + "\n";
+}
+
+// The checksum of a model file as model_file.hpp specifies it, recomputed after a byte was changed
+// on purpose, so that the file's only fault is its content.
+std::string withChecksum(std::string bytes) {
+  const std::size_t summed = bytes.size() - 16;  // u64 checksum, 8-byte end marker
+  std::uint64_t h = 0xCBF29CE484222325ull;
+  for (std::size_t i = 0; i < summed; ++i) h = (h ^ static_cast<unsigned char>(bytes[i])) * 0x100000001B3ull;
+  std::memcpy(&bytes[summed], &h, sizeof h);
+  return bytes;
+}
+
+// Replaces the first occurrence of the double `from` in a model file's bytes by `to`, checksum fixed.
+std::string replaceDouble(const std::string& bytes, double from, double to) {
+  const std::string pattern(reinterpret_cast<const char*>(&from), sizeof from);
+  const std::size_t at = bytes.find(pattern);
+  REQUIRE(at != std::string::npos);
+  std::string out = bytes;
+  std::memcpy(&out[at], &to, sizeof to);
+  return withChecksum(out);
+}
+
+// `text` gzip-compressed, flushed completely after its first `cut` characters; `flushed` is then the
+// length of the compressed bytes that decompress to exactly those characters.
+std::string gzipFlushedAt(const std::string& text, std::size_t cut, std::size_t& flushed) {
+  z_stream z{};
+  REQUIRE(deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + 15, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+  std::string out(deflateBound(&z, static_cast<uLong>(text.size())) + 64, '\0');
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(cut);
+  REQUIRE(deflate(&z, Z_FULL_FLUSH) == Z_OK);
+  flushed = z.total_out;
+  z.avail_in = static_cast<uInt>(text.size() - cut);
+  REQUIRE(deflate(&z, Z_FINISH) == Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+// The fixtures every row may use, made once per test case in a fresh folder.
+struct Fixtures {
+  test::TempDir dir;
+  std::string image, model_bytes;
+
+  Fixtures() {
+    SyntheticSceneParams p;
+    p.seed = 5;
+    p.rows = p.cols = 128;
+    image = dir.file("scene.png");
+    REQUIRE(cv::imwrite(image, makeSyntheticScene(p).image));
+    // A model as mmp train writes one: feature settings, scaling, a class-score layer, weights.
+    FeatureSettings settings;
+    settings.blur_sigmas = {0.0, 8.0};
+    settings.bins = 4;
+    settings.complements = false;
+    const RawFeatures raw = computeRawFeatures(makeSyntheticScene(p).image, settings);
+    FeatureStack stack = FeatureStack::fit(settings, {&raw});
+    const FeatureMap base = stack.map(raw);
+    Eigen::MatrixXd class_weights = Eigen::MatrixXd::Constant(2, stack.features(), 0.25);
+    class_weights(1, 3) = 0.75;
+    stack = stack.withClassScores({"Road", "Land"}, class_weights, {&base}, {8.0});
+    Model model;
+    model.weights = Eigen::VectorXd::Constant(stack.features(), 0.5);
+    model.weights[kBiasIndex] = 2.0;
+    stack.store(model);
+    saveModel(dir.file("model.mmp"), model);
+    model_bytes = readText(dir.file("model.mmp"));
+  }
+  std::string write(const std::string& name, const std::string& text) const {
+    writeText(dir.file(name), text);
+    return dir.file(name);
+  }
+  // The model file with one setting changed and no feature names (which would follow the settings):
+  // a consistent file, with a valid checksum, as a writer could make it.
+  std::string modelWithSetting(const std::string& name, const std::string& key, const std::string& value) const {
+    Model model = loadModel(dir.file("model.mmp"));
+    model.settings[key] = value;
+    model.feature_names.clear();
+    saveModel(dir.file(name), model);
+    return dir.file(name);
+  }
+};
+
+struct Row {
+  const char* failure_class;
+  const char* name;
+  std::function<std::vector<std::string>(Fixtures&)> arguments;  ///< may write files first
+  int exit_code;
+  const char* pattern;  ///< ECMAScript regex the output must match
+  std::function<void(Fixtures&)> after = {};  ///< further checks, e.g. that old outputs survived
+};
+
+void runRows(const std::vector<Row>& rows) {
+  for (const Row& row : rows) {
+    Fixtures f;
+    const std::vector<std::string> args = row.arguments(f);
+    const Outcome outcome = runMmp(f.dir, args, std::chrono::seconds(120));
+    const std::string what = std::string(row.failure_class) + ": " + row.name + "\n  output: " + outcome.output;
+    INFO(what);
+    CHECK_FALSE(outcome.timed_out);
+    CHECK(outcome.exit_code == row.exit_code);
+    CHECK(std::regex_search(outcome.output, std::regex(row.pattern)));
+    if (row.exit_code != 0) CHECK(outcome.output.find("mmp: error: ") != std::string::npos);
+    if (row.after) row.after(f);
+  }
+}
+
+std::vector<std::string> costmap(const std::string& model, const std::string& image) {
+  return {"costmap", "--model", model, "--image", image, "--raw", "cost.tiff"};
+}
+
+}  // namespace
+
+TEST_CASE("bad input: crashes are clear errors (model layers, YAML keys, output paths, folders, huge settings)") {
+  runRows({
+      {"crash", "NaN in the class-score layer of a model",
+       [](Fixtures& f) {
+         return costmap(f.write("nan.mmp", replaceDouble(f.model_bytes, 0.75, std::nan(""))), f.image);
+       },
+       1, "nan.mmp': array 'features.class_weights' entry \\d+ is nan"},
+      {"crash", "inf in the scaling of a model",
+       [](Fixtures& f) {
+         Model m = loadModel(f.dir.file("model.mmp"));
+         const double first = m.arrays.at("features.upper").front();
+         return costmap(f.write("inf.mmp", replaceDouble(f.model_bytes, first, std::numeric_limits<double>::infinity())),
+                        f.image);
+       },
+       1, "inf.mmp': array 'features.\\w+' entry \\d+ is inf"},
+      {"crash", "a YAML key that is a list",
+       [](Fixtures& f) { return std::vector<std::string>{"train", f.write("c.yaml", trainConfig("? [a, b]\n: 1"))}; }, 1,
+       "c.yaml: top level: a key must be a plain name, got a list"},
+      {"crash", "output_dir names an existing file",
+       [](Fixtures& f) {
+         f.write("taken", "x");
+         return std::vector<std::string>{"train", f.write("c.yaml", trainConfig("")), "--output-dir", "taken"};
+       },
+       1, "output folder 'taken' exists and is not a folder"},
+      {"crash", "output_dir cannot be created",
+       [](Fixtures& f) {
+         f.write("file", "x");
+         return std::vector<std::string>{"train", f.write("c.yaml", trainConfig("")), "--output-dir", "file/sub"};
+       },
+       1, "cannot create the output folder beside 'file/sub'"},
+      {"crash", "a folder given as the config",
+       [](Fixtures& f) { return std::vector<std::string>{"train", f.dir.file("")}; }, 1, "is a folder; give a YAML file"},
+      {"crash", "a folder given as the model",
+       [](Fixtures& f) { return costmap(f.dir.file(""), f.image); }, 1, "is a folder, not a model file"},
+      {"crash", "blur sigma 1e300 in a model",
+       [](Fixtures& f) { return costmap(f.modelWithSetting("b.mmp", "features.blur_sigmas", "0,1e300"), f.image); }, 1,
+       "features.blur_sigmas: sigma 1e\\+300 px is larger than the 128 x 128 px image"},
+  });
+}
+
+TEST_CASE("bad input: settings whose cost grows with their value are bounded by what they mean") {
+  runRows({
+      {"hang", "blur sigma 1e9 in a model",
+       [](Fixtures& f) { return costmap(f.modelWithSetting("b.mmp", "features.blur_sigmas", "0,1e9"), f.image); },
+       1, "features.blur_sigmas: sigma 1e\\+09 px is larger than the 128 x 128 px image; use at most 128 px"},
+      {"hang", "texture window 2^31-1 in a model",
+       [](Fixtures& f) { return costmap(f.modelWithSetting("w.mmp", "features.texture_windows", "2147483647"), f.image); },
+       1, "w.mmp': model: setting 'features.texture_windows' holds 2147483647"},
+      {"hang", "a texture window wider than the image in a config",
+       [](Fixtures& f) {
+         return std::vector<std::string>{
+             "train", f.write("c.yaml", trainConfig("features: {cell_size: 4, texture_windows: [201]}"))};
+       },
+       1, "c.yaml: train\\[0\\] \\(synthetic-1\\): features.texture_windows: window 201 px is larger than the 128 x 128"},
+      {"hang", "class_context_px: [100000]",
+       [](Fixtures& f) {
+         return std::vector<std::string>{
+             "train", f.write("c.yaml", trainConfig("features: {cell_size: 4, bins: 4, class_scores: true, "
+                                                    "class_context_px: [100000]}"))};
+       },
+       1, "features.class_context_px: radius 100000 px is larger than the 128 x 128 px image"},
+      {"hang", "per_region: 100000 on a small scene",
+       [](Fixtures& f) {
+         return std::vector<std::string>{
+             "train", f.write("c.yaml", trainConfig("demonstrations: {per_region: 100000, min_separation_px: 40}"))};
+       },
+       1, "c.yaml: demonstrations.per_region: 100000 paths asked of train\\[0\\], an image of 1024 cells"},
+  });
+}
+
+TEST_CASE("bad input: no silent success (checksums, weights, damaged images, full disks, bad pair files, cut gzip)") {
+  runRows({
+      {"silent success", "a flipped byte in a model's weights",
+       [](Fixtures& f) {
+         std::string b = f.model_bytes;
+         b[8 + 4 + 8 + 2] = static_cast<char>(b[8 + 4 + 8 + 2] ^ 0x01);
+         return costmap(f.write("flip.mmp", b), f.image);
+       },
+       1, "flip.mmp' is corrupt: its checksum does not match"},
+      {"silent success", "a NaN weight",
+       [](Fixtures& f) { return costmap(f.write("nanw.mmp", replaceDouble(f.model_bytes, 2.0, std::nan(""))), f.image); },
+       1, "nanw.mmp': weight 0 \\('bias'\\) is nan"},
+      {"silent success", "a negative weight",
+       [](Fixtures& f) {
+         Model m = loadModel(f.dir.file("model.mmp"));
+         m.weights[3] = -0.5;
+         saveModel(f.dir.file("neg.mmp"), m);
+         return costmap(f.dir.file("neg.mmp"), f.image);
+       },
+       1, "neg.mmp': weight 3 \\('.*'\\) is -0.5.*needs every weight >= 0"},
+      {"silent success", "a truncated JPEG",
+       [](Fixtures& f) {
+         std::vector<std::uint8_t> jpeg;
+         REQUIRE(cv::imencode(".jpg", cv::imread(f.image), jpeg));
+         f.write("cut.jpg", std::string(jpeg.begin(), jpeg.begin() + static_cast<std::ptrdiff_t>(jpeg.size() / 2)));
+         return costmap(f.dir.file("model.mmp"), f.dir.file("cut.jpg"));
+       },
+       1, "image '.*cut.jpg' is a damaged JPEG"},
+      {"silent success", "a JPEG with corrupt data",
+       [](Fixtures& f) {
+         std::vector<std::uint8_t> jpeg;
+         REQUIRE(cv::imencode(".jpg", cv::imread(f.image), jpeg));
+         std::string b(jpeg.begin(), jpeg.end());
+         for (std::size_t i = b.size() / 2; i < b.size() / 2 + 64; ++i) b[i] = static_cast<char>(b[i] ^ 0x55);
+         return costmap(f.dir.file("model.mmp"), f.write("bad.jpg", b));
+       },
+       1, "image '.*bad.jpg' is a damaged JPEG"},
+      {"silent success", "plan's path on a full disk",
+       [](Fixtures& f) {
+         return std::vector<std::string>{"plan", "--model", f.dir.file("model.mmp"), "--image", f.image, "--start", "4,4",
+                                         "--goal", "100,100", "--out", "/dev/full"};
+       },
+       1, "cannot write '/dev/full': No space left on device"},
+      {"silent success", "plan's PNG on a full disk",
+       [](Fixtures& f) {
+         std::filesystem::create_symlink("/dev/full", f.dir.file("full.png"));
+         return std::vector<std::string>{"plan", "--model", f.dir.file("model.mmp"), "--image", f.image, "--start", "4,4",
+                                         "--goal", "100,100", "--png", "full.png"};
+       },
+       1, "cannot write 'full.png': No space left on device"},
+      {"silent success", "costmap's picture on a full disk (a .png link to /dev/full)",
+       [](Fixtures& f) {
+         std::filesystem::create_symlink("/dev/full", f.dir.file("full.png"));
+         return std::vector<std::string>{"costmap", "--model", f.dir.file("model.mmp"), "--image", f.image, "--png",
+                                         "full.png"};
+       },
+       1, "cannot write 'full.png': No space left on device"},
+      {"silent success", "the printed results on a full disk",
+       [](Fixtures& f) {
+         return std::vector<std::string>{"costmap", "--model", f.dir.file("model.mmp"), "--image", f.image, "--raw",
+                                         "cost.tiff", ">", "/dev/full"};
+       },
+       1, "writing to standard output failed: No space left on device"},
+      {"silent success", "mmp compare on a nan cost ratio",
+       [](Fixtures& f) {
+         const std::string header = "region,pair,start_row,start_col,goal_row,goal_col,method,cost_ratio,feasible,preferred_share\n";
+         f.write("a.csv", header + "r,0,1,1,5,5,learned,1.5,1,0.5\n");
+         f.write("b.csv", header + "r,0,1,1,5,5,learned,nan,1,0.5\n");
+         return std::vector<std::string>{"compare", "a.csv", "b.csv"};
+       },
+       1, "b.csv: line 2: cost_ratio 'nan' is not a finite number > 0"},
+      {"silent success", "mmp compare on a negative cost ratio",
+       [](Fixtures& f) {
+         const std::string header = "region,pair,start_row,start_col,goal_row,goal_col,method,cost_ratio,feasible,preferred_share\n";
+         f.write("a.csv", header + "r,0,1,1,5,5,learned,-2,1,0.5\n");
+         return std::vector<std::string>{"compare", "a.csv", "a.csv"};
+       },
+       1, "a.csv: line 2: cost_ratio '-2' is not a finite number > 0"},
+      {"silent success", "a gzip letters file cut at a line boundary",
+       [](Fixtures& f) {
+         std::string letters;
+         for (int i = 1; i <= 40; ++i) {
+           letters += std::to_string(i) + "\ta\t" + (i % 4 == 0 ? "-1" : std::to_string(i + 1)) + "\t" +
+                      std::to_string((i - 1) / 4) + "\t" + std::to_string((i - 1) % 4 + 1) + "\t" + std::to_string((i - 1) / 4 % 10);
+           for (int k = 0; k < 128; ++k) letters += "\t0";
+           letters += "\t\n";
+         }
+         std::filesystem::create_directories(f.dir.file("data/ocr"));
+         const std::size_t half = letters.find("\n21\t") + 1;  // lines 1..20: whole words, a valid file by itself
+         std::size_t flushed = 0;
+         const std::string gzip = gzipFlushedAt(letters, half, flushed);
+         f.write("data/ocr/letter.data.gz", gzip.substr(0, flushed));
+         return std::vector<std::string>{"letters", "--data-root", f.dir.file("data")};
+       },
+       1, "letter.data.gz.*(truncated|unexpected end)"},
+  });
+}
+
+TEST_CASE("bad input: infinite values are refused where they enter, naming the file and key") {
+  const std::vector<std::pair<std::string, std::string>> settings = {
+      {"learner: {kind: batch, batch: {lambda: .inf}}", "learner.batch.lambda"},
+      {"learner: {kind: batch, batch: {step_size: .inf}}", "learner.batch.step_size"},
+      {"loss: {radius_px: .inf}", "loss.radius_px"},
+      {"loss: {scale: .inf}", "loss.scale"},
+      {"learner: {min_cost: .inf}", "learner.min_cost"},
+      {"learner: {kind: online, online: {lambda: .nan}}", "learner.online.lambda"}};
+  std::vector<Row> rows;
+  for (const auto& [block, key] : settings) {
+    rows.push_back({"unclear error", key.c_str(),
+                    [block = block](Fixtures& f) {
+                      return std::vector<std::string>{"train", f.write("c.yaml", trainConfig(block))};
+                    },
+                    1, ""});
+  }
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    Fixtures f;
+    const Outcome outcome = runMmp(f.dir, rows[i].arguments(f), std::chrono::seconds(60));
+    INFO(settings[i].second, ": ", outcome.output);
+    CHECK(outcome.exit_code == 1);
+    CHECK(outcome.output.find("c.yaml: " + settings[i].second + ": expected a finite number") != std::string::npos);
+  }
+}
+
+TEST_CASE("bad input: a failed run leaves the previous outputs untouched, and --validate fails before the folds") {
+  Fixtures f;
+  const std::string config = f.write("c.yaml", trainConfig(""));
+  const Outcome first = runMmp(f.dir, {"train", config}, std::chrono::seconds(300));
+  INFO(first.output);
+  REQUIRE(first.exit_code == 0);
+  const std::string model = readText(f.dir.file("out/model.mmp")), metrics = readText(f.dir.file("out/metrics.json"));
+  REQUIRE(!model.empty());
+
+  // Fails in the evaluation, after training: more pairs than the holdout image has cells.
+  const Outcome failed = runMmp(
+      f.dir, {"train", f.write("c2.yaml", trainConfig("evaluation: {pairs: 5000, min_separation_px: 40, seed: 7}"))},
+      std::chrono::seconds(300));
+  INFO(failed.output);
+  CHECK(failed.exit_code == 1);
+  CHECK(failed.output.find("evaluation.pairs: 5000 paths asked of holdout[0]") != std::string::npos);
+  CHECK(failed.output.find("nothing written: 'out' keeps its previous contents") != std::string::npos);
+  CHECK(readText(f.dir.file("out/model.mmp")) == model);
+  CHECK(readText(f.dir.file("out/metrics.json")) == metrics);
+  for (const auto& entry : std::filesystem::directory_iterator(f.dir.file(""))) {
+    CHECK(entry.path().filename().string().find(".partial-") == std::string::npos);  // no staging left behind
+  }
+
+  f.write("file", "x");
+  const Outcome validate = runMmp(f.dir, {"train", config, "--validate", "--output-dir", "file/out"},
+                                  std::chrono::seconds(60));
+  INFO(validate.output);
+  CHECK(validate.exit_code == 1);
+  CHECK(validate.output.find("cannot create the output folder beside 'file/out'") != std::string::npos);
+  CHECK(validate.output.find("fold 1") == std::string::npos);  // no fold was trained
+}
+
+#ifndef MMP_SANITIZED
+TEST_CASE("bad input: running out of memory is an error, not an abort") {
+  // Features of a 4096 x 4096 scene at one pixel per cell need far more than 1 GiB.  (Not under
+  // AddressSanitizer, whose shadow memory does not fit such a limit.)
+  Fixtures f;
+  const std::string config = f.write(
+      "c.yaml", trainConfig("train:\n  - synthetic: {seed: 1, rows: 4096, cols: 4096}\n  - synthetic: {seed: 2}\n"
+                            "features: {cell_size: 1}"));
+  const Outcome outcome = runMmp(f.dir, {"train", config}, std::chrono::seconds(300), rlim_t{1} << 30);
+  INFO(outcome.output);
+  CHECK(outcome.exit_code == 1);
+  CHECK(outcome.output.find("mmp: error: out of memory") != std::string::npos);
+}
+#endif
