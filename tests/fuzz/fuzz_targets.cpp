@@ -96,13 +96,10 @@ void outcome(const char* target, const char* what) {
   if (verbose) std::fprintf(stderr, "[%s] %s\n", target, what);
 }
 
-}  // namespace
-
-int fuzzModelFile(const std::uint8_t* data, std::size_t size) {
-  const std::string path = writeInput("model_file", "model.mmp", data, size);
+// What `mmp plan` and `mmp costmap` do with a model file (tools/plan_command.cpp): load it, restore the
+// feature stack, map an image with it and turn the map into costs with the model's weights.
+void useModelFile(const std::string& path) {
   try {
-    // What `mmp plan` and `mmp costmap` do with a model (tools/plan_command.cpp): restore the
-    // feature stack, map an image with it and turn the map into costs with the model's weights.
     const Model model = loadModel(path);
     const FeatureStack stack = FeatureStack::fromModel(model);
     CostForm form = CostForm::Linear;
@@ -115,6 +112,31 @@ int fuzzModelFile(const std::uint8_t* data, std::size_t size) {
     outcome("model_file", "costs computed");
   } catch (const Error& e) {
     outcome("model_file", e.what());
+  }
+}
+
+// FNV-1a, 64 bits, as model files (format 2) store it over every byte before the checksum.
+std::uint64_t fnv1a(const std::uint8_t* data, std::size_t n) {
+  std::uint64_t h = 0xCBF29CE484222325ull;
+  for (std::size_t i = 0; i < n; ++i) h = (h ^ data[i]) * 0x100000001B3ull;
+  return h;
+}
+
+}  // namespace
+
+int fuzzModelFile(const std::uint8_t* data, std::size_t size) {
+  useModelFile(writeInput("model_file", "model.mmp", data, size));
+  // A model file ends in a checksum of all bytes before it (u64, little-endian) and an 8-byte end
+  // marker.  Almost every mutation breaks the checksum, so the loader would stop there and the parts
+  // read after it (finiteness, the feature stack, the costs) would never see a mutated file: the same
+  // bytes go in a second time with the checksum made to match.
+  constexpr std::size_t kTail = 16;
+  if (size < kTail) return 0;
+  std::vector<std::uint8_t> repaired(data, data + size);
+  const std::uint64_t sum = fnv1a(repaired.data(), size - kTail);
+  for (std::size_t i = 0; i < 8; ++i) repaired[size - kTail + i] = static_cast<std::uint8_t>(sum >> (8 * i));
+  if (!std::equal(repaired.begin(), repaired.end(), data)) {
+    useModelFile(writeInput("model_file", "model.mmp", repaired.data(), repaired.size()));
   }
   return 0;
 }
