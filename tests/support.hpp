@@ -4,9 +4,12 @@
 #include <mmp/core/multiclass.hpp>
 #include <mmp/core/ranking.hpp>
 
+#include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace mmp::test {
@@ -34,6 +37,17 @@ ExampleList listOf(const std::vector<std::unique_ptr<T>>& examples) {
   ExampleList list;
   for (const auto& e : examples) list.push_back(e.get());
   return list;
+}
+
+/// A model file's bytes with their checksum recomputed as model_file.hpp specifies it (FNV-1a 64 over
+/// every byte before the u64 checksum and the 8-byte end marker), written here again so that a test
+/// can forge a file whose only fault is its content.
+inline std::string withModelChecksum(std::string bytes) {
+  const std::size_t summed = bytes.size() - 16;
+  std::uint64_t h = 0xCBF29CE484222325ull;
+  for (std::size_t i = 0; i < summed; ++i) h = (h ^ static_cast<unsigned char>(bytes[i])) * 0x100000001B3ull;
+  std::memcpy(&bytes[summed], &h, sizeof h);
+  return bytes;
 }
 
 /// Minimises a convex function of one variable on [lo, hi] by golden-section search.

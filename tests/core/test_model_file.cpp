@@ -1,3 +1,5 @@
+#include "support.hpp"
+
 #include <mmp/core/error.hpp>
 #include <mmp/core/model_file.hpp>
 
@@ -44,15 +46,6 @@ void writeBytes(const fs::path& p, const std::string& bytes) {
   out << bytes;
 }
 
-// The file's checksum as model_file.hpp specifies it (FNV-1a 64 over every byte before it), written
-// here again so that a test can forge a file whose only fault is its content.
-std::string withChecksum(std::string bytes) {
-  const std::size_t summed = bytes.size() - 16;  // u64 checksum, 8-byte end marker
-  std::uint64_t h = 0xCBF29CE484222325ull;
-  for (std::size_t i = 0; i < summed; ++i) h = (h ^ static_cast<unsigned char>(bytes[i])) * 0x100000001B3ull;
-  std::memcpy(&bytes[summed], &h, sizeof h);
-  return bytes;
-}
 
 // Offset of the first weight: magic, u32 version, u64 dimension.
 constexpr std::size_t kFirstWeight = 8 + 4 + 8;
@@ -136,14 +129,14 @@ TEST_CASE("each corrupt model file is refused with its own message") {
     for (const double x : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
       std::string b = bytes;
       std::memcpy(&b[kFirstWeight + 2 * sizeof(double)], &x, sizeof x);  // weight 2, "blue"
-      writeBytes(bad, withChecksum(b));
+      writeBytes(bad, test::withModelChecksum(b));
       CHECK_THROWS_WITH_AS(loadModel(bad.string()), doctest::Contains("weight 2 ('blue') is"), ModelFileError);
     }
     const std::size_t array_value = bytes.find("scale_min") + 9 + 8;  // name, then the u64 count
     std::string b = bytes;
     const double nan = std::numeric_limits<double>::quiet_NaN();
     std::memcpy(&b[array_value], &nan, sizeof nan);
-    writeBytes(bad, withChecksum(b));
+    writeBytes(bad, test::withModelChecksum(b));
     CHECK_THROWS_WITH_AS(loadModel(bad.string()), doctest::Contains("array 'scale_min' entry 0 is nan"), ModelFileError);
   }
   SUBCASE("a folder") {

@@ -115,15 +115,6 @@ std::string trainConfig(const std::string& blocks) {
   return text + blocks + "\n";
 }
 
-// The checksum of a model file as model_file.hpp specifies it, recomputed after a byte was changed
-// on purpose, so that the file's only fault is its content.
-std::string withChecksum(std::string bytes) {
-  const std::size_t summed = bytes.size() - 16;  // u64 checksum, 8-byte end marker
-  std::uint64_t h = 0xCBF29CE484222325ull;
-  for (std::size_t i = 0; i < summed; ++i) h = (h ^ static_cast<unsigned char>(bytes[i])) * 0x100000001B3ull;
-  std::memcpy(&bytes[summed], &h, sizeof h);
-  return bytes;
-}
 
 // Replaces the first occurrence of the double `from` in a model file's bytes by `to`, checksum fixed.
 std::string replaceDouble(const std::string& bytes, double from, double to) {
@@ -132,7 +123,7 @@ std::string replaceDouble(const std::string& bytes, double from, double to) {
   REQUIRE(at != std::string::npos);
   std::string out = bytes;
   std::memcpy(&out[at], &to, sizeof to);
-  return withChecksum(out);
+  return test::withModelChecksum(out);
 }
 
 // `text` gzip-compressed, flushed completely after its first `cut` characters; `flushed` is then the
