@@ -5,6 +5,8 @@
 #include "gzip_file.hpp"
 #include "train_config.hpp"
 
+#include "support.hpp"  // test::withModelChecksum
+
 #include <mmp/core/error.hpp>
 #include <mmp/core/letters.hpp>
 #include <mmp/core/model_file.hpp>
@@ -115,13 +117,6 @@ void useModelFile(const std::string& path) {
   }
 }
 
-// FNV-1a, 64 bits, as model files (format 2) store it over every byte before the checksum.
-std::uint64_t fnv1a(const std::uint8_t* data, std::size_t n) {
-  std::uint64_t h = 0xCBF29CE484222325ull;
-  for (std::size_t i = 0; i < n; ++i) h = (h ^ data[i]) * 0x100000001B3ull;
-  return h;
-}
-
 }  // namespace
 
 int fuzzModelFile(const std::uint8_t* data, std::size_t size) {
@@ -130,13 +125,11 @@ int fuzzModelFile(const std::uint8_t* data, std::size_t size) {
   // marker.  Almost every mutation breaks the checksum, so the loader would stop there and the parts
   // read after it (finiteness, the feature stack, the costs) would never see a mutated file: the same
   // bytes go in a second time with the checksum made to match.
-  constexpr std::size_t kTail = 16;
-  if (size < kTail) return 0;
-  std::vector<std::uint8_t> repaired(data, data + size);
-  const std::uint64_t sum = fnv1a(repaired.data(), size - kTail);
-  for (std::size_t i = 0; i < 8; ++i) repaired[size - kTail + i] = static_cast<std::uint8_t>(sum >> (8 * i));
-  if (!std::equal(repaired.begin(), repaired.end(), data)) {
-    useModelFile(writeInput("model_file", "model.mmp", repaired.data(), repaired.size()));
+  if (size < 16) return 0;
+  const std::string bytes(reinterpret_cast<const char*>(data), size);
+  const std::string repaired = test::withModelChecksum(bytes);
+  if (repaired != bytes) {
+    useModelFile(writeInput("model_file", "model.mmp", reinterpret_cast<const std::uint8_t*>(repaired.data()), size));
   }
   return 0;
 }
