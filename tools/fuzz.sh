@@ -50,8 +50,11 @@ run_target() {
   local elapsed=$((SECONDS - started))
   # The last figures libFuzzer printed (awk: no failing pipeline when a crash cut the log short).
   local runs_done rate cov ft crash
-  runs_done=$(awk '/^stat::number_of_executed_units:/ {v = $2} END {print v}' "$work/log")
-  rate=$(awk '/^stat::average_exec_per_sec:/ {v = $2} END {print v}' "$work/log")
+  # (-fork mode prints no stat:: lines, only "#<runs>: cov: .. exec/s <rate> ..." lines)
+  runs_done=$(awk '/^stat::number_of_executed_units:/ {v = $2} /^#[0-9]+: cov:/ {f = substr($1, 2, length($1) - 2)}
+                   END {print v != "" ? v : f}' "$work/log")
+  rate=$(awk '/^stat::average_exec_per_sec:/ {v = $2} /^#[0-9]+: cov:/ {for (i = 1; i < NF; ++i) if ($i == "exec/s") f = $(i + 1)}
+              END {print v != "" ? v : f}' "$work/log")
   cov=$(awk '{for (i = 1; i < NF; ++i) if ($i == "cov:") v = $(i + 1)} END {print v}' "$work/log")
   ft=$(awk '{for (i = 1; i < NF; ++i) if ($i == "ft:") v = $(i + 1)} END {print v}' "$work/log")
   crash=$(find "$work/crashes" -type f -print -quit)
