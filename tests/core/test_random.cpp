@@ -81,7 +81,7 @@ TEST_CASE("Random: the same seed gives the same draws, another seed others") {
   CHECK(differ == 100);
 }
 
-TEST_CASE("Random::below stays in [0, n) for small, odd and huge n, and refuses n = 0") {
+TEST_CASE("Random::below stays below n for small, odd and huge n, and refuses n = 0") {
   Random rng(9);
   for (std::uint64_t n : {1ull, 2ull, 3ull, 7ull, 1000ull, (1ull << 32) + 1, (1ull << 63) + 1, ~0ull}) {
     CAPTURE(n);
@@ -108,7 +108,7 @@ TEST_CASE("Random::below is unbiased: chi-square within its 99.9 % bound") {
   }
 }
 
-TEST_CASE("Random::uniform lies in [0, 1) and [lo, hi) with the right mean; normal has mean 0, variance 1") {
+TEST_CASE("Random::uniform stays in the half-open unit interval and in lo..hi with the right means, normal has mean 0 and variance 1") {
   Random rng(13);
   const int n = 200000;
   double sum = 0.0, sum_ab = 0.0;
