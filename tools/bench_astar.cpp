@@ -5,6 +5,8 @@
 // per cell; in the same run Boost.Graph's dijkstra_shortest_paths and astar_search over the same
 // step costs (a compressed-sparse-row graph with 8 neighbours), with the optimal costs checked equal.
 // Prints a table and, last, one JSON line for the 1024^2 grid (the regime with the smallest speedup).
+#include "json_output.hpp"
+
 #include <mmp/core/random.hpp>
 #include <mmp/planning/grid_planner.hpp>
 
@@ -221,12 +223,17 @@ int main(int argc, char** argv) {
   double worst_difference = 0.0;
   for (const Row& r : rows) worst_difference = std::max(worst_difference, r.max_cost_difference);
   if (headline) {
-    std::printf("{\"grid\":%d,\"regime\":\"%s\",\"ours_full_ms\":%.2f,\"ours_p2p_ms\":%.2f,\"bgl_dijkstra_ms\":%.2f,"
-                "\"bgl_astar_ms\":%.2f,\"speedup_vs_bgl\":%.2f,\"bytes_per_cell\":%.1f,\"max_cost_rel_diff\":%.1e,"
-                "\"runs\":%d}\n",
-                headline->grid, headline->regime.c_str(), headline->ours_full_ms, headline->ours_p2p_ms,
-                headline->bgl_dijkstra_ms, headline->bgl_astar_ms, headline->bgl_dijkstra_ms / headline->ours_full_ms,
-                headline->bytes_per_cell, worst_difference, runs);
+    const mmp::tools::Json line = {{"grid", headline->grid},
+                                   {"regime", headline->regime},
+                                   {"ours_full_ms", headline->ours_full_ms},
+                                   {"ours_p2p_ms", headline->ours_p2p_ms},
+                                   {"bgl_dijkstra_ms", headline->bgl_dijkstra_ms},
+                                   {"bgl_astar_ms", headline->bgl_astar_ms},
+                                   {"speedup_vs_bgl", headline->bgl_dijkstra_ms / headline->ours_full_ms},
+                                   {"bytes_per_cell", headline->bytes_per_cell},
+                                   {"max_cost_rel_diff", worst_difference},
+                                   {"runs", runs}};
+    std::printf("%s\n", mmp::tools::jsonText(line, -1).c_str());
   }
   return worst_difference <= 1e-9 ? 0 : 1;
 }

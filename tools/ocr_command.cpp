@@ -6,6 +6,7 @@
 // the config's output_dir.
 #include "commands.hpp"
 #include "config.hpp"
+#include "json_output.hpp"
 #include "learner_config.hpp"
 #include "ocr_experiment.hpp"
 #include "progress.hpp"
@@ -18,7 +19,6 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <sstream>
 
 #ifndef MMP_SOURCE_DIR
 #define MMP_SOURCE_DIR "."
@@ -35,29 +35,6 @@ struct OcrOptions {
   int folds = -1;  ///< run only the first N folds of the config
   bool choose_passes = false;
 };
-
-std::string jsonString(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\', out += c;
-    else if (static_cast<unsigned char>(c) < 0x20) {
-      char buffer[8];
-      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
-      out += buffer;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string jsonNumbers(const std::vector<double>& values) {
-  std::ostringstream s;
-  s.precision(6);
-  s << "[";
-  for (std::size_t i = 0; i < values.size(); ++i) s << (i ? "," : "") << values[i];
-  return s.str() + "]";
-}
 
 /// Mean over folds of the curve points that every fold has.
 ErrorCurve meanCurve(const std::vector<OcrFoldResult>& folds) {
@@ -160,37 +137,49 @@ void runOcr(const OcrOptions& options) {
   std::filesystem::create_directories(output_dir);
   const std::string json_path = output_dir + "/results.json";
   {
-    std::ofstream out(json_path);
-    out << "{\"task\":\"ocr\",\"protocol\":" << jsonString(describe(protocol)) << ",\"data\":" << jsonString(path)
-        << ",\"learner\":" << jsonString(settings.describe()) << ",\"mean_test_error\":" << mean_error
-        << ",\"train_seconds\":" << train_s << ",\"test_seconds\":" << test_s << ",\"threads\":1,\"folds\":[";
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      const OcrFoldResult& r = results[i];
-      out << (i ? "," : "") << "{\"fold\":" << r.fold << ",\"train_words\":" << r.train_words
-          << ",\"test_words\":" << r.test_words << ",\"train_letters\":" << r.train_letters
-          << ",\"test_letters\":" << r.test_letters << ",\"lambda\":" << r.lambda << ",\"train_error\":" << r.train_error
-          << ",\"test_error\":" << r.test_error << ",\"train_seconds\":" << r.train_seconds
-          << ",\"test_seconds\":" << r.test_seconds << ",\"passes\":" << r.passes << ",\"iterations\":" << r.iterations
-          << ",\"info\":" << jsonString(r.info);
+    Json json = Json::object();
+    json["task"] = "ocr";
+    json["protocol"] = describe(protocol);
+    json["data"] = path;
+    json["learner"] = settings.describe();
+    json["mean_test_error"] = mean_error;
+    json["train_seconds"] = train_s;
+    json["test_seconds"] = test_s;
+    json["threads"] = 1;
+    json["folds"] = Json::array();
+    for (const OcrFoldResult& r : results) {
+      Json fold = Json::object();
+      fold["fold"] = r.fold;
+      fold["train_words"] = r.train_words;
+      fold["test_words"] = r.test_words;
+      fold["train_letters"] = r.train_letters;
+      fold["test_letters"] = r.test_letters;
+      fold["lambda"] = r.lambda;
+      fold["train_error"] = r.train_error;
+      fold["test_error"] = r.test_error;
+      fold["train_seconds"] = r.train_seconds;
+      fold["test_seconds"] = r.test_seconds;
+      fold["passes"] = r.passes;
+      fold["iterations"] = r.iterations;
+      fold["info"] = r.info;
       if (!r.validation.empty()) {
-        out << ",\"validation\":[";
-        for (std::size_t j = 0; j < r.validation.size(); ++j) {
-          const auto& v = r.validation[j];
-          out << (j ? "," : "") << "{\"lambda\":" << v.lambda << ",\"passes\":" << v.passes
-              << ",\"held_out_error\":" << v.error << ",\"held_out_curve\":{\"passes\":"
-              << jsonNumbers({v.curve_passes.begin(), v.curve_passes.end()})
-              << ",\"error\":" << jsonNumbers(v.curve_error) << "}}";
+        fold["validation"] = Json::array();
+        for (const auto& v : r.validation) {
+          fold["validation"].push_back({{"lambda", v.lambda},
+                                        {"passes", v.passes},
+                                        {"held_out_error", v.error},
+                                        {"held_out_curve", {{"passes", v.curve_passes}, {"error", v.curve_error}}}});
         }
-        out << "]";
       }
       if (curve) {
-        out << ",\"curve\":{\"passes\":" << jsonNumbers({r.curve.passes.begin(), r.curve.passes.end()})
-            << ",\"train_error\":" << jsonNumbers(r.curve.train_error)
-            << ",\"test_error\":" << jsonNumbers(r.curve.test_error) << "}";
+        fold["curve"] = {{"passes", r.curve.passes},
+                         {"train_error", r.curve.train_error},
+                         {"test_error", r.curve.test_error}};
       }
-      out << "}";
+      json["folds"].push_back(std::move(fold));
     }
-    out << "]}\n";
+    std::ofstream out(json_path);
+    out << jsonText(json, -1) << "\n";
     if (!out) throw DataError("cannot write '" + json_path + "'");
   }
   std::printf("wrote %s", json_path.c_str());
