@@ -112,6 +112,45 @@ PixelPoint yamlPoint(const YAML::Node& node, const std::string& where) {
   return p;
 }
 
+std::string kindOf(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map: return "a map";
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Null: return "empty";
+    default: return "'" + node.Scalar() + "'";
+  }
+}
+
+// The list of paths; prefix names it in messages ("<file>: paths" or "<file>: top level").
+std::vector<PixelPath> readPathList(const YAML::Node& list, const std::string& prefix) {
+  if (!list.IsSequence()) throw DataError(prefix + ": expected a list of paths, got " + kindOf(list));
+  std::vector<PixelPath> paths;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string where = prefix + "[" + std::to_string(i) + "]";
+    if (!list[i].IsSequence()) throw DataError(where + ": expected a list of points, got " + kindOf(list[i]));
+    PixelPath path{std::to_string(i + 1), {}};
+    for (std::size_t j = 0; j < list[i].size(); ++j) {
+      path.points.push_back(yamlPoint(list[i][j], where + "[" + std::to_string(j) + "]"));
+    }
+    paths.push_back(std::move(path));
+  }
+  if (paths.empty()) throw DataError(prefix + ": the list of paths is empty");
+  return paths;
+}
+
+std::vector<PixelPath> readYamlPaths(const YAML::Node& root, const std::string& file) {
+  if (!root.IsMap()) return readPathList(root, file + ": top level");
+  for (const auto& entry : root) {
+    // A key may be a map or a list in YAML (`? [a, b]`, `{}: x`); ours are names.
+    if (!entry.first.IsScalar()) throw DataError(file + ": a key is " + kindOf(entry.first) + "; the only key is 'paths'");
+    if (entry.first.Scalar() != "paths") {
+      throw DataError(file + ": unknown key '" + entry.first.Scalar() + "' (the only key is 'paths')");
+    }
+  }
+  if (root.size() == 0) throw DataError(file + ": an empty map; expected the key 'paths' (a list of paths)");
+  return readPathList(root["paths"], file + ": paths");
+}
+
 std::vector<PixelPath> readYaml(const std::string& file) {
   YAML::Node root;
   try {
@@ -121,31 +160,12 @@ std::vector<PixelPath> readYaml(const std::string& file) {
   } catch (const YAML::ParserException& e) {
     throw DataError(file + ": YAML syntax error: " + e.what());
   }
-  std::string prefix = file + ": ";
-  if (root.IsMap()) {
-    for (const auto& entry : root) {
-      if (entry.first.as<std::string>() != "paths") {
-        throw DataError(prefix + "unknown key '" + entry.first.as<std::string>() + "' (the only key is 'paths')");
-      }
-    }
-    root = root["paths"];
-    prefix += "paths";
-  } else {
-    prefix += "top level";
+  try {
+    return readYamlPaths(root, file);
+  } catch (const YAML::Exception& e) {
+    // The checks above should leave yaml-cpp nothing to refuse; if it still does, the file is at fault.
+    throw DataError(file + ": not a list of paths (" + std::string(e.what()) + ")");
   }
-  if (!root.IsSequence()) throw DataError(prefix + ": expected a list of paths");
-  std::vector<PixelPath> paths;
-  for (std::size_t i = 0; i < root.size(); ++i) {
-    const std::string where = prefix + "[" + std::to_string(i) + "]";
-    if (!root[i].IsSequence()) throw DataError(where + ": expected a list of points");
-    PixelPath path{std::to_string(i + 1), {}};
-    for (std::size_t j = 0; j < root[i].size(); ++j) {
-      path.points.push_back(yamlPoint(root[i][j], where + "[" + std::to_string(j) + "]"));
-    }
-    paths.push_back(std::move(path));
-  }
-  if (paths.empty()) throw DataError(prefix + ": the list of paths is empty");
-  return paths;
 }
 
 }  // namespace

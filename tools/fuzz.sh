@@ -42,11 +42,12 @@ run_target() {
   cp "$fuzz_dir/corpus/$name/"* "$work/corpus/"
   local inputs=("$work/corpus")
   [ -d "$fuzz_dir/regressions/$name" ] && inputs+=("$fuzz_dir/regressions/$name")
-  local status=0
+  local status=0 started=$SECONDS
   # shellcheck disable=SC2086
   TMPDIR="$scratch/$name" "$build/bin/fuzz_$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -malloc_limit_mb=1024 -print_final_stats=1 -artifact_prefix="$work/crashes/" ${MMP_FUZZ_ARGS:-} \
     "${inputs[@]}" > "$work/log" 2>&1 || status=$?
+  local elapsed=$((SECONDS - started))
   # The last figures libFuzzer printed (awk: no failing pipeline when a crash cut the log short).
   local runs_done rate cov ft crash
   runs_done=$(awk '/^stat::number_of_executed_units:/ {v = $2} END {print v}' "$work/log")
@@ -57,7 +58,7 @@ run_target() {
   local crashes=0
   { [ "$status" -ne 0 ] || [ -n "$crash" ]; } && crashes=1
   printf 'fuzz_%-14s %9s executions in %s s (%s exec/s), coverage %s edges / %s features, crashes %d%s\n' \
-    "$name" "${runs_done:-?}" "$seconds" "${rate:-?}" "${cov:-?}" "${ft:-?}" "$crashes" \
+    "$name" "${runs_done:-?}" "$elapsed" "${rate:-?}" "${cov:-?}" "${ft:-?}" "$crashes" \
     "$([ "$crashes" -eq 0 ] || echo ": exit $status, input ${crash:-none}, log $work/log")" > "$work/summary"
   echo "$crashes" > "$work/status"
 }
@@ -76,7 +77,7 @@ for name in "${targets[@]}"; do
   if [ "$(cat "$runs/$name/status")" != 0 ]; then
     failed=1
     # The sanitizer's or libFuzzer's report: from its first line on, at most 40 lines.
-    grep -m1 -A40 -E '^==[0-9]+==|runtime error|ERROR: libFuzzer|terminate called' "$runs/$name/log" | sed 's/^/    /' || true
+    grep -a -m1 -A40 -E '^==[0-9]+==|runtime error|ERROR: libFuzzer|terminate called' "$runs/$name/log" | sed 's/^/    /' || true
   fi
 done
 if [ "$failed" -ne 0 ]; then

@@ -7,7 +7,9 @@
 // and what a command does next with its result, and catches mmp::Error only: any other exception, a
 // crash, a sanitizer report, a hang or a huge allocation escapes to the fuzzer or the test.
 //
-//   model_file     loadModel -> FeatureStack::fromModel -> map a small image -> costs (as `mmp plan`)
+//   model_file     loadModel -> FeatureStack::fromModel -> map a small image -> costs (as `mmp plan`);
+//                  the bytes as given, then with their checksum made to match (else few mutations
+//                  would get past it)
 //   train_config   loadTrainConfig (relative paths start at the config's folder, which holds only it)
 //   demonstration  readDemonstrationFile on the bytes as .csv and as .yaml, then pathCells on a grid
 //   letters        readMaybeGzip -> parseLetters -> groupWords

@@ -71,6 +71,15 @@ TEST_CASE("demonstration file errors name the file, the line or key, and the exp
         std::string::npos);
   CHECK(errorOf(write(dir, "g.yaml", "routes: []\n")).find("unknown key 'routes'") != std::string::npos);
   CHECK(errorOf(write(dir, "h.yaml", "paths: [5]\n")).find("paths[0]: expected a list of points") != std::string::npos);
+  // Keys that are not names (YAML allows maps and lists as keys) and maps without 'paths' (fuzz finding).
+  CHECK(errorOf(write(dir, "j.yaml", "paths:\n?  - - \n")).find("j.yaml: a key is a list; the only key is 'paths'") !=
+        std::string::npos);
+  CHECK(errorOf(write(dir, "k.yaml", "{}: [[[1, 2], [3, 4]]]\n")).find("k.yaml: a key is a map") != std::string::npos);
+  CHECK(errorOf(write(dir, "l.yaml", "{}\n")).find("l.yaml: an empty map; expected the key 'paths'") != std::string::npos);
+  CHECK(errorOf(write(dir, "m.yaml", "paths:\n")).find("m.yaml: paths: expected a list of paths, got empty") !=
+        std::string::npos);
+  CHECK(errorOf(write(dir, "n.yaml", "- {x: 1, y: 2}\n")).find("top level[0]: expected a list of points, got a map") !=
+        std::string::npos);
   CHECK(errorOf(write(dir, "i.txt", "1,2\n")).find("use a .csv or a .yaml/.yml file") != std::string::npos);
   CHECK(errorOf(dir.file("missing.csv")).find("cannot read demonstration file") != std::string::npos);
 }
