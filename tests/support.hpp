@@ -1,33 +1,40 @@
 // Helpers shared by the test suites: seeded random problems and independent reference solvers.
+// Random problems are drawn with mmp::Random, so a seed gives the same problem with every standard library.
 #pragma once
 
 #include <mmp/core/multiclass.hpp>
+#include <mmp/core/random.hpp>
 #include <mmp/core/ranking.hpp>
 
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
 namespace mmp::test {
 
-inline Eigen::VectorXd randomVector(std::mt19937_64& rng, Eigen::Index d, double scale = 1.0) {
-  std::normal_distribution<double> normal(0.0, scale);
+/// An integer uniformly distributed in [lo, hi].
+inline int randomInt(Random& rng, int lo, int hi) {
+  return lo + static_cast<int>(rng.below(static_cast<std::uint64_t>(hi - lo) + 1));
+}
+
+/// A vector of independent normal draws of mean 0 and standard deviation `scale`.
+inline Eigen::VectorXd randomVector(Random& rng, Eigen::Index d, double scale = 1.0) {
   Eigen::VectorXd v(d);
-  for (Eigen::Index i = 0; i < d; ++i) v[i] = normal(rng);
+  for (Eigen::Index i = 0; i < d; ++i) v[i] = scale * rng.normal();
   return v;
 }
 
 /// Multiclass examples with random features (not separable in general).
-inline std::vector<std::unique_ptr<MulticlassExample>> randomMulticlass(std::mt19937_64& rng, int n, int classes,
+inline std::vector<std::unique_ptr<MulticlassExample>> randomMulticlass(Random& rng, int n, int classes,
                                                                        Eigen::Index features) {
   std::vector<std::unique_ptr<MulticlassExample>> out;
-  std::uniform_int_distribution<int> label(0, classes - 1);
   for (int i = 0; i < n; ++i) {
-    out.push_back(std::make_unique<MulticlassExample>(randomVector(rng, features), label(rng), classes));
+    Eigen::VectorXd x = randomVector(rng, features);  // the features before the label, whatever the argument order
+    const int label = randomInt(rng, 0, classes - 1);
+    out.push_back(std::make_unique<MulticlassExample>(std::move(x), label, classes));
   }
   return out;
 }

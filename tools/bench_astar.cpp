@@ -5,6 +5,9 @@
 // per cell; in the same run Boost.Graph's dijkstra_shortest_paths and astar_search over the same
 // step costs (a compressed-sparse-row graph with 8 neighbours), with the optimal costs checked equal.
 // Prints a table and, last, one JSON line for the 1024^2 grid (the regime with the smallest speedup).
+#include "json_output.hpp"
+
+#include <mmp/core/random.hpp>
 #include <mmp/planning/grid_planner.hpp>
 
 #include <boost/graph/astar_search.hpp>
@@ -18,7 +21,6 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -46,29 +48,29 @@ double medianMs(int runs, F&& run) {
 // Spatially varied costs.  smooth: sums of sines in [1, 5]; blocky: 16x16-cell blocks with costs
 // spanning 1..200; obstacles: smooth costs with ~20% of cells in impassable discs.
 std::vector<double> makeCosts(const std::string& regime, int n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
+  mmp::Random rng(seed);
+  const auto u = [&rng] { return rng.uniform(); };
   std::vector<double> costs(static_cast<std::size_t>(n) * n);
-  const double f1 = 2 + 6 * u(rng), f2 = 2 + 6 * u(rng), p1 = 6.28 * u(rng), p2 = 6.28 * u(rng);
+  const double f1 = 2 + 6 * u(), f2 = 2 + 6 * u(), p1 = 6.28 * u(), p2 = 6.28 * u();
   for (int r = 0; r < n; ++r) {
     for (int c = 0; c < n; ++c) {
       const double x = static_cast<double>(c) / n, y = static_cast<double>(r) / n;
       costs[static_cast<std::size_t>(r) * n + c] =
-          3.0 + std::sin(f1 * 6.28 * x + p1) * std::cos(f2 * 6.28 * y + p2) + std::sin(13.0 * (x + y)) + 0.2 * u(rng);
+          3.0 + std::sin(f1 * 6.28 * x + p1) * std::cos(f2 * 6.28 * y + p2) + std::sin(13.0 * (x + y)) + 0.2 * u();
     }
   }
   if (regime == "blocky") {
     const int block = 16, blocks = (n + block - 1) / block;
     std::vector<double> level(static_cast<std::size_t>(blocks) * blocks);
-    for (double& v : level) v = std::pow(200.0, u(rng));  // log-uniform in [1, 200]
+    for (double& v : level) v = std::pow(200.0, u());  // log-uniform in [1, 200]
     for (int r = 0; r < n; ++r) {
       for (int c = 0; c < n; ++c) costs[static_cast<std::size_t>(r) * n + c] = level[static_cast<std::size_t>(r / block) * blocks + c / block];
     }
   } else if (regime == "obstacles") {
     const int discs = n * n / 1500;
-    std::uniform_int_distribution<int> pos(0, n - 1);
+    const auto pos = [&rng, n] { return static_cast<int>(rng.below(static_cast<std::uint64_t>(n))); };
     for (int k = 0; k < discs; ++k) {
-      const int r0 = pos(rng), c0 = pos(rng), radius = 2 + static_cast<int>(u(rng) * 12);
+      const int r0 = pos(), c0 = pos(), radius = 2 + static_cast<int>(u() * 12);
       for (int r = std::max(0, r0 - radius); r <= std::min(n - 1, r0 + radius); ++r) {
         for (int c = std::max(0, c0 - radius); c <= std::min(n - 1, c0 + radius); ++c) {
           if ((r - r0) * (r - r0) + (c - c0) * (c - c0) <= radius * radius) costs[static_cast<std::size_t>(r) * n + c] = kInf;
@@ -221,12 +223,17 @@ int main(int argc, char** argv) {
   double worst_difference = 0.0;
   for (const Row& r : rows) worst_difference = std::max(worst_difference, r.max_cost_difference);
   if (headline) {
-    std::printf("{\"grid\":%d,\"regime\":\"%s\",\"ours_full_ms\":%.2f,\"ours_p2p_ms\":%.2f,\"bgl_dijkstra_ms\":%.2f,"
-                "\"bgl_astar_ms\":%.2f,\"speedup_vs_bgl\":%.2f,\"bytes_per_cell\":%.1f,\"max_cost_rel_diff\":%.1e,"
-                "\"runs\":%d}\n",
-                headline->grid, headline->regime.c_str(), headline->ours_full_ms, headline->ours_p2p_ms,
-                headline->bgl_dijkstra_ms, headline->bgl_astar_ms, headline->bgl_dijkstra_ms / headline->ours_full_ms,
-                headline->bytes_per_cell, worst_difference, runs);
+    const mmp::tools::Json line = {{"grid", headline->grid},
+                                   {"regime", headline->regime},
+                                   {"ours_full_ms", headline->ours_full_ms},
+                                   {"ours_p2p_ms", headline->ours_p2p_ms},
+                                   {"bgl_dijkstra_ms", headline->bgl_dijkstra_ms},
+                                   {"bgl_astar_ms", headline->bgl_astar_ms},
+                                   {"speedup_vs_bgl", headline->bgl_dijkstra_ms / headline->ours_full_ms},
+                                   {"bytes_per_cell", headline->bytes_per_cell},
+                                   {"max_cost_rel_diff", worst_difference},
+                                   {"runs", runs}};
+    std::printf("%s\n", mmp::tools::jsonText(line, -1).c_str());
   }
   return worst_difference <= 1e-9 ? 0 : 1;
 }

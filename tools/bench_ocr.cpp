@@ -9,6 +9,7 @@
 //
 //   build/bin/bench_ocr [--folds N] [--threads T] [--protocols small,large] [--no-dlib]
 #include "config.hpp"
+#include "json_output.hpp"
 #include "learner_config.hpp"
 #include "ocr_experiment.hpp"
 
@@ -202,25 +203,19 @@ int runBench(const BenchOptions& options) {
                   t.train_seconds, t.test_seconds, t.seconds());
     }
   }
-  std::ostringstream json;
-  json << "{";
-  for (std::size_t i = 0; i < protocols.size(); ++i) {
-    const std::string& name = protocols[i];
+  Json json = Json::object();
+  for (const std::string& name : protocols) {
     const Totals& ours = totals[name][ours_learner[name] == "online" ? "online GP" : "batch subgradient"];
-    char buffer[256];
-    std::snprintf(buffer, sizeof buffer, "\"%s\":{\"ours_err\":%.4f,\"ours_s\":%.3f", name.c_str(), ours.meanError(),
-                  ours.seconds());
-    json << (i ? "," : "") << buffer;
+    Json protocol = {{"ours_err", ours.meanError()}, {"ours_s", ours.seconds()}};
     if (!options.no_dlib) {
       const Totals& dlib_totals = totals[name]["dlib"];
-      std::snprintf(buffer, sizeof buffer, ",\"dlib_err\":%.4f,\"dlib_s\":%.3f", dlib_totals.meanError(),
-                    dlib_totals.seconds());
-      json << buffer;
+      protocol["dlib_err"] = dlib_totals.meanError();
+      protocol["dlib_s"] = dlib_totals.seconds();
     }
-    json << "}";
+    json[name] = std::move(protocol);
   }
-  json << ",\"threads\":" << options.threads << "}";
-  std::printf("\n%s\n", json.str().c_str());
+  json["threads"] = options.threads;
+  std::printf("\n%s\n", jsonText(json, -1).c_str());
   return 0;
 }
 

@@ -2,11 +2,11 @@
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/multiclass.hpp>
+#include <mmp/core/random.hpp>
 #include <mmp/learners/batch_subgradient.hpp>
 
 #include <cmath>
 #include <memory>
-#include <random>
 
 namespace mmp::tools {
 
@@ -19,14 +19,13 @@ using CellPool = std::vector<std::pair<const Region*, int>>;  // (region, cell) 
 // to the first; a cell's input is its first d features.  Returns the K d weights.
 Eigen::VectorXd trainCellSvm(const std::vector<CellPool>& pools, const std::vector<int>& draws, int d,
                              const ClassifierSettings& settings, int threads, double* training_accuracy) {
-  std::mt19937_64 rng(settings.seed);
+  Random rng(settings.seed);
   std::vector<std::unique_ptr<MulticlassExample>> examples;
   const int classes = static_cast<int>(pools.size());
   for (int label = classes - 1; label >= 0; --label) {
     const CellPool& pool = pools[static_cast<std::size_t>(label)];
-    std::uniform_int_distribution<std::size_t> pick(0, pool.size() - 1);
     for (int i = 0; i < draws[static_cast<std::size_t>(label)]; ++i) {
-      const auto& [region, cell] = pool[pick(rng)];
+      const auto& [region, cell] = pool[rng.below(pool.size())];
       const Eigen::VectorXd x = region->map->cellVector(cell).head(d).cast<double>();
       examples.push_back(std::make_unique<MulticlassExample>(x, label, classes));
     }

@@ -22,9 +22,10 @@ struct CompareOptions {
 // A run's pair records: the file itself, or pairs.csv (else validation_pairs.csv) in a folder.
 std::vector<PairRecord> loadRun(const std::string& where) {
   namespace fs = std::filesystem;
-  if (!fs::is_directory(where)) return readPairRecords(where);
+  std::error_code error;
+  if (!fs::is_directory(where, error)) return readPairRecords(where);
   for (const char* name : {"pairs.csv", "validation_pairs.csv"}) {
-    if (fs::exists(fs::path(where) / name)) return readPairRecords((fs::path(where) / name).string());
+    if (fs::exists(fs::path(where) / name, error)) return readPairRecords((fs::path(where) / name).string());
   }
   throw DataError("'" + where + "' holds neither pairs.csv (mmp train) nor validation_pairs.csv (mmp train --validate)");
 }

@@ -2,6 +2,7 @@
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/file_io.hpp>
+#include <mmp/core/random.hpp>
 #include <mmp/planning/loss.hpp>
 #include <mmp/planning/path.hpp>
 
@@ -9,7 +10,6 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
-#include <random>
 #include <sstream>
 
 namespace mmp::tools {
@@ -96,12 +96,11 @@ PairedComparison comparePaired(const std::vector<PlanScore>& method, const std::
     gains[k] = other[k].cost_ratio - method[k].cost_ratio;
     c.gain += gains[k] / static_cast<double>(n);
   }
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<std::size_t> pick(0, n - 1);
+  Random rng(seed);
   std::vector<double> means(static_cast<std::size_t>(resamples));
   for (double& mean : means) {
     double sum = 0.0;
-    for (std::size_t k = 0; k < n; ++k) sum += gains[pick(rng)];
+    for (std::size_t k = 0; k < n; ++k) sum += gains[rng.below(n)];
     mean = sum / static_cast<double>(n);
   }
   c.low = percentile(means, 0.025);

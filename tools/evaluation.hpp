@@ -60,8 +60,9 @@ class PlanScorer {
 MethodSummary summarise(const std::vector<PlanScore>& scores);
 
 /// How much lower one method's mean cost ratio is than another's on the same pairs, with a 95 %
-/// percentile interval from a paired bootstrap (pairs resampled with replacement, seeded): an interval
-/// that contains 0 says the difference could be chance.
+/// percentile interval from a paired bootstrap (pairs resampled with replacement by mmp::Random, so a
+/// seed gives the same interval with every standard library): an interval that contains 0 says the
+/// difference could be chance.
 struct PairedComparison {
   int pairs = 0;
   double gain = 0.0;               ///< mean over pairs of (other's ratio - this method's ratio)

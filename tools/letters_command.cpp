@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "config.hpp"
 #include "gzip_file.hpp"
+#include "json_output.hpp"
 #include "learner_config.hpp"
 #include "ocr_experiment.hpp"
 #include "progress.hpp"
@@ -122,10 +123,15 @@ void runLetters(const LettersOptions& options) {
     std::printf("%-26s %10.2f %9.2f %11.4f %10.4f  %-14s %s\n", r.name.c_str(), r.train_s, r.test_s, r.train_error,
                 r.test_error, r.info.c_str(), r.detail.c_str());
   }
-  std::printf("{\"task\":\"letters\",\"train_letters\":%zu,\"test_letters\":%zu,\"online_test_error\":%.4f,"
-              "\"online_train_s\":%.3f,\"batch_test_error\":%.4f,\"batch_train_s\":%.3f,\"threads\":%d}\n",
-              train.size(), test.size(), rows[0].test_error, rows[0].train_s, rows[1].test_error, rows[1].train_s,
-              ThreadPool(batch.params().threads).threads());
+  const Json line = {{"task", "letters"},
+                     {"train_letters", train.size()},
+                     {"test_letters", test.size()},
+                     {"online_test_error", rows[0].test_error},
+                     {"online_train_s", rows[0].train_s},
+                     {"batch_test_error", rows[1].test_error},
+                     {"batch_train_s", rows[1].train_s},
+                     {"threads", ThreadPool(batch.params().threads).threads()}};
+  std::printf("%s\n", jsonText(line, -1).c_str());
 }
 
 }  // namespace

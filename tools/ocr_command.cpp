@@ -6,11 +6,14 @@
 // the config's output_dir.
 #include "commands.hpp"
 #include "config.hpp"
+#include "json_output.hpp"
 #include "learner_config.hpp"
 #include "ocr_experiment.hpp"
+#include "output_folder.hpp"
 #include "progress.hpp"
 
 #include <mmp/core/error.hpp>
+#include <mmp/core/file_io.hpp>
 #include <mmp/core/thread_pool.hpp>
 #include <mmp/maps/render.hpp>
 
@@ -18,7 +21,6 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <sstream>
 
 #ifndef MMP_SOURCE_DIR
 #define MMP_SOURCE_DIR "."
@@ -35,29 +37,6 @@ struct OcrOptions {
   int folds = -1;  ///< run only the first N folds of the config
   bool choose_passes = false;
 };
-
-std::string jsonString(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\', out += c;
-    else if (static_cast<unsigned char>(c) < 0x20) {
-      char buffer[8];
-      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
-      out += buffer;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string jsonNumbers(const std::vector<double>& values) {
-  std::ostringstream s;
-  s.precision(6);
-  s << "[";
-  for (std::size_t i = 0; i < values.size(); ++i) s << (i ? "," : "") << values[i];
-  return s.str() + "]";
-}
 
 /// Mean over folds of the curve points that every fold has.
 ErrorCurve meanCurve(const std::vector<OcrFoldResult>& folds) {
@@ -125,6 +104,7 @@ void runOcr(const OcrOptions& options) {
   const std::string output_dir =
       !options.output_dir.empty() ? options.output_dir : config.text("output_dir", "out/ocr_" + describe(protocol));
   const std::string path = locateOcrData(resolveDataRoot(options.data_root, config), options.config);
+  OutputFolder output(output_dir);  // made now: a bad path fails before the folds run
 
   const OcrDataset data = readOcrDataset(path);
   std::printf("OCR words: %zu words, %zu letters read from %s in %.2f s\n", data.words.folds.size(), data.letters,
@@ -157,47 +137,53 @@ void runOcr(const OcrOptions& options) {
               mean_error, results.size(), train_s, test_s, train_s + test_s);
   if (curve) std::printf("the error curves took another %.2f s (not counted above)\n", curve_s);
 
-  std::filesystem::create_directories(output_dir);
-  const std::string json_path = output_dir + "/results.json";
   {
-    std::ofstream out(json_path);
-    out << "{\"task\":\"ocr\",\"protocol\":" << jsonString(describe(protocol)) << ",\"data\":" << jsonString(path)
-        << ",\"learner\":" << jsonString(settings.describe()) << ",\"mean_test_error\":" << mean_error
-        << ",\"train_seconds\":" << train_s << ",\"test_seconds\":" << test_s << ",\"threads\":1,\"folds\":[";
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      const OcrFoldResult& r = results[i];
-      out << (i ? "," : "") << "{\"fold\":" << r.fold << ",\"train_words\":" << r.train_words
-          << ",\"test_words\":" << r.test_words << ",\"train_letters\":" << r.train_letters
-          << ",\"test_letters\":" << r.test_letters << ",\"lambda\":" << r.lambda << ",\"train_error\":" << r.train_error
-          << ",\"test_error\":" << r.test_error << ",\"train_seconds\":" << r.train_seconds
-          << ",\"test_seconds\":" << r.test_seconds << ",\"passes\":" << r.passes << ",\"iterations\":" << r.iterations
-          << ",\"info\":" << jsonString(r.info);
+    Json json = Json::object();
+    json["task"] = "ocr";
+    json["protocol"] = describe(protocol);
+    json["data"] = path;
+    json["learner"] = settings.describe();
+    json["mean_test_error"] = mean_error;
+    json["train_seconds"] = train_s;
+    json["test_seconds"] = test_s;
+    json["threads"] = 1;
+    json["folds"] = Json::array();
+    for (const OcrFoldResult& r : results) {
+      Json fold = Json::object();
+      fold["fold"] = r.fold;
+      fold["train_words"] = r.train_words;
+      fold["test_words"] = r.test_words;
+      fold["train_letters"] = r.train_letters;
+      fold["test_letters"] = r.test_letters;
+      fold["lambda"] = r.lambda;
+      fold["train_error"] = r.train_error;
+      fold["test_error"] = r.test_error;
+      fold["train_seconds"] = r.train_seconds;
+      fold["test_seconds"] = r.test_seconds;
+      fold["passes"] = r.passes;
+      fold["iterations"] = r.iterations;
+      fold["info"] = r.info;
       if (!r.validation.empty()) {
-        out << ",\"validation\":[";
-        for (std::size_t j = 0; j < r.validation.size(); ++j) {
-          const auto& v = r.validation[j];
-          out << (j ? "," : "") << "{\"lambda\":" << v.lambda << ",\"passes\":" << v.passes
-              << ",\"held_out_error\":" << v.error << ",\"held_out_curve\":{\"passes\":"
-              << jsonNumbers({v.curve_passes.begin(), v.curve_passes.end()})
-              << ",\"error\":" << jsonNumbers(v.curve_error) << "}}";
+        fold["validation"] = Json::array();
+        for (const auto& v : r.validation) {
+          fold["validation"].push_back({{"lambda", v.lambda},
+                                        {"passes", v.passes},
+                                        {"held_out_error", v.error},
+                                        {"held_out_curve", {{"passes", v.curve_passes}, {"error", v.curve_error}}}});
         }
-        out << "]";
       }
       if (curve) {
-        out << ",\"curve\":{\"passes\":" << jsonNumbers({r.curve.passes.begin(), r.curve.passes.end()})
-            << ",\"train_error\":" << jsonNumbers(r.curve.train_error)
-            << ",\"test_error\":" << jsonNumbers(r.curve.test_error) << "}";
+        fold["curve"] = {{"passes", r.curve.passes},
+                         {"train_error", r.curve.train_error},
+                         {"test_error", r.curve.test_error}};
       }
-      out << "}";
+      json["folds"].push_back(std::move(fold));
     }
-    out << "]}\n";
-    if (!out) throw DataError("cannot write '" + json_path + "'");
+    writeFileAtomically(output.file("results.json"), jsonText(json, -1) + "\n");
   }
-  std::printf("wrote %s", json_path.c_str());
   if (curve) {
     const ErrorCurve mean = meanCurve(results);
     const std::vector<double> x(mean.passes.begin(), mean.passes.end());
-    const std::string png_path = output_dir + "/error_per_epoch.png";
     const std::string unit = settings.learner == "online" ? "epoch" : "iteration";
     ChartStyle style;
     style.title = "OCR " + std::string(describe(protocol)) + " protocol, " + settings.learner + " learner: mean over " +
@@ -206,12 +192,12 @@ void runOcr(const OcrOptions& options) {
     style.y_label = "letter error";
     style.width = 900;
     style.height = 560;
-    writeImage(png_path, lineChart({{"training error", x, mean.train_error, cv::Scalar(40, 160, 40)},
+    writeImage(output.file("error_per_epoch.png"), lineChart({{"training error", x, mean.train_error, cv::Scalar(40, 160, 40)},
                                     {"test error", x, mean.test_error, cv::Scalar(40, 40, 210)}},
                                    style));
-    std::printf(" and %s", png_path.c_str());
   }
-  std::printf("\n");
+  output.commit();
+  std::printf("wrote %s: results.json%s\n", output.path().c_str(), curve ? " error_per_epoch.png" : "");
 }
 
 }  // namespace

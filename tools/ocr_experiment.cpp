@@ -4,6 +4,7 @@
 #include "learner_config.hpp"
 
 #include <mmp/core/error.hpp>
+#include <mmp/core/random.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -12,7 +13,6 @@
 #include <fstream>
 #include <limits>
 #include <numeric>
-#include <random>
 #include <sstream>
 
 namespace mmp::tools {
@@ -230,8 +230,8 @@ OcrFoldResult runOcrFold(const OcrWords& words, OcrProtocol protocol, int k, con
   // 1) lambda by held-out letter error inside the training words, if asked (never the test fold)
   if (!settings.validation_lambdas.empty()) {
     std::vector<std::size_t> shuffled = split.train;
-    std::mt19937_64 rng(settings.validation_seed + static_cast<std::uint64_t>(k));
-    std::shuffle(shuffled.begin(), shuffled.end(), rng);
+    Random rng(settings.validation_seed + static_cast<std::uint64_t>(k));
+    rng.shuffle(shuffled.begin(), shuffled.end());
     const std::size_t held = std::clamp<std::size_t>(
         static_cast<std::size_t>(std::lround(settings.validation_fraction * static_cast<double>(shuffled.size()))), 1,
         shuffled.size() - 1);

@@ -6,7 +6,7 @@
 MMP_SOURCE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MMP_BUILD_DIR="${MMP_BUILD_DIR:-$MMP_SOURCE_DIR/build}"
 MMP_PACKAGES=(cmake g++ make pkg-config libeigen3-dev libyaml-cpp-dev doctest-dev libcli11-dev zlib1g-dev libjpeg-dev
-  libopencv-dev libdlib-dev libboost-dev libboost-graph-dev)
+  libopencv-dev libdlib-dev libboost-dev libboost-graph-dev nlohmann-json3-dev)
 
 mmp_install_packages() {
   local missing=()

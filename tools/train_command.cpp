@@ -4,7 +4,7 @@
 // panel per holdout image, a training curve and metrics.json (sec. 6.2 of the subgradient paper).
 #include "commands.hpp"
 #include "failure.hpp"
-#include "json_writer.hpp"
+#include "json_output.hpp"
 #include "output_folder.hpp"
 #include "pipeline.hpp"
 #include "progress.hpp"
@@ -40,15 +40,15 @@ std::string fixed(double x, int digits = 3) {
   return buffer;
 }
 
-JsonObject summaryJson(const MethodSummary& m) {
-  JsonObject o;
-  o.add("cost_ratio_mean", m.cost_ratio_mean)
-      .add("cost_ratio_p95", m.cost_ratio_p95)
-      .add("dist_mean_px", m.dist_mean_px)
-      .add("dist_p95_px", m.dist_p95_px)
-      .add("preferred_share", m.preferred_share)
-      .add("feasible_share", m.feasible_share)
-      .add("pairs", m.pairs);
+Json summaryJson(const MethodSummary& m) {
+  Json o = Json::object();
+  o["cost_ratio_mean"] = m.cost_ratio_mean;
+  o["cost_ratio_p95"] = m.cost_ratio_p95;
+  o["dist_mean_px"] = m.dist_mean_px;
+  o["dist_p95_px"] = m.dist_p95_px;
+  o["preferred_share"] = m.preferred_share;
+  o["feasible_share"] = m.feasible_share;
+  o["pairs"] = m.pairs;
   return o;
 }
 
@@ -93,17 +93,37 @@ void addClassLengths(const Region& region, const std::vector<std::vector<int>>& 
   }
 }
 
-JsonObject sharesJson(const std::map<std::string, double>& lengths, const std::vector<LabelClass>& classes) {
+Json sharesJson(const std::map<std::string, double>& lengths, const std::vector<LabelClass>& classes) {
   double total = 0.0;
   for (const auto& [name, length] : lengths) total += length;
-  JsonObject o;
-  for (const LabelClass& c : classes) o.add(c.name, total > 0.0 ? lengths.at(c.name) / total : 0.0);
+  Json o = Json::object();
+  for (const LabelClass& c : classes) o[c.name] = total > 0.0 ? lengths.at(c.name) / total : 0.0;
   return o;
+}
+
+// The training curve's numbers: one record per batch iteration or online epoch (iteration = the
+// batch iteration or the online round at the epoch's end), as TraceRecord has them.
+Json traceJson(const TrainedPlanner& planner) {
+  Json records = Json::array();
+  for (const TraceRecord& r : planner.trace) {
+    Json record = Json::object();
+    record["iteration"] = r.iteration;
+    record["value"] = r.value;
+    record["weight_norm"] = r.weight_norm;
+    record["elapsed_seconds"] = r.elapsed_seconds;
+    records.push_back(std::move(record));
+  }
+  return records;
+}
+
+// What TraceRecord::value is for the planner's learner.
+const char* traceValueName(const TrainedPlanner& planner) {
+  return planner.learner == "batch" ? "objective c(w), eq. 4" : "mean prediction loss";
 }
 
 cv::Mat trainingCurve(const TrainedPlanner& planner, const std::string& behaviour) {
   ChartSeries series;
-  series.name = planner.learner == "batch" ? "objective c(w), eq. 4" : "mean prediction loss";
+  series.name = traceValueName(planner);
   for (const TraceRecord& r : planner.trace) {
     series.x.push_back(static_cast<double>(planner.learner == "batch" ? r.iteration : series.x.size() + 1));
     series.y.push_back(r.value);
@@ -117,32 +137,32 @@ cv::Mat trainingCurve(const TrainedPlanner& planner, const std::string& behaviou
 }
 
 // Prints the table of methods (in report order) and returns their summaries as JSON.
-JsonObject printMethodTable(const std::map<std::string, std::vector<PlanScore>>& scores) {
+Json printMethodTable(const std::map<std::string, std::vector<PlanScore>>& scores) {
   std::printf("%-11s %16s %15s %15s %14s %16s %9s\n", "method", "cost ratio mean", "cost ratio p95", "dist mean (px)",
               "dist p95 (px)", "preferred share", "feasible");
-  JsonObject o;
+  Json o = Json::object();
   for (const std::string& method : methodNames()) {
     if (scores.count(method) == 0) continue;
     const MethodSummary m = summarise(scores.at(method));
     std::printf("%-11s %16s %15s %15s %14s %16s %9s\n", method.c_str(), fixed(m.cost_ratio_mean).c_str(),
                 fixed(m.cost_ratio_p95).c_str(), fixed(m.dist_mean_px, 1).c_str(), fixed(m.dist_p95_px, 1).c_str(),
                 fixed(m.preferred_share).c_str(), fixed(m.feasible_share, 2).c_str());
-    o.add(method, summaryJson(m));
+    o[method] = summaryJson(m);
   }
   return o;
 }
 
 // Prints and returns, for each baseline, how much lower the learned mean cost ratio is on the same
 // pairs, with its 95 % paired-bootstrap interval.
-JsonObject printComparisons(const std::map<std::string, std::vector<PlanScore>>& scores) {
-  JsonObject o;
+Json printComparisons(const std::map<std::string, std::vector<PlanScore>>& scores) {
+  Json o = Json::object();
   if (scores.count("learned") == 0) return o;
   for (const std::string& method : methodNames()) {
     if (method == "learned" || scores.count(method) == 0) continue;
     const PairedComparison c = comparePaired(scores.at("learned"), scores.at(method));
     std::printf("learned vs %-10s mean cost ratio %.3f lower, 95 %% paired-bootstrap interval [%.3f, %.3f]%s\n",
                 method.c_str(), c.gain, c.low, c.high, c.low > 0.0 ? "" : " (contains 0: could be chance)");
-    o.add(method, JsonObject().add("gain", c.gain).add("ci95_low", c.low).add("ci95_high", c.high));
+    o[method] = {{"gain", c.gain}, {"ci95_low", c.low}, {"ci95_high", c.high}};
   }
   return o;
 }
@@ -163,7 +183,7 @@ void runValidation(const TrainConfig& config, const TrainOptions& options) {
               config.file.c_str(), config.behaviour.name.c_str(), config.train.size());
   std::map<std::string, std::vector<PlanScore>> pooled;
   std::vector<PairRecord> records;
-  JsonObject folds;
+  Json folds = Json::object();
   for (std::size_t i = 0; i < config.train.size(); ++i) {
     TrainConfig fold = config;
     fold.train.erase(fold.train.begin() + static_cast<std::ptrdiff_t>(i));
@@ -189,19 +209,18 @@ void runValidation(const TrainConfig& config, const TrainOptions& options) {
       pooled[method].insert(pooled[method].end(), scores.begin(), scores.end());
     }
     addPairRecords(config.train[i].name, holdout.region.cols(), holdout.references, holdout.scores, records);
-    folds.add(config.train[i].name, printMethodTable(holdout.scores));
+    folds[config.train[i].name] = printMethodTable(holdout.scores);
     std::fflush(stdout);
   }
   std::printf("\nall folds pooled\n");
-  const JsonObject methods = printMethodTable(pooled);
-  const JsonObject comparisons = printComparisons(pooled);
-  writeFileAtomically(output.file("validation.json"), JsonObject()
-                                                        .add("behaviour", config.behaviour.name)
-                                                        .add("methods", methods)
-                                                        .add("learned_vs", comparisons)
-                                                        .add("folds", folds)
-                                                        .dump() +
-                                                    "\n");
+  const Json methods = printMethodTable(pooled);
+  const Json comparisons = printComparisons(pooled);
+  Json validation = Json::object();
+  validation["behaviour"] = config.behaviour.name;
+  validation["methods"] = methods;
+  validation["learned_vs"] = comparisons;
+  validation["folds"] = folds;
+  writeFileAtomically(output.file("validation.json"), jsonText(validation) + "\n");
   writePairRecords(output.file("validation_pairs.csv"), records);
   output.commit();
   std::printf("\nwrote %s: validation.json validation_pairs.csv\n", output.path().c_str());
@@ -308,7 +327,7 @@ void runTrain(const TrainConfig& config, const TrainOptions& options) {
   std::map<std::string, std::vector<PlanScore>> pooled;
   std::vector<PairRecord> records;
   std::map<std::string, double> learned_lengths, reference_lengths;
-  JsonObject regions_json;
+  Json regions_json = Json::object();
   double reference_share = 0.0;
   int reference_pairs = 0;
   std::vector<std::string> outputs = {"model.mmp"};
@@ -316,16 +335,16 @@ void runTrain(const TrainConfig& config, const TrainOptions& options) {
     const HoldoutResult holdout = evaluateHoldout(config, static_cast<int>(i), training.stack, planner.weights,
                                                   classifier ? &*classifier : nullptr, stage);
     if (progress) progress->finish();
-    JsonObject region_json;
+    Json region_json = Json::object();
     for (const auto& [method, scores] : holdout.scores) {
       pooled[method].insert(pooled[method].end(), scores.begin(), scores.end());
-      region_json.add(method, summaryJson(summarise(scores)));
+      region_json[method] = summaryJson(summarise(scores));
     }
     addPairRecords(holdout.region.spec.name, holdout.region.cols(), holdout.references, holdout.scores, records);
-    region_json.add("reference_preferred_share", holdout.reference_preferred_share);
+    region_json["reference_preferred_share"] = holdout.reference_preferred_share;
     addClassLengths(holdout.region, holdout.plans.at("learned"), config.classes, learned_lengths);
     addClassLengths(holdout.region, holdout.references, config.classes, reference_lengths);
-    regions_json.add(holdout.region.spec.name, region_json);
+    regions_json[holdout.region.spec.name] = region_json;
     reference_share += holdout.reference_preferred_share * static_cast<double>(holdout.references.size());
     reference_pairs += static_cast<int>(holdout.references.size());
     const std::string panel = "panel_" + holdout.region.spec.name + "." + config.evaluation.panel_format;
@@ -338,39 +357,39 @@ void runTrain(const TrainConfig& config, const TrainOptions& options) {
   std::printf("\nholdout: %zu images, %d start/goal pairs; behaviour '%s', preferred class %s (reference paths: %.3f)\n",
               config.holdout.size(), reference_pairs, config.behaviour.name.c_str(),
               config.behaviour.preferred_name.c_str(), reference_share / std::max(1, reference_pairs));
-  const JsonObject methods = printMethodTable(pooled);
-  const JsonObject comparisons = printComparisons(pooled);
+  const Json methods = printMethodTable(pooled);
+  const Json comparisons = printComparisons(pooled);
 
-  JsonObject metrics;
-  metrics.add("behaviour", config.behaviour.name)
-      .add("train_seconds", planner.train_seconds)
-      .add("epoch_seconds", planner.epoch_seconds)
-      .add("methods", methods)
-      .add("learned_vs", comparisons)
-      .add("learner", planner.learner)
-      .add("epochs", static_cast<double>(planner.epochs))
-      .add("objective", planner.objective)
-      .add("bias_floor", planner.bias_floor)
-      .add("bias", planner.bias)
-      .add("calibration_seconds", planner.calibration_seconds)
-      .add("training_prediction_loss", planner.training_loss)
-      .add("examples", planner.examples)
-      .add("features", training.stack.features())
-      .add("cell_size_px", config.features.cell_size)
-      .add("largest_training_image",
-           JsonObject()
-               .add("name", planner.largest_region)
-               .add("cells", planner.largest_cells)
-               .add("demonstrations", planner.largest_examples)
-               .add("epoch_seconds", planner.largest_epoch_seconds))
-      .add("holdout_pairs", reference_pairs)
-      .add("reference_preferred_share", reference_share / std::max(1, reference_pairs))
-      .add("learned_class_shares", sharesJson(learned_lengths, config.classes))
-      .add("reference_class_shares", sharesJson(reference_lengths, config.classes))
-      .add("impassable_cost", impassableCost(config))
-      .add("classifier_cost_scale", classifier ? classifier->cost_scale : std::numeric_limits<double>::quiet_NaN())
-      .add("regions", regions_json);
-  writeFileAtomically(output.file("metrics.json"), metrics.dump() + "\n");
+  Json metrics = Json::object();
+  metrics["behaviour"] = config.behaviour.name;
+  metrics["train_seconds"] = planner.train_seconds;
+  metrics["epoch_seconds"] = planner.epoch_seconds;
+  metrics["methods"] = methods;
+  metrics["learned_vs"] = comparisons;
+  metrics["learner"] = planner.learner;
+  metrics["epochs"] = planner.epochs;
+  metrics["objective"] = planner.objective;  // NaN for the online learner: written as null
+  metrics["bias_floor"] = planner.bias_floor;
+  metrics["bias"] = planner.bias;
+  metrics["calibration_seconds"] = planner.calibration_seconds;
+  metrics["training_prediction_loss"] = planner.training_loss;
+  metrics["examples"] = planner.examples;
+  metrics["features"] = training.stack.features();
+  metrics["cell_size_px"] = config.features.cell_size;
+  metrics["largest_training_image"] = {{"name", planner.largest_region},
+                                       {"cells", planner.largest_cells},
+                                       {"demonstrations", planner.largest_examples},
+                                       {"epoch_seconds", planner.largest_epoch_seconds}};
+  metrics["holdout_pairs"] = reference_pairs;
+  metrics["reference_preferred_share"] = reference_share / std::max(1, reference_pairs);
+  metrics["learned_class_shares"] = sharesJson(learned_lengths, config.classes);
+  metrics["reference_class_shares"] = sharesJson(reference_lengths, config.classes);
+  metrics["impassable_cost"] = impassableCost(config);
+  metrics["classifier_cost_scale"] = classifier ? classifier->cost_scale : std::numeric_limits<double>::quiet_NaN();
+  metrics["regions"] = regions_json;
+  metrics["trace_value"] = traceValueName(planner);
+  metrics["trace"] = traceJson(planner);
+  writeFileAtomically(output.file("metrics.json"), jsonText(metrics) + "\n");
   outputs.push_back("metrics.json");
   writePairRecords(output.file("pairs.csv"), records);
   outputs.push_back("pairs.csv");

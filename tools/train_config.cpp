@@ -113,8 +113,11 @@ std::vector<RegionSpec> parseRegions(const ConfigNode& config, const std::string
       for (const char* file_key : {"image", "labels", "demonstrations"}) {
         if (!item.has(file_key)) continue;
         const std::string path = resolve(item.text(file_key, ""), base);
-        if (!fs::exists(path)) {
-          item.fail(file_key, "file '" + path + "' not found" +
+        std::error_code error;
+        if (!fs::is_regular_file(path, error)) {
+          const std::string reason = error && error != std::errc::no_such_file_or_directory ? error.message()
+                                     : fs::exists(path, error) ? "not a file" : "not found";
+          item.fail(file_key, "file '" + path + "': " + reason +
                                   (base.empty() ? std::string() : " (relative paths start at '" + base + "')"));
         }
         (std::string(file_key) == "image" ? r.image : std::string(file_key) == "labels" ? r.labels : r.demonstrations) = path;
@@ -206,10 +209,11 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
   c.holdout = parseRegions(config, "holdout", false, base);
   if (c.train.empty()) config.fail("train", "the list is empty");
   if (c.holdout.empty()) config.fail("holdout", "the list is empty");
+  std::error_code ignored;  // both files were checked above
   for (const RegionSpec& h : c.holdout) {
     for (const RegionSpec& t : c.train) {
       const bool same = (h.synthetic && t.synthetic && sameScene(*h.synthetic, *t.synthetic)) ||
-                        (!h.image.empty() && !t.image.empty() && fs::equivalent(h.image, t.image));
+                        (!h.image.empty() && !t.image.empty() && fs::equivalent(h.image, t.image, ignored));
       if (same) {
         throw ConfigError(path + ": " + h.where + ": the same image as " + t.where +
                           "; never train on a holdout image");

@@ -1,11 +1,11 @@
 #include <mmp/learners/online_greedy_projection.hpp>
 
 #include <mmp/core/error.hpp>
+#include <mmp/core/random.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <random>
 
 namespace mmp {
 
@@ -30,7 +30,7 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
   const std::size_t n = examples.size();
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::mt19937_64 rng(params_.seed);
+  Random rng(params_.seed);
   IterateAverage average(params_.averaging);
   OracleResult prediction, augmented;
   Eigen::VectorXd next(d), epoch_start;
@@ -40,7 +40,7 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
   long t = 0;
   bool stopped = false;
   for (long epoch = 1; epoch <= params_.stop.max_iterations && !stopped; ++epoch) {
-    if (params_.shuffle) std::shuffle(order.begin(), order.end(), rng);
+    if (params_.shuffle) rng.shuffle(order.begin(), order.end());
     epoch_start = w;
     for (std::size_t k = 0; k < n && !stopped; ++k) {
       if (elapsed() > params_.stop.time_budget_seconds) {

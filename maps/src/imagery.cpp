@@ -16,13 +16,16 @@
 #include <limits>
 #include <memory>
 #include <set>
+#include <sstream>
 
 #include <jpeglib.h>
 
 namespace mmp {
 
-// The most pixels an image may have (OpenCV's own default limit, CV_IO_MAX_IMAGE_PIXELS).
-constexpr double kMaxImagePixels = 1 << 30;
+// The most pixels an image may have: checked against the size its header declares before anything is
+// allocated, so that a small damaged file cannot ask for gigabytes (384 MiB of BGR; the Dubai tiles
+// have 3.2 million pixels).
+constexpr double kMaxImagePixels = 1 << 27;
 
 std::array<std::uint8_t, 3> parseHexColour(const std::string& text) {
   const std::string hex = !text.empty() && text.front() == '#' ? text.substr(1) : text;
@@ -92,17 +95,17 @@ bool readJpeg(const unsigned char* bytes, std::size_t size, JpegPixels& out, Jpe
   jpeg_create_decompress(&info);
   jpeg_mem_src(&info, bytes, static_cast<unsigned long>(size));
   jpeg_read_header(&info, TRUE);
+  if (static_cast<double>(info.image_width) * info.image_height > kMaxImagePixels) {
+    std::snprintf(errors.message, sizeof errors.message, "it declares %u x %u pixels, more than mmp reads (%.0f)",
+                  info.image_width, info.image_height, kMaxImagePixels);
+    jpeg_destroy_decompress(&info);
+    return false;
+  }
   info.out_color_space = info.num_components == 1 ? JCS_GRAYSCALE : JCS_EXT_BGR;
   jpeg_start_decompress(&info);
   out.width = static_cast<int>(info.output_width);
   out.height = static_cast<int>(info.output_height);
   out.channels = info.output_components;
-  if (static_cast<double>(out.width) * out.height > kMaxImagePixels) {
-    std::snprintf(errors.message, sizeof errors.message, "%d x %d pixels is more than mmp reads (%.0f)", out.width,
-                  out.height, kMaxImagePixels);
-    jpeg_destroy_decompress(&info);
-    return false;
-  }
   const std::size_t row = static_cast<std::size_t>(out.width) * static_cast<std::size_t>(out.channels);
   out.data = static_cast<unsigned char*>(std::malloc(row * static_cast<std::size_t>(out.height)));
   if (out.data == nullptr) {
@@ -133,6 +136,42 @@ std::string readBytes(const std::string& path, const char* what) {
   return bytes;
 }
 
+// The width and height a PNG or (classic) TIFF header declares; false if it cannot be read.
+bool declaredSize(const std::string& bytes, double& width, double& height) {
+  const auto byte = [&](std::size_t i) { return static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])); };
+  if (bytes.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0) {  // IHDR: big-endian width, height at 16 and 20
+    if (bytes.size() < 24) return false;
+    width = (byte(16) << 24) | (byte(17) << 16) | (byte(18) << 8) | byte(19);
+    height = (byte(20) << 24) | (byte(21) << 16) | (byte(22) << 8) | byte(23);
+    return true;
+  }
+  const bool little = bytes.compare(0, 4, std::string("II*\0", 4)) == 0;
+  if (!little && bytes.compare(0, 4, std::string("MM\0*", 4)) != 0) return false;
+  const auto u16 = [&](std::size_t i) { return little ? byte(i) | (byte(i + 1) << 8) : (byte(i) << 8) | byte(i + 1); };
+  const auto u32 = [&](std::size_t i) { return little ? u16(i) | (u16(i + 2) << 16) : (u16(i) << 16) | u16(i + 2); };
+  if (bytes.size() < 8) return false;
+  const std::size_t ifd = u32(4);  // the first image's directory: 12-byte entries of tag, type, count, value
+  if (ifd + 2 > bytes.size()) return false;
+  width = height = -1;
+  for (std::size_t k = 0, n = u16(ifd); k < n && ifd + 2 + 12 * (k + 1) <= bytes.size(); ++k) {
+    const std::size_t entry = ifd + 2 + 12 * k;
+    const std::uint32_t tag = u16(entry), type = u16(entry + 2);
+    const double value = type == 3 ? u16(entry + 8) : type == 4 ? u32(entry + 8) : -1;
+    if (tag == 256) width = value;
+    if (tag == 257) height = value;
+  }
+  return width >= 0 && height >= 0;
+}
+
+void requireSize(double width, double height, const std::string& path, const char* what) {
+  if (width * height > kMaxImagePixels) {
+    std::ostringstream text;
+    text << what << " '" << path << "' declares " << width << " x " << height << " pixels, more than mmp reads ("
+         << kMaxImagePixels << "); a damaged header, or an image to cut into tiles";
+    throw DataError(text.str());
+  }
+}
+
 cv::Mat readRaw(const std::string& path, const char* what) {
   const std::string bytes = readBytes(path, what);
   const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
@@ -144,6 +183,11 @@ cv::Mat readRaw(const std::string& path, const char* what) {
     if (!ok) throw DataError(std::string(what) + " '" + path + "' is a damaged JPEG: " + errors.message);
     return cv::Mat(pixels.height, pixels.width, pixels.channels == 1 ? CV_8UC1 : CV_8UC3, pixels.data).clone();
   }
+  double width = 0, height = 0;
+  if (!declaredSize(bytes, width, height)) {
+    throw DataError(std::string(what) + " '" + path + "' is not a PNG, JPEG or TIFF image (or its header is damaged)");
+  }
+  requireSize(width, height, path, what);
   cv::Mat raw;
   try {
     raw = cv::imdecode(cv::Mat(1, static_cast<int>(bytes.size()), CV_8U, const_cast<unsigned char*>(data)),

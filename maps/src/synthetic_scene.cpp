@@ -1,6 +1,7 @@
 #include <mmp/maps/synthetic_scene.hpp>
 
 #include <mmp/core/error.hpp>
+#include <mmp/core/random.hpp>
 
 #include <opencv2/imgproc.hpp>
 
@@ -13,31 +14,14 @@ namespace {
 constexpr std::uint8_t kBuilding = 0, kLand = 1, kRoad = 2, kVegetation = 3, kWater = 4;
 constexpr double kPi = 3.14159265358979323846;
 
-// SplitMix64: a fixed, portable generator, so a seed gives the same scene everywhere.
-class Rng {
- public:
-  explicit Rng(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }  // [0, 1)
-  double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
-  int integer(int lo, int hi) { return lo + static_cast<int>(uniform() * (hi - lo + 1)); }  // [lo, hi]
-  double normal() {  // Box-Muller
-    const double u = 1.0 - uniform(), v = uniform();
-    return std::sqrt(-2.0 * std::log(u)) * std::cos(2.0 * kPi * v);
-  }
-
- private:
-  std::uint64_t state_;
-};
+// An integer in [lo, hi] scaled from a uniform double, as the scenes have always drawn it: Random::below
+// would be exactly unbiased but would change every scene of a seed (this one's bias is below
+// (hi - lo + 1) / 2^53).
+int scaledInteger(Random& rng, int lo, int hi) { return lo + static_cast<int>(rng.uniform() * (hi - lo + 1)); }
 
 // Smooth noise in [0, 1]: random values on coarse grids of the given steps (pixels), upsampled
 // bicubically and summed with halving amplitudes, then stretched to [0, 1].
-cv::Mat smoothField(Rng& rng, int rows, int cols, std::initializer_list<int> steps) {
+cv::Mat smoothField(Random& rng, int rows, int cols, std::initializer_list<int> steps) {
   cv::Mat field = cv::Mat::zeros(rows, cols, CV_32F);
   double amplitude = 1.0;
   for (int step : steps) {
@@ -64,7 +48,7 @@ float quantile(const cv::Mat& field, double below) {
   return values[k];
 }
 
-cv::Point2d borderPoint(Rng& rng, int side, int rows, int cols) {
+cv::Point2d borderPoint(Random& rng, int side, int rows, int cols) {
   const double t = rng.uniform(0.15, 0.85);
   switch (side % 4) {
     case 0: return {t * cols, -10.0};
@@ -76,7 +60,7 @@ cv::Point2d borderPoint(Rng& rng, int side, int rows, int cols) {
 
 // A gently curving road from a to b: points along the chord, displaced sideways by a smoothed
 // random walk that vanishes at both ends.
-std::vector<cv::Point> roadCurve(Rng& rng, cv::Point2d a, cv::Point2d b) {
+std::vector<cv::Point> roadCurve(Random& rng, cv::Point2d a, cv::Point2d b) {
   const int pieces = 12;
   const cv::Point2d chord = b - a;
   const double length = std::hypot(chord.x, chord.y);
@@ -118,7 +102,7 @@ SyntheticScene makeSyntheticScene(const SyntheticSceneParams& p) {
   require(p.buildings >= 0 && p.buildings <= 100000, "buildings must lie in [0, 100000]");
   require(p.noise >= 0.0 && p.noise <= 100.0, "noise must lie in [0, 100]");
   const int rows = p.rows, cols = p.cols;
-  Rng rng(p.seed * 0x2545F4914F6CDD1Dull + 1);
+  Random rng(p.seed * 0x2545F4914F6CDD1Dull + 1);
 
   // 1) Terrain: land, lakes, vegetation patches from thresholded smooth fields.
   cv::Mat labels(rows, cols, CV_8UC1, cv::Scalar(kLand));
@@ -141,13 +125,13 @@ SyntheticScene makeSyntheticScene(const SyntheticSceneParams& p) {
   const int scale = std::min(rows, cols);
   for (int i = 0; i < p.roads; ++i) {
     cv::Point2d a, b;
-    const int side = rng.integer(0, 3);
+    const int side = scaledInteger(rng, 0, 3);
     if (i == 0) {
       a = borderPoint(rng, side, rows, cols);
       b = borderPoint(rng, side + 2, rows, cols);
     } else {
-      const auto& from = roads[static_cast<std::size_t>(rng.integer(0, static_cast<int>(roads.size()) - 1))];
-      const cv::Point q = from[static_cast<std::size_t>(rng.integer(2, static_cast<int>(from.size()) - 3))];
+      const auto& from = roads[static_cast<std::size_t>(scaledInteger(rng, 0, static_cast<int>(roads.size()) - 1))];
+      const cv::Point q = from[static_cast<std::size_t>(scaledInteger(rng, 2, static_cast<int>(from.size()) - 3))];
       a = cv::Point2d(q.x, q.y);
       b = borderPoint(rng, side, rows, cols);
       if (std::hypot(b.x - a.x, b.y - a.y) < 0.3 * scale) b = borderPoint(rng, side + 2, rows, cols);
@@ -162,9 +146,9 @@ SyntheticScene makeSyntheticScene(const SyntheticSceneParams& p) {
   // Roof colours (BGR): white, terracotta, blue metal, brown tile, pale pink.
   const cv::Scalar palette[] = {{228, 230, 232}, {80, 96, 178}, {176, 138, 96}, {52, 70, 120}, {190, 190, 228}};
   for (int attempt = 0; attempt < p.buildings; ++attempt) {
-    const std::size_t k = static_cast<std::size_t>(rng.integer(0, static_cast<int>(roads.size()) - 1));
+    const std::size_t k = static_cast<std::size_t>(scaledInteger(rng, 0, static_cast<int>(roads.size()) - 1));
     const auto& road = roads[k];
-    const int j = rng.integer(0, static_cast<int>(road.size()) - 2);
+    const int j = scaledInteger(rng, 0, static_cast<int>(road.size()) - 2);
     const double t = rng.uniform();
     const cv::Point2d a(road[static_cast<std::size_t>(j)]), b(road[static_cast<std::size_t>(j) + 1]);
     const cv::Point2d d = b - a;
@@ -197,7 +181,7 @@ SyntheticScene makeSyntheticScene(const SyntheticSceneParams& p) {
     }
     if (!clear) continue;
     labels.setTo(cv::Scalar(kBuilding), footprint);
-    roof.setTo(palette[rng.integer(0, 4)], footprint);
+    roof.setTo(palette[scaledInteger(rng, 0, 4)], footprint);
   }
 
   // 4) Render: a colour and a texture per class, then shadows, road markings, noise and blur.

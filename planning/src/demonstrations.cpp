@@ -1,9 +1,9 @@
 #include <mmp/planning/demonstrations.hpp>
 
 #include <mmp/core/error.hpp>
+#include <mmp/core/random.hpp>
 
 #include <cmath>
-#include <random>
 
 namespace mmp {
 
@@ -22,10 +22,9 @@ std::vector<Demonstration> generateDemonstrations(int rows, int cols, const std:
   GridPlanner::Params planner_params;
   planner_params.connectivity = params.connectivity;
   GridPlanner planner(rows, cols, planner_params);
-  std::mt19937_64 rng(params.seed);
-  std::uniform_int_distribution<std::size_t> pick(0, passable.size() - 1);
+  Random rng(params.seed);
   for (int attempt = 0; attempt < params.max_attempts && static_cast<int>(out.size()) < params.count; ++attempt) {
-    const int start = passable[pick(rng)], goal = passable[pick(rng)];
+    const int start = passable[rng.below(passable.size())], goal = passable[rng.below(passable.size())];
     const double dr = start / cols - goal / cols, dc = start % cols - goal % cols;
     if (start == goal || std::hypot(dr, dc) < params.min_separation) continue;
     PlanResult plan = planner.plan(costs, start, goal);

@@ -2,6 +2,7 @@
 // model, and exits non-zero unless the learned ranking is right on held-out pairs.  It also computes
 // the feature stack of a generated aerial scene, so mmp::maps (and its OpenCV dependency) resolve.
 #include <mmp/core/model_file.hpp>
+#include <mmp/core/random.hpp>
 #include <mmp/core/ranking.hpp>
 #include <mmp/learners/batch_subgradient.hpp>
 #include <mmp/maps/feature_stack.hpp>
@@ -9,13 +10,14 @@
 
 #include <cstdio>
 #include <memory>
-#include <random>
 
 int main() {
-  std::mt19937_64 rng(42);
-  std::normal_distribution<double> normal(0.0, 1.0);
+  mmp::Random rng(42);  // the same problem with every standard library
   const Eigen::Vector3d hidden(1.0, -2.0, 0.5);
-  auto draw = [&] { return Eigen::Vector3d(normal(rng), normal(rng), normal(rng)); };
+  auto draw = [&] {
+    const double x = rng.normal(), y = rng.normal(), z = rng.normal();
+    return Eigen::Vector3d(x, y, z);
+  };
   std::vector<std::unique_ptr<mmp::RankingPair>> pairs;
   std::vector<std::pair<Eigen::Vector3d, Eigen::Vector3d>> held_out;
   for (int i = 0; i < 400; ++i) {

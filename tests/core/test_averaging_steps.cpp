@@ -18,7 +18,7 @@ TEST_CASE("step schedules follow their formulas") {
 }
 
 TEST_CASE("uniform and late-weighted averages equal their explicit sums") {
-  std::mt19937_64 rng(4);
+  Random rng(4);
   std::vector<Eigen::VectorXd> iterates;
   for (int t = 0; t < 37; ++t) iterates.push_back(test::randomVector(rng, 5));
   IterateAverage uniform(Averaging::Uniform), late(Averaging::LateWeighted), none(Averaging::None);

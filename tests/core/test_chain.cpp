@@ -14,19 +14,17 @@ using namespace mmp;
 namespace {
 
 /// A store of random sequences: `labels` labels, `features` features, lengths 1..max_length.
-std::shared_ptr<ChainData> randomChains(std::mt19937_64& rng, int sequences, int labels, int features, int max_length) {
+std::shared_ptr<ChainData> randomChains(Random& rng, int sequences, int labels, int features, int max_length) {
   auto data = std::make_shared<ChainData>(labels, features);
-  std::uniform_int_distribution<int> length(1, max_length), label(0, labels - 1);
-  std::bernoulli_distribution on(0.4);
   for (int s = 0; s < sequences; ++s) {
-    const int L = length(rng);
+    const int L = test::randomInt(rng, 1, max_length);
     std::vector<std::vector<int>> active(L);
     std::vector<int> y(L);
     for (int t = 0; t < L; ++t) {
       for (int f = 0; f < features; ++f) {
-        if (on(rng)) active[t].push_back(f);
+        if (rng.uniform() < 0.4) active[t].push_back(f);
       }
-      y[t] = label(rng);
+      y[t] = test::randomInt(rng, 0, labels - 1);
     }
     data->addSequence(active, y);
   }
@@ -88,7 +86,7 @@ TEST_CASE("chain layout: the documented indices cover 0 .. dimension - 1 exactly
 }
 
 TEST_CASE("Viterbi equals brute-force enumeration on short random chains (plain and loss-augmented)") {
-  std::mt19937_64 rng(21);
+  Random rng(21);
   for (bool start_end : {true, false}) {
     auto data = randomChains(rng, 40, 3, 5, 5);
     for (std::size_t s = 0; s < data->sequences(); ++s) {
@@ -117,7 +115,7 @@ TEST_CASE("Viterbi equals brute-force enumeration on short random chains (plain 
 }
 
 TEST_CASE("loss-augmented Viterbi reports the recomputed Hamming loss, and beta follows the length") {
-  std::mt19937_64 rng(22);
+  Random rng(22);
   auto data = randomChains(rng, 60, 5, 8, 9);
   OracleResult r;
   for (std::size_t s = 0; s < data->sequences(); ++s) {
@@ -140,7 +138,7 @@ TEST_CASE("loss-augmented Viterbi reports the recomputed Hamming loss, and beta 
 }
 
 TEST_CASE("the chain objective's subgradient equals a central finite difference at generic w") {
-  std::mt19937_64 rng(23);
+  Random rng(23);
   for (int q : {1, 2}) {
     for (double length_power : {0.0, 1.0}) {
       auto data = randomChains(rng, 8, 3, 4, 4);
@@ -168,7 +166,7 @@ TEST_CASE("the chain objective's subgradient equals a central finite difference 
 }
 
 TEST_CASE("label errors are the same serially and on a thread pool") {
-  std::mt19937_64 rng(24);
+  Random rng(24);
   auto data = randomChains(rng, 50, 4, 6, 7);
   std::vector<ChainExample> examples;
   std::vector<const ChainExample*> list;
@@ -211,7 +209,7 @@ TEST_CASE("chain data and examples refuse bad input") {
 }
 
 TEST_CASE("long chains (over 64 positions) give the same psi and an optimal score") {
-  std::mt19937_64 rng(25);
+  Random rng(25);
   auto data = randomChains(rng, 6, 4, 7, 150);
   for (std::size_t s = 0; s < data->sequences(); ++s) {
     const ChainExample e(data, s);

@@ -9,7 +9,7 @@ using namespace mmp;
 
 // Checks that p(x) is in the set, idempotent, and the nearest point: no point z of the set is
 // closer, and the variational inequality (x - p)^T (z - p) <= 0 holds for every z in the set.
-static void checkNearestPoint(const Projection& set, std::mt19937_64& rng, Eigen::Index d, double scale) {
+static void checkNearestPoint(const Projection& set, Random& rng, Eigen::Index d, double scale) {
   std::vector<Eigen::VectorXd> members;
   for (int k = 0; k < 200; ++k) {
     Eigen::VectorXd z = test::randomVector(rng, d, scale);
@@ -32,7 +32,7 @@ static void checkNearestPoint(const Projection& set, std::mt19937_64& rng, Eigen
 }
 
 TEST_CASE("box projection is idempotent and returns the nearest point") {
-  std::mt19937_64 rng(1);
+  Random rng(1);
   Eigen::VectorXd lower(4), upper(4);
   lower << -1.0, 0.0, -std::numeric_limits<double>::infinity(), 0.5;
   upper << 1.0, std::numeric_limits<double>::infinity(), 0.0, 0.5;
@@ -41,13 +41,13 @@ TEST_CASE("box projection is idempotent and returns the nearest point") {
 }
 
 TEST_CASE("L2 ball projection is idempotent and returns the nearest point") {
-  std::mt19937_64 rng(2);
+  Random rng(2);
   checkNearestPoint(L2BallProjection(1.5), rng, 6, 2.0);
   checkNearestPoint(L2BallProjection(0.5, Eigen::VectorXd::Constant(3, 1.0)), rng, 3, 2.0);
 }
 
 TEST_CASE("an intersection (nonnegative box with a bias floor, inside a ball) projects to the nearest point") {
-  std::mt19937_64 rng(3);
+  Random rng(3);
   const auto box = std::make_shared<BoxProjection>(BoxProjection::nonnegative(4).withLowerBound(3, 0.5));
   const auto ball = std::make_shared<L2BallProjection>(2.0);
   checkNearestPoint(IntersectionProjection({box, ball}), rng, 4, 3.0);

@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <numeric>
 
 using namespace mmp;
 
@@ -22,7 +23,7 @@ struct TinyRanking {
   int q;
 
   TinyRanking(std::uint64_t seed, double lambda_, int q_) : lambda(lambda_), q(q_) {
-    std::mt19937_64 rng(seed);
+    Random rng(seed);
     for (int i = 0; i < 8; ++i) {
       const Eigen::VectorXd a = test::randomVector(rng, 2), b = test::randomVector(rng, 2);
       differences.push_back(a - b);
@@ -57,9 +58,9 @@ class PoisonedExample final : public StructuredExample {
 
 // Labels are argmax of a hidden W x with a margin of at least 0.5, so the stream is separable.
 std::vector<std::unique_ptr<MulticlassExample>> separableStream(std::uint64_t seed, int n, int classes, int features) {
-  std::mt19937_64 rng(seed);
+  Random rng(seed);
   const Eigen::MatrixXd hidden = Eigen::MatrixXd::NullaryExpr(classes, features, [&] {
-    return std::normal_distribution<double>(0.0, 1.0)(rng);
+    return rng.normal();
   });
   std::vector<std::unique_ptr<MulticlassExample>> out;
   while (static_cast<int>(out.size()) < n) {
@@ -119,7 +120,7 @@ TEST_CASE("both learners reach the exact optimum of a tiny strongly convex probl
 }
 
 TEST_CASE("batch results are identical, bit for bit, with 1 and 2 threads") {
-  std::mt19937_64 rng(5);
+  Random rng(5);
   auto examples = test::randomMulticlass(rng, 300, 6, 10);
   Eigen::VectorXd weights[2];
   double objectives[2];
@@ -228,7 +229,7 @@ TEST_CASE("stopping by tolerance, time budget and callback is reported through i
 }
 
 TEST_CASE("learners keep w in the projection's set and refuse bad parameters") {
-  std::mt19937_64 rng(7);
+  Random rng(7);
   auto examples = test::randomMulticlass(rng, 40, 3, 4);
   const auto box = std::make_shared<BoxProjection>(BoxProjection::nonnegative(12).withLowerBound(11, 2.0));
   BatchSubgradient::Params bp;

@@ -1,10 +1,13 @@
 // Helpers for the maps tests: temporary files and small generated images.
 #pragma once
 
+#include <mmp/core/random.hpp>
+
 #include <opencv2/core.hpp>
 
+#include <cstdint>
 #include <filesystem>
-#include <random>
+#include <random>  // std::random_device: unique folder names only
 #include <string>
 
 namespace mmp::test {
@@ -29,11 +32,13 @@ class TempDir {
 
 /// A random 8-bit BGR image.
 inline cv::Mat randomImage(std::uint64_t seed, int rows, int cols) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<int> value(0, 255);
+  Random rng(seed);
   cv::Mat image(rows, cols, CV_8UC3);
   for (int r = 0; r < rows; ++r) {
-    for (int c = 0; c < cols; ++c) image.at<cv::Vec3b>(r, c) = cv::Vec3b(value(rng), value(rng), value(rng));
+    for (int c = 0; c < cols; ++c) {
+      cv::Vec3b& px = image.at<cv::Vec3b>(r, c);
+      for (int ch = 0; ch < 3; ++ch) px[ch] = static_cast<std::uint8_t>(rng.below(256));  // in channel order
+    }
   }
   return image;
 }

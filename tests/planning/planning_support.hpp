@@ -2,12 +2,12 @@
 #pragma once
 
 #include <mmp/core/feature_map.hpp>
+#include <mmp/core/random.hpp>
 
 #include <cmath>
 #include <functional>
 #include <limits>
 #include <queue>
-#include <random>
 #include <vector>
 
 namespace mmp::test {
@@ -44,21 +44,19 @@ inline std::vector<double> referenceDistances(int rows, int cols, const std::vec
 }
 
 /// Costs in [lo, hi] with a share of impassable cells.
-inline std::vector<double> randomCosts(std::mt19937_64& rng, int cells, double lo, double hi, double blocked_share) {
-  std::uniform_real_distribution<double> cost(lo, hi), coin(0.0, 1.0);
+inline std::vector<double> randomCosts(Random& rng, int cells, double lo, double hi, double blocked_share) {
   std::vector<double> costs(cells);
-  for (double& c : costs) c = coin(rng) < blocked_share ? std::numeric_limits<double>::infinity() : cost(rng);
+  for (double& c : costs) c = rng.uniform() < blocked_share ? std::numeric_limits<double>::infinity() : rng.uniform(lo, hi);
   return costs;
 }
 
 /// A feature map of smooth random fields in [0, 1] (sums of Gaussian bumps), feature 0 = bias 1.
-inline FeatureMap smoothFeatureMap(std::mt19937_64& rng, int rows, int cols, int features) {
-  std::uniform_real_distribution<double> ur(0.0, rows), uc(0.0, cols), width(2.0, 0.3 * std::max(rows, cols));
+inline FeatureMap smoothFeatureMap(Random& rng, int rows, int cols, int features) {
   std::vector<float> values(static_cast<std::size_t>(rows) * cols * features);
   for (int k = 0; k < features; ++k) {
     std::vector<double> field(static_cast<std::size_t>(rows) * cols, 0.0);
     for (int bump = 0; bump < 4; ++bump) {
-      const double r0 = ur(rng), c0 = uc(rng), w = width(rng);
+      const double r0 = rng.uniform(0.0, rows), c0 = rng.uniform(0.0, cols), w = rng.uniform(2.0, 0.3 * std::max(rows, cols));
       for (int r = 0; r < rows; ++r) {
         for (int c = 0; c < cols; ++c) {
           field[static_cast<std::size_t>(r) * cols + c] += std::exp(-((r - r0) * (r - r0) + (c - c0) * (c - c0)) / (2 * w * w));

@@ -1,4 +1,5 @@
 #include "planning_support.hpp"
+#include "support.hpp"
 
 #include <mmp/planning/grid_planner.hpp>
 #include <mmp/planning/path.hpp>
@@ -11,16 +12,13 @@
 using namespace mmp;
 
 TEST_CASE("A* cost equals a brute-force Dijkstra on hundreds of random grids (8 and 4 neighbours)") {
-  std::mt19937_64 rng(2024);
-  std::uniform_int_distribution<int> size(1, 64);
-  std::uniform_real_distribution<double> share(0.0, 0.45);
+  Random rng(2024);
   int successes = 0, no_paths = 0, same_cell = 0;
   for (int trial = 0; trial < 400; ++trial) {
-    const int rows = size(rng), cols = size(rng), n = rows * cols;
+    const int rows = test::randomInt(rng, 1, 64), cols = test::randomInt(rng, 1, 64), n = rows * cols;
     const bool eight = trial % 4 != 0;
-    std::vector<double> costs = test::randomCosts(rng, n, trial % 3 == 0 ? 0.01 : 0.5, trial % 3 == 0 ? 100.0 : 3.0, share(rng));
-    std::uniform_int_distribution<int> cell(0, n - 1);
-    const int start = cell(rng), goal = trial % 10 == 0 ? start : cell(rng);
+    std::vector<double> costs = test::randomCosts(rng, n, trial % 3 == 0 ? 0.01 : 0.5, trial % 3 == 0 ? 100.0 : 3.0, rng.uniform(0.0, 0.45));
+    const int start = test::randomInt(rng, 0, n - 1), goal = trial % 10 == 0 ? start : test::randomInt(rng, 0, n - 1);
     costs[start] = 1.0;
     costs[goal] = 2.0;
     GridPlanner::Params params;
@@ -51,7 +49,7 @@ TEST_CASE("A* cost equals a brute-force Dijkstra on hundreds of random grids (8 
 }
 
 TEST_CASE("a full search gives every cell's optimal cost, and searches reuse state correctly") {
-  std::mt19937_64 rng(5);
+  Random rng(5);
   GridPlanner planner(40, 50);
   for (int trial = 0; trial < 10; ++trial) {
     const std::vector<double> costs = test::randomCosts(rng, 2000, 0.2, 5.0, 0.2);
@@ -116,8 +114,7 @@ TEST_CASE("the budget callback cancels a search") {
 }
 
 TEST_CASE("the bucket queue pops a monotone sequence in exact key order (ordered mode)") {
-  std::mt19937_64 rng(3);
-  std::uniform_real_distribution<double> step(0.0, 10.0);
+  Random rng(3);
   for (double width : {0.01, 1.0, 7.0}) {
     BucketQueue<true> queue;
     queue.reset(0.0, width, 10.0);
@@ -125,7 +122,7 @@ TEST_CASE("the bucket queue pops a monotone sequence in exact key order (ordered
     double last = 0.0;
     for (int round = 0; round < 2000; ++round) {
       for (int k = 0; k < 3; ++k) {
-        keys.push_back(last + (k == 0 ? 0.0 : step(rng)));
+        keys.push_back(last + (k == 0 ? 0.0 : rng.uniform(0.0, 10.0)));
         queue.push(keys.back(), static_cast<std::uint32_t>(keys.size() - 1));
       }
       const std::uint32_t cell = queue.pop();
@@ -141,7 +138,7 @@ TEST_CASE("the bucket queue pops a monotone sequence in exact key order (ordered
 }
 
 TEST_CASE("A* stays exact when the cost range forces wide buckets") {
-  std::mt19937_64 rng(9);
+  Random rng(9);
   for (int trial = 0; trial < 20; ++trial) {
     std::vector<double> costs = test::randomCosts(rng, 30 * 30, 1e-3, 1e3, 0.1);
     costs[0] = 1e-4;  // a range of 10^7: wider buckets than the smallest step

@@ -14,12 +14,12 @@ using namespace mmp;
 namespace {
 
 // A demonstration: the optimal path between two corners under random positive costs.
-std::vector<int> somePath(std::mt19937_64& rng, int rows, int cols) {
+std::vector<int> somePath(Random& rng, int rows, int cols) {
   GridPlanner planner(rows, cols);
   return planner.plan(test::randomCosts(rng, rows * cols, 0.5, 2.0, 0.0), 0, rows * cols - 1).path;
 }
 
-Eigen::VectorXd positiveWeights(std::mt19937_64& rng, int d, double bias) {
+Eigen::VectorXd positiveWeights(Random& rng, int d, double bias) {
   Eigen::VectorXd w = test::randomVector(rng, d).cwiseAbs();
   w[0] = bias;
   return w;
@@ -28,7 +28,7 @@ Eigen::VectorXd positiveWeights(std::mt19937_64& rng, int d, double bias) {
 }  // namespace
 
 TEST_CASE("the distance transform equals brute force and the loss is zero on the path, bounded by scale") {
-  std::mt19937_64 rng(1);
+  Random rng(1);
   for (int trial = 0; trial < 20; ++trial) {
     const int rows = 5 + trial, cols = 30 - trial;
     const std::vector<int> path = somePath(rng, rows, cols);
@@ -49,12 +49,14 @@ TEST_CASE("the distance transform equals brute force and the loss is zero on the
 }
 
 TEST_CASE("polylines rasterise into connected paths through their points") {
-  std::mt19937_64 rng(2);
-  std::uniform_int_distribution<int> coord(0, 39);
+  Random rng(2);
   for (Connectivity connectivity : {Connectivity::Eight, Connectivity::Four}) {
     for (int trial = 0; trial < 50; ++trial) {
       std::vector<std::pair<int, int>> points;
-      for (int k = 0; k < 4; ++k) points.push_back({coord(rng), coord(rng)});
+      for (int k = 0; k < 4; ++k) {
+        const int x = test::randomInt(rng, 0, 39), y = test::randomInt(rng, 0, 39);
+        points.push_back({x, y});
+      }
       const std::vector<int> path = rasterizePolyline(points, 40, connectivity);
       std::vector<int> no_repeats;
       for (int s : path) {
@@ -67,7 +69,7 @@ TEST_CASE("polylines rasterise into connected paths through their points") {
 }
 
 TEST_CASE("path oracle: plain prediction is A*, the loss is recomputed, and y* never scores worse than y_i") {
-  std::mt19937_64 rng(3);
+  Random rng(3);
   for (int trial = 0; trial < 30; ++trial) {
     auto map = std::make_shared<FeatureMap>(test::smoothFeatureMap(rng, 20, 25, 4));
     const PathExample example(map, somePath(rng, 20, 25), {Connectivity::Eight, {LossShape::Linear, 3.0, 1.0}, true, 1});
@@ -99,14 +101,13 @@ TEST_CASE("path oracle: plain prediction is A*, the loss is recomputed, and y* n
 }
 
 TEST_CASE("per-cell loss weights scale the loss map and are checked") {
-  std::mt19937_64 rng(5);
+  Random rng(5);
   auto map = std::make_shared<FeatureMap>(test::smoothFeatureMap(rng, 20, 25, 4));
   const std::vector<int> demo = somePath(rng, 20, 25);
   PathExample::Params params{Connectivity::Eight, {LossShape::Linear, 3.0, 1.0}, true, 1};
   const PathExample plain(map, demo, params);
   auto weights = std::make_shared<std::vector<double>>(20 * 25);
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  for (double& x : *weights) x = unit(rng);
+  for (double& x : *weights) x = rng.uniform();
   params.loss_weights = weights;
   const PathExample weighted(map, demo, params);
   for (int s = 0; s < 20 * 25; ++s) CHECK(weighted.loss()[s] == doctest::Approx(plain.loss()[s] * (*weights)[s]));
@@ -126,7 +127,7 @@ TEST_CASE("per-cell loss weights scale the loss map and are checked") {
 }
 
 TEST_CASE("exponential costs: the oracle plans on exp(w.f - s l) for any sign of w, psi stays -F(y)") {
-  std::mt19937_64 rng(5);
+  Random rng(5);
   for (int trial = 0; trial < 20; ++trial) {
     auto map = std::make_shared<FeatureMap>(test::smoothFeatureMap(rng, 20, 25, 4));
     PathExample::Params params{Connectivity::Eight, {LossShape::Linear, 3.0, 1.0}, true, 1};
@@ -155,7 +156,7 @@ TEST_CASE("exponential costs: the oracle plans on exp(w.f - s l) for any sign of
 }
 
 TEST_CASE("the path objective's subgradient matches a finite difference at generic w") {
-  std::mt19937_64 rng(4);
+  Random rng(4);
   std::vector<std::unique_ptr<PathExample>> examples;
   for (int i = 0; i < 4; ++i) {
     auto map = std::make_shared<FeatureMap>(test::smoothFeatureMap(rng, 15, 15, 3));
@@ -182,7 +183,7 @@ TEST_CASE("the path objective's subgradient matches a finite difference at gener
 }
 
 TEST_CASE("bad path input gives the documented errors") {
-  std::mt19937_64 rng(5);
+  Random rng(5);
   auto map = std::make_shared<FeatureMap>(test::smoothFeatureMap(rng, 6, 6, 2));
   const PathExample::Params params;
   CHECK_THROWS_WITH_AS(PathExample(map, {0, 1, 9}, params),

@@ -19,7 +19,7 @@ struct World {
 };
 
 World makeWorld(std::uint64_t seed, const Eigen::VectorXd& true_w, const PathExample::Params& params) {
-  std::mt19937_64 rng(seed);
+  Random rng(seed);
   World world;
   for (int m = 0; m < 10; ++m) {
     auto map = std::make_shared<FeatureMap>(test::smoothFeatureMap(rng, 32, 32, static_cast<int>(true_w.size())));
@@ -52,43 +52,49 @@ TEST_CASE("both learners learn a planner that reproduces held-out demonstrations
   true_w << 0.2, 4.0, 0.0, 1.5;  // bias, then three terrain features
   PathExample::Params params;
   params.loss = {LossShape::Linear, 3.0, 1.0};
-  const World world = makeWorld(11, true_w, params);
-  REQUIRE(world.train.size() >= 10);
-  REQUIRE(world.holdout.size() >= 6);
-  const ExampleList train = test::listOf(world.train);
   const ProjectionPtr positive = positiveCostProjection(4, 0, params.loss.scale, 0.05);
-
   Eigen::VectorXd untrained = Eigen::VectorXd::Zero(4);
   untrained[0] = 1.0;  // uniform cost: straight lines
-  const double untrained_loss = meanLoss(world.holdout, untrained);
 
-  BatchSubgradient::Params bp;
-  // The true costs span a ratio of about 30 while the bias weight must stay above loss_max, so the
-  // weights must grow large: weak regularisation and long steps.
-  bp.lambda = 1e-4;
-  bp.steps = StepSchedule::constant(30.0);
-  bp.projection = positive;
-  bp.averaging = Averaging::LateWeighted;
-  bp.stop.max_iterations = 300;
-  BatchSubgradient batch(bp);
-  const double batch_loss = meanLoss(world.holdout, batch.train(train));
+  // One small world decides little: over worlds 1..16 the learned planners' held-out loss ranged from
+  // 0 to 0.53 of the straight lines' (0.19 on average). So the losses are pooled over eight worlds,
+  // and each world only has to beat the straight lines.
+  double untrained_sum = 0.0, batch_sum = 0.0, online_sum = 0.0;
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    CAPTURE(seed);
+    const World world = makeWorld(seed, true_w, params);
+    REQUIRE(world.train.size() >= 10);
+    REQUIRE(world.holdout.size() >= 6);
+    const ExampleList train = test::listOf(world.train);
+    const double untrained_loss = meanLoss(world.holdout, untrained);
 
-  OnlineGreedyProjection::Params op;
-  op.lambda = 1e-4;
-  op.projection = positive;
-  op.averaging = Averaging::LateWeighted;
-  op.stop.max_iterations = 60;
-  OnlineGreedyProjection online(op);
-  const double online_loss = meanLoss(world.holdout, online.train(train));
+    BatchSubgradient::Params bp;
+    // The true costs span a ratio of about 30 while the bias weight must stay above loss_max, so the
+    // weights must grow large: weak regularisation and long steps.
+    bp.lambda = 1e-4;
+    bp.steps = StepSchedule::constant(30.0);
+    bp.projection = positive;
+    bp.averaging = Averaging::LateWeighted;
+    bp.stop.max_iterations = 300;
+    BatchSubgradient batch(bp);
+    const double batch_loss = meanLoss(world.holdout, batch.train(train));
 
-  CAPTURE(untrained_loss);
-  CAPTURE(batch_loss);
-  CAPTURE(online_loss);
-  MESSAGE("held-out loss per cell of path: untrained " << untrained_loss << ", batch " << batch_loss << ", online "
-                                                        << online_loss);
-  CHECK(untrained_loss > 0.1);
-  CHECK(batch_loss < 0.08);  // a mean distance to the demonstration of about 0.25 cells
-  CHECK(online_loss < 0.08);
-  CHECK(batch_loss < 0.25 * untrained_loss);
-  CHECK(online_loss < 0.25 * untrained_loss);
+    OnlineGreedyProjection::Params op;
+    op.lambda = 1e-4;
+    op.projection = positive;
+    op.averaging = Averaging::LateWeighted;
+    op.stop.max_iterations = 60;
+    OnlineGreedyProjection online(op);
+    const double online_loss = meanLoss(world.holdout, online.train(train));
+
+    CHECK(untrained_loss > 0.1);
+    CHECK(batch_loss < untrained_loss);
+    CHECK(online_loss < untrained_loss);
+    untrained_sum += untrained_loss, batch_sum += batch_loss, online_sum += online_loss;
+  }
+  MESSAGE("held-out loss per cell of path, mean over 8 worlds: untrained " << untrained_sum / 8 << ", batch "
+                                                                           << batch_sum / 8 << ", online "
+                                                                           << online_sum / 8);
+  CHECK(batch_sum < 0.4 * untrained_sum);
+  CHECK(online_sum < 0.4 * untrained_sum);
 }

@@ -2,7 +2,7 @@
 
 #include "commands.hpp"
 #include "demonstration_file.hpp"
-#include "json_writer.hpp"
+#include "json_output.hpp"
 #include "pipeline.hpp"
 
 #include <mmp/core/error.hpp>
@@ -14,7 +14,9 @@
 #include <doctest/doctest.h>
 #include <opencv2/imgcodecs.hpp>
 
+#include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -371,18 +373,45 @@ TEST_CASE("pair records: written and read back; runs on other pairs are refused 
                        DataError);
 }
 
-TEST_CASE("metrics JSON is nested, ordered and writes non-finite numbers as null") {
-  JsonObject inner;
-  inner.add("cost_ratio_mean", 1.25).add("pairs", 30);
-  JsonObject outer;
-  outer.add("behaviour", "follow \"road\"").add("methods", inner).add("bad", std::nan(""));
-  const std::string text = outer.dump();
-  CHECK(text == "{\n  \"behaviour\": \"follow \\\"road\\\"\",\n  \"methods\": {\n    \"cost_ratio_mean\": 1.25,\n"
-                "    \"pairs\": 30\n  },\n  \"bad\": null\n}");
+TEST_CASE("JSON output keeps key order, writes non-finite numbers as null and doubles that read back bit for bit") {
+  const std::vector<double> values = {0.1, 1.0 / 3.0, 2.0 / 3.0, 1e-300, 5e-324, 2.2250738585072014e-308,
+                                      1.7976931348623157e308, -0.0, 123456789.123456789, 0.30000000000000004};
+  Json out = Json::object();
+  out["behaviour"] = "follow \"road\"";
+  out["methods"] = {{"cost_ratio_mean", 1.25}, {"pairs", 30}};
+  out["values"] = values;
+  out["nan"] = std::nan("");
+  out["inf"] = std::numeric_limits<double>::infinity();
+  out["minus_inf"] = -std::numeric_limits<double>::infinity();
+  const std::string text = jsonText(out);
+  CHECK(text.rfind("{\n  \"behaviour\": \"follow \\\"road\\\"\",\n  \"methods\": {\n    \"cost_ratio_mean\": 1.25,\n"
+                   "    \"pairs\": 30\n  },", 0) == 0);
+  CHECK(text.find("\"nan\": null") != std::string::npos);
+  CHECK(text.find("\"inf\": null") != std::string::npos);
+  CHECK(text.find("\"minus_inf\": null") != std::string::npos);
+  CHECK(text.find("NaN") == std::string::npos);
+  CHECK(text.find("Infinity") == std::string::npos);
+
+  const Json back = Json::parse(text);
+  CHECK(back["nan"].is_null());
+  CHECK(back["inf"].is_null());
+  REQUIRE(back["values"].size() == values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    CAPTURE(values[i]);
+    const double read = back["values"][i].get<double>();
+    std::uint64_t a = 0, b = 0;
+    std::memcpy(&a, &values[i], sizeof a);
+    std::memcpy(&b, &read, sizeof b);
+    CHECK(a == b);
+  }
+  // A name that is not UTF-8 (Latin-1 bytes) is written, not thrown on.
+  CHECK(jsonText(Json{{"tile", std::string("caf\xe9")}}).find("caf") != std::string::npos);
 }
 
-TEST_CASE("training images may bring demonstrations from a file instead of labels") {
-  test::TempDir dir;
+namespace {
+
+// One training image (unlabelled) with demonstrations from a file, one synthetic holdout scene.
+TrainConfig demonstrationFileConfig(const test::TempDir& dir) {
   SyntheticSceneParams p;
   p.seed = 5;
   p.rows = p.cols = 160;
@@ -399,7 +428,14 @@ features: {cell_size: 8, blur_sigmas: [0], bins: 3}
 learner: {batch: {iterations: 5, threads: 1}}
 evaluation: {pairs: 3, min_separation_px: 40}
 )";
-  const TrainConfig config = loadTrainConfig(dir.file("files.yaml"), "", dir.file("out"));
+  return loadTrainConfig(dir.file("files.yaml"), "", dir.file("out"));
+}
+
+}  // namespace
+
+TEST_CASE("training images may bring demonstrations from a file instead of labels") {
+  test::TempDir dir;
+  const TrainConfig config = demonstrationFileConfig(dir);
   REQUIRE(config.train[0].demonstrations == dir.file("paths.csv"));
   const Training training = loadTrainingRegions(config);
   const Region& r = training.regions[0];
@@ -414,4 +450,33 @@ evaluation: {pairs: 3, min_separation_px: 40}
   const HoldoutResult h = evaluateHoldout(config, 0, training.stack, planner.weights, nullptr);
   CHECK(h.scores.count("classifier") == 0);
   CHECK(h.scores.at("learned").size() == h.references.size());
+}
+
+TEST_CASE("mmp train writes metrics.json with every digit, the training curve and null for a missing figure") {
+  test::TempDir dir;
+  const TrainConfig config = demonstrationFileConfig(dir);
+  CLI::App app;
+  addTrainCommand(app);
+  app.parse(std::vector<std::string>{dir.file("out"), "--output-dir", dir.file("files.yaml"), "train"});
+  std::ifstream in(dir.file("out/metrics.json"));
+  REQUIRE(in);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const Json metrics = Json::parse(text);  // strict JSON: a nan or inf token would throw here
+  CHECK(metrics["classifier_cost_scale"].is_null());  // no classifier: the training image has no labels
+  CHECK(metrics["learner"] == "batch");
+  CHECK(metrics["trace_value"] == "objective c(w), eq. 4");
+
+  // The same training in this process gives the same numbers; the file holds them bit for bit.
+  const Training training = loadTrainingRegions(config);
+  const TrainedPlanner planner = trainPlanner(training, config, 1);
+  CHECK(metrics["objective"].get<double>() == planner.objective);
+  CHECK(metrics["bias"].get<double>() == planner.bias);
+  CHECK(metrics["epochs"].get<long>() == planner.epochs);
+  REQUIRE(planner.trace.size() == 5);
+  REQUIRE(metrics["trace"].size() == planner.trace.size());
+  for (std::size_t i = 0; i < planner.trace.size(); ++i) {
+    CHECK(metrics["trace"][i]["iteration"].get<long>() == planner.trace[i].iteration);
+    CHECK(metrics["trace"][i]["value"].get<double>() == planner.trace[i].value);
+    CHECK(metrics["trace"][i]["weight_norm"].get<double>() == planner.trace[i].weight_norm);
+  }
 }

@@ -112,7 +112,7 @@ TEST_CASE("train config errors name the key path and what is valid") {
     const std::string m = errorOf(write(dir, "behaviour: {name: b, preferred: Road, costs: {Road: 1}}\nclasses:\n  - {name: Road, index: 2}\n"
                                        "train:\n  - {image: nowhere.png, labels: nowhere_labels.png}\nholdout:\n  - synthetic: {seed: 1}\n"));
     CHECK(m.find("train[0].image: file '") != std::string::npos);
-    CHECK(m.find("nowhere.png' not found") != std::string::npos);
+    CHECK(m.find("nowhere.png': not found") != std::string::npos);
   }
   SUBCASE("a holdout image needs labels; a training image labels or demonstrations") {
     cv::imwrite(dir.file("a.png"), test::randomImage(1, 64, 64));

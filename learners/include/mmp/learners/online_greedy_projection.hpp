@@ -29,7 +29,7 @@ class OnlineGreedyProjection : public LearnerBase {
     Averaging averaging = Averaging::None;
     StopCriteria stop;                ///< max_iterations counts epochs over the examples
     bool shuffle = false;             ///< visit each epoch in a new random order
-    std::uint64_t seed = 1;           ///< for shuffle
+    std::uint64_t seed = 1;           ///< for shuffle (mmp::Random: the same orders with every standard library)
   };
 
   explicit OnlineGreedyProjection(Params params);

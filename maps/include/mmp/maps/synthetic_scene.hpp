@@ -7,9 +7,9 @@
 // beside the roads (rectangles aligned with the road, roof colours from a palette, cast shadows),
 // then sensor noise and a slight blur.  The labels use the classes of the Dubai aerial data set
 // (syntheticClasses(): 0 Building, 1 Land, 2 Road, 3 Vegetation, 4 Water) with the same colours.
-// The scene is a deterministic function of its parameters: the same seed gives the same pixels
-// (the random numbers come from a fixed SplitMix64 generator, not from <random>'s distributions,
-// whose output the standard leaves to the implementation).
+// The scene is a deterministic function of its parameters: the same seed gives the same pixels (the
+// random numbers come from mmp::Random, core's SplitMix64 generator, the same with every standard
+// library, not from <random>'s distributions, whose output the standard leaves to the implementation).
 #pragma once
 
 #include <mmp/maps/imagery.hpp>

@@ -24,7 +24,8 @@ struct Demonstration {
 };
 
 /// Up to params.count optimal paths on `costs` (+inf impassable); fewer if max_attempts run out.
-/// Deterministic for a given seed.
+/// The same paths for a given seed with every standard library: start and goal are drawn by
+/// mmp::Random (core/random.hpp), start first, each uniformly among the passable cells.
 std::vector<Demonstration> generateDemonstrations(int rows, int cols, const std::vector<double>& costs,
                                                   const DemonstrationParams& params);
 
