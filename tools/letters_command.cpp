@@ -92,7 +92,7 @@ void runLetters(const LettersOptions& options) {
   };
   std::vector<Row> rows;
   // Trains one learner with a progress bar (total = rounds or iterations), then tests it.
-  auto run = [&](const std::string& name, LearnerBase& learner, long total, const char* figure, auto train_fn,
+  auto run = [&](const std::string& name, Learner& learner, long total, const char* figure, auto train_fn,
                  auto detail_fn) {
     Progress progress(name);
     learner.setCallback([&](const TraceRecord& r) {

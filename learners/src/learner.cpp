@@ -14,7 +14,19 @@ std::string describe(Info info) {
   return "?";
 }
 
-void LearnerBase::start() {
+LearnerKind parseLearnerKind(const std::string& name) {
+  if (name == "batch") return LearnerKind::Batch;
+  if (name == "online") return LearnerKind::Online;
+  throw InvalidArgument("learner '" + name + "': expected batch or online");
+}
+
+std::string describe(LearnerKind kind) { return kind == LearnerKind::Batch ? "batch" : "online"; }
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void Learner::start() {
   start_ = std::chrono::steady_clock::now();
   info_ = Info::InvalidInput;
   message_ = "running";
@@ -23,19 +35,17 @@ void LearnerBase::start() {
   seconds_ = 0.0;
 }
 
-double LearnerBase::elapsed() const {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-}
+double Learner::elapsed() const { return secondsSince(start_); }
 
-bool LearnerBase::report(const TraceRecord& record) { return !callback_ || callback_(record); }
+bool Learner::report(const TraceRecord& record) { return !callback_ || callback_(record); }
 
-void LearnerBase::finish(Info info, std::string message) {
+void Learner::finish(Info info, std::string message) {
   info_ = info;
   message_ = std::move(message);
   seconds_ = elapsed();
 }
 
-Eigen::VectorXd LearnerBase::startingPoint(Eigen::VectorXd initial, Eigen::Index d, const Projection& projection,
+Eigen::VectorXd Learner::startingPoint(Eigen::VectorXd initial, Eigen::Index d, const Projection& projection,
                                            const char* learner) {
   Eigen::VectorXd w = initial.size() == 0 ? Eigen::VectorXd::Zero(d) : std::move(initial);
   if (w.size() != d) {

@@ -167,14 +167,6 @@ cv::Mat makePanel(const std::vector<PanelTile>& tiles, int height) {
   return panel;
 }
 
-cv::Mat addCaption(const cv::Mat& picture, const std::string& caption) {
-  const int strip = 24;
-  cv::Mat out(picture.rows + strip, std::max(picture.cols, textWidth(caption) + 16), CV_8UC3, kWhite);
-  picture.copyTo(out(cv::Rect(0, strip, picture.cols, picture.rows)));
-  text(out, caption, cv::Point(6, 17));
-  return out;
-}
-
 cv::Mat lineChart(const std::vector<ChartSeries>& series, const ChartStyle& style) {
   if (style.width < 200 || style.height < 150) throw InvalidArgument("line chart: need at least 200 x 150 pixels");
   auto yValue = [&](double y) { return style.log_y ? std::log10(y) : y; };

@@ -21,7 +21,6 @@ class IterateAverage {
 
   /// Adds iterate w_t (t counts the calls).  With Averaging::None the "average" is the last w.
   void add(const Eigen::VectorXd& w);
-  void reset() { count_ = 0; weight_sum_ = 0.0; mean_.resize(0); }
 
   long count() const { return count_; }
   /// requires: count() > 0.

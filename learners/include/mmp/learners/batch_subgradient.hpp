@@ -18,7 +18,7 @@
 
 namespace mmp {
 
-class BatchSubgradient : public LearnerBase {
+class BatchSubgradient : public Learner {
  public:
   struct Params {
     double lambda = 1e-2;  ///< regulariser of eq. 4, >= 0
@@ -33,17 +33,14 @@ class BatchSubgradient : public LearnerBase {
 
   explicit BatchSubgradient(Params params);
 
-  /*!
-      requires: examples non-empty, of one dimension d; initial empty (zeros) or of size d
-      ensures
-          - returns the learned weights (the average of the iterates if averaging is on), also
-            available as weights(); objective() is c(weights())
-          - info() says why it stopped; on NumericalIssue the weights are the last finite iterate
-          - throws mmp::InvalidArgument on bad parameters or examples
-  !*/
-  const Eigen::VectorXd& train(const ExampleList& examples, Eigen::VectorXd initial = Eigen::VectorXd());
-
-  double objective() const { return objective_; }
+  /// Learner::train; the result is the average of the iterates if averaging is on, and objective()
+  /// is c(weights()).
+  const Eigen::VectorXd& train(const ExampleList& examples, Eigen::VectorXd initial = Eigen::VectorXd()) override;
+  LearnerKind kind() const override { return LearnerKind::Batch; }
+  long passes() const override { return iterations(); }
+  double objective() const override { return objective_; }
+  const char* traceValueName() const override { return "objective c(w), eq. 4"; }
+  const char* passName() const override { return "iteration"; }
   const Params& params() const { return params_; }
 
  private:

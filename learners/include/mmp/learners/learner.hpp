@@ -1,5 +1,11 @@
-// What the learners share: stopping rules, the trace record their callback receives, and the
-// Eigen-style report (info(), iterations(), the figure reached) that they leave behind.
+// The one learner interface: every optimiser over the oracle contract is a Learner, with
+// train(ExampleList), a callback per step, and the Eigen-style report it leaves behind (info(),
+// iterations(), passes(), the trace).  Also the stopping rules and the trace record.
+//
+//   LearnerSettings settings;                     // mmp/learners/learner_settings.hpp
+//   settings.kind = LearnerKind::Online;
+//   std::unique_ptr<Learner> learner = makeLearner(settings);
+//   Eigen::VectorXd w = learner->train(examples);
 //
 // Learners are written against the oracle contract (mmp/core/oracle.hpp) alone.
 #pragma once
@@ -43,9 +49,36 @@ struct TraceRecord {
 /// Called once per iteration (batch) or round (online); returning false stops training.
 using TraceCallback = std::function<bool(const TraceRecord&)>;
 
-/// The report and bookkeeping both learners keep.
-class LearnerBase {
+/// Which optimiser: BatchSubgradient or OnlineGreedyProjection.
+enum class LearnerKind { Batch, Online };
+/// "batch" or "online"; throws mmp::InvalidArgument naming the valid names otherwise.
+LearnerKind parseLearnerKind(const std::string& name);
+std::string describe(LearnerKind kind);
+
+/// An optimiser over the oracle contract, with the report and bookkeeping every learner keeps.
+/// Not thread-safe: one thread trains a learner at a time.
+class Learner {
  public:
+  virtual ~Learner() = default;
+
+  /*!
+      requires: examples non-empty, of one dimension d; initial empty (zeros) or of size d
+      ensures
+          - returns the learned weights, also available as weights()
+          - info() says why it stopped; on NumericalIssue the weights are the last finite iterate
+          - throws mmp::InvalidArgument on bad parameters or examples
+  !*/
+  virtual const Eigen::VectorXd& train(const ExampleList& examples, Eigen::VectorXd initial = Eigen::VectorXd()) = 0;
+  virtual LearnerKind kind() const = 0;
+  /// Passes over the examples run: batch iterations or online epochs.
+  virtual long passes() const = 0;
+  /// Batch: c(weights()) of eq. 4.  Online: NaN (it never evaluates the whole objective).
+  virtual double objective() const { return std::numeric_limits<double>::quiet_NaN(); }
+  /// What TraceRecord::value is: "objective c(w), eq. 4" or "mean prediction loss".
+  virtual const char* traceValueName() const = 0;
+  /// What a pass is called: "iteration" or "epoch".
+  virtual const char* passName() const = 0;
+
   void setCallback(TraceCallback callback) { callback_ = std::move(callback); }
 
   Info info() const { return info_; }
@@ -75,5 +108,8 @@ class LearnerBase {
   double seconds_ = 0.0;
   std::chrono::steady_clock::time_point start_;
 };
+
+/// Seconds since `start` on the steady clock.
+double secondsSince(std::chrono::steady_clock::time_point start);
 
 }  // namespace mmp

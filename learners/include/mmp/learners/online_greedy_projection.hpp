@@ -20,7 +20,7 @@
 
 namespace mmp {
 
-class OnlineGreedyProjection : public LearnerBase {
+class OnlineGreedyProjection : public Learner {
  public:
   struct Params {
     double lambda = 1e-2;  ///< > 0: strong convexity and the step 1/(lambda t)
@@ -35,13 +35,16 @@ class OnlineGreedyProjection : public LearnerBase {
   explicit OnlineGreedyProjection(Params params);
 
   /*!
-      requires: examples non-empty, of one dimension d; initial empty (zeros) or of size d
+      Learner::train, and
       ensures
-          - returns the learned weights (the average of the iterates if averaging is on)
+          - the result is the average of the iterates if averaging is on
           - predictionLosses()[t-1] is L_t(y_t*) of round t, predicted before the update of round t
-          - info() says why it stopped; on NumericalIssue the weights are the last finite iterate
   !*/
-  const Eigen::VectorXd& train(const ExampleList& examples, Eigen::VectorXd initial = Eigen::VectorXd());
+  const Eigen::VectorXd& train(const ExampleList& examples, Eigen::VectorXd initial = Eigen::VectorXd()) override;
+  LearnerKind kind() const override { return LearnerKind::Online; }
+  long passes() const override { return static_cast<long>(trace().size()); }
+  const char* traceValueName() const override { return "mean prediction loss"; }
+  const char* passName() const override { return "epoch"; }
 
   const std::vector<double>& predictionLosses() const { return prediction_losses_; }
   double cumulativeLoss() const { return cumulative_loss_; }

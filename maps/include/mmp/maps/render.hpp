@@ -46,9 +46,6 @@ struct PanelTile {
 /// The tiles side by side, each scaled to `height`, a title strip above each, white gaps between.
 cv::Mat makePanel(const std::vector<PanelTile>& tiles, int height);
 
-/// A short text line in a white strip above a picture (for captions such as a colour key).
-cv::Mat addCaption(const cv::Mat& picture, const std::string& caption);
-
 struct ChartSeries {
   std::string name;
   std::vector<double> x, y;  ///< same length; non-finite points are skipped

@@ -1,0 +1,42 @@
+// LearnerSettings: which learner, and the parameters of each, in one plain struct; makeLearner turns
+// it into a Learner.  A front end reads the kind once (parseLearnerKind) and never compares names again.
+//
+//   LearnerSettings s;                   // batch subgradient with its documented defaults
+//   s.kind = LearnerKind::Online;
+//   s.setLambda(1e-3);                   // the chosen learner's lambda
+//   s.setProjection(positiveCostProjection(d, 0, 1.0, 0.05));
+//   std::unique_ptr<Learner> learner = makeLearner(s);
+#pragma once
+
+#include <mmp/learners/batch_subgradient.hpp>
+#include <mmp/learners/online_greedy_projection.hpp>
+
+#include <memory>
+#include <string>
+
+namespace mmp {
+
+struct LearnerSettings {
+  LearnerKind kind = LearnerKind::Batch;
+  OnlineGreedyProjection::Params online;  ///< used when kind is Online
+  BatchSubgradient::Params batch;         ///< used when kind is Batch
+
+  /// The chosen learner's lambda, slack norm and pass budget (iterations or epochs).
+  double lambda() const;
+  void setLambda(double lambda);
+  int q() const;
+  long passes() const;
+  void setPasses(long passes);
+  /// Sets the projection of both learners.
+  void setProjection(const ProjectionPtr& projection);
+  /// How many times the callback is called at most on `examples` examples: batch iterations, or
+  /// online rounds (epochs x examples).  For progress bars.
+  long callbacks(long examples) const;
+  /// One line for a table: "online GP, lambda 0.01, 20 epochs, averaging late_weighted".
+  std::string describe() const;
+};
+
+/// The learner of settings.kind with its parameters; throws mmp::InvalidArgument on bad parameters.
+std::unique_ptr<Learner> makeLearner(const LearnerSettings& settings);
+
+}  // namespace mmp
