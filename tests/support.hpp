@@ -2,9 +2,9 @@
 // Random problems are drawn with mmp::Random, so a seed gives the same problem with every standard library.
 #pragma once
 
-#include <mmp/core/multiclass.hpp>
+#include <mmp/core/tasks/multiclass.hpp>
 #include <mmp/core/random.hpp>
-#include <mmp/core/ranking.hpp>
+#include <mmp/core/tasks/ranking.hpp>
 
 #include <cstdint>
 #include <cstring>

@@ -1,7 +1,7 @@
 #include "classifier_baseline.hpp"
 
 #include <mmp/core/error.hpp>
-#include <mmp/core/multiclass.hpp>
+#include <mmp/core/tasks/multiclass.hpp>
 #include <mmp/core/random.hpp>
 #include <mmp/learners/batch_subgradient.hpp>
 

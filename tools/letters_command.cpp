@@ -11,7 +11,7 @@
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/letters.hpp>
-#include <mmp/core/multiclass.hpp>
+#include <mmp/core/tasks/multiclass.hpp>
 
 #include <chrono>
 #include <cstdio>

@@ -3,7 +3,7 @@
 // the feature stack of a generated aerial scene, so mmp::maps (and its OpenCV dependency) resolve.
 #include <mmp/core/model_file.hpp>
 #include <mmp/core/random.hpp>
-#include <mmp/core/ranking.hpp>
+#include <mmp/core/tasks/ranking.hpp>
 #include <mmp/learners/batch_subgradient.hpp>
 #include <mmp/maps/feature_stack.hpp>
 #include <mmp/maps/synthetic_scene.hpp>

@@ -1,6 +1,6 @@
 #include "support.hpp"
 
-#include <mmp/core/chain.hpp>
+#include <mmp/core/tasks/chain.hpp>
 #include <mmp/core/error.hpp>
 #include <mmp/core/objective.hpp>
 #include <mmp/core/thread_pool.hpp>

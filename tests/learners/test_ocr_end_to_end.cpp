@@ -3,7 +3,7 @@
 // Reads ../shared/data/ocr/letter.data.gz beside the checkout (or $MMP_DATA_ROOT/ocr/...); says so
 // and skips when the file is absent.
 #include <mmp/core/letters.hpp>
-#include <mmp/core/multiclass.hpp>
+#include <mmp/core/tasks/multiclass.hpp>
 #include <mmp/core/ocr.hpp>
 #include <mmp/learners/online_greedy_projection.hpp>
 

@@ -3,10 +3,10 @@
 //   LetterData letters = parseLetters(text, path);              // mmp/core/letters.hpp
 //   OcrWords words = ocrWords(letters, groupWords(letters));    // one sequence per word
 //   FoldSplit split = foldSplit(words.folds, OcrProtocol::Small, k);
-//   ChainExample example(words.data, split.train[0]);           // mmp/core/chain.hpp
+//   ChainExample example(words.data, split.train[0]);           // mmp/core/tasks/chain.hpp
 #pragma once
 
-#include <mmp/core/chain.hpp>
+#include <mmp/core/tasks/chain.hpp>
 #include <mmp/core/letters.hpp>
 
 #include <memory>

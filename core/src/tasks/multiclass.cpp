@@ -1,4 +1,4 @@
-#include <mmp/core/multiclass.hpp>
+#include <mmp/core/tasks/multiclass.hpp>
 
 #include <mmp/core/error.hpp>
 

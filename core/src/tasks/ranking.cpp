@@ -1,4 +1,4 @@
-#include <mmp/core/ranking.hpp>
+#include <mmp/core/tasks/ranking.hpp>
 
 #include <mmp/core/error.hpp>
 

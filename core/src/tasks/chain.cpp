@@ -1,4 +1,4 @@
-#include <mmp/core/chain.hpp>
+#include <mmp/core/tasks/chain.hpp>
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/thread_pool.hpp>
