@@ -57,12 +57,16 @@ run_target() {
               END {print v != "" ? v : f}' "$work/log")
   cov=$(awk '{for (i = 1; i < NF; ++i) if ($i == "cov:") v = $(i + 1)} END {print v}' "$work/log")
   ft=$(awk '{for (i = 1; i < NF; ++i) if ($i == "ft:") v = $(i + 1)} END {print v}' "$work/log")
-  crash=$(find "$work/crashes" -type f -print -quit)
-  local crashes=0
+  # libFuzzer also writes slow-unit-* for an input that took as long as -report_slow_units (10 s): not a
+  # failure (a hang is a timeout-* and a non-zero exit), but said, since on a loaded machine any input can.
+  crash=$(find "$work/crashes" -type f ! -name 'slow-unit-*' -print -quit)
+  local slow crashes=0
+  slow=$(find "$work/crashes" -type f -name 'slow-unit-*' | wc -l)
   { [ "$status" -ne 0 ] || [ -n "$crash" ]; } && crashes=1
-  printf 'fuzz_%-14s %9s executions in %s s (%s exec/s), coverage %s edges / %s features, crashes %d%s\n' \
+  printf 'fuzz_%-14s %9s executions in %s s (%s exec/s), coverage %s edges / %s features, crashes %d%s%s\n' \
     "$name" "${runs_done:-?}" "$elapsed" "${rate:-?}" "${cov:-?}" "${ft:-?}" "$crashes" \
-    "$([ "$crashes" -eq 0 ] || echo ": exit $status, input ${crash:-none}, log $work/log")" > "$work/summary"
+    "$([ "$crashes" -eq 0 ] || echo ": exit $status, input ${crash:-none}, log $work/log")" \
+    "$([ "$slow" -eq 0 ] || echo " ($slow input(s) took >= 10 s: $work/crashes/slow-unit-*; replay them alone)")" > "$work/summary"
   echo "$crashes" > "$work/status"
 }
 
