@@ -2,7 +2,6 @@
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/file_io.hpp>
-#include <mmp/planning/path.hpp>
 
 #include <yaml-cpp/yaml.h>
 
@@ -184,27 +183,6 @@ std::vector<PixelPath> readDemonstrationFile(const std::string& path) {
     }
   }
   return paths;
-}
-
-std::vector<int> pathCells(const PixelPath& path, int cell_size, int rows, int cols, const std::string& where) {
-  std::vector<std::pair<int, int>> points;
-  for (std::size_t i = 0; i < path.points.size(); ++i) {
-    const PixelPoint& p = path.points[i];
-    const double width = static_cast<double>(cols) * cell_size, height = static_cast<double>(rows) * cell_size;
-    if (!(p.x >= 0.0 && p.x < width && p.y >= 0.0 && p.y < height)) {
-      std::ostringstream message;
-      message << where << ": path " << path.name << ", point " << i + 1 << " (x " << p.x << ", y " << p.y
-              << ") lies outside the image's whole cells (0 <= x < " << width << ", 0 <= y < " << height << ")";
-      throw DataError(message.str());
-    }
-    points.emplace_back(static_cast<int>(p.y) / cell_size, static_cast<int>(p.x) / cell_size);
-  }
-  std::vector<int> cells = rasterizePolyline(points, cols, Connectivity::Eight);
-  if (cells.size() < 2) {
-    throw DataError(where + ": path " + path.name + " stays inside one cell of " + std::to_string(cell_size) +
-                    " pixels; a demonstration must cross at least two cells");
-  }
-  return cells;
 }
 
 void writePathCsv(const std::string& file, const std::vector<std::vector<int>>& paths, int cols, int cell_size) {

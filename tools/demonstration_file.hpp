@@ -6,35 +6,22 @@
 //                        columns; '#' starts a comment line.
 //   YAML (.yaml, .yml)   a list of paths, or a map with the key `paths` holding one; a path is a list
 //                        of points, a point [x, y] or {x: .., y: ..}.
-// x is the pixel column and y the pixel row of the image the paths were drawn on (fractions allowed).
+// x is the pixel column and y the pixel row of the image the paths were drawn on (fractions allowed);
+// a path's name is the path column's value, or "1", "2", ... in file order.  pathCells (maps/regions.hpp)
+// turns a path into cells.
 // `mmp plan` writes its paths in the CSV format, so a plan can be read back as a demonstration.
 #pragma once
+
+#include <mmp/maps/pipeline_settings.hpp>
 
 #include <string>
 #include <vector>
 
 namespace mmp::tools {
 
-struct PixelPoint {
-  double x = 0.0, y = 0.0;
-};
-
-struct PixelPath {
-  std::string name;  ///< the path column's value, or "1", "2", ... in file order
-  std::vector<PixelPoint> points;
-};
-
 /// ensures: the paths in file order, each with >= 2 points.  Throws mmp::DataError naming the file and
 /// the line (CSV) or the key path (YAML) at fault and the format expected.
 std::vector<PixelPath> readDemonstrationFile(const std::string& path);
-
-/*!
-    ensures: the path as cells of a rows x cols grid of cell_size-pixel cells: each point goes to the
-             cell holding it, consecutive cells are joined by straight 8-connected segments.
-             Throws mmp::DataError naming `where`, the path and the point if a point lies outside the
-             grid's whole cells.
-!*/
-std::vector<int> pathCells(const PixelPath& path, int cell_size, int rows, int cols, const std::string& where);
 
 /// Writes paths of cells as CSV "path,x,y" at the cell centres (pixel coordinates); throws
 /// mmp::DataError naming the file if it cannot be written.

@@ -28,6 +28,15 @@ void Progress::update(long done, long total, const std::string& status) {
   drawn_ = true;
 }
 
+void Progress::update(const std::string& label, long done, long total, const std::string& status) {
+  if (label != label_) {
+    finish();
+    label_ = label;
+    last_draw_ = -1.0;
+  }
+  update(done, total, status);
+}
+
 void Progress::finish() {
   if (enabled_ && drawn_) std::fprintf(stderr, "\r\033[K");
   drawn_ = false;

@@ -11,6 +11,8 @@ class Progress {
   ~Progress();
   /// done of total, with a short status text; redraws at most every 100 ms.
   void update(long done, long total, const std::string& status = "");
+  /// The same under another label: a new stage starts on a fresh line.
+  void update(const std::string& label, long done, long total, const std::string& status);
   void finish();
 
  private:

@@ -1,5 +1,6 @@
 #include "train_config.hpp"
 
+#include "demonstration_file.hpp"
 #include "learner_config.hpp"
 
 #include <mmp/core/error.hpp>
@@ -120,10 +121,11 @@ std::vector<RegionSpec> parseRegions(const ConfigNode& config, const std::string
           item.fail(file_key, "file '" + path + "': " + reason +
                                   (base.empty() ? std::string() : " (relative paths start at '" + base + "')"));
         }
-        (std::string(file_key) == "image" ? r.image : std::string(file_key) == "labels" ? r.labels : r.demonstrations) = path;
+        (std::string(file_key) == "image" ? r.image : std::string(file_key) == "labels" ? r.labels : r.demonstrations_file) = path;
       }
       r.name = stem(r.image);
-      if (training && r.labels.empty() && r.demonstrations.empty()) {
+      if (!r.demonstrations_file.empty()) r.demonstrations = readDemonstrationFile(r.demonstrations_file);
+      if (training && r.labels.empty() && r.demonstrations_file.empty()) {
         item.fail("", "a training image needs 'labels' (demonstrations are then generated from the behaviour) or "
                       "'demonstrations' (a CSV or YAML file of paths)");
       }
@@ -140,54 +142,40 @@ std::vector<RegionSpec> parseRegions(const ConfigNode& config, const std::string
 
 Behaviour parseBehaviour(const ConfigNode& node, const std::vector<LabelClass>& classes) {
   node.expectKeys({"name", "preferred", "costs"});
-  Behaviour b;
-  b.cost_by_index.assign(256, std::numeric_limits<double>::quiet_NaN());
   if (!node.has("name")) node.fail("name", "required: a name for the behaviour, e.g. follow_road");
-  b.name = node.text("name", "");
   if (!node.has("costs")) node.fail("costs", "required: a cost per class (class name or index: number > 0, or inf)");
+  if (!node.has("preferred")) node.fail("preferred", "required: the class the behaviour seeks (scored as preferred_share)");
   const ConfigNode costs = node.child("costs");
+  std::vector<std::pair<std::string, double>> cost_list;
   for (const std::string& key : costs.keys()) {
-    const LabelClass* c = findClass(classes, key);
-    if (c == nullptr) {
+    if (findClass(classes, key) == nullptr) {
       costs.fail(key, "unknown class; did you mean '" + nearestClass(classes, key) + "'? (declared: " +
                           classList(classes) + ")");
     }
     const std::string text = costs.text(key, "");
-    double cost = 0.0;
-    if (text == "inf" || text == "Inf" || text == "INF" || text == ".inf" || text == ".Inf" || text == "impassable") {
-      cost = kInf;
-    } else {
+    double cost = kInf;
+    if (!(text == "inf" || text == "Inf" || text == "INF" || text == ".inf" || text == ".Inf" || text == "impassable")) {
       try {
         cost = costs.number(key, 0.0);
       } catch (const ConfigError&) {
         cost = 0.0;
       }
-      if (!(cost > 0.0) || !std::isfinite(cost)) {
-        costs.fail(key, "expected a cost > 0 or inf (impassable), got '" + text + "'");
-      }
+      if (!(cost > 0.0) || !std::isfinite(cost)) costs.fail(key, "expected a cost > 0 or inf (impassable), got '" + text + "'");
     }
-    if (!std::isnan(b.cost_by_index[static_cast<std::size_t>(c->index)])) {
-      costs.fail(key, "class '" + c->name + "' is given a cost twice");
-    }
-    b.cost_by_index[static_cast<std::size_t>(c->index)] = cost;
+    cost_list.emplace_back(key, cost);
   }
-  for (const LabelClass& c : classes) {
-    if (std::isnan(b.cost_by_index[static_cast<std::size_t>(c.index)])) {
-      costs.fail("", "class '" + c.name + "' has no cost; give every declared class one (inf = impassable)");
-    }
-  }
-  if (!node.has("preferred")) node.fail("preferred", "required: the class the behaviour seeks (scored as preferred_share)");
   const std::string preferred = node.text("preferred", "");
-  const LabelClass* p = findClass(classes, preferred);
-  if (p == nullptr) {
+  if (findClass(classes, preferred) == nullptr) {
     node.fail("preferred", "unknown class '" + preferred + "'; did you mean '" + nearestClass(classes, preferred) + "'?");
   }
-  if (!std::isfinite(b.cost_by_index[static_cast<std::size_t>(p->index)])) {
-    node.fail("preferred", "the preferred class '" + p->name + "' is impassable under this behaviour's costs");
+  try {
+    return Behaviour::make(node.text("name", ""), classes, cost_list, preferred);
+  } catch (const InvalidArgument& e) {  // a class without a cost or given two, or an impassable preferred class
+    const std::string what = e.what();
+    const std::string reason = what.substr(what.find(": ") + 2);  // without "behaviour '<name>': "
+    node.fail(reason.find("preferred") != std::string::npos ? "preferred" : "costs", reason);
   }
-  b.preferred = p->index;
-  b.preferred_name = p->name;
-  return b;
+  return {};
 }
 
 TrainConfig loadTrainConfig(const std::string& path, const std::string& data_root_flag, const std::string& output_flag) {
@@ -195,7 +183,7 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
   config.expectKeys({"data_root", "output_dir", "classes", "behaviour", "train", "holdout", "features",
                      "demonstrations", "loss", "learner", "evaluation", "classifier"});
   TrainConfig c;
-  c.file = path;
+  c.source = path;
   c.data_root = resolveDataRoot(data_root_flag, config);
   c.output_dir = !output_flag.empty() ? output_flag : config.text("output_dir", "out/" + stem(path));
   c.classes = parseClasses(config);
@@ -284,23 +272,12 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
 
   const ConfigNode learner = config.child("learner");
   learner.expectKeys({"kind", "costs", "min_cost", "calibrate_bias", "online", "batch"});
-  c.learner.kind = learner.choice("kind", c.learner.kind, {"batch", "online"});
+  c.learner.kind = parseLearnerKind(learner.choice("kind", describe(c.learner.kind), {"batch", "online"}));
   c.learner.min_cost = learner.number("min_cost", c.learner.min_cost, 1e-9, kInf);
   c.learner.calibrate_bias = learner.boolean("calibrate_bias", c.learner.calibrate_bias);
   c.learner.costs = parseCostForm(learner.choice("costs", describe(c.learner.costs), {"linear", "exponential"}));
-  OnlineGreedyProjection::Params online;
-  online.lambda = 1e-4;
-  online.stop.max_iterations = 20;
-  online.averaging = Averaging::LateWeighted;
-  online.shuffle = true;
-  BatchSubgradient::Params batch;
-  batch.lambda = 1e-4;
-  batch.steps = StepSchedule::constant(10.0);
-  batch.stop.max_iterations = 100;
-  batch.averaging = Averaging::LateWeighted;
-  batch.threads = 0;
-  c.learner.online = onlineParams(learner.child("online"), online);
-  c.learner.batch = batchParams(learner.child("batch"), batch);
+  c.learner.online = onlineParams(learner.child("online"), c.learner.online);
+  c.learner.batch = batchParams(learner.child("batch"), c.learner.batch);
 
   const ConfigNode e = config.child("evaluation");
   e.expectKeys({"pairs", "min_separation_px", "seed", "impassable_cost", "panel_paths", "panel_height",

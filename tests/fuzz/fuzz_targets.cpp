@@ -1,7 +1,7 @@
 #include "fuzz_targets.hpp"
 
 #include "demonstration_file.hpp"
-#include "evaluation.hpp"
+#include <mmp/maps/evaluation.hpp>
 #include "gzip_file.hpp"
 #include "train_config.hpp"
 
@@ -155,7 +155,7 @@ int fuzzDemonstration(const std::uint8_t* data, std::size_t size) {
     const std::string path = writeInput("demonstration", name, data, size);
     try {
       // What training does with them: cells of a 32 x 32 grid of 4-pixel cells.
-      for (const tools::PixelPath& p : tools::readDemonstrationFile(path)) tools::pathCells(p, 4, 32, 32, path);
+      for (const PixelPath& p : tools::readDemonstrationFile(path)) pathCells(p, 4, 32, 32, path);
       outcome("demonstration", "paths rasterised");
     } catch (const Error& e) {
       outcome("demonstration", e.what());
@@ -180,7 +180,7 @@ int fuzzLetters(const std::uint8_t* data, std::size_t size) {
 int fuzzPairs(const std::uint8_t* data, std::size_t size) {
   const std::string path = writeInput("pairs", "pairs.csv", data, size);
   try {
-    tools::readPairRecords(path);
+    readPairRecords(path);
     outcome("pairs", "records read");
   } catch (const Error& e) {
     outcome("pairs", e.what());

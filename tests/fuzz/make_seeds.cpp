@@ -3,7 +3,7 @@
 //   fuzz_make_seeds <folder>        (tests/fuzz/corpus; the files there are this program's output)
 // Every file is small (a few hundred bytes, the train configs a few kilobytes).
 #include "demonstration_file.hpp"
-#include "evaluation.hpp"
+#include <mmp/maps/evaluation.hpp>
 
 #include <mmp/core/model_file.hpp>
 #include <mmp/maps/feature_stack.hpp>
@@ -183,10 +183,10 @@ void lettersSeeds() {
 // --- pairs.csv -----------------------------------------------------------------------------------
 
 void pairsSeeds() {
-  std::vector<tools::PairRecord> records;
+  std::vector<PairRecord> records;
   for (int k = 0; k < 2; ++k) {
     for (const char* method : {"mmp", "classifier"}) {
-      tools::PairRecord r;
+      PairRecord r;
       r.region = "tile" + std::to_string(k);
       r.pair = k;
       r.start_row = 3 * k, r.start_col = 4, r.goal_row = 50, r.goal_col = 60 + k;
@@ -197,7 +197,7 @@ void pairsSeeds() {
       records.push_back(r);
     }
   }
-  tools::writePairRecords(target("pairs", "pairs.csv"), records);
+  writePairRecords(target("pairs", "pairs.csv"), records);
 }
 
 // --- images and masks ----------------------------------------------------------------------------

@@ -54,7 +54,7 @@ TEST_CASE("a minimal train config loads with documented defaults") {
   CHECK(c.train[0].name == "synthetic-1");
   CHECK(c.train[0].synthetic->rows == 128);
   CHECK(c.output_dir == "out/config");
-  CHECK(c.learner.kind == "batch");
+  CHECK(c.learner.kind == LearnerKind::Batch);
   CHECK(c.features.cell_size == 4);
   CHECK(loadTrainConfig(write(dir, minimalConfig()), "", "elsewhere").output_dir == "elsewhere");
 }

@@ -1,9 +1,7 @@
-#include "pipeline.hpp"
+#include <mmp/maps/pipeline.hpp>
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/objective.hpp>
-#include <mmp/learners/batch_subgradient.hpp>
-#include <mmp/learners/online_greedy_projection.hpp>
 #include <mmp/planning/demonstrations.hpp>
 #include <mmp/planning/loss.hpp>
 #include <mmp/planning/path.hpp>
@@ -15,21 +13,17 @@
 #include <cmath>
 #include <memory>
 
-namespace mmp::tools {
+namespace mmp {
 namespace {
 
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-PathExample::Params exampleParams(const TrainConfig& config) {
+PathExample::Params exampleParams(const PipelineSettings& config) {
   PathExample::Params p;
   p.connectivity = Connectivity::Eight;
   p.loss.shape = config.loss.shape;
   p.loss.radius = config.loss.radius_px / config.features.cell_size;  // the loss lives on the cell grid
   p.loss.scale = config.loss.scale;
   p.length_weighting = config.loss.length_weighting;
-  p.q = config.learner.kind == "batch" ? config.learner.batch.q : config.learner.online.q;
+  p.q = config.learner.q();
   p.cost_form = config.learner.costs;
   return p;
 }
@@ -41,7 +35,7 @@ const std::vector<std::string>& methodNames() {
   return names;
 }
 
-std::shared_ptr<const std::vector<double>> classLossWeights(const Region& region, const TrainConfig& config) {
+std::shared_ptr<const std::vector<double>> classLossWeights(const Region& region, const PipelineSettings& config) {
   if (!config.loss.by_class) return nullptr;
   if (region.true_costs.empty()) throw Error("loss.by_class: " + region.spec.where + " has no labels");  // config checks
   double cheapest = std::numeric_limits<double>::infinity(), dearest = 0.0;
@@ -61,7 +55,7 @@ std::shared_ptr<const std::vector<double>> classLossWeights(const Region& region
   return weights;
 }
 
-double impassableCost(const TrainConfig& config) {
+double impassableCost(const PipelineSettings& config) {
   if (!std::isnan(config.evaluation.impassable_cost)) return config.evaluation.impassable_cost;
   double dearest = 0.0;
   for (const LabelClass& c : config.classes) {
@@ -71,18 +65,18 @@ double impassableCost(const TrainConfig& config) {
   return 10.0 * dearest;
 }
 
-Training loadTrainingRegions(const TrainConfig& config, const StageCallback& progress) {
-  Training training;
+TrainingData loadTrainingData(const PipelineSettings& config, const StageCallback& progress) {
+  TrainingData training;
   const long n = static_cast<long>(config.train.size());
   for (long i = 0; i < n; ++i) {
-    if (progress) progress("loading training images", i, n);
+    if (progress) progress("loading training images", i, n, "");
     training.regions.push_back(loadRegion(config.train[static_cast<std::size_t>(i)], config));
   }
   std::vector<const RawFeatures*> raws;
   for (const Region& r : training.regions) raws.push_back(&r.raw);
   training.stack = FeatureStack::fit(config.features, raws);
   if (config.class_scores) {
-    if (progress) progress("fitting the class scores", 0, 1);
+    if (progress) progress("fitting the class scores", 0, 1, "");
     std::vector<const Region*> regions;
     std::vector<const FeatureMap*> maps;
     for (Region& r : training.regions) {
@@ -90,23 +84,22 @@ Training loadTrainingRegions(const TrainConfig& config, const StageCallback& pro
       regions.push_back(&r);
       maps.push_back(r.map.get());
     }
-    ClassScorer scorer = trainClassScorer(regions, config.classes, config.classifier, 0);
+    ClassScorer scorer = trainClassScorer(regions, config.classes, config.classifier, config.threads < 0 ? 0 : config.threads);
     training.class_score_accuracy = scorer.training_accuracy;
     training.stack = training.stack.withClassScores(std::move(scorer.classes), std::move(scorer.weights), maps,
                                                     config.class_context_px);
-    if (progress) progress("fitting the class scores", 1, 1);
+    if (progress) progress("fitting the class scores", 1, 1, "");
   }
   for (std::size_t i = 0; i < training.regions.size(); ++i) {
     Region& r = training.regions[i];
     r.map = std::make_shared<const FeatureMap>(training.stack.map(r.raw));
     addDemonstrations(r, config, static_cast<int>(i));
   }
-  if (progress) progress("loading training images", n, n);
+  if (progress) progress("loading training images", n, n, "");
   return training;
 }
 
-TrainedPlanner trainPlanner(const Training& training, const TrainConfig& config, int threads,
-                            const TraceCallback& callback) {
+TrainedCostModel train(const TrainingData& training, const PipelineSettings& config, const StageCallback& progress) {
   const PathExample::Params params = exampleParams(config);
   std::vector<std::unique_ptr<PathExample>> examples;
   std::vector<std::size_t> owner;  // region of each example
@@ -131,36 +124,34 @@ TrainedPlanner trainPlanner(const Training& training, const TrainConfig& config,
   Eigen::VectorXd initial = Eigen::VectorXd::Zero(d);
   positive->project(initial);  // uniform costs: straight lines
 
-  TrainedPlanner result;
-  result.learner = config.learner.kind;
-  result.examples = static_cast<int>(examples.size());
-  int pool_threads = 1;
-  const auto start = std::chrono::steady_clock::now();
-  if (config.learner.kind == "batch") {
-    BatchSubgradient::Params p = config.learner.batch;
-    p.projection = positive;
-    if (threads >= 0) p.threads = threads;
-    pool_threads = p.threads;
-    BatchSubgradient learner(p);
-    if (callback) learner.setCallback(callback);
-    result.weights = learner.train(list, initial);
-    result.trace = learner.trace();
-    result.info = describe(learner.info()) + ": " + learner.message();
-    result.epochs = learner.iterations();
-    result.objective = learner.objective();
-  } else {
-    OnlineGreedyProjection::Params p = config.learner.online;
-    p.projection = positive;
-    OnlineGreedyProjection learner(p);
-    if (callback) learner.setCallback(callback);
-    result.weights = learner.train(list, initial);
-    result.trace = learner.trace();
-    result.info = describe(learner.info()) + ": " + learner.message();
-    result.epochs = learner.trace().empty() ? 0 : static_cast<long>(learner.trace().size());
-    result.objective = std::numeric_limits<double>::quiet_NaN();
+  LearnerSettings learner_settings = config.learner;
+  learner_settings.setProjection(positive);
+  if (config.threads >= 0) learner_settings.batch.threads = config.threads;
+  const int pool_threads = config.learner.kind == LearnerKind::Batch ? learner_settings.batch.threads : 1;
+  const std::unique_ptr<Learner> learner = makeLearner(learner_settings);
+  const std::string stage = "training (" + describe(config.learner.kind) + ")";
+  const long callbacks = learner_settings.callbacks(static_cast<long>(examples.size()));
+  if (progress) {
+    learner->setCallback([&](const TraceRecord& r) {
+      progress(stage, std::min(r.iteration, callbacks), callbacks, learner->traceValueName() + std::string(" ") +
+                                                                       std::to_string(r.value));
+      return true;
+    });
   }
-  result.train_seconds = secondsSince(start);
-  result.epoch_seconds = result.epochs > 0 ? result.train_seconds / static_cast<double>(result.epochs) : 0.0;
+
+  TrainingReport report;
+  report.learner = config.learner.kind;
+  report.examples = static_cast<int>(examples.size());
+  const auto start = std::chrono::steady_clock::now();
+  Eigen::VectorXd weights = learner->train(list, initial);
+  report.trace = learner->trace();
+  report.trace_value = learner->traceValueName();
+  report.pass_name = learner->passName();
+  report.info = describe(learner->info()) + ": " + learner->message();
+  report.passes = learner->passes();
+  report.objective = learner->objective();
+  report.train_seconds = secondsSince(start);
+  report.epoch_seconds = report.passes > 0 ? report.train_seconds / static_cast<double>(report.passes) : 0.0;
 
   // One batch epoch on the largest training image alone.
   std::size_t largest = 0;
@@ -171,29 +162,25 @@ TrainedPlanner trainPlanner(const Training& training, const TrainConfig& config,
   for (std::size_t k = 0; k < examples.size(); ++k) {
     if (owner[k] == largest) largest_list.push_back(examples[k].get());
   }
-  result.largest_region = training.regions[largest].spec.name;
-  result.largest_cells = training.regions[largest].cells();
-  result.largest_examples = static_cast<int>(largest_list.size());
+  report.largest_region = training.regions[largest].spec.name;
+  report.largest_cells = training.regions[largest].cells();
+  report.largest_examples = static_cast<int>(largest_list.size());
+  ThreadPool pool(pool_threads);
   if (!largest_list.empty()) {
-    ObjectiveParams objective_params;
-    objective_params.lambda = config.learner.kind == "batch" ? config.learner.batch.lambda : config.learner.online.lambda;
-    objective_params.q = params.q;
-    Objective objective(largest_list, objective_params);
-    ThreadPool pool(pool_threads);
+    Objective objective(largest_list, {config.learner.lambda(), params.q});
     Eigen::VectorXd g;
     const auto t0 = std::chrono::steady_clock::now();
-    objective.evaluate(result.weights, &g, &pool);  // the learner's weights, bias still floored
-    result.largest_epoch_seconds = secondsSince(t0);
+    objective.evaluate(weights, &g, &pool);  // the learner's weights, bias still floored
+    report.largest_epoch_seconds = secondsSince(t0);
   }
 
   const auto calibration_start = std::chrono::steady_clock::now();
-  result.bias_floor = result.weights[kBiasIndex];
-  result.bias = result.bias_floor;
-  ThreadPool calibration_pool(pool_threads);
+  report.bias_floor = weights[kBiasIndex];
+  report.bias = report.bias_floor;
   // Mean prediction loss per cell of demonstration at w (plain A*, no loss augmentation).
   auto predictionLoss = [&](const Eigen::VectorXd& w) {
     std::vector<double> losses(examples.size());
-    calibration_pool.parallelFor(examples.size(), [&](std::size_t k) {
+    pool.parallelFor(examples.size(), [&](std::size_t k) {
       const PathExample& e = *examples[k];
       const PlanResult plan = e.plan(w);
       if (plan.status != PlanStatus::Success) throw Error("bias calibration: planning failed: " + plan.message);
@@ -203,34 +190,42 @@ TrainedPlanner trainPlanner(const Training& training, const TrainConfig& config,
     for (double l : losses) sum += l;
     return sum / static_cast<double>(losses.size());
   };
-  result.training_loss = predictionLoss(result.weights);
+  report.training_loss = predictionLoss(weights);
   if (config.learner.calibrate_bias && linear) {
-    Eigen::VectorXd w = result.weights;
+    Eigen::VectorXd w = weights;
     for (int k = 1; k <= 7; ++k) {
-      w[kBiasIndex] = result.bias_floor * std::pow(0.5, k);
+      w[kBiasIndex] = report.bias_floor * std::pow(0.5, k);
       const double loss = predictionLoss(w);
-      if (loss < result.training_loss) {
-        result.training_loss = loss;
-        result.bias = w[kBiasIndex];
+      if (loss < report.training_loss) {
+        report.training_loss = loss;
+        report.bias = w[kBiasIndex];
       }
     }
-    result.weights[kBiasIndex] = result.bias;
+    weights[kBiasIndex] = report.bias;
   }
-  result.calibration_seconds = secondsSince(calibration_start);
-  result.train_seconds += result.calibration_seconds;
+  report.calibration_seconds = secondsSince(calibration_start);
+  report.train_seconds += report.calibration_seconds;
 
-  result.cost_range = {std::numeric_limits<double>::infinity(), 0.0};
+  report.cost_range = {std::numeric_limits<double>::infinity(), 0.0};
   std::vector<double> costs;
   for (const Region& r : training.regions) {
-    r.map->costs(result.weights, costs, config.learner.costs);
+    r.map->costs(weights, costs, config.learner.costs);
     for (double c : costs) {
-      if (std::isfinite(c)) result.cost_range = {std::min(result.cost_range[0], c), std::max(result.cost_range[1], c)};
+      if (std::isfinite(c)) report.cost_range = {std::min(report.cost_range[0], c), std::max(report.cost_range[1], c)};
     }
   }
-  return result;
+
+  std::string trained_on;
+  for (const Region& r : training.regions) trained_on += (trained_on.empty() ? "" : ",") + r.spec.name;
+  std::map<std::string, std::string> info = {{"behaviour", config.behaviour.name},
+                                             {"learner", describe(config.learner.kind)},
+                                             {"bias_floor", std::to_string(report.bias_floor)},
+                                             {"trained_on", trained_on}};
+  if (!config.source.empty()) info["config"] = config.source;
+  return {CostModel(training.stack, std::move(weights), config.learner.costs, std::move(info)), std::move(report)};
 }
 
-std::optional<LinearClassifier> trainBaseline(const Training& training, const TrainConfig& config, int threads) {
+std::optional<LinearClassifier> trainBaseline(const TrainingData& training, const PipelineSettings& config) {
   if (!config.classifier.enabled) return std::nullopt;
   std::vector<const Region*> regions;
   for (const Region& r : training.regions) {
@@ -239,7 +234,7 @@ std::optional<LinearClassifier> trainBaseline(const Training& training, const Tr
   }
   LinearClassifier classifier =
       trainPreferredClassifier(regions, config.behaviour.preferred, training.stack.baseFeatures(), config.classifier,
-                               threads < 0 ? 0 : threads);
+                               config.threads < 0 ? 0 : config.threads);
   // The cost scale: lowest mean cost ratio of the training demonstrations (training data only).
   const double impassable = impassableCost(config);
   double best = std::numeric_limits<double>::infinity();
@@ -264,26 +259,25 @@ std::optional<LinearClassifier> trainBaseline(const Training& training, const Tr
   return classifier;
 }
 
-HoldoutResult evaluateHoldout(const TrainConfig& config, int index, const FeatureStack& stack,
-                              const Eigen::VectorXd& weights, const LinearClassifier* classifier,
-                              const StageCallback& progress) {
+HoldoutResult evaluateHoldout(const PipelineSettings& config, int index, const CostModel& model,
+                              const LinearClassifier* classifier, const StageCallback& progress) {
   HoldoutResult result;
   const std::string stage = "holdout " + config.holdout[static_cast<std::size_t>(index)].name;
-  if (progress) progress(stage, 0, config.evaluation.pairs);
+  if (progress) progress(stage, 0, config.evaluation.pairs, "");
   result.region = loadRegion(config.holdout[static_cast<std::size_t>(index)], config);
   Region& region = result.region;
-  region.map = std::make_shared<const FeatureMap>(stack.map(region.raw));
+  region.map = std::make_shared<const FeatureMap>(model.features().map(region.raw));
 
   result.references = plannedPaths(region, config.evaluation.pairs, config.evaluation.min_separation_px,
                                    config.features.cell_size, config.evaluation.seed + static_cast<std::uint64_t>(index),
-                                   config.file + ": evaluation.pairs");
+                                   prefix(config) + "evaluation.pairs");
   if (result.references.empty()) {
-    throw DataError(config.file + ": " + region.spec.where + ": no reference path could be planned; lower "
+    throw DataError(prefix(config) + region.spec.where + ": no reference path could be planned; lower "
                     "evaluation.min_separation_px");
   }
 
   std::map<std::string, std::vector<double>> costs;
-  region.map->costs(weights, result.learned_costs, config.learner.costs);
+  result.learned_costs = model.costs(*region.map).costs;
   costs["learned"] = result.learned_costs;
   costs["uniform"] = std::vector<double>(static_cast<std::size_t>(region.cells()), 1.0);
   if (classifier) costs["classifier"] = classifierCosts(*region.map, *classifier, classifier->cost_scale);
@@ -303,10 +297,40 @@ HoldoutResult evaluateHoldout(const TrainConfig& config, int index, const Featur
       result.scores[method].push_back(scorer.score(plan.path));
       result.plans[method].push_back(std::move(plan.path));
     }
-    if (progress) progress(stage, static_cast<long>(k + 1), static_cast<long>(result.references.size()));
+    if (progress) progress(stage, static_cast<long>(k + 1), static_cast<long>(result.references.size()), "");
   }
   result.reference_preferred_share = reference_share / static_cast<double>(result.references.size());
+  std::vector<float>().swap(region.raw.values);  // scored: the features are no longer needed
+  region.map.reset();
   return result;
 }
 
-}  // namespace mmp::tools
+RunResult trainAndEvaluate(const PipelineSettings& settings, const StageCallback& progress) {
+  TrainingData training = loadTrainingData(settings, progress);
+  TrainedCostModel trained = train(training, settings, progress);
+  RunResult run{std::move(training), std::move(trained), std::nullopt, {}};
+  run.classifier = trainBaseline(run.training, settings);
+  for (std::size_t i = 0; i < settings.holdout.size(); ++i) {
+    run.holdouts.push_back(evaluateHoldout(settings, static_cast<int>(i), run.trained.model,
+                                           run.classifier ? &*run.classifier : nullptr, progress));
+  }
+  return run;
+}
+
+PipelineSettings validationFold(const PipelineSettings& settings, int index) {
+  if (settings.train.size() < 2) {
+    throw InvalidArgument(prefix(settings) + "validation needs at least two training images");
+  }
+  for (const RegionSpec& spec : settings.train) {
+    if (!spec.hasLabels()) {
+      throw InvalidArgument(prefix(settings) + spec.where + ": validation scores each training image against its "
+                            "labels; this one has none");
+    }
+  }
+  PipelineSettings fold = settings;
+  fold.train.erase(fold.train.begin() + index);
+  fold.holdout = {settings.train[static_cast<std::size_t>(index)]};
+  return fold;
+}
+
+}  // namespace mmp

@@ -10,14 +10,14 @@
 // all plan cells' distances, mean preferred share, share of feasible plans.
 #pragma once
 
-#include "regions.hpp"
+#include <mmp/maps/regions.hpp>
 
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
-namespace mmp::tools {
+namespace mmp {
 
 struct PlanScore {
   double cost_ratio = 1.0;
@@ -58,6 +58,11 @@ class PlanScorer {
 };
 
 MethodSummary summarise(const std::vector<PlanScore>& scores);
+
+/// Adds the length of the paths on each class to lengths[class name] (summed over the paths, the
+/// trapezoid rule as for costs).  requires: region has labels.
+void addClassLengths(const Region& region, const std::vector<std::vector<int>>& paths,
+                     const std::vector<LabelClass>& classes, std::map<std::string, double>& lengths);
 
 /// How much lower one method's mean cost ratio is than another's on the same pairs, with a 95 %
 /// percentile interval from a paired bootstrap (pairs resampled with replacement by mmp::Random, so a
@@ -103,4 +108,4 @@ using MatchedPairs = std::map<std::string, std::pair<std::vector<PlanScore>, std
 MatchedPairs matchPairs(const std::vector<PairRecord>& a, const std::vector<PairRecord>& b, const std::string& method,
                         const std::string& name_a, const std::string& name_b);
 
-}  // namespace mmp::tools
+}  // namespace mmp

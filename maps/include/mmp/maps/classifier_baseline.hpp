@@ -12,13 +12,13 @@
 // ratio on the training images' own demonstrations (never on holdout images).
 #pragma once
 
-#include "regions.hpp"
+#include <mmp/maps/regions.hpp>
 
 #include <Eigen/Dense>
 #include <string>
 #include <vector>
 
-namespace mmp::tools {
+namespace mmp {
 
 struct LinearClassifier {
   Eigen::VectorXd direction;        ///< score(f) = direction . f, over the first direction.size() features
@@ -50,4 +50,4 @@ ClassScorer trainClassScorer(const std::vector<const Region*>& regions, const st
 /// The cost map 1 + a (1 - sigmoid(score)) of every cell.
 std::vector<double> classifierCosts(const FeatureMap& map, const LinearClassifier& classifier, double cost_scale);
 
-}  // namespace mmp::tools
+}  // namespace mmp

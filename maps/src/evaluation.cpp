@@ -1,4 +1,4 @@
-#include "evaluation.hpp"
+#include <mmp/maps/evaluation.hpp>
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/file_io.hpp>
@@ -12,7 +12,7 @@
 #include <limits>
 #include <sstream>
 
-namespace mmp::tools {
+namespace mmp {
 
 double percentile(std::vector<double> values, double q) {
   if (values.empty()) return 0.0;
@@ -118,6 +118,16 @@ std::string pairsHeader() {
   return header;
 }
 }  // namespace
+
+void addClassLengths(const Region& region, const std::vector<std::vector<int>>& paths,
+                     const std::vector<LabelClass>& classes, std::map<std::string, double>& lengths) {
+  for (const LabelClass& c : classes) {
+    std::vector<double> indicator(region.cell_labels.size());
+    for (std::size_t s = 0; s < indicator.size(); ++s) indicator[s] = region.cell_labels[s] == c.index ? 1.0 : 0.0;
+    double& length = lengths[c.name];
+    for (const auto& path : paths) length += pathIntegral(path, region.cols(), indicator);
+  }
+}
 
 void addPairRecords(const std::string& region, int cols, const std::vector<std::vector<int>>& references,
                     const std::map<std::string, std::vector<PlanScore>>& scores, std::vector<PairRecord>& out) {
@@ -238,4 +248,4 @@ MatchedPairs matchPairs(const std::vector<PairRecord>& a, const std::vector<Pair
   return matched;
 }
 
-}  // namespace mmp::tools
+}  // namespace mmp

@@ -1,6 +1,4 @@
-#include "regions.hpp"
-
-#include "demonstration_file.hpp"
+#include <mmp/maps/regions.hpp>
 
 #include <mmp/core/error.hpp>
 #include <mmp/maps/imagery.hpp>
@@ -9,8 +7,34 @@
 #include <mmp/planning/path.hpp>
 
 #include <cmath>
+#include <sstream>
 
-namespace mmp::tools {
+namespace mmp {
+
+std::string prefix(const PipelineSettings& settings) {
+  return settings.source.empty() ? std::string() : settings.source + ": ";
+}
+
+std::vector<int> pathCells(const PixelPath& path, int cell_size, int rows, int cols, const std::string& where) {
+  std::vector<std::pair<int, int>> points;
+  for (std::size_t i = 0; i < path.points.size(); ++i) {
+    const PixelPoint& p = path.points[i];
+    const double width = static_cast<double>(cols) * cell_size, height = static_cast<double>(rows) * cell_size;
+    if (!(p.x >= 0.0 && p.x < width && p.y >= 0.0 && p.y < height)) {
+      std::ostringstream message;
+      message << where << ": path " << path.name << ", point " << i + 1 << " (x " << p.x << ", y " << p.y
+              << ") lies outside the image's whole cells (0 <= x < " << width << ", 0 <= y < " << height << ")";
+      throw DataError(message.str());
+    }
+    points.emplace_back(static_cast<int>(p.y) / cell_size, static_cast<int>(p.x) / cell_size);
+  }
+  std::vector<int> cells = rasterizePolyline(points, cols, Connectivity::Eight);
+  if (cells.size() < 2) {
+    throw DataError(where + ": path " + path.name + " stays inside one cell of " + std::to_string(cell_size) +
+                    " pixels; a demonstration must cross at least two cells");
+  }
+  return cells;
+}
 
 std::vector<double> behaviourCosts(const std::vector<std::uint8_t>& cell_labels, const Behaviour& behaviour) {
   std::vector<double> costs(cell_labels.size());
@@ -24,7 +48,7 @@ std::vector<double> behaviourCosts(const std::vector<std::uint8_t>& cell_labels,
   return costs;
 }
 
-Region loadRegion(const RegionSpec& spec, const TrainConfig& config) {
+Region loadRegion(const RegionSpec& spec, const PipelineSettings& config) {
   Region region;
   region.spec = spec;
   if (spec.synthetic) {
@@ -36,7 +60,7 @@ Region loadRegion(const RegionSpec& spec, const TrainConfig& config) {
     if (!spec.labels.empty()) {
       region.labels = loadLabelMask(spec.labels, config.classes);
       if (region.labels.size() != region.image.size()) {
-        throw DataError(config.file + ": " + spec.where + ": the label mask '" + spec.labels + "' is " +
+        throw DataError(prefix(config) + spec.where + ": the label mask '" + spec.labels + "' is " +
                         std::to_string(region.labels.cols) + " x " + std::to_string(region.labels.rows) +
                         " pixels, the image '" + spec.image + "' " + std::to_string(region.image.cols) + " x " +
                         std::to_string(region.image.rows) + "; they must match");
@@ -46,7 +70,7 @@ Region loadRegion(const RegionSpec& spec, const TrainConfig& config) {
   try {
     region.raw = computeRawFeatures(region.image, config.features);
   } catch (const InvalidArgument& e) {  // a setting that does not fit this image: say which image
-    throw ConfigError(config.file + ": " + spec.where + " (" + (spec.synthetic ? spec.name : "'" + spec.image + "'") +
+    throw ConfigError(prefix(config) + spec.where + " (" + (spec.synthetic ? spec.name : "'" + spec.image + "'") +
                       "): " + e.what());
   }
   if (!region.labels.empty()) {
@@ -56,12 +80,12 @@ Region loadRegion(const RegionSpec& spec, const TrainConfig& config) {
   return region;
 }
 
-void addDemonstrations(Region& region, const TrainConfig& config, int region_index) {
+void addDemonstrations(Region& region, const PipelineSettings& config, int region_index) {
   region.demonstrations.clear();
-  if (!region.spec.demonstrations.empty()) {
-    const std::string where = config.file + ": " + region.spec.where + ".demonstrations ('" +
-                              region.spec.demonstrations + "')";
-    for (const PixelPath& path : readDemonstrationFile(region.spec.demonstrations)) {
+  if (region.spec.hasDemonstrations()) {
+    const std::string where = prefix(config) + region.spec.where + ".demonstrations" +
+                              (region.spec.demonstrations_file.empty() ? "" : " ('" + region.spec.demonstrations_file + "')");
+    for (const PixelPath& path : region.spec.demonstrations) {
       std::vector<int> cells = pathCells(path, config.features.cell_size, region.rows(), region.cols(), where);
       if (!region.true_costs.empty()) {
         for (std::size_t i = 0; i < cells.size(); ++i) {
@@ -77,14 +101,14 @@ void addDemonstrations(Region& region, const TrainConfig& config, int region_ind
     return;
   }
   if (region.true_costs.empty()) {
-    throw DataError(config.file + ": " + region.spec.where + " has neither labels nor demonstrations");
+    throw DataError(prefix(config) + region.spec.where + " has neither labels nor demonstrations");
   }
   region.demonstrations = plannedPaths(region, config.demonstrations.per_region, config.demonstrations.min_separation_px,
                                       config.features.cell_size,
                                       config.demonstrations.seed + static_cast<std::uint64_t>(region_index),
-                                      config.file + ": demonstrations.per_region");
+                                      prefix(config) + "demonstrations.per_region");
   if (region.demonstrations.empty()) {
-    throw DataError(config.file + ": " + region.spec.where + ": no demonstration could be generated (no two passable "
+    throw DataError(prefix(config) + region.spec.where + ": no demonstration could be generated (no two passable "
                     "cells " + std::to_string(config.demonstrations.min_separation_px) +
                     " px apart are connected); lower demonstrations.min_separation_px");
   }
@@ -111,4 +135,4 @@ std::vector<std::vector<int>> plannedPaths(const Region& region, int count, doub
   return paths;
 }
 
-}  // namespace mmp::tools
+}  // namespace mmp

@@ -1,4 +1,4 @@
-#include "classifier_baseline.hpp"
+#include <mmp/maps/classifier_baseline.hpp>
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/tasks/multiclass.hpp>
@@ -8,7 +8,7 @@
 #include <cmath>
 #include <memory>
 
-namespace mmp::tools {
+namespace mmp {
 
 namespace {
 
@@ -117,4 +117,4 @@ std::vector<double> classifierCosts(const FeatureMap& map, const LinearClassifie
   return costs;
 }
 
-}  // namespace mmp::tools
+}  // namespace mmp

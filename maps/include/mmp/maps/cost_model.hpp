@@ -1,0 +1,78 @@
+// CostModel: everything that turns an image into path costs -- the feature settings, the fitted
+// feature scaling and class-score layer (FeatureStack), the learned weights and the cost form -- and
+// the unit a navigation stack links against.  Three lines give a cost map:
+//
+//   const mmp::CostModel model = mmp::CostModel::load("out/demo/model.mmp");
+//   const cv::Mat image = mmp::loadImage("area.png");
+//   const mmp::CostGrid grid = model.costs(image);   // grid.costs[row * grid.cols + col]
+//
+// A model is written by the pipeline (pipeline.hpp: train) or by `mmp train`, in the versioned model
+// file of mmp/core/model_file.hpp; files of an older format are refused with a message to retrain.
+// costs() is const and may be called from several threads at once.
+#pragma once
+
+#include <mmp/core/feature_map.hpp>
+#include <mmp/core/model_file.hpp>
+#include <mmp/maps/feature_stack.hpp>
+
+#include <opencv2/core.hpp>
+
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mmp {
+
+/// Per-cell path costs of an image: cell (r, c) covers pixels [c k, (c+1) k) x [r k, (r+1) k) with k
+/// = cell_size; pixels beyond the last whole cell are not covered.
+struct CostGrid {
+  int rows = 0, cols = 0;
+  int cell_size = 1;            ///< pixels per cell side
+  std::vector<double> costs;    ///< row-major, each > 0; +inf marks a blocked cell
+  int cells() const { return rows * cols; }
+  bool blocked(int cell) const { return costs[static_cast<std::size_t>(cell)] == std::numeric_limits<double>::infinity(); }
+  /// The cell holding pixel (x, y); -1 if it lies outside the whole cells.
+  int cellAt(double x, double y) const;
+};
+
+class CostModel {
+ public:
+  /*!
+      requires: weights.size() == features.features()
+      ensures: a model whose costs are w . f (Linear) or exp(w . f) (Exponential); info holds what
+               produced it (behaviour, learner, training images, ...) and is saved with it.
+               Throws mmp::InvalidArgument if a weight is not finite, or if a Linear model has a
+               negative weight or a bias <= 0 (its costs would not all be > 0).
+  !*/
+  CostModel(FeatureStack features, Eigen::VectorXd weights, CostForm form,
+            std::map<std::string, std::string> info = {});
+
+  /// Throws mmp::ModelFileError or mmp::DataError naming the file and what is wrong with it.
+  static CostModel load(const std::string& path);
+  /// Written atomically; throws mmp::ModelFileError naming the file.
+  void save(const std::string& path) const;
+
+  /// The image's cost map (image: 8-bit BGR as loadImage gives).  Throws mmp::InvalidArgument if
+  /// the image does not suit the feature settings, mmp::DataError if a cell's cost is not finite > 0
+  /// (exponential costs can overflow).
+  CostGrid costs(const cv::Mat& image) const;
+  /// The same on a feature map made by features().
+  CostGrid costs(const FeatureMap& map) const;
+
+  const FeatureStack& features() const { return features_; }
+  const Eigen::VectorXd& weights() const { return weights_; }
+  CostForm form() const { return form_; }
+  const std::map<std::string, std::string>& info() const { return info_; }
+  /// Where the model came from (its file), or "model": prefixed to messages.
+  const std::string& source() const { return source_; }
+
+ private:
+  FeatureStack features_;
+  Eigen::VectorXd weights_;
+  CostForm form_;
+  std::map<std::string, std::string> info_;
+  std::string source_ = "model";
+};
+
+}  // namespace mmp

@@ -1,0 +1,146 @@
+// The settings of the cost-map pipeline (pipeline.hpp): plain structs with documented defaults.
+// tools/ fills them from a YAML file (`mmp train CONFIG.yaml`, configs/*.yaml); a program fills them
+// directly:
+//
+//   PipelineSettings s;                            // classes: the synthetic scene's by default
+//   s.behaviour = Behaviour::make("follow_road", s.classes,
+//                                 {{"Road", 1}, {"Land", 4}, {"Vegetation", 6}, {"Building", inf}, {"Water", inf}}, "Road");
+//   s.train = {RegionSpec::scene(1), RegionSpec::scene(2)};
+//   s.holdout = {RegionSpec::scene(9)};
+//
+// A behaviour is data, not code: a cost per label class (+inf = impassable) and the class it prefers.
+#pragma once
+
+#include <mmp/core/feature_map.hpp>
+#include <mmp/learners/learner_settings.hpp>
+#include <mmp/maps/feature_stack.hpp>
+#include <mmp/maps/imagery.hpp>
+#include <mmp/maps/synthetic_scene.hpp>
+#include <mmp/planning/loss.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mmp {
+
+/// A behaviour: a cost per label class (+inf = impassable) and the class it prefers.
+struct Behaviour {
+  std::string name;
+  std::vector<double> cost_by_index = std::vector<double>(256, std::numeric_limits<double>::quiet_NaN());  ///< NaN: undeclared
+  int preferred = -1;                 ///< class index
+  std::string preferred_name;
+
+  /// costs: by class name or index (as text), +inf = impassable.  Throws mmp::InvalidArgument naming
+  /// the class if one is unknown, given no cost, a cost that is not > 0, or if `preferred` is
+  /// unknown or impassable.
+  static Behaviour make(const std::string& name, const std::vector<LabelClass>& classes,
+                        const std::vector<std::pair<std::string, double>>& costs, const std::string& preferred);
+};
+
+/// A demonstrated path drawn on an image: pixel points (x = column, y = row; fractions allowed).
+struct PixelPoint {
+  double x = 0.0, y = 0.0;
+};
+
+struct PixelPath {
+  std::string name;  ///< e.g. "1", "2", ... in file order
+  std::vector<PixelPoint> points;
+};
+
+/// One image of the training or holdout set.
+struct RegionSpec {
+  std::string name;            ///< the image's file stem, or "synthetic-<seed>"
+  std::string where;           ///< where it was declared, for messages (e.g. "train[0]")
+  std::string image;           ///< image file ("" for synthetic)
+  std::string labels;          ///< label mask file, "" if none
+  std::string demonstrations_file;        ///< where `demonstrations` came from, for messages
+  std::vector<PixelPath> demonstrations;  ///< demonstrated paths; none: generated from the labels
+  std::optional<SyntheticSceneParams> synthetic;
+  bool hasLabels() const { return synthetic.has_value() || !labels.empty(); }
+  bool hasDemonstrations() const { return !demonstrations_file.empty() || !demonstrations.empty(); }
+
+  /// A generated scene (makeSyntheticScene) with seed `seed` and default parameters.
+  static RegionSpec scene(std::uint64_t seed);
+};
+
+struct DemonstrationSettings {
+  int per_region = 12;              ///< generated demonstrations per training image with labels
+  double min_separation_px = 200.0; ///< smallest start-goal distance
+  std::uint64_t seed = 1;
+};
+
+struct LossSettings {
+  LossShape shape = LossShape::Linear;
+  double radius_px = 24.0;
+  double scale = 1.0;
+  bool length_weighting = true;
+  bool by_class = false;  ///< scale the loss of each training cell by how dear its class is (classLossWeights)
+  double impassable_factor = 1.0;  ///< with by_class: an impassable cell's factor over the dearest passable class's
+};
+
+/// The learner of the cost map (batch subgradient by default) and how costs are formed.
+struct CostLearnerSettings : LearnerSettings {
+  /// The defaults of cost-map training: batch lambda 1e-4, constant step 10, 100 iterations, all
+  /// cores; online lambda 1e-4, 20 shuffled epochs; both late-weighted averaging.
+  CostLearnerSettings();
+
+  double min_cost = 0.05;      ///< the smallest loss-augmented cell cost the projection allows
+  /// After training, choose the bias weight for plain planning on the training demonstrations
+  /// (see train()); off = keep the floored bias of training.
+  bool calibrate_bias = true;
+  /// Cell costs w . f (the paper's MMP, weights kept in the positive-cost set) or exp(w . f)
+  /// (no projection needed; the bias calibration is skipped: a bias scales every cost alike).
+  CostForm costs = CostForm::Linear;
+};
+
+struct EvaluationSettings {
+  int pairs = 40;                   ///< start/goal pairs per holdout image
+  double min_separation_px = 200.0;
+  std::uint64_t seed = 7;
+  /// Cost of an impassable cell when scoring a plan that crosses one (NaN = 10 x the dearest
+  /// passable class); reference paths never do.
+  double impassable_cost = std::numeric_limits<double>::quiet_NaN();
+  int panel_paths = 4;              ///< pairs drawn on each panel
+  int panel_height = 480;           ///< pixels
+  std::string panel_format = "png"; ///< "png" or "jpg" (smaller, lossy)
+};
+
+struct ClassifierSettings {
+  bool enabled = true;
+  double lambda = 1e-3;
+  long iterations = 150;
+  double step_size = 1.0;
+  int samples = 20000;                             ///< training cells drawn (seeded) from the training labels
+  std::uint64_t seed = 3;
+  /// cost = 1 + a (1 - sigmoid(score)); a is chosen among these on the training images
+  std::vector<double> cost_scales = {1, 3, 10, 30, 100};
+};
+
+struct PipelineSettings {
+  std::string source;          ///< where the settings came from (a config file), prefixed to messages
+  std::vector<LabelClass> classes = syntheticClasses();
+  Behaviour behaviour;
+  std::vector<RegionSpec> train, holdout;
+  FeatureSettings features;
+  /// Append the class-score layer (FeatureStack::withClassScores), its multiclass SVM trained on
+  /// the training labels with the classifier settings.
+  bool class_scores = false;
+  /// Context radii of the class-score layer (pixels, >= cell_size).
+  std::vector<double> class_context_px;
+  DemonstrationSettings demonstrations;
+  LossSettings loss;
+  CostLearnerSettings learner;
+  EvaluationSettings evaluation;
+  ClassifierSettings classifier;
+  /// Threads for the batch learner's oracle calls and the classifiers (-1: the learner's setting,
+  /// 0: all cores).  The results do not depend on it.
+  int threads = -1;
+
+  /// The behaviour's cost of a class index (NaN if undeclared).
+  double classCost(int index) const { return behaviour.cost_by_index[static_cast<std::size_t>(index)]; }
+};
+
+}  // namespace mmp

@@ -1,0 +1,329 @@
+// The cost-map pipeline as a library (maps/pipeline.hpp), on small synthetic scenes: settings are
+// plain structs here, no YAML.
+#include "maps/maps_support.hpp"
+
+#include <mmp/core/error.hpp>
+#include <mmp/maps/cost_model.hpp>
+#include <mmp/maps/pipeline.hpp>
+#include <mmp/planning/grid_planner.hpp>
+#include <mmp/planning/path.hpp>
+
+#include <doctest/doctest.h>
+#include <opencv2/imgcodecs.hpp>
+
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+
+using namespace mmp;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+RegionSpec scene(std::uint64_t seed, int size = 256) {
+  RegionSpec r = RegionSpec::scene(seed);
+  r.synthetic->rows = r.synthetic->cols = size;
+  r.synthetic->roads = 3;
+  r.synthetic->buildings = 30;
+  return r;
+}
+
+// Small synthetic scenes: two for training, two held out.
+PipelineSettings syntheticSettings() {
+  PipelineSettings s;
+  s.behaviour = Behaviour::make("follow_road", s.classes,
+                                {{"Road", 1}, {"Land", 6}, {"Vegetation", 8}, {"Water", kInf}, {"Building", 40}}, "Road");
+  s.train = {scene(1), scene(2)};
+  s.holdout = {scene(3), scene(4)};
+  s.features.cell_size = 4;
+  s.features.blur_sigmas = {0, 8};
+  s.features.texture_windows = {7};
+  s.features.bins = 5;
+  s.features.complements = false;
+  s.demonstrations = {10, 100.0, 1};
+  s.learner.kind = LearnerKind::Batch;
+  s.learner.batch.lambda = 1e-4;
+  s.learner.batch.stop.max_iterations = 60;
+  s.learner.batch.steps = StepSchedule::constant(1.0);
+  s.learner.batch.threads = 1;
+  s.evaluation.pairs = 20;
+  s.evaluation.min_separation_px = 100;
+  s.classifier.iterations = 40;
+  s.classifier.samples = 4000;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("generated demonstrations are optimal under the behaviour's costs") {
+  const PipelineSettings config = syntheticSettings();
+  const TrainingData training = loadTrainingData(config);
+  REQUIRE(training.regions.size() == 2);
+  for (const Region& r : training.regions) {
+    REQUIRE(r.demonstrations.size() == 10);
+    GridPlanner planner(r.rows(), r.cols());
+    for (const std::vector<int>& demo : r.demonstrations) {
+      CHECK(pathLength(demo, r.cols()) >= 100.0 / 4 - 1e-9);
+      planner.plan(r.true_costs, demo.front(), -1);  // Dijkstra from the start over the whole grid
+      const double cost = pathIntegral(demo, r.cols(), r.true_costs);
+      CHECK(std::isfinite(cost));
+      CHECK(cost == doctest::Approx(planner.distance(demo.back())).epsilon(1e-9));
+    }
+  }
+  // The scaled feature maps of the training images stay in [0, 1] and carry the stack's names.
+  const FeatureMap& map = *training.regions[0].map;
+  CHECK(map.names() == training.stack.names());
+  for (float v : map.values()) REQUIRE((v >= 0.0f && v <= 1.0f));
+}
+
+TEST_CASE("the class-weighted loss factor is 0 on the cheapest class, 1 on the dearest and on impassable cells") {
+  PipelineSettings config = syntheticSettings();
+  const TrainingData training = loadTrainingData(config);
+  const Region& r = training.regions[0];
+  CHECK(classLossWeights(r, config) == nullptr);
+  config.loss.by_class = true;
+  const auto weights = classLossWeights(r, config);
+  REQUIRE(weights != nullptr);
+  REQUIRE(weights->size() == static_cast<std::size_t>(r.cells()));
+  // Costs Road 1, Land 6, Vegetation 8, Building 40, Water inf: factors 0, 5/39, 7/39, 1, 1.
+  const std::map<int, double> expected = {{2, 0.0}, {1, 5.0 / 39.0}, {3, 7.0 / 39.0}, {0, 1.0}, {4, 1.0}};
+  std::set<int> seen;
+  for (int s = 0; s < r.cells(); ++s) {
+    const int label = r.cell_labels[static_cast<std::size_t>(s)];
+    REQUIRE(expected.count(label) == 1);
+    seen.insert(label);
+    REQUIRE((*weights)[static_cast<std::size_t>(s)] == doctest::Approx(expected.at(label)));
+  }
+  CHECK(seen.size() == 5);
+  // loss.impassable_factor k: the passable classes' factors divided by k, impassable (water) still 1.
+  config.loss.impassable_factor = 4.0;
+  const auto scaled = classLossWeights(r, config);
+  for (int s = 0; s < r.cells(); ++s) {
+    const int label = r.cell_labels[static_cast<std::size_t>(s)];
+    REQUIRE((*scaled)[static_cast<std::size_t>(s)] == doctest::Approx(label == 4 ? 1.0 : expected.at(label) / 4.0));
+  }
+}
+
+TEST_CASE("class scores: the multiclass layer fitted on the training labels tells the classes apart on a held-out scene") {
+  PipelineSettings config = syntheticSettings();
+  config.class_scores = true;
+  const TrainingData training = loadTrainingData(config);
+  const ClassScores* layer = training.stack.classScores();
+  REQUIRE(layer != nullptr);
+  CHECK(layer->classes.size() == 5);  // the synthetic scene's classes (Unlabeled does not occur)
+  CHECK(training.regions[0].map->names() == training.stack.names());
+  CHECK(training.stack.names().back() == "margin(" + layer->classes.back() + ")#4");
+  CHECK(training.stack.baseFeatures() == training.stack.features() - 5 * 5);
+  const std::optional<LinearClassifier> baseline = trainBaseline(training, config);
+  REQUIRE(baseline);
+  CHECK(baseline->direction.size() == training.stack.baseFeatures());  // the baseline never sees the class scores
+
+  // On a held-out scene the class of the highest score is the cell's label far more often than the
+  // most frequent class alone would be.
+  Region holdout = loadRegion(config.holdout[0], config);
+  const FeatureMap map = training.stack.map(holdout.raw);
+  std::map<int, int> count;
+  int right = 0;
+  const Eigen::Index base = layer->weights.cols();
+  for (int s = 0; s < map.cells(); ++s) {
+    const Eigen::VectorXd f = map.cellVector(s).head(base).cast<double>();
+    Eigen::Index best = 0;
+    (layer->weights * f).maxCoeff(&best);
+    const int label = holdout.cell_labels[static_cast<std::size_t>(s)];
+    ++count[label];
+    for (const LabelClass& c : config.classes) {
+      if (c.index == label) right += layer->classes[static_cast<std::size_t>(best)] == c.name;
+    }
+  }
+  int most = 0;
+  for (const auto& [label, n] : count) most = std::max(most, n);
+  const double accuracy = static_cast<double>(right) / map.cells(), majority = static_cast<double>(most) / map.cells();
+  MESSAGE("class-score accuracy on a held-out scene " << accuracy << ", most frequent class " << majority
+                                                       << ", on the drawn training cells " << training.class_score_accuracy);
+  CHECK(accuracy > majority + 0.2);
+}
+
+TEST_CASE("on the synthetic scene the learned planner beats uniform costs on held-out scenes") {
+  PipelineSettings config = syntheticSettings();
+  SUBCASE("linear costs") {}
+  SUBCASE("exponential costs") {
+    config.learner.costs = CostForm::Exponential;
+    config.learner.batch.steps = StepSchedule::constant(0.1);  // steps move log-costs: smaller ones
+  }
+  CAPTURE(describe(config.learner.costs));
+  const TrainingData training = loadTrainingData(config);
+  const TrainedCostModel trained = train(training, config);
+  const TrainingReport& planner = trained.report;
+  CHECK(planner.passes == 60);
+  CHECK(planner.examples == 20);
+  CHECK(planner.cost_range[0] > 0.0);
+  CHECK(planner.cost_range[1] > planner.cost_range[0]);
+  CHECK(trained.model.form() == config.learner.costs);
+  if (config.learner.costs == CostForm::Linear) {
+    CHECK(trained.model.weights().minCoeff() >= 0.0);  // the positive-cost set
+    CHECK(planner.bias > 0.0);
+    CHECK(planner.bias <= planner.bias_floor);
+    CHECK(trained.model.weights()[kBiasIndex] == planner.bias);
+  }
+  const std::optional<LinearClassifier> classifier = trainBaseline(training, config);
+  REQUIRE(classifier);
+  std::vector<PlanScore> learned, uniform, classified;
+  for (int i = 0; i < 2; ++i) {
+    const HoldoutResult h = evaluateHoldout(config, i, trained.model, &*classifier);
+    CHECK(h.references.size() == 20);
+    learned.insert(learned.end(), h.scores.at("learned").begin(), h.scores.at("learned").end());
+    uniform.insert(uniform.end(), h.scores.at("uniform").begin(), h.scores.at("uniform").end());
+    classified.insert(classified.end(), h.scores.at("classifier").begin(), h.scores.at("classifier").end());
+  }
+  const MethodSummary l = summarise(learned), u = summarise(uniform);
+  MESSAGE("holdout cost ratio: learned " << l.cost_ratio_mean << ", uniform " << u.cost_ratio_mean << ", classifier "
+                                          << summarise(classified).cost_ratio_mean);
+  CHECK(l.cost_ratio_mean >= 1.0);
+  CHECK(l.cost_ratio_mean < u.cost_ratio_mean);
+  CHECK(l.preferred_share > u.preferred_share);
+  CHECK(l.dist_mean_px < u.dist_mean_px);
+}
+
+TEST_CASE("plan scores: a reference scores perfectly against itself, percentiles by nearest rank") {
+  const PipelineSettings config = syntheticSettings();
+  Region region = loadRegion(config.holdout[0], config);
+  GridPlanner planner(region.rows(), region.cols());
+  const int start = 5 * region.cols() + 5, goal = (region.rows() - 6) * region.cols() + region.cols() - 6;
+  const PlanResult best = planner.plan(region.true_costs, start, goal);
+  REQUIRE(best.status == PlanStatus::Success);
+  PlanScorer scorer(region, config.behaviour.preferred, 100.0, 4);
+  scorer.setReference(best.path);
+  const PlanScore self = scorer.score(best.path);
+  CHECK(self.cost_ratio == doctest::Approx(1.0));
+  CHECK(self.feasible);
+  for (double d : self.distances_px) CHECK(d == 0.0);
+  const PlanResult straight =
+      planner.plan(std::vector<double>(static_cast<std::size_t>(region.cells()), 1.0), start, goal);
+  const PlanScore other = scorer.score(straight.path);
+  CHECK(other.cost_ratio >= 1.0);
+
+  CHECK(percentile({}, 0.95) == 0.0);
+  CHECK(percentile({3, 1, 2}, 0.0) == 1.0);
+  CHECK(percentile({3, 1, 2}, 0.5) == 2.0);
+  std::vector<double> hundred;
+  for (int i = 1; i <= 100; ++i) hundred.push_back(i);
+  CHECK(percentile(hundred, 0.95) == 95.0);
+  const MethodSummary m = summarise({self, other});
+  CHECK(m.pairs == 2);
+  CHECK(m.cost_ratio_mean == doctest::Approx((1.0 + other.cost_ratio) / 2));
+  CHECK(m.feasible_share <= 1.0);
+}
+
+TEST_CASE("paired comparisons: the gain is the mean difference, its bootstrap interval brackets it") {
+  auto scores = [](std::vector<double> ratios) {
+    std::vector<PlanScore> out(ratios.size());
+    for (std::size_t k = 0; k < ratios.size(); ++k) out[k].cost_ratio = ratios[k];
+    return out;
+  };
+  const std::vector<PlanScore> a = scores({1.0, 1.2, 1.5, 3.0, 1.1, 1.0, 2.0, 1.3});
+  PairedComparison c = comparePaired(a, a);
+  CHECK(c.gain == 0.0);
+  CHECK(c.low == 0.0);
+  CHECK(c.high == 0.0);
+  c = comparePaired(a, scores({1.5, 1.7, 2.0, 3.5, 1.6, 1.5, 2.5, 1.8}));  // every pair 0.5 worse
+  CHECK(c.gain == doctest::Approx(0.5));
+  CHECK(c.low == doctest::Approx(0.5));
+  CHECK(c.high == doctest::Approx(0.5));
+  c = comparePaired(a, scores({1.0, 1.0, 4.0, 1.0, 1.0, 1.0, 1.0, 1.0}));  // one big win, many small losses
+  CHECK(c.gain == doctest::Approx((0.0 - 0.2 + 2.5 - 2.0 - 0.1 + 0.0 - 1.0 - 0.3) / 8));
+  CHECK(c.low < c.gain);
+  CHECK(c.high > c.gain);
+  CHECK(c.low < 0.0);  // eight pairs cannot tell this apart from chance
+  CHECK(comparePaired(a, scores({1.0, 1.0, 4.0, 1.0, 1.0, 1.0, 1.0, 1.0}), 10000, 1).low == c.low);  // seeded
+  CHECK_THROWS_AS(comparePaired(a, scores({1.0})), InvalidArgument);
+}
+
+TEST_CASE("pair records: written and read back; runs on other pairs are refused by name") {
+  test::TempDir dir;
+  std::vector<PlanScore> learned(2), uniform(2);
+  learned[0].cost_ratio = 1.25;
+  learned[1].cost_ratio = 2.5;
+  learned[1].feasible = false;
+  uniform[0].cost_ratio = 3.0;
+  uniform[1].cost_ratio = 1.0;
+  std::vector<PairRecord> records;
+  addPairRecords("tile", 10, {{3, 4, 15}, {27, 38}}, {{"learned", learned}, {"uniform", uniform}}, records);
+  REQUIRE(records.size() == 4);
+  writePairRecords(dir.file("pairs.csv"), records);
+  const std::vector<PairRecord> back = readPairRecords(dir.file("pairs.csv"));
+  REQUIRE(back.size() == 4);
+  CHECK(back[1].region == "tile");
+  CHECK(back[1].pair == 1);
+  CHECK(back[1].start_row == 2);  // cell 27 of a 10-column grid
+  CHECK(back[1].start_col == 7);
+  CHECK(back[1].goal_row == 3);
+  CHECK(back[1].goal_col == 8);
+  CHECK(back[1].method == "learned");
+  CHECK(back[1].cost_ratio == 2.5);
+  CHECK_FALSE(back[1].feasible);
+
+  const MatchedPairs same = matchPairs(back, records, "learned", "a", "b");
+  REQUIRE(same.at("tile").second.size() == 2);
+  CHECK(same.at("tile").second[1].cost_ratio == 2.5);
+  std::vector<PairRecord> moved = records;
+  moved[0].goal_col = 6;
+  CHECK_THROWS_WITH_AS(matchPairs(records, moved, "learned", "a", "b"),
+                       doctest::Contains("pair 0 of region 'tile' starts or ends at another cell in b than in a"), DataError);
+  CHECK_THROWS_WITH_AS(matchPairs(records, {records[0], records[2]}, "learned", "a", "b"),
+                       doctest::Contains("a scored 2 pairs, b 1: not the same pairs"), DataError);
+  CHECK_THROWS_WITH_AS(matchPairs(records, records, "classifier", "a", "b"),
+                       doctest::Contains("a: no pair scored for the method 'classifier'"), DataError);
+
+  std::ofstream(dir.file("bad.csv")) << "region,pair\n";
+  CHECK_THROWS_WITH_AS(readPairRecords(dir.file("bad.csv")), doctest::Contains("bad.csv: line 1 must be the header"),
+                       DataError);
+  std::ifstream in(dir.file("pairs.csv"));
+  std::string header;
+  std::getline(in, header);
+  std::ofstream(dir.file("bad.csv")) << header << "\ntile,0,1,2,3,4,learned,x,1,0.5\n";
+  CHECK_THROWS_WITH_AS(readPairRecords(dir.file("bad.csv")), doctest::Contains("bad.csv: line 2: cost_ratio 'x' is not a number"),
+                       DataError);
+}
+
+TEST_CASE("training images may bring demonstrations instead of labels") {
+  test::TempDir dir;
+  SyntheticSceneParams p;
+  p.seed = 5;
+  p.rows = p.cols = 160;
+  REQUIRE(cv::imwrite(dir.file("train.png"), makeSyntheticScene(p).image));
+  PipelineSettings config = syntheticSettings();
+  config.behaviour = Behaviour::make("follow_road", config.classes,
+                                     {{"Road", 1}, {"Land", 6}, {"Vegetation", 8}, {"Water", 30}, {"Building", 40}}, "Road");
+  RegionSpec image;
+  image.name = image.where = "train";
+  image.image = dir.file("train.png");
+  image.demonstrations = {{"1", {{10, 10}, {150, 12}, {150, 150}}}, {"2", {{5, 140}, {80, 80}}}};
+  config.train = {image};
+  config.holdout = {scene(6, 160)};
+  config.features.cell_size = 8;
+  config.features.blur_sigmas = {0};
+  config.features.bins = 3;
+  config.learner.batch.stop.max_iterations = 5;
+  config.evaluation.pairs = 3;
+  config.evaluation.min_separation_px = 40;
+  const TrainingData training = loadTrainingData(config);
+  const Region& r = training.regions[0];
+  REQUIRE(r.demonstrations.size() == 2);
+  CHECK(r.demonstrations[0].front() == 1 * r.cols() + 1);
+  CHECK(r.demonstrations[0].back() == 18 * r.cols() + 18);
+  CHECK(r.demonstrations[1].back() == 10 * r.cols() + 10);
+  CHECK(r.true_costs.empty());
+  CHECK_FALSE(trainBaseline(training, config));  // the classifier needs labels
+  const TrainedCostModel trained = train(training, config);
+  CHECK(trained.report.examples == 2);
+  const HoldoutResult h = evaluateHoldout(config, 0, trained.model, nullptr);
+  CHECK(h.scores.count("classifier") == 0);
+  CHECK(h.scores.at("learned").size() == h.references.size());
+
+  // A point off the image is refused, naming the region and the path.
+  config.train[0].demonstrations[1].points.push_back({170, 10});
+  CHECK_THROWS_WITH_AS(loadTrainingData(config), doctest::Contains("train.demonstrations: path 2, point 3"), DataError);
+}

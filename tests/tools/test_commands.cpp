@@ -1,0 +1,234 @@
+// `mmp train`, `plan`, `costmap` and `compare` through their command-line parsers, on small synthetic
+// scenes and YAML configs.
+#include "maps/maps_support.hpp"
+
+#include "commands.hpp"
+#include "demonstration_file.hpp"
+#include "json_output.hpp"
+#include "train_config.hpp"
+#include <mmp/maps/pipeline.hpp>
+
+#include <mmp/core/error.hpp>
+#include <mmp/core/model_file.hpp>
+#include <mmp/maps/imagery.hpp>
+#include <mmp/planning/grid_planner.hpp>
+#include <mmp/planning/path.hpp>
+
+#include <doctest/doctest.h>
+#include <opencv2/imgcodecs.hpp>
+
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+
+using namespace mmp;
+using namespace mmp::tools;
+
+namespace {
+
+// Small synthetic scenes: two for training, two held out.
+TrainConfig syntheticConfig(const test::TempDir& dir) {
+  const std::string path = dir.file("demo.yaml");
+  std::ofstream(path) << R"(
+behaviour: {name: follow_road, preferred: Road, costs: {Road: 1, Land: 6, Vegetation: 8, Water: inf, Building: 40}}
+train:
+  - synthetic: {seed: 1, rows: 256, cols: 256, roads: 3, buildings: 30}
+  - synthetic: {seed: 2, rows: 256, cols: 256, roads: 3, buildings: 30}
+holdout:
+  - synthetic: {seed: 3, rows: 256, cols: 256, roads: 3, buildings: 30}
+  - synthetic: {seed: 4, rows: 256, cols: 256, roads: 3, buildings: 30}
+features: {cell_size: 4, blur_sigmas: [0, 8], texture_windows: [7], bins: 5}
+demonstrations: {per_region: 10, min_separation_px: 100, seed: 1}
+loss: {shape: linear, radius_px: 24, scale: 1}
+learner:
+  kind: batch
+  batch: {lambda: 0.0001, iterations: 60, step: constant, step_size: 1, averaging: late_weighted, threads: 1}
+evaluation: {pairs: 20, min_separation_px: 100, seed: 7}
+classifier: {iterations: 40, samples: 4000}
+)";
+  return loadTrainConfig(path, "", dir.file("out"));
+}
+
+}  // namespace
+
+namespace {
+
+// One training image (unlabelled) with demonstrations from a file, one synthetic holdout scene.
+TrainConfig demonstrationFileConfig(const test::TempDir& dir) {
+  SyntheticSceneParams p;
+  p.seed = 5;
+  p.rows = p.cols = 160;
+  const SyntheticScene scene = makeSyntheticScene(p);
+  REQUIRE(cv::imwrite(dir.file("train.png"), scene.image));
+  std::ofstream(dir.file("paths.csv")) << "path,x,y\n1,10,10\n1,150,12\n1,150,150\n2,5,140\n2,80,80\n";
+  std::ofstream(dir.file("files.yaml")) << R"(
+behaviour: {name: follow_road, preferred: Road, costs: {Road: 1, Land: 6, Vegetation: 8, Water: 30, Building: 40}}
+train:
+  - {image: train.png, demonstrations: paths.csv}
+holdout:
+  - synthetic: {seed: 6, rows: 160, cols: 160}
+features: {cell_size: 8, blur_sigmas: [0], bins: 3}
+learner: {batch: {iterations: 5, threads: 1}}
+evaluation: {pairs: 3, min_separation_px: 40}
+)";
+  return loadTrainConfig(dir.file("files.yaml"), "", dir.file("out"));
+}
+
+}  // namespace
+
+TEST_CASE("mmp plan and mmp costmap use a saved model on a new image") {
+  test::TempDir dir;
+  const TrainConfig config = syntheticConfig(dir);
+  const TrainingData training = loadTrainingData(config);
+  Model model;
+  model.weights = Eigen::VectorXd::Zero(training.stack.features());
+  model.weights[kBiasIndex] = 1.0;
+  model.weights[3] = 2.0;
+  training.stack.store(model);
+  saveModel(dir.file("m.mmp"), model);
+  SyntheticSceneParams p;
+  p.seed = 9;
+  p.rows = p.cols = 128;
+  REQUIRE(cv::imwrite(dir.file("scene.png"), makeSyntheticScene(p).image));
+
+  CLI::App app;
+  addPlanCommand(app);
+  addCostmapCommand(app);
+  app.parse(std::vector<std::string>{dir.file("plan.png"), "--png", dir.file("plan.csv"), "--out", "100,90", "--goal",
+                                     "3,2", "--start", dir.file("scene.png"), "--image", dir.file("m.mmp"), "--model",
+                                     "plan"});  // CLI11 takes the arguments in reverse order
+  const auto paths = readDemonstrationFile(dir.file("plan.csv"));
+  REQUIRE(paths.size() == 1);
+  const std::vector<int> cells = pathCells(paths[0], 4, 32, 32, "plan");
+  CHECK(cells.front() == 0 * 32 + 0);
+  CHECK(cells.back() == 22 * 32 + 25);
+  CHECK(cv::imread(dir.file("plan.png")).size() == cv::Size(128, 128));
+
+  CLI::App app2;
+  addCostmapCommand(app2);
+  app2.parse(std::vector<std::string>{dir.file("cost.tiff"), "--raw", dir.file("cost.png"), "--png",
+                                      dir.file("scene.png"), "--image", dir.file("m.mmp"), "--model", "costmap"});
+  const cv::Mat raw = cv::imread(dir.file("cost.tiff"), cv::IMREAD_UNCHANGED);
+  REQUIRE(raw.type() == CV_32FC1);
+  CHECK(raw.size() == cv::Size(32, 32));
+  const FeatureMap map = training.stack.map(loadImage(dir.file("scene.png")));
+  std::vector<double> costs;
+  map.costs(model.weights, costs);
+  CHECK(raw.at<float>(7, 9) == doctest::Approx(costs[7 * 32 + 9]).epsilon(1e-6));
+
+  // A model of exponential costs says so in its settings, and the commands follow it.
+  model.settings["costs"] = "exponential";
+  saveModel(dir.file("m.mmp"), model);
+  CLI::App app4;
+  addCostmapCommand(app4);
+  app4.parse(std::vector<std::string>{dir.file("cost.tiff"), "--raw", dir.file("scene.png"), "--image",
+                                      dir.file("m.mmp"), "--model", "costmap"});
+  CHECK(cv::imread(dir.file("cost.tiff"), cv::IMREAD_UNCHANGED).at<float>(7, 9) ==
+        doctest::Approx(std::exp(costs[7 * 32 + 9])).epsilon(1e-6));
+  model.settings["costs"] = "quadratic";
+  saveModel(dir.file("m.mmp"), model);
+  CLI::App app5;
+  addCostmapCommand(app5);
+  CHECK_THROWS_WITH_AS(app5.parse(std::vector<std::string>{dir.file("cost.tiff"), "--raw", dir.file("scene.png"),
+                                                           "--image", dir.file("m.mmp"), "--model", "costmap"}),
+                       doctest::Contains("setting 'costs' = 'quadratic' must be linear or exponential"), DataError);
+  model.settings.erase("costs");
+  saveModel(dir.file("m.mmp"), model);
+
+  CLI::App app3;
+  addPlanCommand(app3);
+  CHECK_THROWS_AS(app3.parse(std::vector<std::string>{"900,4", "--goal", "3,4", "--start", dir.file("scene.png"),
+                                                      "--image", dir.file("m.mmp"), "--model", "plan"}),
+                  InvalidArgument);
+}
+
+TEST_CASE("mmp train --validate leaves each training image out in turn and writes no model") {
+  test::TempDir dir;
+  syntheticConfig(dir);  // writes demo.yaml
+  CLI::App app;
+  addTrainCommand(app);
+  app.parse(std::vector<std::string>{"--validate", dir.file("out"), "--output-dir", dir.file("demo.yaml"), "train"});
+  std::ifstream in(dir.file("out/validation.json"));
+  REQUIRE(in);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("\"synthetic-1\"") != std::string::npos);  // one fold per training image
+  CHECK(text.find("\"synthetic-2\"") != std::string::npos);
+  CHECK(text.find("\"synthetic-3\"") == std::string::npos);  // holdout images stay unused
+  CHECK(text.find("\"learned\"") != std::string::npos);
+  CHECK_FALSE(std::ifstream(dir.file("out/model.mmp")).good());
+  // Every scored pair is in validation_pairs.csv; `mmp compare` reads it (a run against itself: no difference).
+  const std::vector<PairRecord> records = readPairRecords(dir.file("out/validation_pairs.csv"));
+  CHECK(records.size() == 2 * 20 * 3);  // 2 folds x 20 pairs x 3 methods
+  const MatchedPairs matched = matchPairs(records, records, "classifier", "a", "b");
+  REQUIRE(matched.size() == 2);
+  CHECK(matched.at("synthetic-1").first.size() == 20);
+  CLI::App compare;
+  addCompareCommand(compare);
+  CHECK_NOTHROW(compare.parse(std::vector<std::string>{dir.file("out"), dir.file("out"), "compare"}));
+}
+
+TEST_CASE("JSON output keeps key order, writes non-finite numbers as null and doubles that read back bit for bit") {
+  const std::vector<double> values = {0.1, 1.0 / 3.0, 2.0 / 3.0, 1e-300, 5e-324, 2.2250738585072014e-308,
+                                      1.7976931348623157e308, -0.0, 123456789.123456789, 0.30000000000000004};
+  Json out = Json::object();
+  out["behaviour"] = "follow \"road\"";
+  out["methods"] = {{"cost_ratio_mean", 1.25}, {"pairs", 30}};
+  out["values"] = values;
+  out["nan"] = std::nan("");
+  out["inf"] = std::numeric_limits<double>::infinity();
+  out["minus_inf"] = -std::numeric_limits<double>::infinity();
+  const std::string text = jsonText(out);
+  CHECK(text.rfind("{\n  \"behaviour\": \"follow \\\"road\\\"\",\n  \"methods\": {\n    \"cost_ratio_mean\": 1.25,\n"
+                   "    \"pairs\": 30\n  },", 0) == 0);
+  CHECK(text.find("\"nan\": null") != std::string::npos);
+  CHECK(text.find("\"inf\": null") != std::string::npos);
+  CHECK(text.find("\"minus_inf\": null") != std::string::npos);
+  CHECK(text.find("NaN") == std::string::npos);
+  CHECK(text.find("Infinity") == std::string::npos);
+
+  const Json back = Json::parse(text);
+  CHECK(back["nan"].is_null());
+  CHECK(back["inf"].is_null());
+  REQUIRE(back["values"].size() == values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    CAPTURE(values[i]);
+    const double read = back["values"][i].get<double>();
+    std::uint64_t a = 0, b = 0;
+    std::memcpy(&a, &values[i], sizeof a);
+    std::memcpy(&b, &read, sizeof b);
+    CHECK(a == b);
+  }
+  // A name that is not UTF-8 (Latin-1 bytes) is written, not thrown on.
+  CHECK(jsonText(Json{{"tile", std::string("caf\xe9")}}).find("caf") != std::string::npos);
+}
+
+TEST_CASE("mmp train writes metrics.json with every digit, the training curve and null for a missing figure") {
+  test::TempDir dir;
+  const TrainConfig config = demonstrationFileConfig(dir);
+  CLI::App app;
+  addTrainCommand(app);
+  app.parse(std::vector<std::string>{dir.file("out"), "--output-dir", dir.file("files.yaml"), "train"});
+  std::ifstream in(dir.file("out/metrics.json"));
+  REQUIRE(in);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const Json metrics = Json::parse(text);  // strict JSON: a nan or inf token would throw here
+  CHECK(metrics["classifier_cost_scale"].is_null());  // no classifier: the training image has no labels
+  CHECK(metrics["learner"] == "batch");
+  CHECK(metrics["trace_value"] == "objective c(w), eq. 4");
+
+  // The same training in this process gives the same numbers; the file holds them bit for bit.
+  const TrainedCostModel trained = train(loadTrainingData(config), config);
+  const TrainingReport& planner = trained.report;
+  CHECK(metrics["objective"].get<double>() == planner.objective);
+  CHECK(metrics["bias"].get<double>() == planner.bias);
+  CHECK(metrics["epochs"].get<long>() == planner.passes);
+  REQUIRE(planner.trace.size() == 5);
+  REQUIRE(metrics["trace"].size() == planner.trace.size());
+  for (std::size_t i = 0; i < planner.trace.size(); ++i) {
+    CHECK(metrics["trace"][i]["iteration"].get<long>() == planner.trace[i].iteration);
+    CHECK(metrics["trace"][i]["value"].get<double>() == planner.trace[i].value);
+    CHECK(metrics["trace"][i]["weight_norm"].get<double>() == planner.trace[i].weight_norm);
+  }
+}
