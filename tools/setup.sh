@@ -2,11 +2,16 @@
 # missing (one apt-get update, non-interactive), then configures and builds.
 #   MMP_BUILD_DIR   build folder (default: build)
 #   MMP_CMAKE_ARGS  extra CMake arguments, e.g. -DMMP_SANITIZE=ON
+#   MMP_BENCHMARKS  1: also install the benchmarks' peers (dlib, Boost.Graph) and build tools/bench_*
 
 MMP_SOURCE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MMP_BUILD_DIR="${MMP_BUILD_DIR:-$MMP_SOURCE_DIR/build}"
 MMP_PACKAGES=(cmake g++ make pkg-config libeigen3-dev libyaml-cpp-dev doctest-dev libcli11-dev zlib1g-dev libjpeg-dev
-  libopencv-dev libdlib-dev libboost-dev libboost-graph-dev nlohmann-json3-dev)
+  libopencv-dev nlohmann-json3-dev)
+if [ "${MMP_BENCHMARKS:-0}" = 1 ]; then
+  MMP_PACKAGES+=(libdlib-dev libboost-dev libboost-graph-dev)
+  MMP_CMAKE_ARGS="${MMP_CMAKE_ARGS:-} -DMMP_BUILD_BENCHMARKS=ON"
+fi
 
 mmp_install_packages() {
   local missing=()

@@ -1,58 +1,64 @@
-// Trains a ranking SVM on a small generated problem with an installed mmp, saves and reloads the
-// model, and exits non-zero unless the learned ranking is right on held-out pairs.  It also computes
-// the feature stack of a generated aerial scene, so mmp::maps (and its OpenCV dependency) resolve.
-#include <mmp/core/model_file.hpp>
-#include <mmp/core/random.hpp>
-#include <mmp/core/tasks/ranking.hpp>
-#include <mmp/learners/batch_subgradient.hpp>
-#include <mmp/maps/feature_stack.hpp>
-#include <mmp/maps/synthetic_scene.hpp>
+// An outside project against an installed mmp, through its public headers only: trains a small
+// "follow the road" cost model on generated aerial scenes with the pipeline, saves it, loads it as a
+// CostModel, computes the cost map of another scene and plans on it with A*.  Exits non-zero unless
+// the plan is found and runs on road more than a straight line would.  The part between the README
+// markers is the README's library example, word for word (check_readme.sh compares them).
+#include <mmp/maps/cost_model.hpp>
+#include <mmp/maps/imagery.hpp>
+#include <mmp/maps/pipeline.hpp>
+#include <mmp/planning/grid_planner.hpp>
+#include <mmp/planning/path.hpp>
 
 #include <cstdio>
-#include <memory>
+#include <limits>
+
+namespace {
+
+// The share of a path's cells that lie on the preferred class.
+double roadShare(const std::vector<int>& path, const cv::Mat& labels, int cols, int cell_size, int road) {
+  int on_road = 0;
+  for (int cell : path) {
+    on_road += labels.at<std::uint8_t>(cell / cols * cell_size + cell_size / 2, cell % cols * cell_size + cell_size / 2) == road;
+  }
+  return static_cast<double>(on_road) / static_cast<double>(path.size());
+}
+
+}  // namespace
 
 int main() {
-  mmp::Random rng(42);  // the same problem with every standard library
-  const Eigen::Vector3d hidden(1.0, -2.0, 0.5);
-  auto draw = [&] {
-    const double x = rng.normal(), y = rng.normal(), z = rng.normal();
-    return Eigen::Vector3d(x, y, z);
-  };
-  std::vector<std::unique_ptr<mmp::RankingPair>> pairs;
-  std::vector<std::pair<Eigen::Vector3d, Eigen::Vector3d>> held_out;
-  for (int i = 0; i < 400; ++i) {
-    Eigen::Vector3d a = draw(), b = draw();
-    if (hidden.dot(a) < hidden.dot(b)) std::swap(a, b);
-    if (i < 300) pairs.push_back(std::make_unique<mmp::RankingPair>(a, b));
-    else held_out.emplace_back(a, b);
+  // README:begin
+  // Learn "follow the road" from demonstrations planned on two generated scenes.
+  mmp::PipelineSettings settings;  // documented defaults; the generated scene's classes
+  const double impassable = std::numeric_limits<double>::infinity();
+  settings.behaviour = mmp::Behaviour::make(
+      "follow_road", settings.classes,
+      {{"Road", 1}, {"Land", 6}, {"Vegetation", 8}, {"Building", impassable}, {"Water", impassable}}, "Road");
+  settings.train = {mmp::RegionSpec::scene(1), mmp::RegionSpec::scene(2)};
+  settings.learner.batch.stop.max_iterations = 30;
+  const mmp::TrainingData data = mmp::loadTrainingData(settings);
+  const mmp::TrainedCostModel trained = mmp::train(data, settings);
+  trained.model.save("follow_road.mmp");  // atomically; trained.report has the trace and timings
+
+  // A navigation stack: load the model, read an image, get its cost map, plan on it.
+  const mmp::CostModel model = mmp::CostModel::load("follow_road.mmp");
+  mmp::SyntheticSceneParams other;
+  other.seed = 9;
+  const cv::Mat image = mmp::makeSyntheticScene(other).image;  // or mmp::loadImage("area.png")
+  const mmp::CostGrid grid = model.costs(image);
+  mmp::GridPlanner planner(grid.rows, grid.cols);
+  const mmp::PlanResult plan = planner.plan(grid.costs, grid.cellAt(20, 20), grid.cellAt(490, 490));
+  // README:end
+  std::remove("follow_road.mmp");
+
+  if (plan.status != mmp::PlanStatus::Success) {
+    std::printf("mmp consumer: no plan: %s\n", plan.message.c_str());
+    return 1;
   }
-  mmp::ExampleList list;
-  for (const auto& p : pairs) list.push_back(p.get());
-
-  mmp::BatchSubgradient::Params params;
-  params.lambda = 1e-3;
-  params.steps = mmp::StepSchedule::gammaOverT(10.0);
-  params.averaging = mmp::Averaging::Uniform;
-  params.stop.max_iterations = 300;
-  mmp::BatchSubgradient learner(params);
-  mmp::Model model;
-  model.weights = learner.train(list);
-  model.settings["learner"] = "batch";
-  const std::string path = "mmp_consumer_model.mmp";
-  mmp::saveModel(path, model);
-  const Eigen::VectorXd w = mmp::loadModel(path, 3).weights;
-  std::remove(path.c_str());
-
-  int correct = 0;
-  for (const auto& [a, b] : held_out) correct += w.dot(a) > w.dot(b);
-  const double accuracy = correct / static_cast<double>(held_out.size());
-  std::printf("mmp consumer: objective %.4f, held-out ranking accuracy %.3f (%s)\n", learner.objective(), accuracy,
-              mmp::describe(learner.info()).c_str());
-  mmp::SyntheticSceneParams scene_params;
-  scene_params.rows = scene_params.cols = 96;
-  const mmp::RawFeatures raw = mmp::computeRawFeatures(mmp::makeSyntheticScene(scene_params).image, {});
-  const mmp::FeatureMap map = mmp::FeatureStack::fit({}, {&raw}).map(raw);
-  std::printf("mmp consumer: feature map of a generated scene, %d x %d cells x %d features\n", map.rows(), map.cols(),
-              map.features());
-  return accuracy >= 0.9 && map.cells() == 24 * 24 ? 0 : 1;
+  const cv::Mat labels = mmp::makeSyntheticScene(other).labels;
+  const std::vector<int> straight = mmp::rasterizePolyline({{5, 5}, {122, 122}}, grid.cols, mmp::Connectivity::Eight);
+  const double learned = roadShare(plan.path, labels, grid.cols, grid.cell_size, settings.behaviour.preferred);
+  const double line = roadShare(straight, labels, grid.cols, grid.cell_size, settings.behaviour.preferred);
+  std::printf("mmp consumer: %d x %d cost map, %s trained in %.1f s; the plan runs %.0f %% on road, a straight line %.0f %%\n",
+              grid.rows, grid.cols, trained.report.info.c_str(), trained.report.train_seconds, 100 * learned, 100 * line);
+  return learned > line ? 0 : 1;
 }
