@@ -152,7 +152,7 @@ classifier: {enabled: true, lambda: 0.01, iterations: 10, step_size: 0.5, sample
 // --- demonstrations ------------------------------------------------------------------------------
 
 void demonstrationSeeds() {
-  tools::writePathCsv(target("demonstration", "plan_output.csv"), {{0, 1, 33, 66}, {100, 99, 98}}, 32, 4);
+  writePathCsv(target("demonstration", "plan_output.csv"), {{0, 1, 33, 66}, {100, 99, 98}}, 32, 4);
   writeText(target("demonstration", "xy_no_header.csv"), "# one path of x,y\n1.5,2\n30,40\n\n100.25,7\n");
   writeText(target("demonstration", "xy_header.csv"), "X, Y\r\n3,4\r\n50,60\r\n");
   writeText(target("demonstration", "list.yaml"), "- [[1, 2], [30, 4], [60.5, 70]]\n- [{x: 5, y: 6}, {x: 70, y: 80}]\n");

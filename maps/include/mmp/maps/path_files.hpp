@@ -1,0 +1,22 @@
+// Path files in CSV: one point a line, "x,y" (one path) or "path,x,y" (points of a path in order,
+// paths in order of first appearance); an optional header line naming those columns; '#' starts a
+// comment line.  x is the pixel column and y the pixel row (fractions allowed).  `mmp plan` writes its
+// plans in this format and `mmp train` reads demonstrations from it (tools/ also reads YAML paths).
+#pragma once
+
+#include <mmp/maps/pipeline_settings.hpp>
+
+#include <string>
+#include <vector>
+
+namespace mmp {
+
+/// ensures: the paths in file order.  Throws mmp::DataError naming the file and the line at fault and
+/// the format expected, or if the file holds no point.
+std::vector<PixelPath> readPathCsv(const std::string& file);
+
+/// Writes paths of cells as CSV "path,x,y" at the cell centres (pixel coordinates), atomically;
+/// throws mmp::DataError naming the file if it cannot be written.
+void writePathCsv(const std::string& file, const std::vector<std::vector<int>>& paths, int cols, int cell_size);
+
+}  // namespace mmp
