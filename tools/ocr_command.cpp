@@ -9,7 +9,7 @@
 #include "json_output.hpp"
 #include "learner_config.hpp"
 #include "ocr_experiment.hpp"
-#include "output_folder.hpp"
+#include <mmp/maps/output_folder.hpp>
 #include "progress.hpp"
 
 #include <mmp/core/error.hpp>

@@ -7,7 +7,7 @@
 #include "commands.hpp"
 #include "failure.hpp"
 #include "json_output.hpp"
-#include "output_folder.hpp"
+#include <mmp/maps/output_folder.hpp>
 #include "progress.hpp"
 #include "train_config.hpp"
 

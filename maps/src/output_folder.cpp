@@ -1,4 +1,4 @@
-#include "output_folder.hpp"
+#include <mmp/maps/output_folder.hpp>
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/file_io.hpp>
@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <unistd.h>
 
-namespace mmp::tools {
+namespace mmp {
 namespace fs = std::filesystem;
 
 namespace {
@@ -74,4 +74,4 @@ void OutputFolder::commit() {
   fs::remove_all(staging_, error);  // after the exchange it holds the old outputs
 }
 
-}  // namespace mmp::tools
+}  // namespace mmp

@@ -1,4 +1,4 @@
-// A command's output folder, written all at once: the outputs of a run are all old or all new.
+// A run's output folder, written all at once: the outputs of a run are all old or all new.
 //
 //   OutputFolder out("out/follow_road");      // makes out/follow_road.partial-<pid> now: a bad path fails first
 //   saveModel(out.file("model.mmp"), model);  // every output goes into the staging folder
@@ -12,7 +12,7 @@
 
 #include <string>
 
-namespace mmp::tools {
+namespace mmp {
 
 constexpr const char* kOutputMarker = ".mmp-output";
 
@@ -36,4 +36,4 @@ class OutputFolder {
   bool committed_ = false;
 };
 
-}  // namespace mmp::tools
+}  // namespace mmp
