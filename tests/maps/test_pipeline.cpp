@@ -327,3 +327,26 @@ TEST_CASE("training images may bring demonstrations instead of labels") {
   config.train[0].demonstrations[1].points.push_back({170, 10});
   CHECK_THROWS_WITH_AS(loadTrainingData(config), doctest::Contains("train.demonstrations: path 2, point 3"), DataError);
 }
+
+TEST_CASE("training is bitwise reproducible: the same weights run after run and with 1 or 2 threads") {
+  PipelineSettings config = syntheticSettings();
+  config.train = {scene(1, 160), scene(2, 160)};
+  config.class_scores = true;  // the class-score layer's SVM trains in parallel too
+  config.classifier.iterations = 20;
+  config.learner.batch.stop.max_iterations = 15;
+  config.learner.online.stop.max_iterations = 3;
+  SUBCASE("batch") { config.learner.kind = LearnerKind::Batch; }
+  SUBCASE("online") { config.learner.kind = LearnerKind::Online; }
+  CAPTURE(describe(config.learner.kind));
+  auto weights = [&](int threads) {
+    PipelineSettings s = config;
+    s.threads = threads;
+    s.learner.batch.threads = threads;
+    return train(loadTrainingData(s), s).model.weights();
+  };
+  const Eigen::VectorXd first = weights(1), again = weights(1), two = weights(2);
+  REQUIRE(first.size() == again.size());
+  REQUIRE(first.size() == two.size());
+  CHECK(std::memcmp(first.data(), again.data(), sizeof(double) * static_cast<std::size_t>(first.size())) == 0);
+  CHECK(std::memcmp(first.data(), two.data(), sizeof(double) * static_cast<std::size_t>(first.size())) == 0);
+}
