@@ -6,11 +6,11 @@
 #include "gzip_file.hpp"
 #include "json_output.hpp"
 #include "learner_config.hpp"
+#include "letters.hpp"
 #include "ocr_experiment.hpp"
 #include "progress.hpp"
 
 #include <mmp/core/error.hpp>
-#include <mmp/core/letters.hpp>
 #include <mmp/core/tasks/multiclass.hpp>
 
 #include <chrono>

@@ -8,8 +8,8 @@
 #pragma once
 
 #include "config.hpp"
+#include "ocr_data.hpp"
 
-#include <mmp/core/ocr.hpp>
 #include <mmp/learners/batch_subgradient.hpp>
 #include <mmp/learners/online_greedy_projection.hpp>
 

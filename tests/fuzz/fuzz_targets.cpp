@@ -3,12 +3,12 @@
 #include "demonstration_file.hpp"
 #include <mmp/maps/evaluation.hpp>
 #include "gzip_file.hpp"
+#include "letters.hpp"
 #include "train_config.hpp"
 
 #include "support.hpp"  // test::withModelChecksum
 
 #include <mmp/core/error.hpp>
-#include <mmp/core/letters.hpp>
 #include <mmp/core/model_file.hpp>
 #include <mmp/maps/feature_stack.hpp>
 #include <mmp/maps/imagery.hpp>
@@ -168,8 +168,8 @@ int fuzzLetters(const std::uint8_t* data, std::size_t size) {
   const std::string path = writeInput("letters", "letter.data", data, size);
   try {
     std::istringstream text(tools::readMaybeGzip(path));
-    const LetterData letters = parseLetters(text, path);
-    groupWords(letters);
+    const tools::LetterData letters = tools::parseLetters(text, path);
+    tools::groupWords(letters);
     outcome("letters", "words grouped");
   } catch (const Error& e) {
     outcome("letters", e.what());

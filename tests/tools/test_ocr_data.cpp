@@ -1,11 +1,13 @@
+#include "ocr_data.hpp"
+
 #include <mmp/core/error.hpp>
-#include <mmp/core/ocr.hpp>
 
 #include <doctest/doctest.h>
 
 #include <sstream>
 
 using namespace mmp;
+using namespace mmp::tools;
 
 static std::string ocrLine(int id, char letter, int next, int word, int position, int fold, const std::string& lit) {
   std::string s = std::to_string(id) + "\t" + letter + "\t" + std::to_string(next) + "\t" + std::to_string(word) + "\t" +

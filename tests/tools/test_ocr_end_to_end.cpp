@@ -2,9 +2,9 @@
 // oracle contract, beats the per-letter multiclass model of `mmp letters` on the same split.
 // Reads ../shared/data/ocr/letter.data.gz beside the checkout (or $MMP_DATA_ROOT/ocr/...); says so
 // and skips when the file is absent.
-#include <mmp/core/letters.hpp>
+#include "ocr_data.hpp"
+
 #include <mmp/core/tasks/multiclass.hpp>
-#include <mmp/core/ocr.hpp>
 #include <mmp/learners/online_greedy_projection.hpp>
 
 #include <doctest/doctest.h>
@@ -21,6 +21,7 @@
 #endif
 
 using namespace mmp;
+using namespace mmp::tools;
 
 namespace {
 

@@ -1,11 +1,13 @@
+#include "letters.hpp"
+
 #include <mmp/core/error.hpp>
-#include <mmp/core/letters.hpp>
 
 #include <doctest/doctest.h>
 
 #include <sstream>
 
 using namespace mmp;
+using namespace mmp::tools;
 
 static std::string line(int id, const std::string& letter, int next, int word, int position, int fold, int ones) {
   std::string s = std::to_string(id) + "\t" + letter + "\t" + std::to_string(next) + "\t" + std::to_string(word) +

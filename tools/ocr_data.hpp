@@ -1,19 +1,20 @@
 // Taskar's OCR words as chain sequences, and the two cross-validation protocols of the data set.
 //
-//   LetterData letters = parseLetters(text, path);              // mmp/core/letters.hpp
+//   LetterData letters = parseLetters(text, path);              // letters.hpp
 //   OcrWords words = ocrWords(letters, groupWords(letters));    // one sequence per word
 //   FoldSplit split = foldSplit(words.folds, OcrProtocol::Small, k);
 //   ChainExample example(words.data, split.train[0]);           // mmp/core/tasks/chain.hpp
 #pragma once
 
+#include "letters.hpp"
+
 #include <mmp/core/tasks/chain.hpp>
-#include <mmp/core/letters.hpp>
 
 #include <memory>
 #include <string>
 #include <vector>
 
-namespace mmp {
+namespace mmp::tools {
 
 struct OcrWords {
   /// One sequence per word: 26 labels (a..z), 128 binary pixel features (the lit pixels are the
@@ -43,4 +44,4 @@ struct FoldSplit {
 /// requires: 0 <= k <= 9.  ensures: the protocol's split of the words for fold k.
 FoldSplit foldSplit(const std::vector<int>& word_folds, OcrProtocol protocol, int k);
 
-}  // namespace mmp
+}  // namespace mmp::tools

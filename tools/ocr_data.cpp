@@ -1,8 +1,8 @@
-#include <mmp/core/ocr.hpp>
+#include "ocr_data.hpp"
 
 #include <mmp/core/error.hpp>
 
-namespace mmp {
+namespace mmp::tools {
 
 OcrWords ocrWords(const LetterData& letters, const LetterWords& words) {
   if (words.starts.size() != words.size() + 1 || words.starts.back() != letters.size()) {
@@ -45,4 +45,4 @@ FoldSplit foldSplit(const std::vector<int>& word_folds, OcrProtocol protocol, in
   return split;
 }
 
-}  // namespace mmp
+}  // namespace mmp::tools

@@ -1,4 +1,4 @@
-#include <mmp/core/letters.hpp>
+#include "letters.hpp"
 
 #include <mmp/core/error.hpp>
 
@@ -6,7 +6,7 @@
 #include <unordered_set>
 #include <string_view>
 
-namespace mmp {
+namespace mmp::tools {
 namespace {
 
 [[noreturn]] void fail(const std::string& source, std::size_t line, const std::string& what) {
@@ -146,4 +146,4 @@ LetterWords groupWords(const LetterData& data) {
   return words;
 }
 
-}  // namespace mmp
+}  // namespace mmp::tools

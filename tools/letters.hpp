@@ -1,4 +1,5 @@
-// Reader for the OCR letters of Taskar, Guestrin and Koller (letter.data, see shared/data/ocr).
+// Reader for the OCR letters of Taskar, Guestrin and Koller (letter.data, see shared/data/ocr): the
+// data-set front end of `mmp letters` and `mmp ocr` (ocr_data.hpp turns the letters into words).
 //
 // One letter per line, tab-separated, with a trailing tab:
 //   id  letter  next_id  word_id  position  fold  p_1 ... p_128   (16x8 binary pixels, row-major)
@@ -13,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace mmp {
+namespace mmp::tools {
 
 constexpr int kLetterPixels = 128;
 constexpr int kLetterClasses = 26;
@@ -60,4 +61,4 @@ struct LetterWords {
 !*/
 LetterWords groupWords(const LetterData& data);
 
-}  // namespace mmp
+}  // namespace mmp::tools
