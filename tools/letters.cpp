@@ -1,8 +1,11 @@
 #include "letters.hpp"
 
+#include "gzip_file.hpp"
+
 #include <mmp/core/error.hpp>
 
 #include <charconv>
+#include <sstream>
 #include <unordered_set>
 #include <string_view>
 
@@ -87,6 +90,11 @@ LetterData parseLetters(std::istream& in, const std::string& source_name) {
   data.pixels = Eigen::Map<const decltype(data.pixels)>(pixels.data(), static_cast<Eigen::Index>(data.labels.size()),
                                                          kLetterPixels);
   return data;
+}
+
+LetterData readLetters(const std::string& path) {
+  std::istringstream text(readMaybeGzip(path));
+  return parseLetters(text, path);
 }
 
 LetterWords groupWords(const LetterData& data) {

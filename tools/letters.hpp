@@ -3,7 +3,7 @@
 //
 // One letter per line, tab-separated, with a trailing tab:
 //   id  letter  next_id  word_id  position  fold  p_1 ... p_128   (16x8 binary pixels, row-major)
-// parseLetters reads the uncompressed text (the tools decompress letter.data.gz) and refuses a
+// parseLetters reads the uncompressed text (readLetters decompresses letter.data.gz) and refuses a
 // malformed line with its line number and what was expected; groupWords then checks the word
 // structure (next_id, word_id, position, fold) and returns the words, each a run of consecutive lines.
 #pragma once
@@ -37,6 +37,8 @@ struct LetterData {
 
 /// Throws mmp::DataError "<source>:<line>: <what was expected>" on a malformed line.
 LetterData parseLetters(std::istream& in, const std::string& source_name);
+/// parseLetters on the file at `path`, gzip or plain; throws mmp::DataError naming it.
+LetterData readLetters(const std::string& path);
 
 /// The letters grouped into words: word k is letters [starts[k], starts[k+1]) in file order.
 struct LetterWords {

@@ -3,7 +3,6 @@
 // contract.  Trains on the configured folds (fold 0 by default), tests on the others.
 #include "commands.hpp"
 #include "config.hpp"
-#include "gzip_file.hpp"
 #include "json_output.hpp"
 #include "learner_config.hpp"
 #include "letters.hpp"
@@ -18,7 +17,6 @@
 #include <fstream>
 #include <memory>
 #include <algorithm>
-#include <sstream>
 
 #ifndef MMP_SOURCE_DIR
 #define MMP_SOURCE_DIR "."
@@ -51,8 +49,7 @@ void runLetters(const LettersOptions& options) {
   const std::vector<long> train_folds = config.integers("train_folds", {0}, 0, 9);
 
   auto t0 = std::chrono::steady_clock::now();
-  std::istringstream text(readMaybeGzip(path));
-  const LetterData data = parseLetters(text, path);
+  const LetterData data = readLetters(path);
   const double read_seconds = secondsSince(t0);
 
   std::vector<std::unique_ptr<MulticlassExample>> train, test;

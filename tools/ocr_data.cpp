@@ -1,6 +1,10 @@
 #include "ocr_data.hpp"
 
 #include <mmp/core/error.hpp>
+#include <mmp/learners/learner.hpp>  // secondsSince
+
+#include <chrono>
+#include <fstream>
 
 namespace mmp::tools {
 
@@ -24,6 +28,28 @@ OcrWords ocrWords(const LetterData& letters, const LetterWords& words) {
     data->addSequence(active, labels);
   }
   return {std::move(data), words.folds};
+}
+
+std::string locateOcrData(const std::string& root, const std::string& config_path) {
+  const std::string path = root + "/ocr/letter.data.gz";
+  if (root.empty() || !std::ifstream(path)) {
+    throw DataError("the OCR letters are not at '" + path +
+                    "'. Get letter.data.gz (Taskar, Guestrin and Koller's OCR data set, "
+                    "http://ai.stanford.edu/~btaskar/ocr/) and put it in <data root>/ocr/, then pass "
+                    "--data-root <data root>, set MMP_DATA_ROOT, or set data_root in " + config_path);
+  }
+  return path;
+}
+
+OcrDataset readOcrDataset(const std::string& path) {
+  const auto start = std::chrono::steady_clock::now();
+  const LetterData letters = readLetters(path);
+  OcrDataset dataset;
+  dataset.words = ocrWords(letters, groupWords(letters));
+  dataset.letters = letters.size();
+  dataset.path = path;
+  dataset.read_seconds = secondsSince(start);
+  return dataset;
 }
 
 OcrProtocol parseOcrProtocol(const std::string& name) {

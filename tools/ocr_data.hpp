@@ -1,7 +1,8 @@
-// Taskar's OCR words as chain sequences, and the two cross-validation protocols of the data set.
+// Taskar's OCR words as chain sequences, the two cross-validation protocols of the data set, and
+// where the tools find letter.data.gz.
 //
-//   LetterData letters = parseLetters(text, path);              // letters.hpp
-//   OcrWords words = ocrWords(letters, groupWords(letters));    // one sequence per word
+//   OcrDataset dataset = readOcrDataset(locateOcrData(root, config_path));
+//   const OcrWords& words = dataset.words;                      // one sequence per word
 //   FoldSplit split = foldSplit(words.folds, OcrProtocol::Small, k);
 //   ChainExample example(words.data, split.train[0]);           // mmp/core/tasks/chain.hpp
 #pragma once
@@ -25,6 +26,20 @@ struct OcrWords {
 
 /// requires: words == groupWords(letters).  ensures: the words as chain sequences (see OcrWords).
 OcrWords ocrWords(const LetterData& letters, const LetterWords& words);
+
+/// ensures: returns <root>/ocr/letter.data.gz; throws mmp::DataError saying where to get the file
+/// and how to point the tools at it when it is not there.  config_path is named in the message.
+std::string locateOcrData(const std::string& root, const std::string& config_path);
+
+struct OcrDataset {
+  OcrWords words;
+  std::size_t letters = 0;
+  std::string path;
+  double read_seconds = 0.0;
+};
+
+/// Reads, checks and groups the letters of `path` (gzip or plain); throws mmp::DataError.
+OcrDataset readOcrDataset(const std::string& path);
 
 /*!
     The protocols of the OCR data set over its ten folds, for fold k:

@@ -1,6 +1,5 @@
 #include "ocr_experiment.hpp"
 
-#include "gzip_file.hpp"
 #include "learner_config.hpp"
 
 #include <mmp/core/error.hpp>
@@ -10,7 +9,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <numeric>
 #include <sstream>
@@ -139,29 +137,6 @@ Trained trainChain(const std::vector<ChainExample>& examples, const OcrLearnerSe
 }
 
 }  // namespace
-
-std::string locateOcrData(const std::string& root, const std::string& config_path) {
-  const std::string path = root + "/ocr/letter.data.gz";
-  if (root.empty() || !std::ifstream(path)) {
-    throw DataError("the OCR letters are not at '" + path +
-                    "'. Get letter.data.gz (Taskar, Guestrin and Koller's OCR data set, "
-                    "http://ai.stanford.edu/~btaskar/ocr/) and put it in <data root>/ocr/, then pass "
-                    "--data-root <data root>, set MMP_DATA_ROOT, or set data_root in " + config_path);
-  }
-  return path;
-}
-
-OcrDataset readOcrDataset(const std::string& path) {
-  const Clock::time_point start = Clock::now();
-  std::istringstream text(readMaybeGzip(path));
-  const LetterData letters = parseLetters(text, path);
-  OcrDataset dataset;
-  dataset.words = ocrWords(letters, groupWords(letters));
-  dataset.letters = letters.size();
-  dataset.path = path;
-  dataset.read_seconds = secondsSince(start);
-  return dataset;
-}
 
 std::string OcrLearnerSettings::describe() const {
   std::ostringstream s;

@@ -1,5 +1,5 @@
-// The OCR chain experiment shared by `mmp ocr` and `bench_ocr`: locate and read letter.data.gz,
-// read the learner settings of configs/ocr_*.yaml, and train and test one fold of a protocol.
+// The OCR chain experiment shared by `mmp ocr` and `bench_ocr`: read the learner settings of
+// configs/ocr_*.yaml, and train and test one fold of a protocol (the data: ocr_data.hpp).
 //
 // A fold's training time covers everything that uses the training words (building the examples,
 // choosing lambda on a held-out part of them when asked, training); its testing time covers
@@ -17,20 +17,6 @@
 #include <vector>
 
 namespace mmp::tools {
-
-/// ensures: returns <root>/ocr/letter.data.gz; throws mmp::DataError saying where to get the file
-/// and how to point the tools at it when it is not there.  config_path is named in the message.
-std::string locateOcrData(const std::string& root, const std::string& config_path);
-
-struct OcrDataset {
-  OcrWords words;
-  std::size_t letters = 0;
-  std::string path;
-  double read_seconds = 0.0;
-};
-
-/// Reads, checks and groups the letters of `path` (gzip or plain); throws mmp::DataError.
-OcrDataset readOcrDataset(const std::string& path);
 
 /// Which learner trains the chain, and how.
 struct OcrLearnerSettings {
