@@ -132,6 +132,8 @@ struct Totals {
   double seconds() const { return train_seconds + test_seconds; }
 };
 
+std::string methodName(LearnerKind kind) { return kind == LearnerKind::Online ? "online GP" : "batch subgradient"; }
+
 struct BenchOptions {
   std::string config_dir = std::string(MMP_SOURCE_DIR) + "/configs";
   std::string data_root;
@@ -160,23 +162,16 @@ int runBench(const BenchOptions& options) {
               options.threads, options.dlib_c, options.threads);
 
   std::map<std::string, std::map<std::string, Totals>> totals;
-  std::map<std::string, std::string> ours_learner;
+  std::map<std::string, LearnerKind> ours_kind;
   std::printf("%-8s %4s  %-30s %9s %9s %8s\n", "protocol", "fold", "method", "test err", "train s", "test s");
   for (const std::string& name : protocols) {
     const ConfigNode config = ConfigNode::load(options.config_dir + "/ocr_" + name + ".yaml");
     config.expectKeys(ocrConfigKeys());
     const OcrProtocol protocol = parseOcrProtocol(name);
     if (config.choice("protocol", name, {"small", "large"}) != name) config.fail("protocol", "expected '" + name + "' in this file");
-    OcrLearnerSettings online = ocrLearnerSettings(config);
-    ours_learner[name] = online.learner;
-    OcrLearnerSettings batch = online;
-    online.learner = "online";
-    batch.learner = "batch";
-    batch.batch.threads = options.threads;
-    if (config.has("beta") && config.text("beta", "") == "by_length") {
-      online.chain.length_power = online.online.q;  // beta follows each learner's q
-      batch.chain.length_power = batch.batch.q;
-    }
+    OcrLearnerSettings ours = ocrLearnerSettings(config);
+    ours_kind[name] = ours.learner.kind;
+    ours.learner.batch.threads = options.threads;
     for (int k = 0; k < options.folds; ++k) {
       const auto row = [&](const std::string& method, const MethodFold& f) {
         totals[name][method].add(f);
@@ -184,12 +179,14 @@ int runBench(const BenchOptions& options) {
                     f.test_seconds);
         std::fflush(stdout);
       };
-      for (const OcrLearnerSettings* s : {&online, &batch}) {
-        const OcrFoldResult r = runOcrFold(data.words, protocol, k, *s);
-        row(s->learner == "online" ? "online GP" : "batch subgradient", {r.test_error, r.train_seconds, r.test_seconds});
+      for (LearnerKind kind : {LearnerKind::Online, LearnerKind::Batch}) {
+        OcrLearnerSettings s = ours;
+        s.learner.kind = kind;  // beta by length follows each learner's q
+        const OcrFoldResult r = runOcrFold(data.words, protocol, k, s);
+        row(methodName(kind), {r.test_error, r.train_seconds, r.test_seconds});
       }
       if (!options.no_dlib) {
-        row("dlib", runDlibFold(data.words, foldSplit(data.words.folds, protocol, k), online.chain.start_end,
+        row("dlib", runDlibFold(data.words, foldSplit(data.words.folds, protocol, k), ours.start_end,
                                 options.dlib_c, options.threads));
       }
     }
@@ -205,7 +202,7 @@ int runBench(const BenchOptions& options) {
   }
   Json json = Json::object();
   for (const std::string& name : protocols) {
-    const Totals& ours = totals[name][ours_learner[name] == "online" ? "online GP" : "batch subgradient"];
+    const Totals& ours = totals[name][methodName(ours_kind[name])];
     Json protocol = {{"ours_err", ours.meanError()}, {"ours_s", ours.seconds()}};
     if (!options.no_dlib) {
       const Totals& dlib_totals = totals[name]["dlib"];

@@ -38,6 +38,13 @@ BatchSubgradient::Params batchParams(const ConfigNode& node, BatchSubgradient::P
   return p;
 }
 
+mmp::LearnerSettings learnerSettings(const ConfigNode& config, mmp::LearnerSettings s) {
+  s.kind = parseLearnerKind(config.choice("learner", describe(s.kind), {"online", "batch"}));
+  s.online = onlineParams(config.child("online"), s.online);
+  s.batch = batchParams(config.child("batch"), s.batch);
+  return s;
+}
+
 std::string resolveDataRoot(const std::string& flag, const ConfigNode& config) {
   if (!flag.empty()) return flag;
   if (const char* env = std::getenv("MMP_DATA_ROOT"); env != nullptr && *env != '\0') return env;

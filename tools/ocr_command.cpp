@@ -99,7 +99,7 @@ void runOcr(const OcrOptions& options) {
   if (!options.lambdas.empty()) settings.validation_lambdas = options.lambdas;
   if (options.choose_passes) settings.validation_passes = true;
   if (settings.validation_passes && settings.validation_lambdas.empty()) {
-    settings.validation_lambdas = {settings.lambda()};  // passes alone
+    settings.validation_lambdas = {settings.learner.lambda()};  // passes alone
   }
   const std::string output_dir =
       !options.output_dir.empty() ? options.output_dir : config.text("output_dir", "out/ocr_" + describe(protocol));
@@ -110,7 +110,7 @@ void runOcr(const OcrOptions& options) {
   std::printf("OCR words: %zu words, %zu letters read from %s in %.2f s\n", data.words.folds.size(), data.letters,
               path.c_str(), data.read_seconds);
   std::printf("chain model: 26 labels, 128 pixels + bias, transitions%s; Viterbi, Hamming loss per letter\n",
-              settings.chain.start_end ? ", start and end weights" : "");
+              settings.start_end ? ", start and end weights" : "");
   std::printf("protocol %s (%s); %s\n\n", describe(protocol).c_str(),
               protocol == OcrProtocol::Small ? "train on fold k, test on the other nine"
                                              : "train on the other nine folds, test on fold k",
@@ -184,9 +184,9 @@ void runOcr(const OcrOptions& options) {
   if (curve) {
     const ErrorCurve mean = meanCurve(results);
     const std::vector<double> x(mean.passes.begin(), mean.passes.end());
-    const std::string unit = settings.learner == "online" ? "epoch" : "iteration";
+    const std::string unit = settings.learner.kind == LearnerKind::Online ? "epoch" : "iteration";
     ChartStyle style;
-    style.title = "OCR " + std::string(describe(protocol)) + " protocol, " + settings.learner + " learner: mean over " +
+    style.title = "OCR " + std::string(describe(protocol)) + " protocol, " + describe(settings.learner.kind) + " learner: mean over " +
                   std::to_string(results.size()) + " folds";
     style.x_label = unit + " (one pass over the training words)";
     style.y_label = "letter error";

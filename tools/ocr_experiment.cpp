@@ -18,8 +18,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
 std::vector<ChainExample> makeExamples(const OcrWords& words, const std::vector<std::size_t>& indices,
                                        const ChainOptions& options) {
   std::vector<ChainExample> examples;
@@ -68,86 +66,78 @@ void addCurvePoint(const CurveTarget& target, long passes, const Eigen::VectorXd
     Trains with the settings' learner.  With a curve target, the callback keeps its own copy of the
     learner's iterate average (the learners publish the current iterate through weights() before
     calling back), so that each curve point is the model training would return at that pass.
+    Online: round t ends pass t / n when n divides t, and its iterate is the latest.  Batch: at
+    iteration t the learner reports w_t before stepping; its average holds w_2 .. w_t by then, i.e.
+    the model it would return after t - 1 iterations (passes).
 !*/
 Trained trainChain(const std::vector<ChainExample>& examples, const OcrLearnerSettings& settings,
                    const CurveTarget& target) {
   ExampleList list;
   list.reserve(examples.size());
   for (const auto& e : examples) list.push_back(&e);
+  const LearnerSettings& s = settings.learner;
+  const bool online = s.kind == LearnerKind::Online;
+  const long per_pass = online ? static_cast<long>(examples.size()) : 1;  // callbacks per pass
+  const long lag = online ? 0 : 1;                                          // callbacks before pass 1 starts
+  const long stride = target.curve ? std::max(1L, s.passes() / std::max(1, target.points)) : 1;
+  const std::unique_ptr<Learner> learner = makeLearner(s);
+  IterateAverage average(online ? s.online.averaging : s.batch.averaging);
   Trained out;
-  const long n = static_cast<long>(examples.size());
-  if (settings.learner == "online") {
-    OnlineGreedyProjection learner(settings.online);
-    const long epochs = settings.online.stop.max_iterations;
-    const long stride = target.curve ? std::max(1L, epochs / std::max(1, target.points)) : 1;
-    IterateAverage average(settings.online.averaging);
-    if (target.curve) {
-      learner.setCallback([&](const TraceRecord& record) {
-        const Clock::time_point start = Clock::now();
-        average.add(learner.weights());  // the learner added the same iterate just before
-        if (record.iteration % n == 0 && (record.iteration / n) % stride == 0) {
-          addCurvePoint(target, record.iteration / n, average.mean());
-        }
-        out.curve_seconds += secondsSince(start);
-        return true;
-      });
-    }
-    out.w = learner.train(list);
-    out.iterations = learner.iterations();
-    out.info = describe(learner.info()) + ": " + learner.message();
-    if (target.curve) {
+  if (target.curve) {
+    learner->setCallback([&](const TraceRecord& record) {
       const Clock::time_point start = Clock::now();
-      const long passes = (learner.iterations() + n - 1) / n;
-      if (target.curve->passes.empty() || target.curve->passes.back() != passes) addCurvePoint(target, passes, out.w);
-      out.curve_seconds += secondsSince(start);
-    }
-  } else {
-    BatchSubgradient learner(settings.batch);
-    const long iterations = settings.batch.stop.max_iterations;
-    const long stride = target.curve ? std::max(1L, iterations / std::max(1, target.points)) : 1;
-    IterateAverage average(settings.batch.averaging);
-    if (target.curve) {
-      // At iteration t the learner reports w_t before stepping; its average holds w_2 .. w_t by
-      // then, i.e. the model it would return after t - 1 iterations (passes).
-      learner.setCallback([&](const TraceRecord& record) {
-        const Clock::time_point start = Clock::now();
-        const long passes = record.iteration - 1;
-        if (passes >= 1) {
-          average.add(learner.weights());
-          if (passes % stride == 0) addCurvePoint(target, passes, average.mean());
-        }
-        out.curve_seconds += secondsSince(start);
-        return true;
-      });
-    }
-    out.w = learner.train(list);
-    out.iterations = learner.iterations();
-    char objective[64];
-    std::snprintf(objective, sizeof objective, ", objective %.6g", learner.objective());
-    out.info = describe(learner.info()) + ": " + learner.message() + objective;
-    if (target.curve) {
-      const Clock::time_point start = Clock::now();
-      if (target.curve->passes.empty() || target.curve->passes.back() != out.iterations) {
-        addCurvePoint(target, out.iterations, out.w);
+      const long step = record.iteration - lag;
+      if (step >= 1) {
+        average.add(learner->weights());  // the learner added the same iterate just before
+        if (step % per_pass == 0 && (step / per_pass) % stride == 0) addCurvePoint(target, step / per_pass, average.mean());
       }
       out.curve_seconds += secondsSince(start);
-    }
+      return true;
+    });
+  }
+  out.w = learner->train(list);
+  out.iterations = learner->iterations();
+  out.info = describe(learner->info()) + ": " + learner->message();
+  if (!online) {
+    char objective[64];
+    std::snprintf(objective, sizeof objective, ", objective %.6g", learner->objective());
+    out.info += objective;
+  }
+  if (target.curve) {
+    const Clock::time_point start = Clock::now();
+    const long passes = (out.iterations + per_pass - 1) / per_pass;
+    if (target.curve->passes.empty() || target.curve->passes.back() != passes) addCurvePoint(target, passes, out.w);
+    out.curve_seconds += secondsSince(start);
   }
   return out;
 }
 
 }  // namespace
 
+LearnerSettings ocrLearnerDefaults() {
+  LearnerSettings s;
+  s.kind = LearnerKind::Online;
+  s.online.lambda = 1e-2;
+  s.online.stop.max_iterations = 20;
+  s.online.averaging = Averaging::LateWeighted;
+  s.online.shuffle = true;
+  s.batch.lambda = 1e-2;
+  s.batch.stop.max_iterations = 200;
+  s.batch.averaging = Averaging::LateWeighted;
+  return s;
+}
+
+ChainOptions OcrLearnerSettings::chainOptions() const {
+  ChainOptions options;
+  options.start_end = start_end;
+  options.length_power = beta_by_length ? learner.q() : 0.0;
+  return options;
+}
+
 std::string OcrLearnerSettings::describe() const {
   std::ostringstream s;
-  if (learner == "online") {
-    s << "online GP, lambda " << online.lambda << ", " << online.stop.max_iterations << " epochs, averaging "
-      << mmp::describe(online.averaging);
-  } else {
-    s << "batch subgradient, lambda " << batch.lambda << ", " << batch.stop.max_iterations << " iterations, "
-      << batch.steps.describe() << ", averaging " << mmp::describe(batch.averaging);
-  }
-  if (chain.length_power > 0.0) s << ", beta 1/length";
+  s << learner.describe();
+  if (beta_by_length) s << ", beta 1/length";
   if (!validation_lambdas.empty()) {
     s << ", lambda" << (validation_passes ? " and passes" : "") << " chosen on " << validation_fraction
       << " of the training words";
@@ -164,29 +154,17 @@ const std::vector<std::string>& ocrConfigKeys() {
 
 OcrLearnerSettings ocrLearnerSettings(const ConfigNode& config) {
   OcrLearnerSettings s;
-  s.learner = config.choice("learner", "online", {"online", "batch"});
-  OnlineGreedyProjection::Params online;
-  online.lambda = 1e-2;
-  online.stop.max_iterations = 20;
-  online.averaging = Averaging::LateWeighted;
-  online.shuffle = true;
-  s.online = onlineParams(config.child("online"), online);
-  BatchSubgradient::Params batch;
-  batch.lambda = 1e-2;
-  batch.stop.max_iterations = 200;
-  batch.averaging = Averaging::LateWeighted;
-  s.batch = batchParams(config.child("batch"), batch);
-  s.chain.start_end = config.boolean("start_end", true);
-  const bool by_length = config.choice("beta", "one", {"one", "by_length"}) == "by_length";
-  s.chain.length_power = by_length ? (s.learner == "online" ? s.online.q : s.batch.q) : 0.0;
+  s.learner = learnerSettings(config, s.learner);
+  s.start_end = config.boolean("start_end", s.start_end);
+  s.beta_by_length = config.choice("beta", s.beta_by_length ? "by_length" : "one", {"one", "by_length"}) == "by_length";
   const ConfigNode validation = config.child("validation");
   validation.expectKeys({"lambdas", "fraction", "seed", "choose_passes", "tolerance"});
   s.validation_lambdas = validation.numbers("lambdas", {}, std::numeric_limits<double>::min(),
                                             std::numeric_limits<double>::infinity());
   s.validation_fraction = validation.number("fraction", s.validation_fraction, 0.01, 0.9);
-  s.validation_seed = static_cast<std::uint64_t>(validation.integer("seed", 1, 0));
-  s.validation_passes = validation.boolean("choose_passes", false);
-  s.validation_tolerance = validation.number("tolerance", 0.0, 0.0, 1.0);
+  s.validation_seed = static_cast<std::uint64_t>(validation.integer("seed", static_cast<long>(s.validation_seed), 0));
+  s.validation_passes = validation.boolean("choose_passes", s.validation_passes);
+  s.validation_tolerance = validation.number("tolerance", s.validation_tolerance, 0.0, 1.0);
   return s;
 }
 
@@ -214,8 +192,8 @@ OcrFoldResult runOcrFold(const OcrWords& words, OcrProtocol protocol, int k, con
     std::vector<std::size_t> check(shuffled.end() - static_cast<std::ptrdiff_t>(held), shuffled.end());
     std::sort(fit.begin(), fit.end());
     std::sort(check.begin(), check.end());
-    const std::vector<ChainExample> fit_examples = makeExamples(words, fit, settings.chain);
-    const std::vector<ChainExample> check_examples = makeExamples(words, check, settings.chain);
+    const std::vector<ChainExample> fit_examples = makeExamples(words, fit, settings.chainOptions());
+    const std::vector<ChainExample> check_examples = makeExamples(words, check, settings.chainOptions());
     const std::vector<const ChainExample*> check_list = pointers(check_examples);
     struct Candidate {
       double lambda;
@@ -225,11 +203,11 @@ OcrFoldResult runOcrFold(const OcrWords& words, OcrProtocol protocol, int k, con
     std::vector<Candidate> candidates;
     for (double lambda : settings.validation_lambdas) {
       OcrLearnerSettings trial = settings;
-      trial.setLambda(lambda);
+      trial.learner.setLambda(lambda);
       ErrorCurve curve;
-      const int points = settings.validation_passes ? static_cast<int>(std::min(50L, settings.passes())) : 0;
+      const int points = settings.validation_passes ? static_cast<int>(std::min(50L, settings.learner.passes())) : 0;
       const Trained model = trainChain(fit_examples, trial, {points > 0 ? &curve : nullptr, nullptr, &check_list, points});
-      FoldValidation best{lambda, settings.passes(), labelErrors(check_list, model.w).rate(), curve.passes,
+      FoldValidation best{lambda, settings.learner.passes(), labelErrors(check_list, model.w).rate(), curve.passes,
                           curve.test_error};
       for (std::size_t i = 0; i < curve.passes.size(); ++i) {
         candidates.push_back({lambda, curve.passes[i], curve.test_error[i]});
@@ -245,16 +223,16 @@ OcrFoldResult runOcrFold(const OcrWords& words, OcrProtocol protocol, int k, con
     for (const Candidate& c : candidates) {
       if (c.error <= lowest + settings.validation_tolerance && (pick == nullptr || c.passes < pick->passes)) pick = &c;
     }
-    chosen.setLambda(pick->lambda);
-    if (settings.validation_passes) chosen.setPasses(pick->passes);
+    chosen.learner.setLambda(pick->lambda);
+    if (settings.validation_passes) chosen.learner.setPasses(pick->passes);
   }
-  result.lambda = chosen.lambda();
-  result.passes = chosen.passes();
+  result.lambda = chosen.learner.lambda();
+  result.passes = chosen.learner.passes();
 
   // 2) train on all training words
-  const std::vector<ChainExample> train = makeExamples(words, split.train, settings.chain);
+  const std::vector<ChainExample> train = makeExamples(words, split.train, settings.chainOptions());
   const Clock::time_point build_test_start = Clock::now();  // building the test examples is testing time
-  const std::vector<ChainExample> test = makeExamples(words, split.test, settings.chain);
+  const std::vector<ChainExample> test = makeExamples(words, split.test, settings.chainOptions());
   const double build_test_seconds = secondsSince(build_test_start);
   const std::vector<const ChainExample*> train_list = pointers(train), test_list = pointers(test);
   const CurveTarget target{curve_points > 0 ? &result.curve : nullptr, &train_list, &test_list, curve_points};

@@ -10,20 +10,23 @@
 #include "config.hpp"
 #include "ocr_data.hpp"
 
-#include <mmp/learners/batch_subgradient.hpp>
-#include <mmp/learners/online_greedy_projection.hpp>
+#include <mmp/learners/learner_settings.hpp>
 
 #include <string>
 #include <vector>
 
 namespace mmp::tools {
 
+/// The learner where an OCR config leaves a key out: online GP (lambda 0.01, 20 epochs, shuffled,
+/// late-weighted averaging) or batch subgradient (lambda 0.01, 200 iterations, late-weighted).
+mmp::LearnerSettings ocrLearnerDefaults();
+
 /// Which learner trains the chain, and how.
 struct OcrLearnerSettings {
-  std::string learner = "online";  ///< "online" or "batch"
-  OnlineGreedyProjection::Params online;
-  BatchSubgradient::Params batch;
-  ChainOptions chain;
+  mmp::LearnerSettings learner = ocrLearnerDefaults();
+  bool start_end = true;         ///< learn start and end weights (ChainLayout)
+  /// beta_i = |y_i|^-q with the learner's q: every word counts the same (else every letter does).
+  bool beta_by_length = false;
   /// When non-empty, each fold picks its lambda among these by the letter error on a held-out
   /// part of its training words (never the test fold), then retrains on all its training words.
   std::vector<double> validation_lambdas;
@@ -35,11 +38,8 @@ struct OcrLearnerSettings {
   bool validation_passes = false;
   double validation_tolerance = 0.0;
 
-  double lambda() const { return learner == "online" ? online.lambda : batch.lambda; }
-  void setLambda(double lambda) { (learner == "online" ? online.lambda : batch.lambda) = lambda; }
-  long passes() const { return learner == "online" ? online.stop.max_iterations : batch.stop.max_iterations; }
-  void setPasses(long passes) { (learner == "online" ? online.stop.max_iterations : batch.stop.max_iterations) = passes; }
-  /// One line for a table: "online GP, lambda 0.01, 20 epochs, late_weighted".
+  ChainOptions chainOptions() const;
+  /// One line for a table: "online GP, lambda 0.01, 20 epochs, averaging late_weighted, beta 1/length".
   std::string describe() const;
 };
 
