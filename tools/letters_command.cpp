@@ -6,17 +6,17 @@
 #include "json_output.hpp"
 #include "learner_config.hpp"
 #include "letters.hpp"
-#include "ocr_experiment.hpp"
+#include "ocr_data.hpp"
 #include "progress.hpp"
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/tasks/multiclass.hpp>
+#include <mmp/core/thread_pool.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <memory>
-#include <algorithm>
 
 #ifndef MMP_SOURCE_DIR
 #define MMP_SOURCE_DIR "."
@@ -31,8 +31,17 @@ struct LettersOptions {
   int threads = -1;
 };
 
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+/// The learners where configs/letters.yaml leaves a key out.
+LearnerSettings lettersLearnerDefaults() {
+  LearnerSettings s;
+  s.online.lambda = 1e-3;
+  s.online.stop.max_iterations = 10;
+  s.online.averaging = Averaging::Uniform;
+  s.batch.lambda = 1e-3;
+  s.batch.stop.max_iterations = 200;
+  s.batch.averaging = Averaging::Uniform;
+  s.batch.threads = 0;
+  return s;
 }
 
 double errorRate(const std::vector<std::unique_ptr<MulticlassExample>>& examples, const Eigen::VectorXd& w) {
@@ -41,17 +50,23 @@ double errorRate(const std::vector<std::unique_ptr<MulticlassExample>>& examples
   return static_cast<double>(wrong) / static_cast<double>(examples.size());
 }
 
+/// "10 epochs, online mistake rate 0.312021" or "500 iterations, objective 0.516663".
+std::string detail(const Learner& learner) {
+  const std::string passes = std::to_string(learner.passes()) + " " + learner.passName() + "s, ";
+  if (learner.kind() == LearnerKind::Batch) return passes + "objective " + std::to_string(learner.objective());
+  const double mistakes = learner.trace().empty() ? 0.0 : learner.trace().back().value;  // mean 0/1 loss
+  return passes + "online mistake rate " + std::to_string(mistakes);
+}
+
 void runLetters(const LettersOptions& options) {
   const ConfigNode config = ConfigNode::load(options.config);
   config.expectKeys({"data_root", "train_folds", "online", "batch"});
-  const std::string root = resolveDataRoot(options.data_root, config);
-  const std::string path = locateOcrData(root, options.config);
+  const std::string path = locateOcrData(resolveDataRoot(options.data_root, config), options.config);
   const std::vector<long> train_folds = config.integers("train_folds", {0}, 0, 9);
 
-  auto t0 = std::chrono::steady_clock::now();
+  const auto read_start = std::chrono::steady_clock::now();
   const LetterData data = readLetters(path);
-  const double read_seconds = secondsSince(t0);
-
+  const double read_seconds = secondsSince(read_start);
   std::vector<std::unique_ptr<MulticlassExample>> train, test;
   for (std::size_t i = 0; i < data.size(); ++i) {
     const bool is_train = std::find(train_folds.begin(), train_folds.end(), data.folds[i]) != train_folds.end();
@@ -68,66 +83,39 @@ void runLetters(const LettersOptions& options) {
   for (long f : train_folds) std::printf(" %ld", f);
   std::printf("), test: %zu letters (the other folds)\n\n", test.size());
 
-  OnlineGreedyProjection::Params online_defaults;
-  online_defaults.lambda = 1e-3;
-  online_defaults.stop.max_iterations = 10;
-  online_defaults.averaging = Averaging::Uniform;
-  BatchSubgradient::Params batch_defaults;
-  batch_defaults.lambda = 1e-3;
-  batch_defaults.stop.max_iterations = 200;
-  batch_defaults.averaging = Averaging::Uniform;
-  batch_defaults.threads = 0;
-  OnlineGreedyProjection online(onlineParams(config.child("online"), online_defaults));
-  BatchSubgradient::Params batch_params = batchParams(config.child("batch"), batch_defaults);
-  if (options.threads >= 0) batch_params.threads = options.threads;
-  BatchSubgradient batch(batch_params);
-
-  struct Row {
-    std::string name, detail;
-    double train_s, test_s, train_error, test_error;
-    std::string info;
-  };
-  std::vector<Row> rows;
-  // Trains one learner with a progress bar (total = rounds or iterations), then tests it.
-  auto run = [&](const std::string& name, Learner& learner, long total, const char* figure, auto train_fn,
-                 auto detail_fn) {
+  LearnerSettings settings = learnerSettings(config, lettersLearnerDefaults());
+  if (options.threads >= 0) settings.batch.threads = options.threads;
+  std::vector<std::unique_ptr<Learner>> learners;  // both made first: bad parameters fail before any training
+  for (LearnerKind kind : {LearnerKind::Online, LearnerKind::Batch}) {
+    settings.kind = kind;
+    learners.push_back(makeLearner(settings));
+  }
+  std::printf("%-26s %10s %9s %11s %10s  %-14s %s\n", "learner", "train (s)", "test (s)", "train error",
+              "test error", "info", "detail");
+  Json line = {{"task", "letters"}, {"train_letters", train.size()}, {"test_letters", test.size()}};
+  for (const auto& learner : learners) {
+    settings.kind = learner->kind();
+    const bool online = learner->kind() == LearnerKind::Online;
+    const std::string name = online ? "online Greedy Projection" : "batch subgradient";
     Progress progress(name);
-    learner.setCallback([&](const TraceRecord& r) {
-      progress.update(r.iteration, total, std::string(figure) + " " + std::to_string(r.value));
+    const long total = settings.callbacks(static_cast<long>(train.size()));
+    learner->setCallback([&](const TraceRecord& r) {
+      progress.update(r.iteration, total, std::string(learner->traceValueName()) + " " + std::to_string(r.value));
       return true;
     });
     auto start = std::chrono::steady_clock::now();
-    const Eigen::VectorXd w = train_fn();
+    const Eigen::VectorXd w = learner->train(train_list);
     const double train_s = secondsSince(start);
     progress.finish();
     start = std::chrono::steady_clock::now();
     const double test_error = errorRate(test, w);
-    rows.push_back({name, detail_fn(), train_s, secondsSince(start), errorRate(train, w), test_error,
-                    describe(learner.info())});
-  };
-  run("online Greedy Projection", online, online.params().stop.max_iterations * static_cast<long>(train.size()),
-      "mean loss", [&] { return online.train(train_list); },
-      [&] {
-        return std::to_string(online.params().stop.max_iterations) + " epochs, online mistake rate " +
-               std::to_string(online.meanLoss());
-      });
-  run("batch subgradient", batch, batch.params().stop.max_iterations, "objective", [&] { return batch.train(train_list); },
-      [&] { return std::to_string(batch.iterations()) + " iterations, objective " + std::to_string(batch.objective()); });
-
-  std::printf("%-26s %10s %9s %11s %10s  %-14s %s\n", "learner", "train (s)", "test (s)", "train error",
-              "test error", "info", "detail");
-  for (const Row& r : rows) {
-    std::printf("%-26s %10.2f %9.2f %11.4f %10.4f  %-14s %s\n", r.name.c_str(), r.train_s, r.test_s, r.train_error,
-                r.test_error, r.info.c_str(), r.detail.c_str());
+    const double test_s = secondsSince(start);
+    std::printf("%-26s %10.2f %9.2f %11.4f %10.4f  %-14s %s\n", name.c_str(), train_s, test_s, errorRate(train, w),
+                test_error, describe(learner->info()).c_str(), detail(*learner).c_str());
+    line[describe(learner->kind()) + "_test_error"] = test_error;
+    line[describe(learner->kind()) + "_train_s"] = train_s;
   }
-  const Json line = {{"task", "letters"},
-                     {"train_letters", train.size()},
-                     {"test_letters", test.size()},
-                     {"online_test_error", rows[0].test_error},
-                     {"online_train_s", rows[0].train_s},
-                     {"batch_test_error", rows[1].test_error},
-                     {"batch_train_s", rows[1].train_s},
-                     {"threads", ThreadPool(batch.params().threads).threads()}};
+  line["threads"] = ThreadPool(settings.batch.threads).threads();
   std::printf("%s\n", jsonText(line, -1).c_str());
 }
 
