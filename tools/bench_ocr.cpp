@@ -9,6 +9,7 @@
 //
 //   build/bin/bench_ocr [--folds N] [--threads T] [--protocols small,large] [--no-dlib]
 #include "config.hpp"
+#include "default_config.hpp"
 #include "json_output.hpp"
 #include "learner_config.hpp"
 #include "ocr_experiment.hpp"
@@ -24,17 +25,11 @@
 #include <map>
 #include <sstream>
 
-#ifndef MMP_SOURCE_DIR
-#define MMP_SOURCE_DIR "."
-#endif
-
 namespace {
 
 using namespace mmp;
 using namespace mmp::tools;
 using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 /// One OCR word for dlib: a view of one sequence of our ChainData (the same pixels, no copy).
 struct DlibWord {
@@ -135,7 +130,7 @@ struct Totals {
 std::string methodName(LearnerKind kind) { return kind == LearnerKind::Online ? "online GP" : "batch subgradient"; }
 
 struct BenchOptions {
-  std::string config_dir = std::string(MMP_SOURCE_DIR) + "/configs";
+  std::string config_dir;  ///< empty: each config found by defaultConfigPath
   std::string data_root;
   int folds = 10;
   int threads = 2;
@@ -151,8 +146,12 @@ int runBench(const BenchOptions& options) {
     std::string p;
     while (std::getline(in, p, ',')) protocols.push_back(describe(parseOcrProtocol(p)));
   }
+  const auto configPath = [&](const std::string& protocol) {
+    const std::string file = "ocr_" + protocol + ".yaml";
+    return options.config_dir.empty() ? defaultConfigPath(file, "--config-dir") : options.config_dir + "/" + file;
+  };
   // The data root of the first protocol's config (as `mmp ocr` would find it).
-  const ConfigNode first = ConfigNode::load(options.config_dir + "/ocr_" + protocols.at(0) + ".yaml");
+  const ConfigNode first = ConfigNode::load(configPath(protocols.at(0)));
   const std::string path = locateOcrData(resolveDataRoot(options.data_root, first), first.file());
   const OcrDataset data = readOcrDataset(path);
   std::printf("bench_ocr: %zu words, %zu letters from %s (read in %.2f s); %d fold(s) per protocol\n",
@@ -165,7 +164,7 @@ int runBench(const BenchOptions& options) {
   std::map<std::string, LearnerKind> ours_kind;
   std::printf("%-8s %4s  %-30s %9s %9s %8s\n", "protocol", "fold", "method", "test err", "train s", "test s");
   for (const std::string& name : protocols) {
-    const ConfigNode config = ConfigNode::load(options.config_dir + "/ocr_" + name + ".yaml");
+    const ConfigNode config = ConfigNode::load(configPath(name));
     config.expectKeys(ocrConfigKeys());
     const OcrProtocol protocol = parseOcrProtocol(name);
     if (config.choice("protocol", name, {"small", "large"}) != name) config.fail("protocol", "expected '" + name + "' in this file");
@@ -228,7 +227,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   app.add_option("--protocols", options.protocols, "comma-separated: small, large")->capture_default_str();
-  app.add_option("--config-dir", options.config_dir, "folder with ocr_small.yaml and ocr_large.yaml")->capture_default_str();
+  app.add_option("--config-dir", options.config_dir,
+                 "folder with ocr_small.yaml and ocr_large.yaml (default: configs, else "
+                 "<bench_ocr's folder>/../share/mmp/configs)");
   app.add_option("--data-root", options.data_root, "folder holding ocr/letter.data.gz (default: $MMP_DATA_ROOT or the configs' data_root)");
   app.add_option("--dlib-c", options.dlib_c, "dlib's C (its objective is 1/2 |w|^2 + C/n sum of slacks)")->capture_default_str();
   app.add_flag("--no-dlib", options.no_dlib, "run only our learners");

@@ -3,6 +3,7 @@
 // contract.  Trains on the configured folds (fold 0 by default), tests on the others.
 #include "commands.hpp"
 #include "config.hpp"
+#include "default_config.hpp"
 #include "json_output.hpp"
 #include "learner_config.hpp"
 #include "letters.hpp"
@@ -18,15 +19,11 @@
 #include <cstdio>
 #include <memory>
 
-#ifndef MMP_SOURCE_DIR
-#define MMP_SOURCE_DIR "."
-#endif
-
 namespace mmp::tools {
 namespace {
 
 struct LettersOptions {
-  std::string config = std::string(MMP_SOURCE_DIR) + "/configs/letters.yaml";
+  std::string config;  ///< empty: defaultConfigPath("letters.yaml")
   std::string data_root;
   int threads = -1;
 };
@@ -124,11 +121,15 @@ void runLetters(const LettersOptions& options) {
 void addLettersCommand(CLI::App& app) {
   auto options = std::make_shared<LettersOptions>();
   CLI::App* cmd = app.add_subcommand("letters", "Single-letter OCR recognition with both learners (real data)");
-  cmd->add_option("--config", options->config, "YAML settings")->capture_default_str();
+  cmd->add_option("--config", options->config,
+                  "YAML settings (default: configs/letters.yaml, else <mmp's folder>/../share/mmp/configs/letters.yaml)");
   cmd->add_option("--data-root", options->data_root, "folder holding ocr/letter.data.gz (default: $MMP_DATA_ROOT or the config's data_root)");
   cmd->add_option("--threads", options->threads, "threads for the batch learner's oracle calls (0 = all cores)")
       ->check(CLI::Range(0, 256));
-  cmd->callback([options] { runLetters(*options); });
+  cmd->callback([options] {
+    if (options->config.empty()) options->config = defaultConfigPath("letters.yaml", "--config");
+    runLetters(*options);
+  });
 }
 
 }  // namespace mmp::tools

@@ -6,6 +6,7 @@
 // the config's output_dir.
 #include "commands.hpp"
 #include "config.hpp"
+#include "default_config.hpp"
 #include "json_output.hpp"
 #include "learner_config.hpp"
 #include "ocr_experiment.hpp"
@@ -22,15 +23,11 @@
 #include <fstream>
 #include <memory>
 
-#ifndef MMP_SOURCE_DIR
-#define MMP_SOURCE_DIR "."
-#endif
-
 namespace mmp::tools {
 namespace {
 
 struct OcrOptions {
-  std::string config = std::string(MMP_SOURCE_DIR) + "/configs/ocr_small.yaml";
+  std::string config;  ///< empty: defaultConfigPath("ocr_small.yaml")
   std::string data_root;
   std::vector<double> lambdas;  ///< choose lambda by validation among these
   std::string output_dir;
@@ -205,8 +202,9 @@ void runOcr(const OcrOptions& options) {
 void addOcrCommand(CLI::App& app) {
   auto options = std::make_shared<OcrOptions>();
   CLI::App* cmd = app.add_subcommand("ocr", "OCR word recognition with the chain model over ten folds (real data)");
-  cmd->add_option("--config", options->config, "YAML settings (configs/ocr_small.yaml or configs/ocr_large.yaml)")
-      ->capture_default_str();
+  cmd->add_option("--config", options->config,
+                  "YAML settings, configs/ocr_small.yaml or ocr_large.yaml (default: configs/ocr_small.yaml, else "
+                  "<mmp's folder>/../share/mmp/configs/ocr_small.yaml)");
   cmd->add_option("--data-root", options->data_root, "folder holding ocr/letter.data.gz (default: $MMP_DATA_ROOT or the config's data_root)");
   cmd->add_option("--lambdas", options->lambdas,
                   "choose lambda per fold among these (comma-separated) by letter error on held-out training words")
@@ -221,7 +219,10 @@ void addOcrCommand(CLI::App& app) {
                "with --lambdas: also choose the number of epochs/iterations on the held-out training words");
   cmd->add_option("--folds", options->folds, "run only the first N folds of the config (a quick look)");
   cmd->add_option("--output-dir", options->output_dir, "folder for results.json and error_per_epoch.png (default: the config's output_dir)");
-  cmd->callback([options] { runOcr(*options); });
+  cmd->callback([options] {
+    if (options->config.empty()) options->config = defaultConfigPath("ocr_small.yaml", "--config");
+    runOcr(*options);
+  });
 }
 
 }  // namespace mmp::tools

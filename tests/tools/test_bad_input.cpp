@@ -381,9 +381,24 @@ TEST_CASE("bad input: no silent success (checksums, weights, damaged images, ful
          std::size_t flushed = 0;
          const std::string gzip = gzipFlushedAt(letters, half, flushed);
          f.write("data/ocr/letter.data.gz", gzip.substr(0, flushed));
+         // no --config: the default is configs/letters.yaml in the working directory
+         std::filesystem::create_directories(f.dir.file("configs"));
+         f.write("configs/letters.yaml", readText(std::string(MMP_SOURCE_DIR) + "/configs/letters.yaml"));
          return std::vector<std::string>{"letters", "--data-root", f.dir.file("data")};
        },
        1, "letter.data.gz.*(truncated|unexpected end)"},
+  });
+}
+
+TEST_CASE("bad input: without --config outside a checkout, the error names the places looked at") {
+  runRows({
+      {"missing config", "mmp letters with no configs/ in the working directory",
+       [](Fixtures&) { return std::vector<std::string>{"letters"}; },
+       1, "'configs/letters.yaml' \\(in the working directory\\) or at '/.*/share/mmp/configs/letters.yaml' "
+          "\\(beside an installed mmp\\): pass the config's path with --config"},
+      {"missing config", "mmp ocr with no configs/ in the working directory",
+       [](Fixtures&) { return std::vector<std::string>{"ocr"}; },
+       1, "'configs/ocr_small.yaml' .* '/.*/share/mmp/configs/ocr_small.yaml' .*--config"},
   });
 }
 
