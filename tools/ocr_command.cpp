@@ -13,14 +13,10 @@
 #include <mmp/maps/output_folder.hpp>
 #include "progress.hpp"
 
-#include <mmp/core/error.hpp>
 #include <mmp/core/file_io.hpp>
-#include <mmp/core/thread_pool.hpp>
 #include <mmp/maps/render.hpp>
 
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <memory>
 
 namespace mmp::tools {
@@ -83,6 +79,33 @@ void printValidationSummary(const std::vector<OcrFoldResult>& results) {
   std::printf("\n");
 }
 
+/// One fold of results.json: its sizes, figures and seconds, and its validation and curve if run.
+Json foldJson(const OcrFoldResult& r, bool curve) {
+  Json fold = {{"fold", r.fold},
+               {"train_words", r.train_words},
+               {"test_words", r.test_words},
+               {"train_letters", r.train_letters},
+               {"test_letters", r.test_letters},
+               {"lambda", r.lambda},
+               {"train_error", r.train_error},
+               {"test_error", r.test_error},
+               {"train_seconds", r.train_seconds},
+               {"test_seconds", r.test_seconds},
+               {"passes", r.passes},
+               {"iterations", r.iterations},
+               {"info", r.info}};
+  for (const auto& v : r.validation) {
+    fold["validation"].push_back({{"lambda", v.lambda},
+                                  {"passes", v.passes},
+                                  {"held_out_error", v.error},
+                                  {"held_out_curve", {{"passes", v.curve_passes}, {"error", v.curve_error}}}});
+  }
+  if (curve) {
+    fold["curve"] = {{"passes", r.curve.passes}, {"train_error", r.curve.train_error}, {"test_error", r.curve.test_error}};
+  }
+  return fold;
+}
+
 void runOcr(const OcrOptions& options) {
   const ConfigNode config = ConfigNode::load(options.config);
   config.expectKeys(ocrConfigKeys());
@@ -134,64 +157,22 @@ void runOcr(const OcrOptions& options) {
               mean_error, results.size(), train_s, test_s, train_s + test_s);
   if (curve) std::printf("the error curves took another %.2f s (not counted above)\n", curve_s);
 
-  {
-    Json json = Json::object();
-    json["task"] = "ocr";
-    json["protocol"] = describe(protocol);
-    json["data"] = path;
-    json["learner"] = settings.describe();
-    json["mean_test_error"] = mean_error;
-    json["train_seconds"] = train_s;
-    json["test_seconds"] = test_s;
-    json["threads"] = 1;
-    json["folds"] = Json::array();
-    for (const OcrFoldResult& r : results) {
-      Json fold = Json::object();
-      fold["fold"] = r.fold;
-      fold["train_words"] = r.train_words;
-      fold["test_words"] = r.test_words;
-      fold["train_letters"] = r.train_letters;
-      fold["test_letters"] = r.test_letters;
-      fold["lambda"] = r.lambda;
-      fold["train_error"] = r.train_error;
-      fold["test_error"] = r.test_error;
-      fold["train_seconds"] = r.train_seconds;
-      fold["test_seconds"] = r.test_seconds;
-      fold["passes"] = r.passes;
-      fold["iterations"] = r.iterations;
-      fold["info"] = r.info;
-      if (!r.validation.empty()) {
-        fold["validation"] = Json::array();
-        for (const auto& v : r.validation) {
-          fold["validation"].push_back({{"lambda", v.lambda},
-                                        {"passes", v.passes},
-                                        {"held_out_error", v.error},
-                                        {"held_out_curve", {{"passes", v.curve_passes}, {"error", v.curve_error}}}});
-        }
-      }
-      if (curve) {
-        fold["curve"] = {{"passes", r.curve.passes},
-                         {"train_error", r.curve.train_error},
-                         {"test_error", r.curve.test_error}};
-      }
-      json["folds"].push_back(std::move(fold));
-    }
-    writeFileAtomically(output.file("results.json"), jsonText(json, -1) + "\n");
-  }
+  Json json = {{"task", "ocr"},          {"protocol", describe(protocol)},  {"data", path},
+               {"learner", settings.describe()}, {"mean_test_error", mean_error}, {"train_seconds", train_s},
+               {"test_seconds", test_s},         {"threads", 1},                   {"folds", Json::array()}};
+  for (const OcrFoldResult& r : results) json["folds"].push_back(foldJson(r, curve));
+  writeFileAtomically(output.file("results.json"), jsonText(json, -1) + "\n");
   if (curve) {
     const ErrorCurve mean = meanCurve(results);
     const std::vector<double> x(mean.passes.begin(), mean.passes.end());
     const std::string unit = settings.learner.kind == LearnerKind::Online ? "epoch" : "iteration";
-    ChartStyle style;
-    style.title = "OCR " + std::string(describe(protocol)) + " protocol, " + describe(settings.learner.kind) + " learner: mean over " +
-                  std::to_string(results.size()) + " folds";
-    style.x_label = unit + " (one pass over the training words)";
-    style.y_label = "letter error";
-    style.width = 900;
-    style.height = 560;
-    writeImage(output.file("error_per_epoch.png"), lineChart({{"training error", x, mean.train_error, cv::Scalar(40, 160, 40)},
-                                    {"test error", x, mean.test_error, cv::Scalar(40, 40, 210)}},
-                                   style));
+    const ChartStyle style{"OCR " + describe(protocol) + " protocol, " + describe(settings.learner.kind) +
+                               " learner: mean over " + std::to_string(results.size()) + " folds",
+                           unit + " (one pass over the training words)", "letter error", 900, 560};
+    writeImage(output.file("error_per_epoch.png"),
+               lineChart({{"training error", x, mean.train_error, cv::Scalar(40, 160, 40)},
+                          {"test error", x, mean.test_error, cv::Scalar(40, 40, 210)}},
+                         style));
   }
   output.commit();
   std::printf("wrote %s: results.json%s\n", output.path().c_str(), curve ? " error_per_epoch.png" : "");
