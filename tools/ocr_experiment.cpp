@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <cmath>
 #include <limits>
-#include <numeric>
 #include <sstream>
 
 namespace mmp::tools {
@@ -31,12 +30,6 @@ std::vector<const ChainExample*> pointers(const std::vector<ChainExample>& examp
   out.reserve(examples.size());
   for (const auto& e : examples) out.push_back(&e);
   return out;
-}
-
-std::size_t letterCount(const std::vector<ChainExample>& examples) {
-  std::size_t n = 0;
-  for (const auto& e : examples) n += e.length();
-  return n;
 }
 
 using FoldValidation = OcrFoldResult::Validation;
@@ -78,7 +71,7 @@ Trained trainChain(const std::vector<ChainExample>& examples, const OcrLearnerSe
   const LearnerSettings& s = settings.learner;
   const bool online = s.kind == LearnerKind::Online;
   const long per_pass = online ? static_cast<long>(examples.size()) : 1;  // callbacks per pass
-  const long lag = online ? 0 : 1;                                          // callbacks before pass 1 starts
+  const long lag = online ? 0 : 1;  // the batch learner calls back once before its first step
   const long stride = target.curve ? std::max(1L, s.passes() / std::max(1, target.points)) : 1;
   const std::unique_ptr<Learner> learner = makeLearner(s);
   IterateAverage average(online ? s.online.averaging : s.batch.averaging);
@@ -110,6 +103,58 @@ Trained trainChain(const std::vector<ChainExample>& examples, const OcrLearnerSe
     out.curve_seconds += secondsSince(start);
   }
   return out;
+}
+
+/*!
+    Step 1 of runOcrFold: trains each of settings.validation_lambdas on a part of the fold's
+    training words and records its letter error on the rest (after every pass if passes are chosen
+    too) in `validation`; returns the settings with the fewest passes within the tolerance of the
+    lowest held-out error (the first lambda on ties).
+!*/
+OcrLearnerSettings chooseOnHeldOut(const OcrWords& words, std::vector<std::size_t> train, int k,
+                                   const OcrLearnerSettings& settings, std::vector<FoldValidation>& validation) {
+  Random rng(settings.validation_seed + static_cast<std::uint64_t>(k));
+  rng.shuffle(train.begin(), train.end());
+  const auto held = static_cast<std::ptrdiff_t>(std::clamp<std::size_t>(
+      static_cast<std::size_t>(std::lround(settings.validation_fraction * static_cast<double>(train.size()))), 1,
+      train.size() - 1));
+  std::vector<std::size_t> fit(train.begin(), train.end() - held), check(train.end() - held, train.end());
+  std::sort(fit.begin(), fit.end());
+  std::sort(check.begin(), check.end());
+  const std::vector<ChainExample> fit_examples = makeExamples(words, fit, settings.chainOptions());
+  const std::vector<ChainExample> check_examples = makeExamples(words, check, settings.chainOptions());
+  const std::vector<const ChainExample*> check_list = pointers(check_examples);
+  const int points = settings.validation_passes ? static_cast<int>(std::min(50L, settings.learner.passes())) : 0;
+  struct Candidate {
+    double lambda;
+    long passes;
+    double error;
+  };
+  std::vector<Candidate> candidates;
+  for (double lambda : settings.validation_lambdas) {
+    OcrLearnerSettings trial = settings;
+    trial.learner.setLambda(lambda);
+    ErrorCurve curve;
+    const Trained model = trainChain(fit_examples, trial, {points > 0 ? &curve : nullptr, nullptr, &check_list, points});
+    FoldValidation best{lambda, settings.learner.passes(), labelErrors(check_list, model.w).rate(), curve.passes,
+                        curve.test_error};
+    for (std::size_t i = 0; i < curve.passes.size(); ++i) {
+      candidates.push_back({lambda, curve.passes[i], curve.test_error[i]});
+      if (curve.test_error[i] < best.error) best.passes = curve.passes[i], best.error = curve.test_error[i];
+    }
+    if (curve.passes.empty()) candidates.push_back({lambda, best.passes, best.error});
+    validation.push_back(best);
+  }
+  double lowest = std::numeric_limits<double>::infinity();
+  for (const Candidate& c : candidates) lowest = std::min(lowest, c.error);
+  const Candidate* pick = nullptr;
+  for (const Candidate& c : candidates) {
+    if (c.error <= lowest + settings.validation_tolerance && (pick == nullptr || c.passes < pick->passes)) pick = &c;
+  }
+  OcrLearnerSettings chosen = settings;
+  chosen.learner.setLambda(pick->lambda);
+  if (settings.validation_passes) chosen.learner.setPasses(pick->passes);
+  return chosen;
 }
 
 }  // namespace
@@ -178,54 +223,9 @@ OcrFoldResult runOcrFold(const OcrWords& words, OcrProtocol protocol, int k, con
                     " protocol has no training or no test words");
   }
   const Clock::time_point train_start = Clock::now();
-  OcrLearnerSettings chosen = settings;
-
-  // 1) lambda by held-out letter error inside the training words, if asked (never the test fold)
-  if (!settings.validation_lambdas.empty()) {
-    std::vector<std::size_t> shuffled = split.train;
-    Random rng(settings.validation_seed + static_cast<std::uint64_t>(k));
-    rng.shuffle(shuffled.begin(), shuffled.end());
-    const std::size_t held = std::clamp<std::size_t>(
-        static_cast<std::size_t>(std::lround(settings.validation_fraction * static_cast<double>(shuffled.size()))), 1,
-        shuffled.size() - 1);
-    std::vector<std::size_t> fit(shuffled.begin(), shuffled.end() - static_cast<std::ptrdiff_t>(held));
-    std::vector<std::size_t> check(shuffled.end() - static_cast<std::ptrdiff_t>(held), shuffled.end());
-    std::sort(fit.begin(), fit.end());
-    std::sort(check.begin(), check.end());
-    const std::vector<ChainExample> fit_examples = makeExamples(words, fit, settings.chainOptions());
-    const std::vector<ChainExample> check_examples = makeExamples(words, check, settings.chainOptions());
-    const std::vector<const ChainExample*> check_list = pointers(check_examples);
-    struct Candidate {
-      double lambda;
-      long passes;
-      double error;
-    };
-    std::vector<Candidate> candidates;
-    for (double lambda : settings.validation_lambdas) {
-      OcrLearnerSettings trial = settings;
-      trial.learner.setLambda(lambda);
-      ErrorCurve curve;
-      const int points = settings.validation_passes ? static_cast<int>(std::min(50L, settings.learner.passes())) : 0;
-      const Trained model = trainChain(fit_examples, trial, {points > 0 ? &curve : nullptr, nullptr, &check_list, points});
-      FoldValidation best{lambda, settings.learner.passes(), labelErrors(check_list, model.w).rate(), curve.passes,
-                          curve.test_error};
-      for (std::size_t i = 0; i < curve.passes.size(); ++i) {
-        candidates.push_back({lambda, curve.passes[i], curve.test_error[i]});
-        if (curve.test_error[i] < best.error) best.passes = curve.passes[i], best.error = curve.test_error[i];
-      }
-      if (curve.passes.empty()) candidates.push_back({lambda, best.passes, best.error});
-      result.validation.push_back(best);
-    }
-    // the fewest passes within the tolerance of the lowest held-out error (first lambda on ties)
-    double lowest = std::numeric_limits<double>::infinity();
-    for (const Candidate& c : candidates) lowest = std::min(lowest, c.error);
-    const Candidate* pick = nullptr;
-    for (const Candidate& c : candidates) {
-      if (c.error <= lowest + settings.validation_tolerance && (pick == nullptr || c.passes < pick->passes)) pick = &c;
-    }
-    chosen.learner.setLambda(pick->lambda);
-    if (settings.validation_passes) chosen.learner.setPasses(pick->passes);
-  }
+  // 1) lambda (and passes) by held-out letter error inside the training words, if asked (never the test fold)
+  const OcrLearnerSettings chosen =
+      settings.validation_lambdas.empty() ? settings : chooseOnHeldOut(words, split.train, k, settings, result.validation);
   result.lambda = chosen.learner.lambda();
   result.passes = chosen.learner.passes();
 
@@ -244,13 +244,15 @@ OcrFoldResult runOcrFold(const OcrWords& words, OcrProtocol protocol, int k, con
 
   // 3) test
   const Clock::time_point test_start = Clock::now();
-  result.test_error = labelErrors(test_list, model.w).rate();
+  const LabelErrors tested = labelErrors(test_list, model.w);
   result.test_seconds = secondsSince(test_start) + build_test_seconds;
-  result.train_error = labelErrors(train_list, model.w).rate();
+  const LabelErrors trained = labelErrors(train_list, model.w);
+  result.test_error = tested.rate();
+  result.train_error = trained.rate();
   result.train_words = train.size();
   result.test_words = test.size();
-  result.train_letters = letterCount(train);
-  result.test_letters = letterCount(test);
+  result.train_letters = trained.total;
+  result.test_letters = tested.total;
   return result;
 }
 

@@ -1,0 +1,76 @@
+// The OCR experiment's error curve (ocr_experiment.hpp): each curve point must be the model that
+// training for that many passes returns, for both learners (the online learner calls back once per
+// word, the batch learner once per iteration and one iteration early).
+#include "ocr_experiment.hpp"
+
+#include <doctest/doctest.h>
+
+#include <sstream>
+
+using namespace mmp;
+using namespace mmp::tools;
+
+namespace {
+
+// 60 words of 2-4 letters a..c over the ten folds; each letter lights a few pixels of its own and a
+// few shared ones, so that the learners make mistakes and the error falls over the passes.
+OcrWords syntheticWords() {
+  std::ostringstream text;
+  unsigned state = 7;
+  const auto next = [&state] { return state = state * 1103515245u + 12345u, (state >> 16) % 100; };
+  int id = 1;
+  for (int word = 0; word < 60; ++word) {
+    const int length = 2 + word % 3;
+    for (int position = 1; position <= length; ++position, ++id) {
+      const int label = static_cast<int>(next() % 3);
+      text << id << '\t' << char('a' + label) << '\t' << (position == length ? -1 : id + 1) << '\t' << word << '\t'
+           << position << '\t' << word % 10;
+      for (int p = 0; p < kLetterPixels; ++p) {
+        const bool own = p / 8 == label && next() < 70, shared = p >= 100 && next() < 30;
+        text << '\t' << (own || shared ? 1 : 0);
+      }
+      text << "\t\n";
+    }
+  }
+  std::istringstream in(text.str());
+  const LetterData letters = parseLetters(in, "synthetic");
+  return ocrWords(letters, groupWords(letters));
+}
+
+}  // namespace
+
+TEST_CASE("OCR error curve: the point after p passes is the model trained for p passes, online and batch") {
+  const OcrWords words = syntheticWords();
+  for (LearnerKind kind : {LearnerKind::Online, LearnerKind::Batch}) {
+    CAPTURE(describe(kind));
+    OcrLearnerSettings settings;
+    settings.learner.kind = kind;
+    settings.learner.setPasses(6);
+    settings.learner.batch.steps = StepSchedule::constant(0.5);
+    const OcrFoldResult with_curve = runOcrFold(words, OcrProtocol::Large, 0, settings, 6);
+    REQUIRE(with_curve.curve.passes == std::vector<long>{1, 2, 3, 4, 5, 6});
+    for (long p = 1; p <= 6; ++p) {
+      CAPTURE(p);
+      settings.learner.setPasses(p);
+      const OcrFoldResult trained = runOcrFold(words, OcrProtocol::Large, 0, settings);
+      CHECK(trained.curve.passes.empty());
+      CHECK(with_curve.curve.test_error[p - 1] == trained.test_error);
+      CHECK(with_curve.curve.train_error[p - 1] == trained.train_error);
+    }
+    CHECK(with_curve.curve.test_error.back() == with_curve.test_error);
+  }
+}
+
+TEST_CASE("OCR learner settings: beta by length follows the chosen learner's q") {
+  OcrLearnerSettings settings;
+  CHECK(settings.chainOptions().length_power == 0.0);
+  settings.beta_by_length = true;
+  settings.learner.online.q = 2;
+  settings.learner.batch.q = 1;
+  settings.learner.kind = LearnerKind::Online;
+  CHECK(settings.chainOptions().length_power == 2.0);
+  settings.learner.kind = LearnerKind::Batch;
+  CHECK(settings.chainOptions().length_power == 1.0);
+  CHECK(settings.describe().find("batch subgradient") == 0);
+  CHECK(settings.describe().find("beta 1/length") != std::string::npos);
+}
