@@ -3,12 +3,12 @@
 # and runs each for SECONDS (default 30) on a copy of its seed corpus, after replaying its regression
 # inputs.  Prints one line per target and fails if any target crashed, hung, leaked or blew its
 # memory limit; the input that did it is kept in build-fuzz/fuzz-runs/<target>/ (see the line).
-#   tools/fuzz.sh [SECONDS] [TARGET...]
+#   tests/fuzz/fuzz.sh [SECONDS] [TARGET...]
 #   MMP_FUZZ_BUILD_DIR   build folder (default: build-fuzz)
 #   MMP_FUZZ_JOBS        targets run at once (default: the number of cores)
 #   MMP_FUZZ_ARGS        extra libFuzzer flags, e.g. "-use_value_profile=1"
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../../tools/setup.sh"
 
 seconds="${1:-30}"
 shift || true
