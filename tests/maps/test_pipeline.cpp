@@ -350,3 +350,43 @@ TEST_CASE("training is bitwise reproducible: the same weights run after run and 
   CHECK(std::memcmp(first.data(), again.data(), sizeof(double) * static_cast<std::size_t>(first.size())) == 0);
   CHECK(std::memcmp(first.data(), two.data(), sizeof(double) * static_cast<std::size_t>(first.size())) == 0);
 }
+
+TEST_CASE("CostModel: saved and loaded it gives the same cost map; weights outside the positive-cost set are refused") {
+  test::TempDir dir;
+  PipelineSettings config = syntheticSettings();
+  config.train = {scene(1, 128)};
+  config.features.cell_size = 8;
+  config.learner.batch.stop.max_iterations = 5;
+  const TrainingData data = loadTrainingData(config);
+  const TrainedCostModel trained = train(data, config);
+  trained.model.save(dir.file("m.mmp"));
+  const CostModel loaded = CostModel::load(dir.file("m.mmp"));
+  CHECK(loaded.form() == CostForm::Linear);
+  CHECK(loaded.info().at("behaviour") == "follow_road");
+  CHECK(loaded.info().at("trained_on") == "synthetic-1");
+
+  SyntheticSceneParams other;
+  other.seed = 7;
+  other.rows = other.cols = 96;
+  const cv::Mat image = makeSyntheticScene(other).image;
+  const CostGrid a = trained.model.costs(image), b = loaded.costs(image);
+  CHECK(a.rows == 12);
+  CHECK(a.cols == 12);
+  CHECK(a.cell_size == 8);
+  CHECK(a.costs == b.costs);  // bit for bit
+  std::vector<double> expected;
+  trained.model.features().map(image).costs(trained.model.weights(), expected);
+  CHECK(a.costs == expected);
+  for (int s = 0; s < a.cells(); ++s) REQUIRE((a.costs[static_cast<std::size_t>(s)] > 0.0 && !a.blocked(s)));
+  CHECK(a.cellAt(0, 0) == 0);
+  CHECK(a.cellAt(95.5, 8) == 1 * 12 + 11);
+  CHECK(a.cellAt(96, 0) == -1);
+  CHECK(a.cellAt(-0.5, 3) == -1);
+
+  Eigen::VectorXd negative = trained.model.weights();
+  negative[1] = -0.5;
+  CHECK_THROWS_WITH_AS(CostModel(trained.model.features(), negative, CostForm::Linear),
+                       doctest::Contains("a linear-cost model needs every weight >= 0"), InvalidArgument);
+  CHECK_NOTHROW(CostModel(trained.model.features(), negative, CostForm::Exponential));  // exp(w . f) > 0 for any w
+  CHECK_THROWS_AS(CostModel::load(dir.file("missing.mmp")), ModelFileError);
+}
