@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -32,87 +31,32 @@ std::vector<const ChainExample*> pointers(const std::vector<ChainExample>& examp
   return out;
 }
 
-using FoldValidation = OcrFoldResult::Validation;
-
-struct Trained {
-  Eigen::VectorXd w;
-  long iterations = 0;
-  std::string info;
-  double curve_seconds = 0.0;
-};
-
-/// What the curve is measured on (null: no curve).
-struct CurveTarget {
-  ErrorCurve* curve = nullptr;
-  const std::vector<const ChainExample*>* train = nullptr;
-  const std::vector<const ChainExample*>* test = nullptr;
-  int points = 0;
-};
-
-void addCurvePoint(const CurveTarget& target, long passes, const Eigen::VectorXd& w) {
-  target.curve->passes.push_back(passes);
-  if (target.train != nullptr) target.curve->train_error.push_back(labelErrors(*target.train, w).rate());
-  target.curve->test_error.push_back(labelErrors(*target.test, w).rate());
+/// Appends the train and test letter errors of w at `pass` to `curve`.
+CurveCallback curveOf(ErrorCurve& curve, const std::vector<const ChainExample*>& train,
+                      const std::vector<const ChainExample*>& test) {
+  return [&curve, &train, &test](long pass, const Eigen::VectorXd& w) {
+    curve.passes.push_back(pass);
+    curve.train_error.push_back(labelErrors(train, w).rate());
+    curve.test_error.push_back(labelErrors(test, w).rate());
+  };
 }
 
-/*!
-    Trains with the settings' learner.  With a curve target, the callback keeps its own copy of the
-    learner's iterate average (the learners publish the current iterate through weights() before
-    calling back), so that each curve point is the model training would return at that pass.
-    Online: round t ends pass t / n when n divides t, and its iterate is the latest.  Batch: at
-    iteration t the learner reports w_t before stepping; its average holds w_2 .. w_t by then, i.e.
-    the model it would return after t - 1 iterations (passes).
-!*/
-Trained trainChain(const std::vector<ChainExample>& examples, const OcrLearnerSettings& settings,
-                   const CurveTarget& target) {
+ExampleList exampleList(const std::vector<ChainExample>& examples) {
   ExampleList list;
   list.reserve(examples.size());
   for (const auto& e : examples) list.push_back(&e);
-  const LearnerSettings& s = settings.learner;
-  const bool online = s.kind == LearnerKind::Online;
-  const long per_pass = online ? static_cast<long>(examples.size()) : 1;  // callbacks per pass
-  const long lag = online ? 0 : 1;  // the batch learner calls back once before its first step
-  const long stride = target.curve ? std::max(1L, s.passes() / std::max(1, target.points)) : 1;
-  const std::unique_ptr<Learner> learner = makeLearner(s);
-  IterateAverage average(online ? s.online.averaging : s.batch.averaging);
-  Trained out;
-  if (target.curve) {
-    learner->setCallback([&](const TraceRecord& record) {
-      const Clock::time_point start = Clock::now();
-      const long step = record.iteration - lag;
-      if (step >= 1) {
-        average.add(learner->weights());  // the learner added the same iterate just before
-        if (step % per_pass == 0 && (step / per_pass) % stride == 0) addCurvePoint(target, step / per_pass, average.mean());
-      }
-      out.curve_seconds += secondsSince(start);
-      return true;
-    });
-  }
-  out.w = learner->train(list);
-  out.iterations = learner->iterations();
-  out.info = describe(learner->info()) + ": " + learner->message();
-  if (!online) {
-    char objective[64];
-    std::snprintf(objective, sizeof objective, ", objective %.6g", learner->objective());
-    out.info += objective;
-  }
-  if (target.curve) {
-    const Clock::time_point start = Clock::now();
-    const long passes = (out.iterations + per_pass - 1) / per_pass;
-    if (target.curve->passes.empty() || target.curve->passes.back() != passes) addCurvePoint(target, passes, out.w);
-    out.curve_seconds += secondsSince(start);
-  }
-  return out;
+  return list;
 }
 
 /*!
-    Step 1 of runOcrFold: trains each of settings.validation_lambdas on a part of the fold's
-    training words and records its letter error on the rest (after every pass if passes are chosen
-    too) in `validation`; returns the settings with the fewest passes within the tolerance of the
-    lowest held-out error (the first lambda on ties).
+    Step 1 of runOcrFold: splits the fold's training words at random into a fit part and a held-out
+    part (settings.validation_fraction of them) and chooses lambda (and passes) by the held-out
+    letter error (chooseOnHeldOut, mmp/learners/model_selection.hpp); records each lambda's errors
+    in `validation`.
 !*/
-OcrLearnerSettings chooseOnHeldOut(const OcrWords& words, std::vector<std::size_t> train, int k,
-                                   const OcrLearnerSettings& settings, std::vector<FoldValidation>& validation) {
+OcrLearnerSettings chooseOnHeldOutWords(const OcrWords& words, std::vector<std::size_t> train, int k,
+                                        const OcrLearnerSettings& settings,
+                                        std::vector<LambdaValidation>& validation) {
   Random rng(settings.validation_seed + static_cast<std::uint64_t>(k));
   rng.shuffle(train.begin(), train.end());
   const auto held = static_cast<std::ptrdiff_t>(std::clamp<std::size_t>(
@@ -124,36 +68,16 @@ OcrLearnerSettings chooseOnHeldOut(const OcrWords& words, std::vector<std::size_
   const std::vector<ChainExample> fit_examples = makeExamples(words, fit, settings.chainOptions());
   const std::vector<ChainExample> check_examples = makeExamples(words, check, settings.chainOptions());
   const std::vector<const ChainExample*> check_list = pointers(check_examples);
-  const int points = settings.validation_passes ? static_cast<int>(std::min(50L, settings.learner.passes())) : 0;
-  struct Candidate {
-    double lambda;
-    long passes;
-    double error;
-  };
-  std::vector<Candidate> candidates;
-  for (double lambda : settings.validation_lambdas) {
-    OcrLearnerSettings trial = settings;
-    trial.learner.setLambda(lambda);
-    ErrorCurve curve;
-    const Trained model = trainChain(fit_examples, trial, {points > 0 ? &curve : nullptr, nullptr, &check_list, points});
-    FoldValidation best{lambda, settings.learner.passes(), labelErrors(check_list, model.w).rate(), curve.passes,
-                        curve.test_error};
-    for (std::size_t i = 0; i < curve.passes.size(); ++i) {
-      candidates.push_back({lambda, curve.passes[i], curve.test_error[i]});
-      if (curve.test_error[i] < best.error) best.passes = curve.passes[i], best.error = curve.test_error[i];
-    }
-    if (curve.passes.empty()) candidates.push_back({lambda, best.passes, best.error});
-    validation.push_back(best);
-  }
-  double lowest = std::numeric_limits<double>::infinity();
-  for (const Candidate& c : candidates) lowest = std::min(lowest, c.error);
-  const Candidate* pick = nullptr;
-  for (const Candidate& c : candidates) {
-    if (c.error <= lowest + settings.validation_tolerance && (pick == nullptr || c.passes < pick->passes)) pick = &c;
-  }
+  HeldOutParams params;
+  params.lambdas = settings.validation_lambdas;
+  params.choose_passes = settings.validation_passes;
+  params.tolerance = settings.validation_tolerance;
+  HeldOutChoice choice = chooseOnHeldOut(
+      settings.learner, exampleList(fit_examples),
+      [&check_list](const Eigen::VectorXd& w) { return labelErrors(check_list, w).rate(); }, params);
+  validation = std::move(choice.per_lambda);
   OcrLearnerSettings chosen = settings;
-  chosen.learner.setLambda(pick->lambda);
-  if (settings.validation_passes) chosen.learner.setPasses(pick->passes);
+  chosen.learner = choice.chosen;
   return chosen;
 }
 
@@ -225,7 +149,8 @@ OcrFoldResult runOcrFold(const OcrWords& words, OcrProtocol protocol, int k, con
   const Clock::time_point train_start = Clock::now();
   // 1) lambda (and passes) by held-out letter error inside the training words, if asked (never the test fold)
   const OcrLearnerSettings chosen =
-      settings.validation_lambdas.empty() ? settings : chooseOnHeldOut(words, split.train, k, settings, result.validation);
+      settings.validation_lambdas.empty() ? settings
+                                           : chooseOnHeldOutWords(words, split.train, k, settings, result.validation);
   result.lambda = chosen.learner.lambda();
   result.passes = chosen.learner.passes();
 
@@ -235,8 +160,9 @@ OcrFoldResult runOcrFold(const OcrWords& words, OcrProtocol protocol, int k, con
   const std::vector<ChainExample> test = makeExamples(words, split.test, settings.chainOptions());
   const double build_test_seconds = secondsSince(build_test_start);
   const std::vector<const ChainExample*> train_list = pointers(train), test_list = pointers(test);
-  const CurveTarget target{curve_points > 0 ? &result.curve : nullptr, &train_list, &test_list, curve_points};
-  const Trained model = trainChain(train, chosen, target);
+  const TrainedWithCurve model = trainWithCurve(
+      chosen.learner, exampleList(train), curve_points,
+      curve_points > 0 ? curveOf(result.curve, train_list, test_list) : CurveCallback());
   result.curve_seconds = model.curve_seconds;
   result.train_seconds = secondsSince(train_start) - model.curve_seconds - build_test_seconds;
   result.iterations = model.iterations;

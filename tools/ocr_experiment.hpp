@@ -11,6 +11,7 @@
 #include "ocr_data.hpp"
 
 #include <mmp/learners/learner_settings.hpp>
+#include <mmp/learners/model_selection.hpp>
 
 #include <string>
 #include <vector>
@@ -63,13 +64,7 @@ struct OcrFoldResult {
   double lambda = 0.0;
   long passes = 0;  ///< epochs (online) or iterations (batch) trained
   /// If chosen by validation: each lambda with its best pass count and held-out letter error.
-  struct Validation {
-    double lambda;
-    long passes;                      ///< the best pass count for this lambda
-    double error;                     ///< its held-out letter error
-    std::vector<long> curve_passes;   ///< held-out error after each pass (if passes are chosen)
-    std::vector<double> curve_error;
-  };
+  using Validation = mmp::LambdaValidation;
   std::vector<Validation> validation;
   double train_error = 0.0, test_error = 0.0;
   double train_seconds = 0.0, test_seconds = 0.0, curve_seconds = 0.0;
