@@ -28,6 +28,41 @@ PathExample::Params exampleParams(const PipelineSettings& config) {
   return p;
 }
 
+// Mean prediction loss per cell of demonstration at w (plain A*, no loss augmentation).
+double predictionLoss(const std::vector<std::unique_ptr<PathExample>>& examples, const Eigen::VectorXd& w,
+                      ThreadPool& pool) {
+  std::vector<double> losses(examples.size());
+  pool.parallelFor(examples.size(), [&](std::size_t k) {
+    const PathExample& e = *examples[k];
+    const PlanResult plan = e.plan(w);
+    if (plan.status != PlanStatus::Success) throw Error("bias calibration: planning failed: " + plan.message);
+    losses[k] = e.pathLoss(plan.path) / std::max(1.0, pathLength(e.demonstration(), e.map().cols()));
+  });
+  double sum = 0.0;
+  for (double l : losses) sum += l;  // in example order: the same sum with every thread count
+  return sum / static_cast<double>(losses.size());
+}
+
+// The bias calibration of train() (see pipeline.hpp): records the floor, and, if `calibrate`, sets
+// weights[kBiasIndex] to the floor * 2^-k (k = 0..7) of lowest training prediction loss.
+void calibrateBias(const std::vector<std::unique_ptr<PathExample>>& examples, bool calibrate, ThreadPool& pool,
+                   Eigen::VectorXd& weights, TrainingReport& report) {
+  report.bias_floor = weights[kBiasIndex];
+  report.bias = report.bias_floor;
+  report.training_loss = predictionLoss(examples, weights, pool);
+  if (!calibrate) return;
+  Eigen::VectorXd w = weights;
+  for (int k = 1; k <= 7; ++k) {
+    w[kBiasIndex] = report.bias_floor * std::pow(0.5, k);
+    const double loss = predictionLoss(examples, w, pool);
+    if (loss < report.training_loss) {
+      report.training_loss = loss;
+      report.bias = w[kBiasIndex];
+    }
+  }
+  weights[kBiasIndex] = report.bias;
+}
+
 }  // namespace
 
 const std::vector<std::string>& methodNames() {
@@ -175,34 +210,7 @@ TrainedCostModel train(const TrainingData& training, const PipelineSettings& con
   }
 
   const auto calibration_start = std::chrono::steady_clock::now();
-  report.bias_floor = weights[kBiasIndex];
-  report.bias = report.bias_floor;
-  // Mean prediction loss per cell of demonstration at w (plain A*, no loss augmentation).
-  auto predictionLoss = [&](const Eigen::VectorXd& w) {
-    std::vector<double> losses(examples.size());
-    pool.parallelFor(examples.size(), [&](std::size_t k) {
-      const PathExample& e = *examples[k];
-      const PlanResult plan = e.plan(w);
-      if (plan.status != PlanStatus::Success) throw Error("bias calibration: planning failed: " + plan.message);
-      losses[k] = e.pathLoss(plan.path) / std::max(1.0, pathLength(e.demonstration(), e.map().cols()));
-    });
-    double sum = 0.0;
-    for (double l : losses) sum += l;
-    return sum / static_cast<double>(losses.size());
-  };
-  report.training_loss = predictionLoss(weights);
-  if (config.learner.calibrate_bias && linear) {
-    Eigen::VectorXd w = weights;
-    for (int k = 1; k <= 7; ++k) {
-      w[kBiasIndex] = report.bias_floor * std::pow(0.5, k);
-      const double loss = predictionLoss(w);
-      if (loss < report.training_loss) {
-        report.training_loss = loss;
-        report.bias = w[kBiasIndex];
-      }
-    }
-    weights[kBiasIndex] = report.bias;
-  }
+  calibrateBias(examples, config.learner.calibrate_bias && linear, pool, weights, report);
   report.calibration_seconds = secondsSince(calibration_start);
   report.train_seconds += report.calibration_seconds;
 

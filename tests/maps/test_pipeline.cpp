@@ -241,7 +241,7 @@ TEST_CASE("paired comparisons: the gain is the mean difference, its bootstrap in
   CHECK_THROWS_AS(comparePaired(a, scores({1.0})), InvalidArgument);
 }
 
-TEST_CASE("pair records: written and read back; runs on other pairs are refused by name") {
+TEST_CASE("pair records: written and read back, and runs on other pairs refused by name") {
   test::TempDir dir;
   std::vector<PlanScore> learned(2), uniform(2);
   learned[0].cost_ratio = 1.25;
@@ -284,7 +284,7 @@ TEST_CASE("pair records: written and read back; runs on other pairs are refused 
   std::string header;
   std::getline(in, header);
   std::ofstream(dir.file("bad.csv")) << header << "\ntile,0,1,2,3,4,learned,x,1,0.5\n";
-  CHECK_THROWS_WITH_AS(readPairRecords(dir.file("bad.csv")), doctest::Contains("bad.csv: line 2: cost_ratio 'x' is not a number"),
+  CHECK_THROWS_WITH_AS(readPairRecords(dir.file("bad.csv")), doctest::Contains("bad.csv: line 2: cost_ratio 'x' is not a finite number > 0"),
                        DataError);
 }
 
@@ -354,7 +354,7 @@ TEST_CASE("training is bitwise reproducible: the same weights run after run and 
   }
 }
 
-TEST_CASE("CostModel: saved and loaded it gives the same cost map; weights outside the positive-cost set are refused") {
+TEST_CASE("CostModel: saved and loaded it gives the same cost map, and weights outside the positive-cost set are refused") {
   test::TempDir dir;
   PipelineSettings config = syntheticSettings();
   config.train = {scene(1, 128)};
