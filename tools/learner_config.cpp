@@ -38,8 +38,8 @@ BatchSubgradient::Params batchParams(const ConfigNode& node, BatchSubgradient::P
   return p;
 }
 
-mmp::LearnerSettings learnerSettings(const ConfigNode& config, mmp::LearnerSettings s) {
-  s.kind = parseLearnerKind(config.choice("learner", describe(s.kind), {"online", "batch"}));
+mmp::LearnerSettings learnerSettings(const ConfigNode& config, const std::string& kind_key, mmp::LearnerSettings s) {
+  s.kind = parseLearnerKind(config.choice(kind_key, describe(s.kind), {"online", "batch"}));
   s.online = onlineParams(config.child("online"), s.online);
   s.batch = batchParams(config.child("batch"), s.batch);
   return s;

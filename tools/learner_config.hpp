@@ -1,6 +1,7 @@
 // Learner settings from a YAML section, shared by every subcommand that trains.
 //
-//   learner: online | batch   (learnerSettings: the kind, beside the two sections)
+//   <kind_key>: online | batch   (learnerSettings: the kind, beside the two sections; the one place a
+//                                 learner's name becomes a LearnerKind)
 //   online: {lambda, q, epochs, averaging, shuffle, seed, tolerance, time_budget_seconds}
 //   batch:  {lambda, q, iterations, step: constant|gamma_over_t, step_size, averaging, threads,
 //            tolerance, time_budget_seconds}
@@ -16,8 +17,8 @@ namespace mmp::tools {
 
 OnlineGreedyProjection::Params onlineParams(const ConfigNode& node, OnlineGreedyProjection::Params defaults);
 BatchSubgradient::Params batchParams(const ConfigNode& node, BatchSubgradient::Params defaults);
-/// The keys `learner` (the kind), `online` and `batch` of `config`, each over its part of `defaults`.
-mmp::LearnerSettings learnerSettings(const ConfigNode& config, mmp::LearnerSettings defaults);
+/// The keys `kind_key` (the kind), `online` and `batch` of `config`, each over its part of `defaults`.
+mmp::LearnerSettings learnerSettings(const ConfigNode& config, const std::string& kind_key, mmp::LearnerSettings defaults);
 
 /// The data folder: the --data-root flag if given, else $MMP_DATA_ROOT, else the config's
 /// data_root (relative to the config file's folder).  Empty if none is set.

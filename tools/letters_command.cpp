@@ -80,7 +80,7 @@ void runLetters(const LettersOptions& options) {
   for (long f : train_folds) std::printf(" %ld", f);
   std::printf("), test: %zu letters (the other folds)\n\n", test.size());
 
-  LearnerSettings settings = learnerSettings(config, lettersLearnerDefaults());
+  LearnerSettings settings = learnerSettings(config, "learner", lettersLearnerDefaults());
   if (options.threads >= 0) settings.batch.threads = options.threads;
   std::vector<std::unique_ptr<Learner>> learners;  // both made first: bad parameters fail before any training
   for (LearnerKind kind : {LearnerKind::Online, LearnerKind::Batch}) {

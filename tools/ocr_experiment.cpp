@@ -123,7 +123,7 @@ const std::vector<std::string>& ocrConfigKeys() {
 
 OcrLearnerSettings ocrLearnerSettings(const ConfigNode& config) {
   OcrLearnerSettings s;
-  s.learner = learnerSettings(config, s.learner);
+  s.learner = learnerSettings(config, "learner", s.learner);
   s.start_end = config.boolean("start_end", s.start_end);
   s.beta_by_length = config.choice("beta", s.beta_by_length ? "by_length" : "one", {"one", "by_length"}) == "by_length";
   const ConfigNode validation = config.child("validation");

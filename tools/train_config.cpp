@@ -272,12 +272,10 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
 
   const ConfigNode learner = config.child("learner");
   learner.expectKeys({"kind", "costs", "min_cost", "calibrate_bias", "online", "batch"});
-  c.learner.kind = parseLearnerKind(learner.choice("kind", describe(c.learner.kind), {"batch", "online"}));
+  static_cast<LearnerSettings&>(c.learner) = learnerSettings(learner, "kind", c.learner);
   c.learner.min_cost = learner.number("min_cost", c.learner.min_cost, 1e-9, kInf);
   c.learner.calibrate_bias = learner.boolean("calibrate_bias", c.learner.calibrate_bias);
   c.learner.costs = parseCostForm(learner.choice("costs", describe(c.learner.costs), {"linear", "exponential"}));
-  c.learner.online = onlineParams(learner.child("online"), c.learner.online);
-  c.learner.batch = batchParams(learner.child("batch"), c.learner.batch);
 
   const ConfigNode e = config.child("evaluation");
   e.expectKeys({"pairs", "min_separation_px", "seed", "impassable_cost", "panel_paths", "panel_height",
