@@ -1,4 +1,4 @@
-// Regions: the training and holdout images of `mmp train` with what is computed on them: raw and
+// Regions: the training and holdout images of the pipeline (pipeline.hpp) with what is computed on them: raw and
 // scaled features, per-cell labels, the behaviour's true cost per cell and demonstrations.
 #pragma once
 
