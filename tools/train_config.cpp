@@ -87,12 +87,6 @@ std::optional<SyntheticSceneParams> parseSynthetic(const ConfigNode& node) {
   return p;
 }
 
-bool sameScene(const SyntheticSceneParams& a, const SyntheticSceneParams& b) {
-  return a.seed == b.seed && a.rows == b.rows && a.cols == b.cols && a.roads == b.roads &&
-         a.vegetation_share == b.vegetation_share && a.water_share == b.water_share && a.buildings == b.buildings &&
-         a.noise == b.noise;
-}
-
 std::vector<RegionSpec> parseRegions(const ConfigNode& config, const std::string& key, bool training,
                                      const std::string& base) {
   std::vector<RegionSpec> regions;
@@ -197,17 +191,6 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
   c.holdout = parseRegions(config, "holdout", false, base);
   if (c.train.empty()) config.fail("train", "the list is empty");
   if (c.holdout.empty()) config.fail("holdout", "the list is empty");
-  std::error_code ignored;  // both files were checked above
-  for (const RegionSpec& h : c.holdout) {
-    for (const RegionSpec& t : c.train) {
-      const bool same = (h.synthetic && t.synthetic && sameScene(*h.synthetic, *t.synthetic)) ||
-                        (!h.image.empty() && !t.image.empty() && fs::equivalent(h.image, t.image, ignored));
-      if (same) {
-        throw ConfigError(path + ": " + h.where + ": the same image as " + t.where +
-                          "; never train on a holdout image");
-      }
-    }
-  }
 
   const ConfigNode f = config.child("features");
   f.expectKeys({"cell_size", "blur_sigmas", "colour_spaces", "gradient", "texture_windows", "complements",
@@ -238,14 +221,6 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
   c.features.scaling_quantile = f.number("scaling_quantile", c.features.scaling_quantile, 0.0, 0.49);
   c.class_scores = f.boolean("class_scores", c.class_scores);
   c.class_context_px = f.numbers("class_context_px", {}, c.features.cell_size, 100000.0);
-  if (!c.class_context_px.empty() && !c.class_scores) {
-    f.fail("class_context_px", "context radii need the class-score layer; set class_scores: true or remove it");
-  }
-  for (const RegionSpec& t : c.train) {
-    if (c.class_scores && !t.hasLabels()) {
-      f.fail("class_scores", "needs labels on every training image; " + t.where + " has only demonstrations");
-    }
-  }
 
   const ConfigNode d = config.child("demonstrations");
   d.expectKeys({"per_region", "min_separation_px", "seed"});
@@ -261,14 +236,6 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
   c.loss.length_weighting = l.boolean("length_weighting", c.loss.length_weighting);
   c.loss.by_class = l.boolean("by_class", c.loss.by_class);
   c.loss.impassable_factor = l.number("impassable_factor", c.loss.impassable_factor, 1.0, kInf);
-  if (c.loss.impassable_factor != 1.0 && !c.loss.by_class) {
-    l.fail("impassable_factor", "applies to the class-weighted loss only; set by_class: true or remove it");
-  }
-  for (const RegionSpec& t : c.train) {
-    if (c.loss.by_class && !t.hasLabels()) {
-      l.fail("by_class", "needs labels on every training image; " + t.where + " has only demonstrations");
-    }
-  }
 
   const ConfigNode learner = config.child("learner");
   learner.expectKeys({"kind", "costs", "min_cost", "calibrate_bias", "online", "batch"});
@@ -298,6 +265,7 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
   c.classifier.seed = static_cast<std::uint64_t>(k.integer("seed", static_cast<long>(c.classifier.seed), 0));
   c.classifier.cost_scales = k.numbers("cost_scales", c.classifier.cost_scales, 1e-6, 1e6);
   if (c.classifier.cost_scales.empty()) k.fail("cost_scales", "list at least one cost scale > 0");
+  validate(c);  // what the settings must satisfy together, as for any caller of the library
   return c;
 }
 

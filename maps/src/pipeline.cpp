@@ -101,6 +101,7 @@ double impassableCost(const PipelineSettings& config) {
 }
 
 TrainingData loadTrainingData(const PipelineSettings& config, const StageCallback& progress) {
+  validate(config);
   TrainingData training;
   const long n = static_cast<long>(config.train.size());
   for (long i = 0; i < n; ++i) {

@@ -3,6 +3,7 @@
 #include <mmp/core/error.hpp>
 
 #include <cmath>
+#include <filesystem>
 
 namespace mmp {
 namespace {
@@ -14,7 +15,38 @@ const LabelClass* findClass(const std::vector<LabelClass>& classes, const std::s
   return nullptr;
 }
 
+bool sameScene(const SyntheticSceneParams& a, const SyntheticSceneParams& b) {
+  return a.seed == b.seed && a.rows == b.rows && a.cols == b.cols && a.roads == b.roads &&
+         a.vegetation_share == b.vegetation_share && a.water_share == b.water_share && a.buildings == b.buildings &&
+         a.noise == b.noise;
+}
+
 }  // namespace
+
+void validate(const PipelineSettings& settings) {
+  const std::string at = settings.source.empty() ? "" : settings.source + ": ";
+  const auto fail = [&](const std::string& key, const std::string& what) { throw ConfigError(at + key + ": " + what); };
+  if (settings.train.empty()) fail("train", "the list is empty");
+  for (const RegionSpec& h : settings.holdout) {
+    for (const RegionSpec& t : settings.train) {
+      std::error_code ignored;  // a file that cannot be compared is not the same file
+      const bool same = (h.synthetic && t.synthetic && sameScene(*h.synthetic, *t.synthetic)) ||
+                        (!h.image.empty() && !t.image.empty() && std::filesystem::equivalent(h.image, t.image, ignored));
+      if (same) fail(h.where, "the same image as " + t.where + "; never train on a holdout image");
+    }
+  }
+  if (!settings.class_context_px.empty() && !settings.class_scores) {
+    fail("features.class_context_px", "context radii need the class-score layer; set class_scores: true or remove it");
+  }
+  if (settings.loss.impassable_factor != 1.0 && !settings.loss.by_class) {
+    fail("loss.impassable_factor", "applies to the class-weighted loss only; set by_class: true or remove it");
+  }
+  for (const RegionSpec& t : settings.train) {
+    if (t.hasLabels()) continue;
+    if (settings.class_scores) fail("features.class_scores", "needs labels on every training image; " + t.where + " has only demonstrations");
+    if (settings.loss.by_class) fail("loss.by_class", "needs labels on every training image; " + t.where + " has only demonstrations");
+  }
+}
 
 Behaviour Behaviour::make(const std::string& name, const std::vector<LabelClass>& classes,
                           const std::vector<std::pair<std::string, double>>& costs, const std::string& preferred) {

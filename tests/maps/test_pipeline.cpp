@@ -393,3 +393,32 @@ TEST_CASE("CostModel: saved and loaded it gives the same cost map, and weights o
   CHECK_NOTHROW(CostModel(trained.model.features(), negative, CostForm::Exponential));  // exp(w . f) > 0 for any w
   CHECK_THROWS_AS(CostModel::load(dir.file("missing.mmp")), ModelFileError);
 }
+
+TEST_CASE("validate refuses settings that do not fit together, naming the setting") {
+  PipelineSettings config = syntheticSettings();
+  config.source = "mine";
+  CHECK_NOTHROW(validate(config));
+  PipelineSettings same = config;
+  same.holdout.push_back(scene(2));
+  CHECK_THROWS_WITH_AS(loadTrainingData(same), doctest::Contains("mine: synthetic-2: the same image as synthetic-2; never train on a holdout image"),
+                       ConfigError);
+  PipelineSettings context = config;
+  context.class_context_px = {16};
+  CHECK_THROWS_WITH_AS(validate(context), doctest::Contains("mine: features.class_context_px: context radii need"), ConfigError);
+  PipelineSettings factor = config;
+  factor.loss.impassable_factor = 2;
+  CHECK_THROWS_WITH_AS(validate(factor), doctest::Contains("mine: loss.impassable_factor: applies to the class-weighted loss only"),
+                       ConfigError);
+  PipelineSettings unlabelled = config;
+  unlabelled.loss.by_class = true;
+  RegionSpec drawn;
+  drawn.where = "train[1]";
+  drawn.image = "drawn.png";
+  drawn.demonstrations = {{"1", {{0, 0}, {9, 9}}}};
+  unlabelled.train[1] = drawn;
+  CHECK_THROWS_WITH_AS(validate(unlabelled), doctest::Contains("mine: loss.by_class: needs labels on every training image; train[1]"),
+                       ConfigError);
+  PipelineSettings none = config;
+  none.train.clear();
+  CHECK_THROWS_WITH_AS(validate(none), doctest::Contains("mine: train: the list is empty"), ConfigError);
+}

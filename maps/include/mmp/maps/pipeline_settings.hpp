@@ -143,4 +143,11 @@ struct PipelineSettings {
   double classCost(int index) const { return behaviour.cost_by_index[static_cast<std::size_t>(index)]; }
 };
 
+/// Throws mmp::ConfigError, naming the setting (as "loss.impassable_factor") after settings.source,
+/// if the settings do not fit together: no training image; a holdout image that is also a training
+/// image; class_context_px without class_scores; impassable_factor != 1 without loss.by_class; the
+/// class-score layer or the class-weighted loss with a training image that has no labels.
+/// loadTrainingData (and so trainAndEvaluate) calls it first.
+void validate(const PipelineSettings& settings);
+
 }  // namespace mmp
