@@ -36,8 +36,9 @@ int CostGrid::cellAt(double x, double y) const {
 }
 
 CostModel::CostModel(FeatureStack features, Eigen::VectorXd weights, CostForm form,
-                     std::map<std::string, std::string> info)
-    : features_(std::move(features)), weights_(std::move(weights)), form_(form), info_(std::move(info)) {
+                     std::map<std::string, std::string> info, std::string source)
+    : features_(std::move(features)), weights_(std::move(weights)), form_(form), info_(std::move(info)),
+      source_(std::move(source)) {
   checkWeights(weights_, features_, form_, source_);
   info_[kCostsKey] = describe(form_);
 }
@@ -59,18 +60,15 @@ CostModel CostModel::load(const std::string& path) {
       throw DataError(source + ": setting 'costs' = '" + it->second + "' must be linear or exponential");
     }
   }
-  try {
-    checkWeights(model.weights, features, form, source);
-  } catch (const InvalidArgument& e) {
-    throw DataError(e.what());
-  }
   std::map<std::string, std::string> info;
   for (const auto& [key, value] : model.settings) {
     if (key.rfind("features.", 0) != 0) info[key] = value;
   }
-  CostModel m(std::move(features), std::move(model.weights), form, std::move(info));
-  m.source_ = source;
-  return m;
+  try {
+    return CostModel(std::move(features), std::move(model.weights), form, std::move(info), source);
+  } catch (const InvalidArgument& e) {  // weights outside the positive-cost set: the file is at fault
+    throw DataError(e.what());
+  }
 }
 
 void CostModel::save(const std::string& path) const {

@@ -41,12 +41,13 @@ class CostModel {
   /*!
       requires: weights.size() == features.features()
       ensures: a model whose costs are w . f (Linear) or exp(w . f) (Exponential); info holds what
-               produced it (behaviour, learner, training images, ...) and is saved with it.
+               produced it (behaviour, learner, training images, ...) and is saved with it; source
+               names the model in messages.
                Throws mmp::InvalidArgument if a weight is not finite, or if a Linear model has a
                negative weight or a bias <= 0 (its costs would not all be > 0).
   !*/
   CostModel(FeatureStack features, Eigen::VectorXd weights, CostForm form,
-            std::map<std::string, std::string> info = {});
+            std::map<std::string, std::string> info = {}, std::string source = "model");
 
   /// Throws mmp::ModelFileError or mmp::DataError naming the file and what is wrong with it.
   static CostModel load(const std::string& path);
@@ -72,7 +73,7 @@ class CostModel {
   Eigen::VectorXd weights_;
   CostForm form_;
   std::map<std::string, std::string> info_;
-  std::string source_ = "model";
+  std::string source_;
 };
 
 }  // namespace mmp
