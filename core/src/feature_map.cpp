@@ -2,34 +2,162 @@
 
 #include <mmp/core/error.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 namespace mmp {
+namespace {
+
+constexpr int kLevels = FeatureCode::kLevels;
+
+std::string cellName(std::size_t s, int cols) {
+  return "cell (row " + std::to_string(s / static_cast<std::size_t>(cols)) + ", col " +
+         std::to_string(s % static_cast<std::size_t>(cols)) + ")";
+}
+
+void checkShape(int rows, int cols, int features) {
+  if (rows <= 0 || cols <= 0 || features <= 0) {
+    throw InvalidArgument("feature map: rows, cols and features must be > 0, got " + std::to_string(rows) + " x " +
+                          std::to_string(cols) + " x " + std::to_string(features));
+  }
+  if (static_cast<long long>(rows) * cols > std::numeric_limits<int>::max()) {
+    throw InvalidArgument("feature map: " + std::to_string(rows) + " x " + std::to_string(cols) +
+                          " cells; a map holds at most 2^31 - 1 (cut the image into tiles)");
+  }
+}
+
+}  // namespace
+
+void FeatureCode::validate() const {
+  if (features <= 0) throw InvalidArgument("feature code: it has no features");
+  std::vector<int> set(static_cast<std::size_t>(features), 0);
+  auto mark = [&](int column, const std::string& by) {
+    if (column < 0 || column >= features) {
+      throw InvalidArgument("feature code: " + by + " sets column " + std::to_string(column) + ", outside [0, " +
+                            std::to_string(features) + ")");
+    }
+    if (set[static_cast<std::size_t>(column)]++ != 0) {
+      throw InvalidArgument("feature code: column " + std::to_string(column) + " is set twice (again by " + by + ")");
+    }
+  };
+  for (const auto& [column, value] : constants) {
+    mark(column, "a constant");
+    if (!std::isfinite(value)) throw InvalidArgument("feature code: constant column " + std::to_string(column) + " is not finite");
+  }
+  for (std::size_t j = 0; j < channels.size(); ++j) {
+    const Channel& channel = channels[j];
+    const std::string by = "channel " + std::to_string(j);
+    if (channel.columns.empty()) throw InvalidArgument("feature code: " + by + " sets no column");
+    for (int column : channel.columns) mark(column, by);
+    if (channel.values.size() != channel.columns.size() * kLevels) {
+      throw InvalidArgument("feature code: " + by + " has " + std::to_string(channel.values.size()) + " values for " +
+                            std::to_string(channel.columns.size()) + " columns x " + std::to_string(kLevels) + " levels");
+    }
+    for (float v : channel.values) {
+      if (!std::isfinite(v)) throw InvalidArgument("feature code: " + by + " holds a value that is not finite");
+    }
+  }
+  const auto unset = std::find(set.begin(), set.end(), 0);
+  if (unset != set.end()) {
+    throw InvalidArgument("feature code: column " + std::to_string(unset - set.begin()) + " is set by no channel");
+  }
+}
 
 FeatureMap::FeatureMap(int rows, int cols, int features, std::vector<float> values, std::vector<std::string> names)
     : rows_(rows), cols_(cols), features_(features), values_(std::move(values)), names_(std::move(names)) {
-  if (rows_ <= 0 || cols_ <= 0 || features_ <= 0) {
-    throw InvalidArgument("feature map: rows, cols and features must be > 0, got " + std::to_string(rows_) + " x " +
-                          std::to_string(cols_) + " x " + std::to_string(features_));
-  }
+  checkShape(rows_, cols_, features_);
   const std::size_t expected = static_cast<std::size_t>(rows_) * cols_ * features_;
   if (values_.size() != expected) {
     throw InvalidArgument("feature map: " + std::to_string(values_.size()) + " values for " + std::to_string(rows_) +
                           " x " + std::to_string(cols_) + " cells x " + std::to_string(features_) +
                           " features (need " + std::to_string(expected) + ")");
   }
+  lowest_.assign(static_cast<std::size_t>(features_), std::numeric_limits<float>::infinity());
+  highest_.assign(static_cast<std::size_t>(features_), -std::numeric_limits<float>::infinity());
   for (std::size_t i = 0; i < values_.size(); ++i) {
-    if (!std::isfinite(values_[i])) {
-      const std::size_t s = i / features_;
-      throw InvalidArgument("feature map: feature " + std::to_string(i % features_) + " of cell (row " +
-                            std::to_string(s / cols_) + ", col " + std::to_string(s % cols_) + ") is not finite");
+    const float v = values_[i];
+    const std::size_t k = i % static_cast<std::size_t>(features_);
+    if (!std::isfinite(v)) {
+      throw InvalidArgument("feature map: feature " + std::to_string(k) + " of " + cellName(i / features_, cols_) +
+                            " is not finite");
     }
+    lowest_[k] = std::min(lowest_[k], v);
+    highest_[k] = std::max(highest_[k], v);
   }
   if (!names_.empty() && names_.size() != static_cast<std::size_t>(features_)) {
     throw InvalidArgument("feature map: " + std::to_string(names_.size()) + " names for " + std::to_string(features_) +
                           " features");
   }
+}
+
+FeatureMap::FeatureMap(int rows, int cols, std::shared_ptr<const FeatureCode> code, std::vector<std::uint8_t> codes,
+                       std::vector<std::string> names)
+    : rows_(rows), cols_(cols), code_(std::move(code)), codes_(std::move(codes)), names_(std::move(names)) {
+  if (!code_) throw InvalidArgument("feature map: the feature code is null");
+  code_->validate();
+  features_ = code_->features;
+  checkShape(rows_, cols_, features_);
+  const std::size_t m = code_->channels.size();
+  const std::size_t expected = static_cast<std::size_t>(rows_) * cols_ * m;
+  if (codes_.size() != expected) {
+    throw InvalidArgument("feature map: " + std::to_string(codes_.size()) + " codes for " + std::to_string(rows_) +
+                          " x " + std::to_string(cols_) + " cells x " + std::to_string(m) + " channels (need " +
+                          std::to_string(expected) + ")");
+  }
+  occurring_.assign(m * (kLevels / 64), 0);
+  for (std::size_t i = 0; i < codes_.size(); ++i) {
+    const std::size_t j = i % m, q = codes_[i];
+    occurring_[j * (kLevels / 64) + q / 64] |= std::uint64_t{1} << (q % 64);
+  }
+  if (!names_.empty() && names_.size() != static_cast<std::size_t>(features_)) {
+    throw InvalidArgument("feature map: " + std::to_string(names_.size()) + " names for " + std::to_string(features_) +
+                          " features");
+  }
+}
+
+std::size_t FeatureMap::bytesPerCell() const {
+  const std::size_t cell = code_ ? code_->channels.size() : sizeof(float) * static_cast<std::size_t>(features_);
+  return cell + (blocked_.empty() ? 0 : 1);
+}
+
+Eigen::VectorXf FeatureMap::cellVector(int s) const {
+  if (!code_) return Eigen::Map<const Eigen::VectorXf>(values_.data() + static_cast<std::size_t>(s) * features_, features_);
+  Eigen::VectorXf f(features_);
+  for (const auto& [column, value] : code_->constants) f[column] = value;
+  const std::uint8_t* q = codes_.data() + static_cast<std::size_t>(s) * code_->channels.size();
+  for (std::size_t j = 0; j < code_->channels.size(); ++j) {
+    const FeatureCode::Channel& channel = code_->channels[j];
+    const float* row = channel.values.data() + q[j] * channel.columns.size();
+    for (std::size_t i = 0; i < channel.columns.size(); ++i) f[channel.columns[i]] = row[i];
+  }
+  return f;
+}
+
+void FeatureMap::addCell(int s, double scale, Eigen::VectorXd& out) const {
+  if (!code_) {
+    out += scale * Eigen::Map<const Eigen::VectorXf>(values_.data() + static_cast<std::size_t>(s) * features_, features_)
+                       .cast<double>();
+    return;
+  }
+  for (const auto& [column, value] : code_->constants) out[column] += scale * value;
+  const std::uint8_t* q = codes_.data() + static_cast<std::size_t>(s) * code_->channels.size();
+  for (std::size_t j = 0; j < code_->channels.size(); ++j) {
+    const FeatureCode::Channel& channel = code_->channels[j];
+    const float* row = channel.values.data() + q[j] * channel.columns.size();
+    for (std::size_t i = 0; i < channel.columns.size(); ++i) out[channel.columns[i]] += scale * row[i];
+  }
+}
+
+FeatureMap FeatureMap::dense() const {
+  if (!code_) return *this;
+  std::vector<float> values(static_cast<std::size_t>(cells()) * features_);
+  for (int s = 0; s < cells(); ++s) {
+    Eigen::Map<Eigen::VectorXf>(values.data() + static_cast<std::size_t>(s) * features_, features_) = cellVector(s);
+  }
+  FeatureMap map(rows_, cols_, features_, std::move(values), names_);
+  map.setBlocked(blocked_);
+  return map;
 }
 
 void FeatureMap::setBlocked(std::vector<std::uint8_t> mask) {
@@ -49,21 +177,63 @@ CostForm parseCostForm(const std::string& name) {
 }
 
 void FeatureMap::costs(const Eigen::VectorXd& w, std::vector<double>& out, CostForm form) const {
-  if (w.size() != features_) {
-    throw InvalidArgument("feature map: w has size " + std::to_string(w.size()) + ", the map has " +
-                          std::to_string(features_) + " features");
-  }
+  const CellScores score(*this, w);
   out.resize(static_cast<std::size_t>(cells()));
-  // Accumulated in double, as the path features F(y) are: the planner's costs and w . F(y) agree to
-  // rounding, so the oracle is exact for the objective it reports.
-  const double* wd = w.data();
   for (int s = 0; s < cells(); ++s) {
-    const float* f = cell(s);
-    double sum = 0.0;
-    for (int k = 0; k < features_; ++k) sum += wd[k] * static_cast<double>(f[k]);
-    if (form == CostForm::Exponential) sum = std::exp(sum);
-    out[static_cast<std::size_t>(s)] = isBlocked(s) ? std::numeric_limits<double>::infinity() : sum;
+    const double sum = score(s);
+    out[static_cast<std::size_t>(s)] = isBlocked(s)                      ? std::numeric_limits<double>::infinity()
+                                       : form == CostForm::Exponential ? std::exp(sum)
+                                                                       : sum;
   }
+}
+
+CellScores::CellScores(const FeatureMap& map, const Eigen::VectorXd& w) : map_(&map) {
+  if (w.size() != map.features()) {
+    throw InvalidArgument("feature map: w has size " + std::to_string(w.size()) + ", the map has " +
+                          std::to_string(map.features()) + " features");
+  }
+  if (!map.code_) {
+    w_ = w;
+    for (int k = 0; k < map.features(); ++k) {
+      const double a = w[k] * map.lowest_[static_cast<std::size_t>(k)];
+      const double b = w[k] * map.highest_[static_cast<std::size_t>(k)];
+      lower_ += std::min(a, b);
+      upper_ += std::max(a, b);
+    }
+    return;
+  }
+  const FeatureCode& code = *map.code_;
+  codes_ = map.codes_.data();
+  channels_ = code.channels.size();
+  for (const auto& [column, value] : code.constants) constant_ += w[column] * static_cast<double>(value);
+  lower_ = upper_ = constant_;
+  table_.resize(channels_ * kLevels);
+  for (std::size_t j = 0; j < channels_; ++j) {
+    const FeatureCode::Channel& channel = code.channels[j];
+    const std::size_t width = channel.columns.size();
+    double lowest = std::numeric_limits<double>::infinity(), highest = -lowest;
+    for (int q = 0; q < kLevels; ++q) {
+      const float* row = channel.values.data() + static_cast<std::size_t>(q) * width;
+      double sum = 0.0;
+      for (std::size_t i = 0; i < width; ++i) sum += w[channel.columns[i]] * static_cast<double>(row[i]);
+      table_[j * kLevels + static_cast<std::size_t>(q)] = sum;
+      if ((map.occurring_[j * (kLevels / 64) + q / 64] >> (q % 64)) & 1u) {
+        lowest = std::min(lowest, sum);
+        highest = std::max(highest, sum);
+      }
+    }
+    lower_ += lowest;
+    upper_ += highest;
+  }
+}
+
+double CellScores::dense(int s) const {
+  const int d = map_->features_;
+  const float* f = map_->values_.data() + static_cast<std::size_t>(s) * d;
+  const double* w = w_.data();
+  double sum = 0.0;
+  for (int k = 0; k < d; ++k) sum += w[k] * static_cast<double>(f[k]);
+  return sum;
 }
 
 }  // namespace mmp

@@ -257,7 +257,7 @@ FeatureStack::FeatureStack(FeatureSettings settings, FeatureScaling scaling)
                             " is not a finite range lower <= upper");
     }
   }
-  names_ = stackNames(settings_, ClassScores{});
+  describeLayout();
 }
 
 FeatureStack FeatureStack::fit(const FeatureSettings& settings, const std::vector<const RawFeatures*>& training) {
@@ -271,56 +271,72 @@ FeatureStack FeatureStack::fit(const FeatureSettings& settings, const std::vecto
 
 namespace {
 
-// Width of the encoding of n values scaled to [0, 1]: bins per value, or the values and their complements.
-std::size_t encodedWidth(std::size_t n, const FeatureSettings& s) {
-  return s.bins >= 2 ? n * static_cast<std::size_t>(s.bins) : (s.complements ? 2 * n : n);
+// Width of the encoding of one value scaled to [0, 1]: its bins, or the value (and its complement).
+std::size_t encodedWidth(const FeatureSettings& s) {
+  return s.bins >= 2 ? static_cast<std::size_t>(s.bins) : (s.complements ? 2 : 1);
 }
 
-// Writes n scaled values v (in [0, 1]) to out in the stack's layout (see the file comment of the header).
-void encode(const double* v, std::size_t n, const FeatureSettings& s, float* out) {
-  for (std::size_t k = 0; k < n; ++k) {
-    if (s.bins >= 2) {
-      // Triangular memberships at the knots b / (bins - 1): at most two are non-zero, summing to 1.
-      float* bin = out + k * static_cast<std::size_t>(s.bins);
-      const double position = v[k] * (s.bins - 1);
-      const int lower = std::min(s.bins - 2, static_cast<int>(position));
-      const double upper_share = position - lower;
-      bin[lower] = static_cast<float>(1.0 - upper_share);
-      bin[lower + 1] = static_cast<float>(upper_share);
-      continue;
-    }
-    out[k] = static_cast<float>(v[k]);
-    if (s.complements) out[n + k] = static_cast<float>(1.0 - v[k]);
+// Encodes one scaled value v in [0, 1] (see the file comment of the header) into encodedWidth values.
+void encode(double v, const FeatureSettings& s, float* out) {
+  if (s.bins >= 2) {
+    // Triangular memberships at the knots b / (bins - 1): at most two are non-zero, summing to 1.
+    std::fill(out, out + s.bins, 0.0f);
+    const double position = v * (s.bins - 1);
+    const int lower = std::min(s.bins - 2, static_cast<int>(position));
+    const double upper_share = position - lower;
+    out[lower] = static_cast<float>(1.0 - upper_share);
+    out[lower + 1] = static_cast<float>(upper_share);
+    return;
   }
+  out[0] = static_cast<float>(v);
+  if (s.complements) out[1] = static_cast<float>(1.0 - v);
+}
+
+// A value scaled to [0, 1] as one byte: v = q / 255, within 1 / 510 of the value.
+constexpr int kTop = FeatureCode::kLevels - 1;
+std::uint8_t quantise(double v) { return static_cast<std::uint8_t>(std::lround(v * kTop)); }
+
+// Appends to `code` one channel per value of a group of n values whose encoding starts at column
+// `first` ("<name>#<b>" bins next to each other, or the n values and then their n complements).
+void appendChannels(std::size_t n, int first, const FeatureSettings& s, FeatureCode& code) {
+  const std::size_t width = encodedWidth(s);
+  for (std::size_t k = 0; k < n; ++k) {
+    FeatureCode::Channel channel;
+    for (std::size_t i = 0; i < width; ++i) {
+      const std::size_t offset = s.bins >= 2 ? k * width + i : k + i * n;
+      channel.columns.push_back(first + static_cast<int>(offset));
+    }
+    channel.values.resize(width * FeatureCode::kLevels);
+    for (int q = 0; q <= kTop; ++q) encode(static_cast<double>(q) / kTop, s, channel.values.data() + q * width);
+    code.channels.push_back(std::move(channel));
+  }
+  code.features += static_cast<int>(n * width);
+}
+
+// The code of a stack: the bias, one channel per raw feature, one per value of the class-score layer.
+std::shared_ptr<const FeatureCode> stackCode(const FeatureSettings& s, std::size_t raw, std::size_t layer) {
+  auto code = std::make_shared<FeatureCode>();
+  code->features = 1;
+  code->constants.emplace_back(kBiasIndex, 1.0f);
+  appendChannels(raw, code->features, s, *code);
+  appendChannels(layer, code->features, s, *code);
+  return code;
 }
 
 // The scaled value of x under entry k of a scaling: clamp((x - lower) / (upper - lower), 0, 1), 0 if
-// constant.  Always in [0, 1], NaN included (as 0): encode() indexes bins by it.
+// constant.  Always in [0, 1], NaN included (as 0): the byte of a value is an index.
 double scaled(double x, const FeatureScaling& scaling, std::size_t k) {
   const double span = scaling.upper[k] - scaling.lower[k];
   const double v = span > 0.0 ? (x - scaling.lower[k]) / span : 0.0;
   return v > 0.0 ? std::min(v, 1.0) : 0.0;
 }
 
-// Margins m_c = s_c - max_{c' != c} s_c' of the scores s = weights * base.
-void classMargins(const Eigen::MatrixXd& weights, const float* base, float* margins) {
-  const Eigen::Index k = weights.rows();
-  const Eigen::VectorXd scores = weights * Eigen::Map<const Eigen::VectorXf>(base, weights.cols()).cast<double>();
-  for (Eigen::Index c = 0; c < k; ++c) {
-    double other = -std::numeric_limits<double>::infinity();
-    for (Eigen::Index j = 0; j < k; ++j) {
-      if (j != c) other = std::max(other, scores[j]);
-    }
-    margins[c] = static_cast<float>(scores[c] - other);
-  }
-}
-
-// The unscaled values of the class-score layer on a rows x cols grid whose cell s holds its base
-// features at base + s * stride: per cell the K margins, then per context radius the K margins'
-// maxima over the cells within that radius (in cells, rounded; at least 1).  Cell-major, K (1 + radii)
-// values per cell.
-std::vector<float> layerValues(const ClassScores& layer, int cell_size, int rows, int cols, const float* base,
-                               std::size_t stride) {
+// The unscaled values of the class-score layer on a map of the stack's base features: per cell the
+// K margins m_c = s_c - max_{c' != c} s_c' of the class scores s = weights * f, then per context
+// radius the K margins' maxima over the cells within that radius (in cells, rounded; at least 1).
+// Cell-major, K (1 + radii) values per cell.
+std::vector<float> layerValues(const ClassScores& layer, int cell_size, const FeatureMap& base) {
+  const int rows = base.rows(), cols = base.cols();
   const int side = std::max(rows, cols) * cell_size;
   for (double r : layer.context_px) {
     if (r > side) {  // the dilation's cost grows with the disc; beyond the image it adds nothing
@@ -331,9 +347,21 @@ std::vector<float> layerValues(const ClassScores& layer, int cell_size, int rows
     }
   }
   const std::size_t k = layer.classes.size(), width = k * (1 + layer.context_px.size());
-  const std::size_t cells = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+  const std::size_t cells = static_cast<std::size_t>(base.cells());
+  std::vector<CellScores> scores;
+  for (std::size_t c = 0; c < k; ++c) scores.emplace_back(base, layer.weights.row(static_cast<Eigen::Index>(c)).transpose());
   std::vector<float> values(cells * width);
-  for (std::size_t s = 0; s < cells; ++s) classMargins(layer.weights, base + s * stride, values.data() + s * width);
+  std::vector<double> s(k);
+  for (std::size_t cell = 0; cell < cells; ++cell) {
+    for (std::size_t c = 0; c < k; ++c) s[c] = scores[c](static_cast<int>(cell));
+    for (std::size_t c = 0; c < k; ++c) {
+      double other = -std::numeric_limits<double>::infinity();
+      for (std::size_t j = 0; j < k; ++j) {
+        if (j != c) other = std::max(other, s[j]);
+      }
+      values[cell * width + c] = static_cast<float>(s[c] - other);
+    }
+  }
   cv::Mat margin(rows, cols, CV_32F), maximum;
   for (std::size_t r = 0; r < layer.context_px.size(); ++r) {
     const int radius = std::max(1, static_cast<int>(std::lround(layer.context_px[r] / cell_size)));
@@ -345,10 +373,10 @@ std::vector<float> layerValues(const ClassScores& layer, int cell_size, int rows
     }
     for (std::size_t c = 0; c < k; ++c) {
       float* m = margin.ptr<float>();
-      for (std::size_t s = 0; s < cells; ++s) m[s] = values[s * width + c];
+      for (std::size_t cell = 0; cell < cells; ++cell) m[cell] = values[cell * width + c];
       cv::dilate(margin, maximum, disc);  // outside the image counts as -infinity: only cells inside
       const float* x = maximum.ptr<float>();
-      for (std::size_t s = 0; s < cells; ++s) values[s * width + (1 + r) * k + c] = x[s];
+      for (std::size_t cell = 0; cell < cells; ++cell) values[cell * width + (1 + r) * k + c] = x[cell];
     }
   }
   return values;
@@ -361,27 +389,27 @@ FeatureMap FeatureStack::map(const RawFeatures& raw) const {
     throw InvalidArgument("feature stack: the raw features were computed with other settings than the stack's");
   }
   const std::size_t n = raw.names.size();
-  const std::size_t d = names_.size();
-  const std::size_t base = 1 + encodedWidth(n, settings_);
-  const std::size_t layer = class_scores_.scaling.lower.size();  // values of the class-score layer, 0 without
   const std::size_t cells = static_cast<std::size_t>(raw.rows) * raw.cols;
-  std::vector<float> values(cells * d);
-  std::vector<double> v(std::max(n, layer));
+  std::vector<std::uint8_t> codes(cells * n);
   for (std::size_t s = 0; s < cells; ++s) {
-    const float* in = raw.values.data() + s * n;
-    float* out = values.data() + s * d;
-    out[kBiasIndex] = 1.0f;
-    for (std::size_t k = 0; k < n; ++k) v[k] = scaled(in[k], scaling_, k);
-    encode(v.data(), n, settings_, out + 1);
+    for (std::size_t k = 0; k < n; ++k) codes[s * n + k] = quantise(scaled(raw.values[s * n + k], scaling_, k));
   }
-  if (layer != 0) {
-    const std::vector<float> x = layerValues(class_scores_, settings_.cell_size, raw.rows, raw.cols, values.data(), d);
-    for (std::size_t s = 0; s < cells; ++s) {
-      for (std::size_t k = 0; k < layer; ++k) v[k] = scaled(x[s * layer + k], class_scores_.scaling, k);
-      encode(v.data(), layer, settings_, values.data() + s * d + base);
-    }
+  const std::size_t layer = class_scores_.scaling.lower.size();  // values of the class-score layer, 0 without
+  if (layer == 0) return FeatureMap(raw.rows, raw.cols, code_, std::move(codes), names_);
+  const FeatureMap base(raw.rows, raw.cols, stackCode(settings_, n, 0), codes);
+  const std::vector<float> x = layerValues(class_scores_, settings_.cell_size, base);
+  const std::size_t m = n + layer;
+  std::vector<std::uint8_t> all(cells * m);
+  for (std::size_t s = 0; s < cells; ++s) {
+    std::copy_n(codes.data() + s * n, n, all.data() + s * m);
+    for (std::size_t k = 0; k < layer; ++k) all[s * m + n + k] = quantise(scaled(x[s * layer + k], class_scores_.scaling, k));
   }
-  return FeatureMap(raw.rows, raw.cols, static_cast<int>(d), std::move(values), names_);
+  return FeatureMap(raw.rows, raw.cols, code_, std::move(all), names_);
+}
+
+void FeatureStack::describeLayout() {
+  names_ = stackNames(settings_, class_scores_);
+  code_ = stackCode(settings_, rawFeatureNames(settings_).size(), class_scores_.scaling.lower.size());
 }
 
 FeatureStack FeatureStack::withClassScores(std::vector<std::string> classes, Eigen::MatrixXd weights,
@@ -415,14 +443,13 @@ FeatureStack FeatureStack::withClassScores(std::vector<std::string> classes, Eig
   for (const FeatureMap* map : training) {
     if (map->features() != features()) throw InvalidArgument("feature stack: a training map was made by another stack");
     values.rows += map->cells();
-    const std::vector<float> x = layerValues(layer, settings_.cell_size, map->rows(), map->cols(), map->cell(0),
-                                             static_cast<std::size_t>(map->features()));
+    const std::vector<float> x = layerValues(layer, settings_.cell_size, *map);
     values.values.insert(values.values.end(), x.begin(), x.end());
   }
   layer.scaling = FeatureScaling::fit({&values}, settings_.scaling_quantile);
   FeatureStack stack = *this;
   stack.class_scores_ = std::move(layer);
-  stack.names_ = stackNames(settings_, stack.class_scores_);
+  stack.describeLayout();
   return stack;
 }
 
@@ -585,7 +612,7 @@ FeatureStack FeatureStack::fromModel(const Model& model) {
       }
     }
     stack.class_scores_ = std::move(layer);
-    stack.names_ = stackNames(s, stack.class_scores_);
+    stack.describeLayout();
   }
   if (!model.feature_names.empty() && model.feature_names != stack.names()) {
     throw DataError("model: its feature names differ from those of its stored feature settings; it was written by "

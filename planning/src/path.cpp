@@ -39,7 +39,8 @@ void pathFeatures(const std::vector<int>& path, const FeatureMap& map, Eigen::Ve
   out.setZero(map.features());
   for (std::size_t i = 1; i < path.size(); ++i) {
     const double half = 0.5 * stepLength(path[i - 1], path[i], map.cols());
-    out += half * (map.cellVector(path[i - 1]).cast<double>() + map.cellVector(path[i]).cast<double>());
+    map.addCell(path[i - 1], half, out);
+    map.addCell(path[i], half, out);
   }
 }
 

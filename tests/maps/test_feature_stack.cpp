@@ -5,9 +5,12 @@
 #include <mmp/maps/synthetic_scene.hpp>
 #include <mmp/core/objective.hpp>
 #include <mmp/planning/loss.hpp>
+#include <mmp/planning/path.hpp>
 #include <mmp/planning/path_example.hpp>
+#include <mmp/core/random.hpp>
 
 #include <doctest/doctest.h>
+#include <opencv2/imgproc.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +18,9 @@
 using namespace mmp;
 
 namespace {
+
+// A scaled value is stored as one byte, q / 255: within this of the exact value.
+constexpr double kQuantum = 0.5 / 255.0 + 1e-6;
 
 SyntheticScene smallScene(std::uint64_t seed) {
   SyntheticSceneParams p;
@@ -59,7 +65,7 @@ TEST_CASE("the feature stack has the documented shape, names and range") {
   CHECK(map.names()[1] == "rgb.r@0px");
   CHECK(map.names()[1 + raw.features()] == "1-rgb.r@0px");
   for (int s = 0; s < map.cells(); ++s) {
-    const float* f = map.cell(s);
+    const Eigen::VectorXf f = map.cellVector(s);
     REQUIRE(f[kBiasIndex] == 1.0f);
     for (int k = 1; k <= raw.features(); ++k) {
       REQUIRE(f[k] >= 0.0f);
@@ -73,13 +79,65 @@ TEST_CASE("the feature stack has the documented shape, names and range") {
   const FeatureMap full = FeatureStack::fit(exact, {&raw}).map(raw);
   for (int k = 1; k <= raw.features(); ++k) {
     float lo = 1.0f, hi = 0.0f;
-    for (int s = 0; s < full.cells(); ++s) lo = std::min(lo, full.cell(s)[k]), hi = std::max(hi, full.cell(s)[k]);
+    for (int s = 0; s < full.cells(); ++s) lo = std::min(lo, full.cellVector(s)[k]), hi = std::max(hi, full.cellVector(s)[k]);
     CAPTURE(full.names()[static_cast<std::size_t>(k)]);
     CHECK(lo == 0.0f);
     CHECK(hi == 1.0f);
   }
   settings.complements = false;
   CHECK(FeatureStack::fit(settings, {&raw}).map(raw).features() == 1 + raw.features());
+}
+
+TEST_CASE("a coded map gives the dense computation's costs and path features, in at most 64 bytes a cell") {
+  // The shipped settings (configs/follow_road.yaml): 3 scales, every colour space, edges, one
+  // texture window, 9 bins, a 6-class score layer; random images and random weights.
+  FeatureSettings settings;
+  settings.bins = 9;
+  settings.complements = false;
+  Random rng(11);
+  for (int trial = 0; trial < 3; ++trial) {
+    cv::Mat image(80 + 8 * trial, 100, CV_8UC3);
+    cv::randu(image, cv::Scalar::all(0), cv::Scalar::all(256));
+    cv::GaussianBlur(image, image, cv::Size(0, 0), 1.0 + trial);  // some spatial structure
+    const RawFeatures raw = computeRawFeatures(image, settings);
+    const FeatureStack base = FeatureStack::fit(settings, {&raw});
+    const FeatureMap base_map = base.map(raw);
+    Eigen::MatrixXd class_weights = Eigen::MatrixXd::Zero(6, base.features());
+    for (Eigen::Index i = 0; i < class_weights.size(); ++i) class_weights.data()[i] = rng.normal();
+    const FeatureStack stack =
+        base.withClassScores({"a", "b", "c", "d", "e", "f"}, class_weights, {&base_map}, trial == 2 ? std::vector<double>{16.0} : std::vector<double>{});
+    const FeatureMap coded = stack.map(raw);
+    const FeatureMap dense = coded.dense();
+    REQUIRE(coded.coded());
+    REQUIRE_FALSE(dense.coded());
+    CHECK(coded.features() == 1 + 36 * 9 + (trial == 2 ? 12 : 6) * 9);
+    CHECK(coded.bytesPerCell() <= 64);
+    CHECK(dense.bytesPerCell() == 4 * static_cast<std::size_t>(coded.features()));
+
+    Eigen::VectorXd w(coded.features());
+    for (Eigen::Index k = 0; k < w.size(); ++k) w[k] = rng.normal();
+    std::vector<double> fast, slow;
+    for (CostForm form : {CostForm::Linear, CostForm::Exponential}) {
+      coded.costs(w, fast, form);
+      dense.costs(w, slow, form);
+      REQUIRE(fast.size() == slow.size());
+      for (std::size_t s = 0; s < fast.size(); ++s) REQUIRE(fast[s] == doctest::Approx(slow[s]).epsilon(1e-12));
+    }
+    const CellScores scores(coded, w), dense_scores(dense, w);
+    for (int s = 0; s < coded.cells(); ++s) {
+      REQUIRE(scores(s) >= scores.lower());
+      REQUIRE(scores(s) <= scores.upper());
+      REQUIRE(dense_scores(s) >= dense_scores.lower());
+      REQUIRE(dense_scores(s) <= dense_scores.upper());
+    }
+    std::vector<int> path;  // a staircase: straight and diagonal steps
+    for (int i = 0; i < 15; ++i) path.push_back((i / 2) * coded.cols() + i);
+    Eigen::VectorXd f_coded, f_dense;
+    pathFeatures(path, coded, f_coded);
+    pathFeatures(path, dense, f_dense);
+    CHECK((f_coded - f_dense).cwiseAbs().maxCoeff() < 1e-9);
+    CHECK(f_coded.dot(w) == doctest::Approx(f_dense.dot(w)).epsilon(1e-12));
+  }
 }
 
 TEST_CASE("raw features measure what their names say") {
@@ -126,13 +184,13 @@ TEST_CASE("a held-out image gets the training scaling, also through a saved mode
       const double v = holdout_raw.values[static_cast<std::size_t>(s) * n + k];
       const double expected = hi > lo ? std::clamp((v - lo) / (hi - lo), 0.0, 1.0) : 0.0;
       clamped = clamped || expected == 0.0 || expected == 1.0;
-      REQUIRE(map.cell(s)[1 + k] == doctest::Approx(expected).epsilon(1e-5));
+      REQUIRE(std::abs(map.cellVector(s)[1 + k] - expected) <= kQuantum);
     }
   }
   CHECK(clamped);
   // Fitting on the holdout itself would give another map: the scaling really is the training one.
   const FeatureMap own = FeatureStack::fit(settings, {&holdout_raw}).map(holdout_raw);
-  CHECK(own.values() != map.values());
+  CHECK(own.codes() != map.codes());
 
   Model model;
   model.weights = Eigen::VectorXd::Ones(stack.features());
@@ -142,7 +200,7 @@ TEST_CASE("a held-out image gets the training scaling, also through a saved mode
   const Model loaded = loadModel(dir.file("m.mmp"));
   const FeatureStack again = FeatureStack::fromModel(loaded);
   CHECK(again.names() == stack.names());
-  CHECK(again.map(holdout.image).values() == map.values());
+  CHECK(again.map(holdout.image).codes() == map.codes());
 
   Model broken = model;
   broken.settings.erase("features.blur_sigmas");
@@ -196,16 +254,16 @@ TEST_CASE_FIXTURE(ClassLayerBase, "the class-score layer appends binned class ma
   const FeatureMap map = stack.map(holdout_raw), plain = base.map(holdout_raw);
   const FeatureScaling& scaling = stack.classScores()->scaling;
   for (int s = 0; s < map.cells(); ++s) {
-    const float* f = map.cell(s);
-    REQUIRE(std::equal(f, f + base.features(), plain.cell(s)));  // the base features are unchanged
-    const double red = plain.cell(s)[red0];
+    const Eigen::VectorXf f = map.cellVector(s);
+    REQUIRE(f.head(base.features()) == plain.cellVector(s));  // the base features are unchanged
+    const double red = plain.cellVector(s)[red0];
     const double margins[3] = {red - 0.5, 0.5 - red, -std::max(red, 0.5)};
     for (int c = 0; c < 3; ++c) {
       const double lo = scaling.lower[static_cast<std::size_t>(c)], hi = scaling.upper[static_cast<std::size_t>(c)];
       const double v = hi > lo ? std::clamp((margins[c] - lo) / (hi - lo), 0.0, 1.0) : 0.0;
-      const float* bins = f + base.features() + 3 * c;
+      const float* bins = f.data() + base.features() + 3 * c;
       REQUIRE(bins[0] + bins[1] + bins[2] == doctest::Approx(1.0));
-      REQUIRE(0.5 * bins[1] + bins[2] == doctest::Approx(v).epsilon(1e-5));  // the bins' centre of mass is v
+      REQUIRE(std::abs(0.5 * bins[1] + bins[2] - v) <= kQuantum);  // the bins' centre of mass is v
     }
   }
 
@@ -215,7 +273,7 @@ TEST_CASE_FIXTURE(ClassLayerBase, "the class-score layer appends binned class ma
   const FeatureStack again = FeatureStack::fromModel(model);
   REQUIRE(again.classScores() != nullptr);
   CHECK(again.classScores()->classes == std::vector<std::string>{"red", "bias", "zero"});
-  CHECK(again.map(holdout_raw).values() == map.values());
+  CHECK(again.map(holdout_raw).codes() == map.codes());
   Model broken = model;
   broken.arrays.erase("features.class_upper");
   CHECK_THROWS_WITH_AS(FeatureStack::fromModel(broken), doctest::Contains("features.class_upper"), DataError);
@@ -240,7 +298,7 @@ TEST_CASE_FIXTURE(ClassLayerBase, "class context features are the margins' maxim
 
   // Cell (r, c)'s context value of "red" is the largest red bin 0 over the cells within 2 cells (8 px / 4).
   const FeatureMap map = stack.map(holdout_raw), base_holdout = base.map(holdout_raw);
-  REQUIRE(std::equal(map.cell(0), map.cell(0) + plain.features(), plain.map(holdout_raw).cell(0)));
+  REQUIRE(map.cellVector(0).head(plain.features()) == plain.map(holdout_raw).cellVector(0));
   const FeatureScaling& scaling = stack.classScores()->scaling;
   REQUIRE(scaling.lower.size() == 4);
   int checked = 0;
@@ -251,7 +309,7 @@ TEST_CASE_FIXTURE(ClassLayerBase, "class context features are the margins' maxim
         for (int dc = -2; dc <= 2; ++dc) {
           const int rr = r + dr, cc = c + dc;
           if (dr * dr + dc * dc > 4 || rr < 0 || cc < 0 || rr >= map.rows() || cc >= map.cols()) continue;
-          const double red = base_holdout.cell(rr * map.cols() + cc)[red0];
+          const double red = base_holdout.cellVector(rr * map.cols() + cc)[red0];
           most_red = std::max(most_red, red);
           least_red = std::min(least_red, red);
         }
@@ -260,8 +318,9 @@ TEST_CASE_FIXTURE(ClassLayerBase, "class context features are the margins' maxim
       for (int k = 0; k < 2; ++k) {
         const double lo = scaling.lower[static_cast<std::size_t>(2 + k)], hi = scaling.upper[static_cast<std::size_t>(2 + k)];
         const double v = hi > lo ? std::clamp((raw_values[k] - lo) / (hi - lo), 0.0, 1.0) : 0.0;
-        const float* bins = map.cell(r * map.cols() + c) + plain.features() + 3 * k;
-        REQUIRE(0.5 * bins[1] + bins[2] == doctest::Approx(v).epsilon(1e-5));
+        const Eigen::VectorXf f = map.cellVector(r * map.cols() + c);
+        const float* bins = f.data() + plain.features() + 3 * k;
+        REQUIRE(std::abs(0.5 * bins[1] + bins[2] - v) <= kQuantum);
         ++checked;
       }
     }
@@ -273,7 +332,7 @@ TEST_CASE_FIXTURE(ClassLayerBase, "class context features are the margins' maxim
   stack.store(model);
   const FeatureStack again = FeatureStack::fromModel(model);
   CHECK(again.classScores()->context_px == std::vector<double>{8.0});
-  CHECK(again.map(holdout_raw).values() == map.values());
+  CHECK(again.map(holdout_raw).codes() == map.codes());
   Model broken = model;
   broken.settings["features.class_context_px"] = "8,16";  // more radii than scaling entries
   CHECK_THROWS_WITH_AS(FeatureStack::fromModel(broken), doctest::Contains("class-score layer"), DataError);
@@ -311,7 +370,7 @@ TEST_CASE("a stacked feature map works through the path oracle under the positiv
   CHECK(map->features() == 1 + raw.features() * 5);
   for (int s = 0; s < map->cells(); ++s) {
     double sum = 0.0;
-    for (int k = 1; k <= 5; ++k) sum += map->cell(s)[k];  // the bins of one raw feature sum to 1
+    for (int k = 1; k <= 5; ++k) sum += map->cellVector(s)[k];  // the bins of one raw feature sum to 1
     REQUIRE(sum == doctest::Approx(1.0));
   }
   const int cols = map->cols();

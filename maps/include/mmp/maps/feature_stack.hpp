@@ -10,8 +10,8 @@
 //   edges                         mean Sobel gradient magnitude of the grey image inside the cell
 //   texture<w>                    local standard deviation of grey in a w x w pixel window, cell mean
 // each named "<name>@<sigma>px".  These raw features are then scaled to [0, 1] by a FeatureScaling
-// fitted on the training images (low and high quantiles per feature, values outside clamped), and
-// the FeatureMap is one of
+// fitted on the training images (low and high quantiles per feature, values outside clamped),
+// quantised to one byte (v = q / 255, within 1 / 510 of the scaled value), and the FeatureMap is one of
 //   bins = 0:  [ bias = 1 | scaled features v | 1 - v (if complements) ]
 //   bins = B:  [ bias = 1 | B soft bins of each scaled feature ]   (B >= 2)
 // Soft bin b of v is the triangular membership max(0, 1 - |v - b/(B-1)| (B-1)): the B bins of a
@@ -21,6 +21,8 @@
 // a demonstration that detours along the road integrates more of every feature than the shortcut:
 // the learner sits at uniform costs.  Bins are exactly 0 on most cells, so weight can go on "not
 // road" values alone.  Complements (1 - v) are the lighter fix.  The bias is feature kBiasIndex = 0.
+// The map is stored coded (core/feature_map.hpp): one byte per scaled value, whose bins are a row of
+// a 256-entry table -- 42 bytes a cell for the shipped settings instead of 4 bytes per feature.
 //
 // Optionally a class-score layer follows (withClassScores): a linear multiclass classifier of the
 // stacked features, fitted by the caller on labelled training cells, gives each cell a margin per class
@@ -46,6 +48,7 @@
 #include <opencv2/core.hpp>
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -145,16 +148,20 @@ class FeatureStack {
     return class_scores_.classes.empty() ? features() : static_cast<int>(class_scores_.weights.cols());
   }
 
-  /// The stacked feature map; every value in [0, 1], feature kBiasIndex == 1.  requires: raw computed
-  /// under settings() (same names).
+  /// The stacked feature map, coded with one byte per scaled value; every feature in [0, 1],
+  /// feature kBiasIndex == 1.  requires: raw computed under settings() (same names).
   FeatureMap map(const RawFeatures& raw) const;
   FeatureMap map(const cv::Mat& bgr) const { return map(computeRawFeatures(bgr, settings_)); }
 
  private:
+  // Sets names_ and code_ from the settings and the class-score layer.
+  void describeLayout();
+
   FeatureSettings settings_;
   FeatureScaling scaling_;
   ClassScores class_scores_;
   std::vector<std::string> names_;
+  std::shared_ptr<const FeatureCode> code_;  // what the bytes of the stack's maps mean
 };
 
 }  // namespace mmp
