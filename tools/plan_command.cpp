@@ -26,12 +26,12 @@ struct ModelOnImage {
   CostGrid grid;
 };
 
-ModelOnImage applyModel(const std::string& model_path, const std::string& image_path) {
+ModelOnImage applyModel(const std::string& model_path, const std::string& image_path, const TileSettings& tiles = {}) {
   const CostModel model = CostModel::load(model_path);
   ModelOnImage m;
   m.image = loadImage(image_path);
   try {
-    m.grid = model.costs(m.image);
+    m.grid = model.costs(m.image, tiles);
   } catch (const DataError& e) {
     throw DataError(std::string(e.what()) + " (on '" + image_path + "')");
   }
@@ -94,10 +94,11 @@ void runPlan(const PlanOptions& o) {
 
 struct CostmapOptions {
   std::string model, image, png, raw;
+  TileSettings tiles;
 };
 
 void runCostmap(const CostmapOptions& o) {
-  const ModelOnImage m = applyModel(o.model, o.image);
+  const ModelOnImage m = applyModel(o.model, o.image, o.tiles);
   double lo = INFINITY, hi = 0.0;
   for (double c : m.grid.costs) lo = std::min(lo, c), hi = std::max(hi, c);
   std::printf("cost map: %d x %d cells of %d px, costs in [%.4g, %.4g]\n", m.grid.rows, m.grid.cols, m.grid.cell_size,
@@ -137,6 +138,9 @@ void addCostmapCommand(CLI::App& app) {
   cmd->add_option("--image", o->image, "image (PNG, JPEG or TIFF)")->required();
   cmd->add_option("--png", o->png, "colour-mapped cost map with a legend");
   cmd->add_option("--raw", o->raw, "raw cost per cell as a 32-bit float TIFF (.tiff)");
+  cmd->add_option("--tile-cells", o->tiles.tile_cells, "cells per tile side: memory grows with the tile, not the image")
+      ->capture_default_str();
+  cmd->add_option("--threads", o->tiles.threads, "tiles computed at once (0 = all cores)")->capture_default_str();
   cmd->callback([o] {
     if (o->png.empty() && o->raw.empty()) throw InvalidArgument("mmp costmap: give --png and/or --raw");
     runCostmap(*o);

@@ -1,8 +1,12 @@
 #include <mmp/maps/cost_model.hpp>
 
 #include <mmp/core/error.hpp>
+#include <mmp/core/thread_pool.hpp>
+
+#include <algorithm>
 
 #include <cmath>
+#include <limits>
 
 namespace mmp {
 namespace {
@@ -79,7 +83,84 @@ void CostModel::save(const std::string& path) const {
   saveModel(path, model);
 }
 
-CostGrid CostModel::costs(const cv::Mat& image) const { return costs(features_.map(image)); }
+int CostModel::haloCells(const TileSettings& tiles) const {
+  const FeatureSettings& s = features_.settings();
+  const int reach = features_.reachCells();
+  // A tile's pixels must hold the largest blur and texture window (computeRawFeatures refuses wider
+  // ones) and the class context disc.
+  double widest = 1.0;
+  for (double sigma : s.blur_sigmas) widest = std::max(widest, sigma);
+  for (int w : s.texture_windows) widest = std::max(widest, static_cast<double>(w));
+  const int least_tile = std::max(static_cast<int>(std::ceil(widest / s.cell_size)), reach);
+  if (tiles.tile_cells < least_tile) {
+    throw InvalidArgument("tile_cells = " + std::to_string(tiles.tile_cells) + " is too small for the model's features (" +
+                          std::to_string(s.cell_size) + " px cells, blurs and windows up to " +
+                          std::to_string(static_cast<int>(widest)) + " px); use at least " + std::to_string(least_tile));
+  }
+  if (tiles.overlap_cells == -1) return reach;
+  if (tiles.overlap_cells < reach) {
+    throw InvalidArgument("overlap_cells = " + std::to_string(tiles.overlap_cells) +
+                          " is smaller than the model's features reach; use at least " + std::to_string(reach) +
+                          " (or -1 for exactly that), else tiles would show seams");
+  }
+  return tiles.overlap_cells;
+}
+
+CostGrid CostModel::costs(const cv::Mat& image, const TileSettings& tiles) const {
+  const int k = features_.settings().cell_size;
+  CostGrid grid;
+  grid.rows = image.rows / k;
+  grid.cols = image.cols / k;
+  grid.cell_size = k;
+  if (grid.rows < 1 || grid.cols < 1) return costs(features_.map(image));  // computeRawFeatures says why
+  if (static_cast<double>(grid.rows) * grid.cols > std::numeric_limits<int>::max()) {
+    throw InvalidArgument("the " + std::to_string(image.cols) + " x " + std::to_string(image.rows) +
+                          " px image has more cells than a cost grid holds (2^31 - 1); stream it band by band "
+                          "(bandCosts, or mmp costmap --raw) or use larger cells");
+  }
+  grid.costs.resize(static_cast<std::size_t>(grid.rows) * grid.cols);
+  bandCosts(image, 0, grid.rows, 0, grid.rows, tiles, grid.costs.data());
+  return grid;
+}
+
+void CostModel::bandCosts(const cv::Mat& pixels, int top, int rows, int first, int count, const TileSettings& tiles,
+                          double* out) const {
+  const int halo = haloCells(tiles);
+  const int k = features_.settings().cell_size;
+  const int cols = pixels.cols / k, size = tiles.tile_cells;
+  if (pixels.type() != CV_8UC3) throw InvalidArgument("cost map: the image must be 8-bit BGR (see loadImage)");
+  const int needed_top = std::max(0, first - halo) * k, needed_bottom = std::min(rows, first + count + halo) * k;
+  if (first < 0 || count < 1 || first + count > rows || top > needed_top || top + pixels.rows < needed_bottom) {
+    throw InvalidArgument("cost map: pixel rows [" + std::to_string(top) + ", " + std::to_string(top + pixels.rows) +
+                          ") do not cover cell rows [" + std::to_string(first) + ", " + std::to_string(first + count) +
+                          ") and their halo, pixel rows [" + std::to_string(needed_top) + ", " +
+                          std::to_string(needed_bottom) + ")");
+  }
+  const int tile_rows = (count + size - 1) / size, tile_cols = (cols + size - 1) / size;
+  ThreadPool pool(tiles.threads);
+  pool.parallelFor(static_cast<std::size_t>(tile_rows) * tile_cols, [&](std::size_t t) {
+    const int r0 = first + static_cast<int>(t / tile_cols) * size, c0 = static_cast<int>(t % tile_cols) * size;
+    const int r1 = std::min(first + count, r0 + size), c1 = std::min(cols, c0 + size);
+    const int er0 = std::max(0, r0 - halo), er1 = std::min(rows, r1 + halo);
+    const int ec0 = std::max(0, c0 - halo), ec1 = std::min(cols, c1 + halo);
+    const cv::Mat tile = pixels(cv::Rect(ec0 * k, er0 * k - top, (ec1 - ec0) * k, (er1 - er0) * k));
+    const FeatureMap map = features_.map(tile);
+    const CellScores score(map, weights_);
+    for (int r = r0; r < r1; ++r) {
+      for (int c = c0; c < c1; ++c) {
+        const double sum = score((r - er0) * map.cols() + (c - ec0));
+        const double cost = form_ == CostForm::Exponential ? std::exp(sum) : sum;
+        if (!(cost > 0.0) || !std::isfinite(cost)) throw badCost(r, c, cost);
+        out[static_cast<std::size_t>(r - first) * cols + c] = cost;
+      }
+    }
+  });
+}
+
+DataError CostModel::badCost(long long row, long long col, double cost) const {
+  return DataError(source_ + " gives cell (row " + std::to_string(row) + ", col " + std::to_string(col) + ") the cost " +
+                   std::to_string(cost) + "; A* needs finite costs > 0 (retrain the model)");
+}
 
 CostGrid CostModel::costs(const FeatureMap& map) const {
   CostGrid grid;
@@ -89,9 +170,7 @@ CostGrid CostModel::costs(const FeatureMap& map) const {
   map.costs(weights_, grid.costs, form_);
   for (std::size_t s = 0; s < grid.costs.size(); ++s) {
     if (!(grid.costs[s] > 0.0) || !std::isfinite(grid.costs[s])) {  // exponential costs can overflow
-      throw DataError(source_ + " gives cell (row " + std::to_string(s / static_cast<std::size_t>(grid.cols)) + ", col " +
-                      std::to_string(s % static_cast<std::size_t>(grid.cols)) + ") the cost " +
-                      std::to_string(grid.costs[s]) + "; A* needs finite costs > 0 (retrain the model)");
+      throw badCost(static_cast<long long>(s) / grid.cols, static_cast<long long>(s) % grid.cols, grid.costs[s]);
     }
   }
   return grid;

@@ -407,6 +407,20 @@ FeatureMap FeatureStack::map(const RawFeatures& raw) const {
   return FeatureMap(raw.rows, raw.cols, code_, std::move(all), names_);
 }
 
+int FeatureStack::reachCells() const {
+  const int k = settings_.cell_size;
+  int pixels = settings_.gradient ? 1 : 0;  // the 3 x 3 Sobel kernel
+  for (int w : settings_.texture_windows) pixels = std::max(pixels, w / 2);
+  int blur = 0;
+  for (double sigma : settings_.blur_sigmas) {
+    // OpenCV's kernel for a float image when given only sigma: ksize = round(8 sigma + 1) | 1.
+    if (sigma > 0.0) blur = std::max(blur, (cvRound(sigma / k * 8.0 + 1.0) | 1) / 2);
+  }
+  int context = 0;
+  for (double r : class_scores_.context_px) context = std::max(context, std::max(1, static_cast<int>(std::lround(r / k))));
+  return (pixels + k - 1) / k + blur + context;
+}
+
 void FeatureStack::describeLayout() {
   names_ = stackNames(settings_, class_scores_);
   code_ = stackCode(settings_, rawFeatureNames(settings_).size(), class_scores_.scaling.lower.size());

@@ -11,6 +11,7 @@
 // costs() is const and may be called from several threads at once.
 #pragma once
 
+#include <mmp/core/error.hpp>
 #include <mmp/core/feature_map.hpp>
 #include <mmp/core/model_file.hpp>
 #include <mmp/maps/feature_stack.hpp>
@@ -36,6 +37,17 @@ struct CostGrid {
   int cellAt(double x, double y) const;
 };
 
+/// How CostModel::costs cuts an image: square tiles of tile_cells cells a side, each computed with
+/// overlap_cells of halo around it, tiles on `threads` threads.  With a halo of at least
+/// FeatureStack::reachCells() the blurs, texture windows and class context discs see around each
+/// tile what they see in the whole image, so the costs equal the untiled computation's; memory
+/// grows with the tile, not the image.
+struct TileSettings {
+  int tile_cells = 256;    ///< >= 1, and tiles must hold the largest blur and texture window
+  int overlap_cells = -1;  ///< -1: exactly the features' reach, the least that gives untiled costs
+  int threads = 0;         ///< tiles computed at once; 0 = every core
+};
+
 class CostModel {
  public:
   /*!
@@ -54,10 +66,22 @@ class CostModel {
   /// Written atomically; throws mmp::ModelFileError naming the file.
   void save(const std::string& path) const;
 
-  /// The image's cost map (image: 8-bit BGR as loadImage gives).  Throws mmp::InvalidArgument if
-  /// the image does not suit the feature settings, mmp::DataError if a cell's cost is not finite > 0
+  /// The image's cost map (image: 8-bit BGR as loadImage gives), computed tile by tile.  Throws
+  /// mmp::InvalidArgument if the image or the tile settings do not suit the feature settings (naming
+  /// the setting and the least value that works), mmp::DataError if a cell's cost is not finite > 0
   /// (exponential costs can overflow).
-  CostGrid costs(const cv::Mat& image) const;
+  CostGrid costs(const cv::Mat& image, const TileSettings& tiles = {}) const;
+  /// The costs of cell rows [first, first + count) of an image of `rows` x `cols` cells, written
+  /// row-major to out (count * cols values), from `pixels`: the image's pixel rows [top, top +
+  /// pixels.rows), full width, covering those cell rows and the tiles' halo above and below them
+  /// (pixel rows from (first - halo) k to (first + count + halo) k, clipped to the image).  For
+  /// images streamed band by band; costs(image) is one band.
+  void bandCosts(const cv::Mat& pixels, int top, int rows, int first, int count, const TileSettings& tiles,
+                 double* out) const;
+  /// The halo of the tile settings (overlap_cells, or the features' reach for -1); throws
+  /// mmp::InvalidArgument naming the setting and the least value that works if they do not suit
+  /// the features.
+  int haloCells(const TileSettings& tiles) const;
   /// The same on a feature map made by features().
   CostGrid costs(const FeatureMap& map) const;
 
@@ -69,6 +93,8 @@ class CostModel {
   const std::string& source() const { return source_; }
 
  private:
+  DataError badCost(long long row, long long col, double cost) const;
+
   FeatureStack features_;
   Eigen::VectorXd weights_;
   CostForm form_;

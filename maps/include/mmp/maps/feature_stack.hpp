@@ -148,6 +148,12 @@ class FeatureStack {
     return class_scores_.classes.empty() ? features() : static_cast<int>(class_scores_.weights.cols());
   }
 
+  /// How far a cell's features reach, in cells: a cell's features depend only on the pixels of the
+  /// cells within this distance (texture windows and gradients, then the blur kernels, then the
+  /// class context discs).  A tile computed with this many cells of halo around it gets the same
+  /// features as the whole image.
+  int reachCells() const;
+
   /// The stacked feature map, coded with one byte per scaled value; every feature in [0, 1],
   /// feature kBiasIndex == 1.  requires: raw computed under settings() (same names).
   FeatureMap map(const RawFeatures& raw) const;

@@ -1,0 +1,121 @@
+#include "maps_support.hpp"
+
+#include <mmp/core/error.hpp>
+#include <mmp/core/random.hpp>
+#include <mmp/maps/cost_model.hpp>
+#include <mmp/maps/synthetic_scene.hpp>
+
+#include <doctest/doctest.h>
+
+using namespace mmp;
+
+namespace {
+
+// A model with the shipped feature settings (blurs up to 12 px, a 7 px texture window, 9 bins) and
+// a class-score layer with a 16 px context disc, random weights: every source of reach is there.
+CostModel randomModel(const cv::Mat& image, std::uint64_t seed) {
+  FeatureSettings settings;
+  settings.bins = 9;
+  settings.complements = false;
+  const RawFeatures raw = computeRawFeatures(image, settings);
+  const FeatureStack base = FeatureStack::fit(settings, {&raw});
+  const FeatureMap base_map = base.map(raw);
+  Random rng(seed);
+  Eigen::MatrixXd class_weights(3, base.features());
+  for (Eigen::Index i = 0; i < class_weights.size(); ++i) class_weights.data()[i] = rng.normal();
+  FeatureStack stack = base.withClassScores({"a", "b", "c"}, class_weights, {&base_map}, {16.0});
+  Eigen::VectorXd w(stack.features());
+  for (Eigen::Index k = 0; k < w.size(); ++k) w[k] = 0.3 * rng.normal();
+  return CostModel(std::move(stack), w, CostForm::Exponential);
+}
+
+}  // namespace
+
+TEST_CASE("tiled cost maps equal the untiled computation at every seam, on any number of threads") {
+  SyntheticSceneParams p;
+  p.rows = 250;
+  p.cols = 330;
+  p.seed = 3;
+  const cv::Mat image = makeSyntheticScene(p).image;
+  const CostModel model = randomModel(image, 5);
+  const int reach = model.features().reachCells();
+  CHECK(reach == 1 + 12 + 4);  // 7 px window in 4 px cells, 12 px blur = 3 cells (kernel radius 12), 16 px disc
+
+  const CostGrid whole = model.costs(model.features().map(image));
+  REQUIRE(whole.rows == 62);
+  REQUIRE(whole.cols == 82);
+  TileSettings one;
+  one.tile_cells = 1000;
+  CHECK(model.costs(image, one).costs == whole.costs);
+  for (int threads : {1, 2}) {
+    for (int size : {17, 25, 40}) {  // tiles smaller than, about and larger than the halo
+      TileSettings tiles;
+      tiles.tile_cells = size;
+      tiles.threads = threads;
+      CAPTURE(size);
+      const CostGrid tiled = model.costs(image, tiles);
+      REQUIRE(tiled.rows == whole.rows);
+      REQUIRE(tiled.cols == whole.cols);
+      CHECK(tiled.costs == whole.costs);  // bit for bit, seams included
+    }
+  }
+  // A band of rows, from just the pixel rows it needs, gives the same rows.
+  const int first = 20, count = 15, k = 4;
+  const int top = (first - reach) * k, bottom = (first + count + reach) * k;
+  std::vector<double> band(static_cast<std::size_t>(count) * whole.cols);
+  TileSettings tiles;
+  tiles.tile_cells = 30;
+  model.bandCosts(image.rowRange(top, bottom), top, whole.rows, first, count, tiles, band.data());
+  CHECK(std::equal(band.begin(), band.end(), whole.costs.begin() + first * whole.cols));
+}
+
+TEST_CASE("the features' reach is exactly the halo a tile needs") {
+  // Raw features are floats; the costs' byte codes hide small differences, so the reach is checked here.
+  SyntheticSceneParams p;
+  p.rows = 200;
+  p.cols = 240;
+  p.seed = 8;
+  const cv::Mat image = makeSyntheticScene(p).image;
+  FeatureSettings settings;  // blurs up to 12 px, a 7 px texture window
+  const RawFeatures whole = computeRawFeatures(image, settings);
+  const FeatureScaling scaling = FeatureScaling::fit({&whole}, 0.0);
+  const int reach = FeatureStack(settings, scaling).reachCells(), k = settings.cell_size, n = whole.features();
+  REQUIRE(reach == 1 + 12);
+  // The core cells [20, 30) x [25, 35) from a tile with `halo` cells around them.
+  auto differences = [&](int halo) {
+    const int r0 = 20 - halo, c0 = 25 - halo, side = 10 + 2 * halo;
+    const RawFeatures tile = computeRawFeatures(image(cv::Rect(c0 * k, r0 * k, side * k, side * k)), settings);
+    int different = 0;
+    for (int r = 20; r < 30; ++r) {
+      for (int c = 25; c < 35; ++c) {
+        for (int f = 0; f < n; ++f) {
+          different += tile.values[((r - r0) * tile.cols + (c - c0)) * n + f] != whole.values[(r * whole.cols + c) * n + f];
+        }
+      }
+    }
+    return different;
+  };
+  CHECK(differences(reach) == 0);
+  CHECK(differences(reach + 3) == 0);
+  CHECK(differences(reach - 1) > 0);  // one cell less and the blur's outer taps read reflected pixels
+}
+
+TEST_CASE("tile settings that cannot give untiled costs are refused, naming the least that works") {
+  SyntheticSceneParams p;
+  p.rows = p.cols = 120;
+  const cv::Mat image = makeSyntheticScene(p).image;
+  const CostModel model = randomModel(image, 1);
+  TileSettings tiles;
+  tiles.tile_cells = 0;
+  CHECK_THROWS_WITH_AS(model.costs(image, tiles), doctest::Contains("tile_cells = 0 is too small"), InvalidArgument);
+  CHECK_THROWS_WITH_AS(model.costs(image, tiles), doctest::Contains("use at least 17"), InvalidArgument);
+  tiles.tile_cells = 64;
+  tiles.overlap_cells = 5;
+  CHECK_THROWS_WITH_AS(model.costs(image, tiles), doctest::Contains("overlap_cells = 5 is smaller than the model's features reach; use at least 17"),
+                       InvalidArgument);
+  tiles.overlap_cells = 20;  // more than needed: the same costs
+  CHECK(model.costs(image, tiles).costs == model.costs(image).costs);
+  std::vector<double> band(30 * 10);
+  CHECK_THROWS_WITH_AS(model.bandCosts(image.rowRange(40, 80), 40, 30, 10, 10, tiles, band.data()),
+                       doctest::Contains("do not cover cell rows [10, 20)"), InvalidArgument);
+}
