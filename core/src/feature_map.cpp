@@ -106,9 +106,8 @@ FeatureMap::FeatureMap(int rows, int cols, std::shared_ptr<const FeatureCode> co
                           std::to_string(expected) + ")");
   }
   occurring_.assign(m * (kLevels / 64), 0);
-  for (std::size_t i = 0; i < codes_.size(); ++i) {
-    const std::size_t j = i % m, q = codes_[i];
-    occurring_[j * (kLevels / 64) + q / 64] |= std::uint64_t{1} << (q % 64);
+  for (const std::uint8_t* cell = codes_.data(); cell != codes_.data() + codes_.size(); cell += m) {
+    for (std::size_t j = 0; j < m; ++j) occurring_[j * (kLevels / 64) + cell[j] / 64] |= std::uint64_t{1} << (cell[j] % 64);
   }
   if (!names_.empty() && names_.size() != static_cast<std::size_t>(features_)) {
     throw InvalidArgument("feature map: " + std::to_string(names_.size()) + " names for " + std::to_string(features_) +

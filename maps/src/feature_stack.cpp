@@ -294,7 +294,7 @@ void encode(double v, const FeatureSettings& s, float* out) {
 
 // A value scaled to [0, 1] as one byte: v = q / 255, within 1 / 510 of the value.
 constexpr int kTop = FeatureCode::kLevels - 1;
-std::uint8_t quantise(double v) { return static_cast<std::uint8_t>(std::lround(v * kTop)); }
+std::uint8_t quantise(double v) { return static_cast<std::uint8_t>(v * kTop + 0.5); }
 
 // Appends to `code` one channel per value of a group of n values whose encoding starts at column
 // `first` ("<name>#<b>" bins next to each other, or the n values and then their n complements).
@@ -331,7 +331,7 @@ double scaled(double x, const FeatureScaling& scaling, std::size_t k) {
   return v > 0.0 ? std::min(v, 1.0) : 0.0;
 }
 
-// The unscaled values of the class-score layer on a map of the stack's base features: per cell the
+// The unscaled values of the class-score layer on a (coded) map of the stack's base features: per cell the
 // K margins m_c = s_c - max_{c' != c} s_c' of the class scores s = weights * f, then per context
 // radius the K margins' maxima over the cells within that radius (in cells, rounded; at least 1).
 // Cell-major, K (1 + radii) values per cell.
@@ -348,12 +348,31 @@ std::vector<float> layerValues(const ClassScores& layer, int cell_size, const Fe
   }
   const std::size_t k = layer.classes.size(), width = k * (1 + layer.context_px.size());
   const std::size_t cells = static_cast<std::size_t>(base.cells());
-  std::vector<CellScores> scores;
-  for (std::size_t c = 0; c < k; ++c) scores.emplace_back(base, layer.weights.row(static_cast<Eigen::Index>(c)).transpose());
+  // The K scores at once, as CellScores gives one: a table of K partial sums per channel and byte.
+  const FeatureCode& code = *base.code();
+  const std::size_t m = code.channels.size(), levels = FeatureCode::kLevels;
+  Eigen::VectorXd constant = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(k));
+  for (const auto& [column, value] : code.constants) constant += layer.weights.col(column) * static_cast<double>(value);
+  std::vector<double> table(m * levels * k, 0.0);
+  for (std::size_t j = 0; j < m; ++j) {
+    const FeatureCode::Channel& channel = code.channels[j];
+    for (std::size_t q = 0; q < levels; ++q) {
+      double* sums = table.data() + (j * levels + q) * k;
+      for (std::size_t i = 0; i < channel.columns.size(); ++i) {
+        const double x = channel.values[q * channel.columns.size() + i];
+        for (std::size_t c = 0; c < k; ++c) sums[c] += layer.weights(static_cast<Eigen::Index>(c), channel.columns[i]) * x;
+      }
+    }
+  }
   std::vector<float> values(cells * width);
   std::vector<double> s(k);
   for (std::size_t cell = 0; cell < cells; ++cell) {
-    for (std::size_t c = 0; c < k; ++c) s[c] = scores[c](static_cast<int>(cell));
+    const std::uint8_t* q = base.codes().data() + cell * m;
+    for (std::size_t c = 0; c < k; ++c) s[c] = constant[static_cast<Eigen::Index>(c)];
+    for (std::size_t j = 0; j < m; ++j) {
+      const double* sums = table.data() + (j * levels + q[j]) * k;
+      for (std::size_t c = 0; c < k; ++c) s[c] += sums[c];
+    }
     for (std::size_t c = 0; c < k; ++c) {
       double other = -std::numeric_limits<double>::infinity();
       for (std::size_t j = 0; j < k; ++j) {
