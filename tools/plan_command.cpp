@@ -1,12 +1,13 @@
 // `mmp plan` and `mmp costmap`: use a saved model on any image (CostModel: the model carries its
 // feature settings and scaling, so the image gets exactly the training transform).
 //   mmp plan --model M --image I --start X,Y --goal X,Y [--out path.csv] [--png plan.png]
-//   mmp costmap --model M --image I [--png costmap.png] [--raw costmap.tiff]
+//   mmp costmap --model M --image I [--png costmap.png] [--raw costmap.tiff] [--tile-cells N] [--threads N]
 #include "commands.hpp"
 #include "demonstration_file.hpp"
 
 #include <mmp/core/error.hpp>
 #include <mmp/maps/cost_model.hpp>
+#include <mmp/maps/float_tiff.hpp>
 #include <mmp/maps/imagery.hpp>
 #include <mmp/maps/render.hpp>
 #include <mmp/planning/grid_planner.hpp>
@@ -98,22 +99,35 @@ struct CostmapOptions {
 };
 
 void runCostmap(const CostmapOptions& o) {
+  if (o.png.empty()) {  // the raw costs alone: streamed band by band, for images larger than memory
+    const CostModel model = CostModel::load(o.model);
+    ImageRows image(o.image);
+    CostRasterInfo info;
+    try {
+      info = writeCostRaster(model, image, o.raw, o.tiles);
+    } catch (const DataError& e) {
+      throw DataError(std::string(e.what()) + " (on '" + o.image + "')");
+    }
+    std::printf("cost map: %d x %d cells of %d px, costs in [%.4g, %.4g]\n", info.rows, info.cols,
+                model.features().settings().cell_size, info.lowest, info.highest);
+    std::printf("wrote %s (32-bit float TIFF, one value per cell)\n", o.raw.c_str());
+    return;
+  }
   const ModelOnImage m = applyModel(o.model, o.image, o.tiles);
   double lo = INFINITY, hi = 0.0;
   for (double c : m.grid.costs) lo = std::min(lo, c), hi = std::max(hi, c);
   std::printf("cost map: %d x %d cells of %d px, costs in [%.4g, %.4g]\n", m.grid.rows, m.grid.cols, m.grid.cell_size,
               lo, hi);
-  if (!o.png.empty()) {
-    CostMapStyle style;
-    style.pixels_per_cell = m.grid.cell_size;
-    writeImage(o.png, renderCostMap(m.grid.costs, m.grid.rows, m.grid.cols, style));
-    std::printf("wrote %s\n", o.png.c_str());
-  }
+  CostMapStyle style;
+  style.pixels_per_cell = m.grid.cell_size;
+  writeImage(o.png, renderCostMap(m.grid.costs, m.grid.rows, m.grid.cols, style));
+  std::printf("wrote %s\n", o.png.c_str());
   if (!o.raw.empty()) {
-    cv::Mat raw(m.grid.rows, m.grid.cols, CV_32FC1);
-    for (int s = 0; s < m.grid.cells(); ++s) raw.at<float>(s / m.grid.cols, s % m.grid.cols) = static_cast<float>(m.grid.costs[static_cast<std::size_t>(s)]);
-    writeImage(o.raw, raw);
-    std::printf("wrote %s (32-bit float, one value per cell)\n", o.raw.c_str());
+    FloatTiffWriter raw(o.raw, m.grid.rows, m.grid.cols);
+    const std::vector<float> values(m.grid.costs.begin(), m.grid.costs.end());
+    raw.write(values.data(), m.grid.rows);
+    raw.finish();
+    std::printf("wrote %s (32-bit float TIFF, one value per cell)\n", o.raw.c_str());
   }
 }
 
@@ -137,7 +151,8 @@ void addCostmapCommand(CLI::App& app) {
   cmd->add_option("--model", o->model, "model file written by mmp train")->required();
   cmd->add_option("--image", o->image, "image (PNG, JPEG or TIFF)")->required();
   cmd->add_option("--png", o->png, "colour-mapped cost map with a legend");
-  cmd->add_option("--raw", o->raw, "raw cost per cell as a 32-bit float TIFF (.tiff)");
+  cmd->add_option("--raw", o->raw, "raw cost per cell as a 32-bit float TIFF; alone (without --png) it is streamed "
+                                   "band by band, so the image may be larger than memory (JPEG)");
   cmd->add_option("--tile-cells", o->tiles.tile_cells, "cells per tile side: memory grows with the tile, not the image")
       ->capture_default_str();
   cmd->add_option("--threads", o->tiles.threads, "tiles computed at once (0 = all cores)")->capture_default_str();

@@ -14,46 +14,58 @@ namespace {
 
 std::string reason() { return std::strerror(errno); }
 
-// Writes, flushes and (for a regular file) syncs; returns "" or the reason of the first failure.
-// Closes the file in every case.
-std::string writeAndClose(std::FILE* file, const std::string& bytes, bool sync) {
-  std::string error;
-  if (std::fwrite(bytes.data(), 1, bytes.size(), file) != bytes.size() || std::fflush(file) != 0 ||
-      (sync && ::fsync(::fileno(file)) != 0)) {
-    error = reason();
-  }
-  if (std::fclose(file) != 0 && error.empty()) error = reason();
-  return error;
-}
-
 }  // namespace
 
-void writeFileAtomically(const std::string& path, const std::string& bytes) {
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   struct stat target {};
-  if (::stat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode)) {
-    if (S_ISDIR(target.st_mode)) throw Error("cannot write '" + path + "': it is a folder");
-    std::FILE* file = std::fopen(path.c_str(), "wb");
-    if (file == nullptr) throw Error("cannot write '" + path + "': " + reason());
-    const std::string error = writeAndClose(file, bytes, false);
-    if (!error.empty()) throw Error("cannot write '" + path + "': " + error);
+  if (::stat(path_.c_str(), &target) == 0 && !S_ISREG(target.st_mode)) {
+    if (S_ISDIR(target.st_mode)) throw Error("cannot write '" + path_ + "': it is a folder");
+    file_ = std::fopen(path_.c_str(), "wb");
+    if (file_ == nullptr) throw Error("cannot write '" + path_ + "': " + reason());
     return;
   }
   // A unique temporary beside the target, so that the rename stays on one file system.
   static std::atomic<unsigned> counter{0};
-  const std::string temporary =
-      path + ".tmp" + std::to_string(::getpid()) + "_" + std::to_string(counter.fetch_add(1));
-  std::FILE* file = std::fopen(temporary.c_str(), "wb");
-  if (file == nullptr) throw Error("cannot write '" + path + "': creating '" + temporary + "' failed (" + reason() + ")");
-  const std::string error = writeAndClose(file, bytes, true);
-  if (!error.empty()) {
-    std::remove(temporary.c_str());
-    throw Error("cannot write '" + path + "': " + error + "; the old file is untouched");
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string rename_error = reason();
-    std::remove(temporary.c_str());
-    throw Error("cannot write '" + path + "': renaming the temporary file failed (" + rename_error + ")");
-  }
+  temporary_ = path_ + ".tmp" + std::to_string(::getpid()) + "_" + std::to_string(counter.fetch_add(1));
+  file_ = std::fopen(temporary_.c_str(), "wb");
+  if (file_ == nullptr) throw Error("cannot write '" + path_ + "': creating '" + temporary_ + "' failed (" + reason() + ")");
+}
+
+AtomicFile::~AtomicFile() {
+  if (file_ != nullptr) std::fclose(file_);
+  if (!temporary_.empty()) std::remove(temporary_.c_str());  // not committed: the target stays as it was
+}
+
+void AtomicFile::fail(const std::string& when) {
+  const std::string error = "cannot write '" + path_ + "': " + reason() + (when.empty() ? "" : " (" + when + ")") +
+                            (temporary_.empty() ? "" : "; the old file is untouched");
+  if (file_ != nullptr) std::fclose(file_);
+  file_ = nullptr;
+  if (!temporary_.empty()) std::remove(temporary_.c_str());
+  temporary_.clear();
+  throw Error(error);
+}
+
+void AtomicFile::write(const void* data, std::size_t size) {
+  if (file_ == nullptr) throw Error("cannot write '" + path_ + "': it is closed");
+  if (std::fwrite(data, 1, size, file_) != size) fail("");
+}
+
+void AtomicFile::commit() {
+  if (file_ == nullptr) throw Error("cannot write '" + path_ + "': it is closed");
+  if (std::fflush(file_) != 0 || (!temporary_.empty() && ::fsync(::fileno(file_)) != 0)) fail("");
+  std::FILE* file = file_;
+  file_ = nullptr;
+  if (std::fclose(file) != 0) fail("closing it");
+  if (temporary_.empty()) return;
+  if (std::rename(temporary_.c_str(), path_.c_str()) != 0) fail("renaming the temporary file");
+  temporary_.clear();
+}
+
+void writeFileAtomically(const std::string& path, const std::string& bytes) {
+  AtomicFile file(path);
+  file.write(bytes.data(), bytes.size());
+  file.commit();
 }
 
 }  // namespace mmp

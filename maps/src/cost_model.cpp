@@ -2,11 +2,13 @@
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/thread_pool.hpp>
+#include <mmp/maps/float_tiff.hpp>
 
 #include <algorithm>
 
 #include <cmath>
 #include <limits>
+#include <opencv2/core.hpp>
 
 namespace mmp {
 namespace {
@@ -113,6 +115,7 @@ CostGrid CostModel::costs(const cv::Mat& image, const TileSettings& tiles) const
   grid.cols = image.cols / k;
   grid.cell_size = k;
   if (grid.rows < 1 || grid.cols < 1) return costs(features_.map(image));  // computeRawFeatures says why
+  checkImageSize(features_.settings(), image.cols, image.rows);
   if (static_cast<double>(grid.rows) * grid.cols > std::numeric_limits<int>::max()) {
     throw InvalidArgument("the " + std::to_string(image.cols) + " x " + std::to_string(image.rows) +
                           " px image has more cells than a cost grid holds (2^31 - 1); stream it band by band "
@@ -174,6 +177,51 @@ CostGrid CostModel::costs(const FeatureMap& map) const {
     }
   }
   return grid;
+}
+
+CostRasterInfo writeCostRaster(const CostModel& model, ImageRows& image, const std::string& tiff,
+                               const TileSettings& tiles, const std::function<void(int, int)>& progress) {
+  const int k = model.features().settings().cell_size;
+  checkImageSize(model.features().settings(), image.cols(), image.rows());
+  const int halo = model.haloCells(tiles);
+  CostRasterInfo info;
+  info.rows = image.rows() / k;
+  info.cols = image.cols() / k;
+  if (info.rows < 1 || info.cols < 1) {
+    throw InvalidArgument("the " + std::to_string(image.cols()) + " x " + std::to_string(image.rows()) +
+                          " px image holds no whole cell of " + std::to_string(k) + " px");
+  }
+  info.lowest = std::numeric_limits<double>::infinity();
+  FloatTiffWriter out(tiff, info.rows, info.cols);
+  cv::Mat pixels;  // the image's pixel rows [top, top + pixels.rows)
+  int top = 0;
+  std::vector<double> costs;
+  std::vector<float> values;
+  for (int first = 0; first < info.rows; first += tiles.tile_cells) {
+    const int count = std::min(tiles.tile_cells, info.rows - first);
+    const int needed_top = std::max(0, first - halo) * k, needed_bottom = std::min(info.rows, first + count + halo) * k;
+    if (needed_top > top) {  // drop the rows no later band needs
+      pixels = pixels.rowRange(std::min(needed_top - top, pixels.rows), pixels.rows).clone();
+      top = needed_top;
+    }
+    if (top + pixels.rows < needed_bottom) {
+      const cv::Mat more = image.read(needed_bottom - top - pixels.rows);
+      if (pixels.empty()) {
+        pixels = more;
+      } else {
+        cv::vconcat(pixels, more, pixels);
+      }
+    }
+    costs.resize(static_cast<std::size_t>(count) * info.cols);
+    model.bandCosts(pixels, top, info.rows, first, count, tiles, costs.data());
+    values.assign(costs.begin(), costs.end());
+    for (double c : costs) info.lowest = std::min(info.lowest, c), info.highest = std::max(info.highest, c);
+    out.write(values.data(), count);
+    if (progress) progress(first + count, info.rows);
+  }
+  image.read(image.rows() - image.next());  // the pixels beyond the last whole cell: the file is read to its end
+  out.finish();
+  return info;
 }
 
 }  // namespace mmp

@@ -58,19 +58,11 @@ std::vector<std::string> rawFeatureNames(const FeatureSettings& s) {
   return names;
 }
 
-RawFeatures computeRawFeatures(const cv::Mat& bgr, const FeatureSettings& s) {
-  validate(s);
-  if (bgr.type() != CV_8UC3) throw InvalidArgument("features: the image must be 8-bit BGR (see loadImage)");
-  const int k = s.cell_size;
-  const int rows = bgr.rows / k, cols = bgr.cols / k;
-  if (rows < 1 || cols < 1) {
-    throw InvalidArgument("features: a " + std::to_string(bgr.cols) + " x " + std::to_string(bgr.rows) +
-                          " image holds no whole cell of " + std::to_string(k) + " pixels");
-  }
+void checkImageSize(const FeatureSettings& s, int width, int height) {
   // A blur or window wider than the image sees nothing more than the whole image, at a cost that grows
   // with its size: refused, so that a mistyped setting is an error and not an endless run.
-  const int side = std::max(bgr.cols, bgr.rows);
-  const std::string image_size = std::to_string(bgr.cols) + " x " + std::to_string(bgr.rows) + " px image";
+  const int side = std::max(width, height);
+  const std::string image_size = std::to_string(width) + " x " + std::to_string(height) + " px image";
   for (double sigma : s.blur_sigmas) {
     if (sigma > side) {
       std::ostringstream text;
@@ -85,6 +77,18 @@ RawFeatures computeRawFeatures(const cv::Mat& bgr, const FeatureSettings& s) {
                             image_size + "; use at most " + std::to_string(side) + " px");
     }
   }
+}
+
+RawFeatures computeRawFeatures(const cv::Mat& bgr, const FeatureSettings& s) {
+  validate(s);
+  if (bgr.type() != CV_8UC3) throw InvalidArgument("features: the image must be 8-bit BGR (see loadImage)");
+  const int k = s.cell_size;
+  const int rows = bgr.rows / k, cols = bgr.cols / k;
+  if (rows < 1 || cols < 1) {
+    throw InvalidArgument("features: a " + std::to_string(bgr.cols) + " x " + std::to_string(bgr.rows) +
+                          " image holds no whole cell of " + std::to_string(k) + " pixels");
+  }
+  checkImageSize(s, bgr.cols, bgr.rows);
   cv::Mat pixels;
   bgr(cv::Rect(0, 0, cols * k, rows * k)).convertTo(pixels, CV_32FC3, 1.0 / 255.0);
   const cv::Size grid(cols, rows);

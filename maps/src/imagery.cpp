@@ -202,7 +202,106 @@ cv::Mat readRaw(const std::string& path, const char* what) {
   return raw;
 }
 
+// Reads `count` scanlines into rows of `stride` bytes; false with errors.message set on a fault.
+bool readScanlines(jpeg_decompress_struct* info, JpegErrors& errors, unsigned char* out, int count, std::size_t stride) {
+  if (setjmp(errors.jump) != 0) return false;
+  for (int i = 0; i < count; ++i) {
+    JSAMPROW line = out + stride * static_cast<std::size_t>(i);
+    if (jpeg_read_scanlines(info, &line, 1) != 1) {
+      std::snprintf(errors.message, sizeof errors.message, "the data end early");
+      return false;
+    }
+  }
+  return true;
+}
+
+// Ends decoding after the last scanline (libjpeg reports damage it finds only there); false with
+// errors.message set on a fault.
+bool finishJpeg(jpeg_decompress_struct* info, JpegErrors& errors) {
+  if (setjmp(errors.jump) != 0) return false;
+  jpeg_finish_decompress(info);
+  return true;
+}
+
+// Reads a JPEG file's header and starts decoding; false with errors.message set on a fault.
+bool startJpeg(jpeg_decompress_struct* info, JpegErrors& errors, std::FILE* file) {
+  info->err = jpeg_std_error(&errors.manager);
+  errors.manager.error_exit = jpegFail;
+  errors.manager.emit_message = jpegMessage;
+  errors.message[0] = '\0';
+  if (setjmp(errors.jump) != 0) return false;
+  jpeg_create_decompress(info);
+  jpeg_stdio_src(info, file);
+  jpeg_read_header(info, TRUE);
+  info->out_color_space = info->num_components == 1 ? JCS_GRAYSCALE : JCS_EXT_BGR;
+  jpeg_start_decompress(info);
+  return true;
+}
+
 }  // namespace
+
+struct ImageRows::Jpeg {
+  jpeg_decompress_struct info;
+  JpegErrors errors;
+  std::FILE* file = nullptr;
+};
+
+ImageRows::ImageRows(const std::string& path) : path_(path) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  unsigned char magic[3] = {};
+  const bool jpeg = file != nullptr && std::fread(magic, 1, 3, file) == 3 && magic[0] == 0xFF && magic[1] == 0xD8 &&
+                    magic[2] == 0xFF;
+  if (!jpeg) {
+    if (file != nullptr) std::fclose(file);
+    whole_ = loadImage(path);  // says what is wrong with the file, if anything
+    rows_ = whole_.rows;
+    cols_ = whole_.cols;
+    return;
+  }
+  std::rewind(file);
+  jpeg_ = new Jpeg;
+  jpeg_->file = file;
+  if (!startJpeg(&jpeg_->info, jpeg_->errors, file)) {
+    const std::string message = jpeg_->errors.message;
+    close();
+    throw DataError("image '" + path + "' is a damaged JPEG: " + message);
+  }
+  rows_ = static_cast<int>(jpeg_->info.output_height);
+  cols_ = static_cast<int>(jpeg_->info.output_width);
+}
+
+ImageRows::~ImageRows() { close(); }
+
+void ImageRows::close() {
+  if (jpeg_ == nullptr) return;
+  jpeg_destroy_decompress(&jpeg_->info);
+  std::fclose(jpeg_->file);
+  delete jpeg_;
+  jpeg_ = nullptr;
+}
+
+cv::Mat ImageRows::read(int count) {
+  count = std::max(0, std::min(count, rows_ - next_));
+  cv::Mat band;
+  if (jpeg_ == nullptr) {
+    band = whole_.rowRange(next_, next_ + count).clone();
+  } else {
+    const int channels = jpeg_->info.output_components;
+    cv::Mat decoded(count, cols_, channels == 1 ? CV_8UC1 : CV_8UC3);
+    if (!readScanlines(&jpeg_->info, jpeg_->errors, decoded.data, count, decoded.step[0]) ||
+        (next_ + count == rows_ && !finishJpeg(&jpeg_->info, jpeg_->errors))) {
+      throw DataError("image '" + path_ + "' is a damaged JPEG at row " +
+                      std::to_string(jpeg_->info.output_scanline) + ": " + jpeg_->errors.message);
+    }
+    if (channels == 1) {
+      cv::cvtColor(decoded, band, cv::COLOR_GRAY2BGR);
+    } else {
+      band = decoded;
+    }
+  }
+  next_ += count;
+  return band;
+}
 
 cv::Mat loadImage(const std::string& path) {
   cv::Mat raw = readRaw(path, "image");

@@ -3,9 +3,17 @@
 #include <mmp/core/error.hpp>
 #include <mmp/core/random.hpp>
 #include <mmp/maps/cost_model.hpp>
+#include <mmp/maps/float_tiff.hpp>
+#include <mmp/maps/imagery.hpp>
 #include <mmp/maps/synthetic_scene.hpp>
 
 #include <doctest/doctest.h>
+#include <opencv2/imgcodecs.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
 
 using namespace mmp;
 
@@ -118,4 +126,106 @@ TEST_CASE("tile settings that cannot give untiled costs are refused, naming the 
   std::vector<double> band(30 * 10);
   CHECK_THROWS_WITH_AS(model.bandCosts(image.rowRange(40, 80), 40, 30, 10, 10, tiles, band.data()),
                        doctest::Contains("do not cover cell rows [10, 20)"), InvalidArgument);
+}
+
+TEST_CASE("a cost map streamed band by band into a float TIFF holds the in-memory costs") {
+  SyntheticSceneParams p;
+  p.rows = 230;
+  p.cols = 190;
+  p.seed = 4;
+  const cv::Mat scene = makeSyntheticScene(p).image;
+  const CostModel model = randomModel(scene, 2);
+  test::TempDir dir;
+  for (const char* name : {"scene.jpg", "scene.png"}) {  // streamed by libjpeg, or read whole
+    CAPTURE(name);
+    REQUIRE(cv::imwrite(dir.file(name), scene));
+    const cv::Mat image = loadImage(dir.file(name));
+    {
+      ImageRows rows(dir.file(name));  // the rows a band at a time are the whole image's
+      REQUIRE(rows.rows() == image.rows);
+      REQUIRE(rows.cols() == image.cols);
+      cv::Mat read;
+      while (rows.next() < rows.rows()) {
+        const cv::Mat band = rows.read(37);
+        if (read.empty()) {
+          read = band;
+        } else {
+          cv::vconcat(read, band, read);
+        }
+      }
+      CHECK(cv::norm(read, image, cv::NORM_INF) == 0.0);
+    }
+    const CostGrid grid = model.costs(image);
+    TileSettings tiles;
+    tiles.tile_cells = 17;  // four bands, each read with its halo
+    ImageRows rows(dir.file(name));
+    int calls = 0;
+    const CostRasterInfo info =
+        writeCostRaster(model, rows, dir.file("costs.tiff"), tiles, [&](int done, int total) {
+          ++calls;
+          CHECK(done <= total);
+        });
+    CHECK(calls == 4);
+    CHECK(info.rows == grid.rows);
+    CHECK(info.cols == grid.cols);
+    const cv::Mat tiff = cv::imread(dir.file("costs.tiff"), cv::IMREAD_UNCHANGED);
+    REQUIRE(tiff.type() == CV_32FC1);
+    REQUIRE(tiff.rows == grid.rows);
+    REQUIRE(tiff.cols == grid.cols);
+    for (int s = 0; s < grid.cells(); ++s) {
+      REQUIRE(tiff.at<float>(s / grid.cols, s % grid.cols) == static_cast<float>(grid.costs[static_cast<std::size_t>(s)]));
+    }
+  }
+}
+
+TEST_CASE("float TIFFs: BigTIFF reads back too, and bad use is an error") {
+  test::TempDir dir;
+  std::vector<float> values(7 * 5);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = 0.5f + static_cast<float>(i);
+  values[3] = std::numeric_limits<float>::infinity();  // an impassable cell
+  for (bool big : {false, true}) {
+    FloatTiffWriter out(dir.file("v.tiff"), 7, 5, big);
+    CHECK(out.bigTiff() == big);
+    out.write(values.data(), 3);
+    out.write(values.data() + 15, 3);
+    CHECK_THROWS_WITH_AS(out.finish(), doctest::Contains("6 of 7 rows written"), InvalidArgument);
+    CHECK_THROWS_WITH_AS(out.write(values.data(), 2), doctest::Contains("2 more rows after 6 of 7"), InvalidArgument);
+    out.write(values.data() + 30, 1);
+    out.finish();
+    const cv::Mat read = cv::imread(dir.file("v.tiff"), cv::IMREAD_UNCHANGED);
+    REQUIRE(read.type() == CV_32FC1);
+    REQUIRE(read.rows == 7);
+    CHECK(std::equal(values.begin(), values.end(), read.ptr<float>(), [](float a, float b) { return a == b; }));
+  }
+  {
+    FloatTiffWriter unfinished(dir.file("w.tiff"), 2, 2);
+    unfinished.write(values.data(), 2);
+  }  // never finished: nothing is written
+  CHECK_FALSE(std::filesystem::exists(dir.file("w.tiff")));
+  FloatTiffWriter full("/dev/full", 2, 2);
+  full.write(values.data(), 2);
+  CHECK_THROWS_WITH_AS(full.finish(), doctest::Contains("cannot write '/dev/full': No space left on device"), Error);
+}
+
+TEST_CASE("a damaged JPEG read band by band names the row") {
+  SyntheticSceneParams p;
+  p.rows = p.cols = 200;
+  test::TempDir dir;
+  REQUIRE(cv::imwrite(dir.file("a.jpg"), makeSyntheticScene(p).image));
+  std::string bytes;
+  {
+    std::ifstream in(dir.file("a.jpg"), std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  std::ofstream(dir.file("cut.jpg"), std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  ImageRows rows(dir.file("cut.jpg"));
+  const std::string damaged = "'" + dir.file("cut.jpg") + "' is a damaged JPEG at row";
+  CHECK_THROWS_WITH_AS(
+      [&] {
+        while (rows.next() < rows.rows()) rows.read(50);
+      }(),
+      doctest::Contains(damaged.c_str()), DataError);
+  std::ofstream(dir.file("header.jpg"), std::ios::binary) << bytes.substr(0, 40);
+  CHECK_THROWS_WITH_AS(ImageRows(dir.file("header.jpg")), doctest::Contains("is a damaged JPEG"), DataError);
+  CHECK_THROWS_AS(ImageRows(dir.file("missing.png")), DataError);
 }

@@ -7,9 +7,32 @@
 // replaced by a rename; they are written in place, with the same checks of every write, flush and close.
 #pragma once
 
+#include <cstddef>
+#include <cstdio>
 #include <string>
 
 namespace mmp {
+
+/// An output file written piece by piece (for outputs larger than memory) with the guarantees of
+/// writeFileAtomically: the pieces go to a temporary beside the target, which commit() syncs and
+/// renames over it; destroyed without commit() (an error on the way), the target is untouched.
+/// Every failure throws mmp::Error naming the path.
+class AtomicFile {
+ public:
+  explicit AtomicFile(std::string path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  void write(const void* data, std::size_t size);
+  void commit();
+
+ private:
+  [[noreturn]] void fail(const std::string& when);  // throws with errno's reason
+
+  std::string path_, temporary_;  // temporary_ empty: written in place (a device or a pipe)
+  std::FILE* file_ = nullptr;
+};
 
 /// Writes `bytes` to `path` (see the file comment).  Throws mmp::Error naming the path, what failed and
 /// the system's reason; the old file is untouched then.

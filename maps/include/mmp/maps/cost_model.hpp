@@ -15,9 +15,11 @@
 #include <mmp/core/feature_map.hpp>
 #include <mmp/core/model_file.hpp>
 #include <mmp/maps/feature_stack.hpp>
+#include <mmp/maps/imagery.hpp>
 
 #include <opencv2/core.hpp>
 
+#include <functional>
 #include <limits>
 #include <map>
 #include <string>
@@ -101,5 +103,25 @@ class CostModel {
   std::map<std::string, std::string> info_;
   std::string source_;
 };
+
+/// What writeCostRaster wrote.
+struct CostRasterInfo {
+  int rows = 0, cols = 0;               ///< cells
+  double lowest = 0.0, highest = 0.0;   ///< the cost range
+};
+
+/*!
+    ensures
+        - streams the cost map of `image` (from its next row on: a fresh ImageRows) into a 32-bit
+          float TIFF at `tiff`, one value per cell (FloatTiffWriter), band by band of
+          tiles.tile_cells cell rows: memory grows with the band (tile_cells x the image width), not
+          with the image, and the values equal CostModel::costs(image)
+        - progress(done, total) after each band, in cell rows
+        - throws as CostModel::costs does, mmp::Error naming the file if writing fails (the old file
+          is then untouched)
+!*/
+CostRasterInfo writeCostRaster(const CostModel& model, ImageRows& image, const std::string& tiff,
+                               const TileSettings& tiles = {},
+                               const std::function<void(int done, int total)>& progress = {});
 
 }  // namespace mmp

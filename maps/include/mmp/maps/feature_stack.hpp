@@ -83,6 +83,11 @@ struct RawFeatures {
 /// mmp::InvalidArgument if the image is not 8-bit BGR or holds no whole cell.
 RawFeatures computeRawFeatures(const cv::Mat& bgr, const FeatureSettings& settings);
 
+/// Throws mmp::InvalidArgument naming the setting if a blur sigma or texture window is larger than
+/// the longer side of a width x height px image (it would see nothing more, at a cost that grows
+/// with it).  computeRawFeatures checks this; tiled computations check it on the whole image.
+void checkImageSize(const FeatureSettings& settings, int width, int height);
+
 /// The names of the raw features computeRawFeatures gives under `settings`, in order.
 std::vector<std::string> rawFeatureNames(const FeatureSettings& settings);
 

@@ -35,6 +35,35 @@ std::string hexColour(const std::array<std::uint8_t, 3>& rgb);
 /// read or decoded, or if it is empty.
 cv::Mat loadImage(const std::string& path);
 
+/// An image read top to bottom a band of rows at a time, for images larger than memory: a JPEG is
+/// decoded scanline by scanline (libjpeg, any size JPEG allows); any other format is read whole
+/// (loadImage) and handed out in bands.  Rows come as 8-bit BGR, as loadImage gives them.
+class ImageRows {
+ public:
+  /// Throws mmp::DataError naming the path if it cannot be opened or its header is damaged.
+  explicit ImageRows(const std::string& path);
+  ~ImageRows();
+  ImageRows(const ImageRows&) = delete;
+  ImageRows& operator=(const ImageRows&) = delete;
+
+  int rows() const { return rows_; }
+  int cols() const { return cols_; }
+  /// Rows handed out so far.
+  int next() const { return next_; }
+  /// The next min(count, rows() - next()) rows (CV_8UC3).  Throws mmp::DataError naming the path and
+  /// the row if the data are damaged or cut short (some damage shows only once the last row is read).
+  cv::Mat read(int count);
+
+ private:
+  struct Jpeg;
+  void close();
+
+  std::string path_;
+  int rows_ = 0, cols_ = 0, next_ = 0;
+  Jpeg* jpeg_ = nullptr;  // a JPEG being decoded, else whole_ holds the image
+  cv::Mat whole_;
+};
+
 /*!
     requires: classes non-empty, indices unique in [0, 255]
     ensures

@@ -1,0 +1,42 @@
+// FloatTiffWriter: a one-channel 32-bit float TIFF written band by band, for cost maps larger than
+// memory (CostModel::bandCosts, writeCostRaster).
+//
+//   FloatTiffWriter out("costs.tiff", rows, cols);
+//   for (each band of rows, top to bottom) out.write(values, band_rows);   // row-major floats
+//   out.finish();                                                          // atomic: see AtomicFile
+//
+// Uncompressed strips of the bands' rows; the directory follows the pixels, so the file is written
+// front to back without seeking.  Files of 4 GiB or more are BigTIFF (libtiff, GDAL and OpenCV read
+// both).  Impassable cells are written as +inf.
+#pragma once
+
+#include <mmp/core/file_io.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mmp {
+
+class FloatTiffWriter {
+ public:
+  /// requires: rows, cols >= 1.  Throws mmp::Error if the file cannot be created.  big_tiff: BigTIFF
+  /// even when the file would be smaller than 4 GiB.
+  FloatTiffWriter(const std::string& path, long long rows, long long cols, bool big_tiff = false);
+
+  /// Appends `count` whole rows (count * cols floats, row-major).  Throws mmp::InvalidArgument past
+  /// the last row, mmp::Error if writing fails.
+  void write(const float* values, long long count);
+  /// requires: every row written.  Writes the directory and replaces the target.
+  void finish();
+
+  bool bigTiff() const { return big_; }
+
+ private:
+  AtomicFile file_;
+  long long rows_, cols_, written_ = 0;
+  bool big_;
+  std::vector<std::uint64_t> strip_rows_;  // rows of each strip, in order
+};
+
+}  // namespace mmp
