@@ -26,6 +26,7 @@ class BucketQueue {
     std::uint32_t cell;
   };
   using Entry = std::conditional_t<kOrdered, Keyed, std::uint32_t>;
+  static constexpr bool kKeyed = kOrdered;
 
   /// The ring size a span needs at a bucket width; more than kMaxBuckets means "use wider buckets".
   static double bucketsFor(double span, double width) { return span / width + 2.0; }
@@ -85,6 +86,15 @@ class BucketQueue {
       current_.pop_back();
       return cell;
     }
+  }
+
+  /// A cell that pop() will return soon (settled mode: ahead pops from now, unless pushes come
+  /// first), or none: lets the caller prefetch its data.  Returns false when there is none.
+  bool upcoming(std::size_t ahead, std::uint32_t& cell) const {
+    static_assert(!kOrdered, "an ordered bucket is a heap: no cheap look-ahead");
+    if (current_.size() < ahead) return false;
+    cell = current_[current_.size() - ahead];
+    return true;
   }
 
   std::size_t bytesReserved() const {

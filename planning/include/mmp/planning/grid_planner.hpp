@@ -12,16 +12,16 @@
 // CellCosts (plan(CellCosts), each cell asked once, only when the search reaches it or a neighbour
 // of it): a training oracle whose costs are dot products pays only for the cells a search touches.
 //
-// Layout, because a search is bound by memory traffic, not arithmetic: each cell's search record
-// holds its g and half its cost together, 16 bytes, so relaxing a neighbour touches one cache line
-// instead of one in the cost grid and one in the search state.  A closed cell stores -g, which no
-// relaxation can undercut, so the neighbour loop needs no "closed" test; impassable cells hold an
-// infinite cost, which no relaxation can improve either.  The records cover the grid plus a
-// one-cell impassable border, so the neighbour loop has no bounds checks either; indices inside
-// the planner are of that padded grid, the API speaks r * cols + c.  The step into each cell (for
-// the path) lives in a byte array written only when a cell's g improves.  Per cell: 17 bytes plus
-// the open list.  On Linux the records ask for transparent huge pages: a wavefront spans thousands
-// of rows, far more 4 KiB pages than the TLB holds.
+// Layout, because a search is bound by its loads of search state: each cell's record holds its g
+// and half its cost together, 16 bytes, so relaxing a neighbour touches one cache line instead of
+// one in the cost grid and one in the search state; the pass that validates the costs fills the
+// records.  A closed cell stores -g, which no relaxation can undercut, and an impassable cell an
+// infinite cost, which no relaxation can improve: the neighbour loop compares all neighbours
+// without a branch and branches only to push.  The records cover the grid plus a one-cell
+// impassable border, so that loop has no bounds checks either; indices inside the planner are of
+// that padded grid, the API speaks r * cols + c.  The step into each cell (for the path) is a byte
+// written only when the cell's g improves: 17 bytes per cell plus the open list.  While expanding
+// a cell the search prefetches the records around the cell it will expand a few pops later.
 //
 // The open list is a BucketQueue: O(1) pushes, and no heap at all unless the cost range exceeds
 // about 10000:1.  The planner keeps its search state between calls, so repeated searches on one
@@ -32,7 +32,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -127,9 +126,6 @@ class GridPlanner {
     double g;
     double half_cost;
   };
-  struct FreeRecords {
-    void operator()(Record* records) const;
-  };
   int padded(int s) const { return (s / cols_ + 1) * stride_ + s % cols_ + 1; }
   int unpadded(int i) const { return (i / stride_ - 1) * cols_ + i % stride_ - 1; }
   std::string cellName(int s) const;
@@ -141,8 +137,7 @@ class GridPlanner {
 
   int rows_, cols_, stride_;
   Params params_;
-  std::size_t padded_cells_;
-  std::unique_ptr<Record[], FreeRecords> records_;
+  std::vector<Record> records_;
   std::vector<std::uint8_t> step_in_;  // direction of the step into each reached cell
   double lazy_lower_ = 0.0, lazy_upper_ = 0.0;  // the bounds of the lazy search under way
   BucketQueue<true> ordered_;   // A*, or Dijkstra over a cost range too wide for settled buckets
