@@ -233,7 +233,8 @@ bool GridPlanner::search(const CellCosts* lazy, int start, int goal, double h_sc
     // 1) pop the best open cell and close it (g -> -g); a stale duplicate of a closed cell is skipped
     const int u = static_cast<int>(open.pop());
     // The loads of an expansion's 3 x 3 records are what the search waits for: ask for those of a
-    // cell that will pop soon, 3 rows of 48 bytes, each starting and ending anywhere in a line.
+    // cell that will pop soon, 3 rows of 48 bytes, each starting and ending anywhere in a line, and
+    // for the step bytes of the rows above and below (its own row's are the popped cell's).
     if constexpr (!Queue::kKeyed) {
       std::uint32_t soon;
       if (open.upcoming(kLookAhead, soon)) {
@@ -241,6 +242,8 @@ bool GridPlanner::search(const CellCosts* lazy, int start, int goal, double h_sc
           __builtin_prefetch(row - 1, 1);
           __builtin_prefetch(row + 1, 1);
         }
+        __builtin_prefetch(step_in + soon - stride_, 1);
+        __builtin_prefetch(step_in + soon + stride_, 1);
       }
     }
     Record& ru = records[u];

