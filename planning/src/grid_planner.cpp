@@ -8,7 +8,6 @@
 #include <limits>
 #include <type_traits>
 
-
 namespace mmp {
 namespace {
 

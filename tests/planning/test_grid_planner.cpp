@@ -115,9 +115,9 @@ TEST_CASE("the budget callback cancels a search") {
 
 TEST_CASE("the bucket queue pops a monotone sequence in exact key order (ordered mode)") {
   Random rng(3);
-  for (double width : {0.01, 1.0, 7.0}) {
+  for (double width : {0.01, 1.0, 7.0, -1.0}) {
     BucketQueue<true> queue;
-    queue.reset(0.0, width, 10.0);
+    queue.reset(0.0, width, width < 0 ? std::numeric_limits<double>::infinity() : 10.0);  // unbounded: one heap
     std::vector<double> popped, keys;
     double last = 0.0;
     for (int round = 0; round < 2000; ++round) {

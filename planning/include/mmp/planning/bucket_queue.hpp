@@ -12,7 +12,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -26,7 +28,7 @@ class BucketQueue {
     std::uint32_t cell;
   };
   using Entry = std::conditional_t<kOrdered, Keyed, std::uint32_t>;
-  static constexpr bool kKeyed = kOrdered;
+  static constexpr bool kKeyed = kOrdered;  ///< entries carry their keys: no look-ahead, no key-free tricks
 
   /// The ring size a span needs at a bucket width; more than kMaxBuckets means "use wider buckets".
   static double bucketsFor(double span, double width) { return span / width + 2.0; }
@@ -34,10 +36,14 @@ class BucketQueue {
 
   /// Starts empty with keys >= base and pushes at most `span` above the last pop.
   /// requires (settled mode): bucketsFor(span, width) <= kMaxBuckets.
+  /// An infinite span (ordered mode only) leaves every key in the current bucket: one exact heap.
   void reset(double base, double width, double span) {
-    if (kOrdered) width = std::max(width, span / static_cast<double>(kMaxBuckets - 2));
+    if (kOrdered) {
+      width = std::isfinite(span) ? std::max(width, span / static_cast<double>(kMaxBuckets - 2))
+                                  : std::numeric_limits<double>::infinity();
+    }
     std::size_t buckets = 4;
-    while (static_cast<double>(buckets) < bucketsFor(span, width)) buckets *= 2;
+    while (std::isfinite(span) && static_cast<double>(buckets) < bucketsFor(span, width)) buckets *= 2;
     if (ring_.size() < buckets) ring_.resize(buckets);
     for (auto& b : ring_) b.clear();
     current_.clear();

@@ -43,7 +43,7 @@ enum class Connectivity { Four = 4, Eight = 8 };
 enum class PlanStatus {
   Success,       ///< path holds an optimal path from start to goal
   NoPath,        ///< the goal cannot be reached (or, in a full search, nothing to report)
-  InvalidInput,  ///< start/goal off the grid or impassable, or a cost NaN or <= 0 (or outside the bounds CellCosts gave): see message
+  InvalidInput,  ///< start/goal off the grid or impassable, a cost NaN or <= 0 or outside CellCosts' bounds: see message
   Cancelled,     ///< the budget callback asked to stop
 };
 const char* describe(PlanStatus status);
