@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
+#include <type_traits>
 
 namespace mmp {
 namespace {
@@ -15,9 +17,13 @@ constexpr double kSqrt2 = 1.4142135623730951;
 constexpr int kRowStep[8] = {-1, 1, 0, 0, -1, -1, 1, 1};
 constexpr int kColStep[8] = {0, 0, -1, 1, -1, 1, -1, 1};
 constexpr double kLength[8] = {1, 1, 1, 1, kSqrt2, kSqrt2, kSqrt2, kSqrt2};
+// Pops between prefetching a cell's neighbourhood and expanding it (4 to 16 measured alike).
+constexpr std::size_t kLookAhead = 8;
 
-std::string cellName(int s, int cols) {
-  return "cell " + std::to_string(s) + " (row " + std::to_string(s / cols) + ", col " + std::to_string(s % cols) + ")";
+std::string number(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", x);
+  return text;
 }
 
 }  // namespace
@@ -32,23 +38,32 @@ const char* describe(PlanStatus status) {
   return "?";
 }
 
-GridPlanner::GridPlanner(int rows, int cols, Params params) : rows_(rows), cols_(cols), params_(std::move(params)) {
-  if (rows_ <= 0 || cols_ <= 0 || static_cast<long long>(rows_) * cols_ > std::numeric_limits<std::int32_t>::max()) {
+GridPlanner::GridPlanner(int rows, int cols, Params params)
+    : rows_(rows), cols_(cols), stride_(cols + 2), params_(std::move(params)) {
+  if (rows_ <= 0 || cols_ <= 0 ||
+      (static_cast<long long>(rows_) + 2) * (static_cast<long long>(cols_) + 2) > std::numeric_limits<std::int32_t>::max()) {
     throw InvalidArgument("grid planner: grid of " + std::to_string(rows_) + " x " + std::to_string(cols_) +
-                          " cells; need 1 to 2^31 - 1 cells");
+                          " cells; need at least 1 x 1 and (rows + 2) x (cols + 2) <= 2^31 - 1");
   }
   if (params_.check_every < 1) throw InvalidArgument("grid planner: check_every must be >= 1");
-  nodes_.assign(static_cast<std::size_t>(rows_) * cols_, Node{kInf, 0});
+  const std::size_t padded_cells = static_cast<std::size_t>(rows_ + 2) * static_cast<std::size_t>(stride_);
+  // Border cells stay impassable for good; interior records are rewritten by every search.
+  records_.assign(padded_cells, Record{kInf, kInf});
+  step_in_.assign(padded_cells, 0);
+}
+
+std::string GridPlanner::cellName(int s) const {
+  return "cell " + std::to_string(s) + " (row " + std::to_string(s / cols_) + ", col " + std::to_string(s % cols_) + ")";
 }
 
 double GridPlanner::distance(int s) const {
   if (s < 0 || s >= rows_ * cols_) return kInf;
-  const Node& node = nodes_[static_cast<std::size_t>(s)];
-  return (node.tag & ~7u) == ((generation_ << 4) | 8u) ? node.g : kInf;
+  const double g = records_[static_cast<std::size_t>(padded(s))].g;
+  return std::signbit(g) ? -g : kInf;
 }
 
 std::size_t GridPlanner::stateBytes() const {
-  return nodes_.size() * sizeof(Node) + ordered_.bytesReserved() + settled_.bytesReserved();
+  return records_.size() * sizeof(Record) + step_in_.size() + ordered_.bytesReserved() + settled_.bytesReserved();
 }
 
 PlanResult GridPlanner::plan(const std::vector<double>& costs, int start, int goal) {
@@ -64,27 +79,89 @@ PlanResult GridPlanner::plan(const std::vector<double>& costs, int start, int go
   }
   if (start < 0 || start >= n) return invalid("start " + std::to_string(start) + " is off the grid");
   if (goal < -1 || goal >= n) return invalid("goal " + std::to_string(goal) + " is off the grid");
-  // Validate every cost once; the smallest scales the heuristic and the buckets, the largest
-  // bounds how far above the current key a push can land.
+  // Validate every cost once, in the same pass that copies it into the records; the smallest
+  // scales the heuristic and the buckets, the largest bounds how far above the current key a push
+  // can land.  A bad cell is looked for only once the pass has seen that there is one.
   double min_cost = kInf, max_cost = 0.0;
-  for (int s = 0; s < n; ++s) {
-    const double c = costs[static_cast<std::size_t>(s)];
-    if (std::isnan(c) || c <= 0.0) {
-      return invalid(cellName(s, cols_) + " has cost " + std::to_string(c) + "; costs must be > 0 or +inf (impassable)");
+  bool all_valid = true;
+  const double* cost = costs.data();
+  for (int r = 0; r < rows_; ++r) {
+    Record* row = records_.data() + static_cast<std::size_t>(r + 1) * stride_ + 1;
+    const double* cost_row = cost + static_cast<std::size_t>(r) * cols_;
+    for (int c = 0; c < cols_; ++c) {
+      const double x = cost_row[c];
+      all_valid &= x > 0.0;  // false for NaN
+      if (x != kInf) min_cost = std::min(min_cost, x), max_cost = std::max(max_cost, x);
+      row[c] = Record{kInf, 0.5 * x};
     }
-    if (c != kInf) min_cost = std::min(min_cost, c), max_cost = std::max(max_cost, c);
   }
-  if (costs[static_cast<std::size_t>(start)] == kInf) return invalid("start " + cellName(start, cols_) + " is impassable");
-  if (goal >= 0 && costs[static_cast<std::size_t>(goal)] == kInf) {
-    return invalid("goal " + cellName(goal, cols_) + " is impassable");
+  if (!all_valid) {
+    const int s = static_cast<int>(std::find_if(costs.begin(), costs.end(), [](double x) { return !(x > 0.0); }) - costs.begin());
+    return invalid(cellName(s) + " has cost " + std::to_string(costs[static_cast<std::size_t>(s)]) +
+                   "; costs must be > 0 or +inf (impassable)");
   }
+  if (costs[static_cast<std::size_t>(start)] == kInf) return invalid("start " + cellName(start) + " is impassable");
+  if (goal >= 0 && costs[static_cast<std::size_t>(goal)] == kInf) return invalid("goal " + cellName(goal) + " is impassable");
+  return run(min_cost, max_cost, nullptr, start, goal);
+}
 
-  // New search generation: cells tagged by earlier searches read as unseen, without clearing.
-  if (generation_ + 1 >= (1u << 28)) {
-    for (Node& node : nodes_) node.tag = 0;
-    generation_ = 0;
+PlanResult GridPlanner::plan(const CellCosts& costs, int start, int goal) {
+  PlanResult result;
+  const int n = rows_ * cols_;
+  auto invalid = [&](std::string message) {
+    result.status = PlanStatus::InvalidInput;
+    result.message = std::move(message);
+    return result;
+  };
+  if (start < 0 || start >= n) return invalid("start " + std::to_string(start) + " is off the grid");
+  if (goal < -1 || goal >= n) return invalid("goal " + std::to_string(goal) + " is off the grid");
+  lazy_lower_ = costs.lowerBound();
+  lazy_upper_ = costs.upperBound();
+  if (!(lazy_lower_ > 0.0 && lazy_lower_ < kInf && lazy_upper_ >= lazy_lower_)) {
+    return invalid("cost bounds [" + number(lazy_lower_) + ", " + number(lazy_upper_) +
+                   "]: need 0 < lower bound < +inf and upper bound >= lower bound (+inf if unknown)");
   }
-  ++generation_;
+  // Every interior cell's cost is unknown (< 0) until the search first needs it.
+  for (int r = 0; r < rows_; ++r) {
+    Record* row = records_.data() + static_cast<std::size_t>(r + 1) * stride_ + 1;
+    std::fill(row, row + cols_, Record{kInf, -1.0});
+  }
+  if (!fetch(costs, padded(start), result)) return result;
+  if (records_[static_cast<std::size_t>(padded(start))].half_cost == kInf) {
+    return invalid("start " + cellName(start) + " is impassable");
+  }
+  if (goal >= 0) {
+    if (!fetch(costs, padded(goal), result)) return result;
+    if (records_[static_cast<std::size_t>(padded(goal))].half_cost == kInf) {
+      return invalid("goal " + cellName(goal) + " is impassable");
+    }
+  }
+  return run(lazy_lower_, lazy_upper_, &costs, start, goal);
+}
+
+bool GridPlanner::fetch(const CellCosts& lazy, int i, PlanResult& result) {
+  Record& record = records_[static_cast<std::size_t>(i)];
+  if (record.half_cost >= 0.0) return true;  // asked already (the goal may be the start)
+  const int s = unpadded(i);
+  const double c = lazy.cost(s);
+  std::string problem;
+  if (!(c > 0.0)) {
+    problem = "; costs must be > 0 or +inf (impassable)";
+  } else if (c < lazy_lower_) {
+    problem = ", below the lower bound " + number(lazy_lower_) + " the cell costs gave (the heuristic would not be admissible)";
+  } else if (c != kInf && c > lazy_upper_) {
+    problem = ", above the upper bound " + number(lazy_upper_) + " the cell costs gave";
+  } else {
+    record.half_cost = 0.5 * c;
+    return true;
+  }
+  result.status = PlanStatus::InvalidInput;
+  result.message = cellName(s) + " has cost " + std::to_string(c) + problem;
+  return false;
+}
+
+PlanResult GridPlanner::run(double min_cost, double max_cost, const CellCosts* lazy, int start, int goal) {
+  PlanResult result;
   // A push lands at most one step cost plus one step of heuristic above the key being expanded.
   const bool eight = params_.connectivity == Connectivity::Eight;
   const double span = 1.01 * (eight ? kSqrt2 : 1.0) * (max_cost + min_cost) + 1e-12;
@@ -92,65 +169,86 @@ PlanResult GridPlanner::plan(const std::vector<double>& costs, int start, int go
   // width.  With the heuristic scaled by (1 - e) min_cost instead of min_cost, a step of length L
   // keeps at least e min_cost L >= e min_cost, so buckets of width e min_cost are settled: the search
   // stays exact with no heap at all (Dijkstra is e = 1).  When the cost range is too wide for that
-  // many buckets, the queue keeps its buckets ordered and the heuristic takes the full min_cost.
+  // many buckets (or unbounded), the queue keeps its buckets ordered and the heuristic takes the
+  // full min_cost.
   constexpr double kSettledShare = 0.25;  // e for A*
   const double share = goal >= 0 ? kSettledShare : 1.0;
   const bool settled = BucketQueue<false>::bucketsFor(span, share * min_cost) <= BucketQueue<false>::kMaxBuckets;
   const double h_scale = goal < 0 ? 0.0 : settled ? (1.0 - share) * min_cost : min_cost;
   const double width = settled ? share * min_cost : min_cost;
-  bool reached = false;
-  if (settled) {
-    reached = eight ? search<true>(costs, start, goal, h_scale, width, span, settled_, result)
-                    : search<false>(costs, start, goal, h_scale, width, span, settled_, result);
-  } else {
-    reached = eight ? search<true>(costs, start, goal, h_scale, width, span, ordered_, result)
-                    : search<false>(costs, start, goal, h_scale, width, span, ordered_, result);
-  }
-  if (result.status == PlanStatus::Cancelled || goal < 0) return result;
+  const int from = padded(start), to = goal >= 0 ? padded(goal) : -1;
+  // One search instantiation per combination of what the inner loop must not test at run time.
+  auto flag = [](bool on, auto&& next) { return on ? next(std::true_type{}) : next(std::false_type{}); };
+  const bool reached = flag(eight, [&](auto eight_tag) {
+    return flag(lazy != nullptr, [&](auto lazy_tag) {
+      return flag(goal >= 0, [&](auto goal_tag) {
+        constexpr bool kEight = decltype(eight_tag)::value, kLazy = decltype(lazy_tag)::value;
+        constexpr bool kGoal = decltype(goal_tag)::value;
+        return settled ? search<kEight, kLazy, kGoal>(lazy, from, to, h_scale, width, span, settled_, result)
+                       : search<kEight, kLazy, kGoal>(lazy, from, to, h_scale, width, span, ordered_, result);
+      });
+    });
+  });
+  if (result.status == PlanStatus::Cancelled || result.status == PlanStatus::InvalidInput || goal < 0) return result;
   if (!reached) {
     result.status = PlanStatus::NoPath;
-    result.message = "goal " + cellName(goal, cols_) + " is not reachable from start " + cellName(start, cols_);
+    result.message = "goal " + cellName(goal) + " is not reachable from start " + cellName(start);
     return result;
   }
-  // 5) walk the parents back from the goal
-  for (int s = goal; s != start;) {
-    result.path.push_back(s);
-    const std::uint32_t k = nodes_[static_cast<std::size_t>(s)].tag & 7u;
-    s -= kRowStep[k] * cols_ + kColStep[k];
+  // 5) walk the steps back from the goal
+  for (int i = to; i != from;) {
+    result.path.push_back(unpadded(i));
+    const int k = step_in_[static_cast<std::size_t>(i)];
+    i -= kRowStep[k] * stride_ + kColStep[k];
   }
   result.path.push_back(start);
   std::reverse(result.path.begin(), result.path.end());
-  result.cost = nodes_[static_cast<std::size_t>(goal)].g;
+  result.cost = -records_[static_cast<std::size_t>(to)].g;
   result.status = PlanStatus::Success;
   return result;
 }
 
-template <bool kEight, class Queue>
-bool GridPlanner::search(const std::vector<double>& costs, int start, int goal, double h_scale, double width,
-                         double span, Queue& open, PlanResult& result) {
+template <bool kEight, bool kLazy, bool kGoal, class Queue>
+bool GridPlanner::search(const CellCosts* lazy, int start, int goal, double h_scale, double width, double span,
+                         Queue& open, PlanResult& result) {
   constexpr int kDirections = kEight ? 8 : 4;
-  const std::uint32_t open_tag = generation_ << 4, closed_tag = open_tag | 8u;
-  const int goal_row = goal >= 0 ? goal / cols_ : 0, goal_col = goal >= 0 ? goal % cols_ : 0;
+  const int goal_row = goal >= 0 ? goal / stride_ : 0, goal_col = goal >= 0 ? goal % stride_ : 0;
   auto heuristic = [&](int r, int c) {  // octile (Manhattan with 4 neighbours) x h_scale; 0 without a goal
+    if constexpr (!kGoal) return 0.0;
     const double dr = std::abs(r - goal_row), dc = std::abs(c - goal_col);
     return h_scale * (kEight ? (dr + dc) + (kSqrt2 - 2.0) * std::min(dr, dc) : dr + dc);
   };
   int offset[8];
-  for (int k = 0; k < 8; ++k) offset[k] = kRowStep[k] * cols_ + kColStep[k];
-  const double start_key = heuristic(start / cols_, start % cols_);
+  for (int k = 0; k < 8; ++k) offset[k] = kRowStep[k] * stride_ + kColStep[k];
+  const double start_key = heuristic(start / stride_, start % stride_);
   open.reset(start_key, width, span);
 
-  Node* nodes = nodes_.data();
-  const double* cost = costs.data();
-  nodes[start] = Node{0.0, open_tag};
+  Record* records = records_.data();
+  std::uint8_t* step_in = step_in_.data();
+  records[start].g = 0.0;
   open.push(start_key, static_cast<std::uint32_t>(start));
   long expansions = 0;
   while (!open.empty()) {
-    // 1) pop the best open cell; a stale duplicate of a closed cell is skipped
+    // 1) pop the best open cell and close it (g -> -g); a stale duplicate of a closed cell is skipped
     const int u = static_cast<int>(open.pop());
-    Node& nu = nodes[u];
-    if ((nu.tag & ~7u) == closed_tag) continue;
-    nu.tag |= 8u;
+    // The loads of an expansion's 3 x 3 records are what the search waits for: ask for those of a
+    // cell that will pop soon, 3 rows of 48 bytes, each starting and ending anywhere in a line, and
+    // for the step bytes of the rows above and below (its own row's are the popped cell's).
+    if constexpr (!Queue::kKeyed) {
+      std::uint32_t soon;
+      if (open.upcoming(kLookAhead, soon)) {
+        for (const Record* row : {records + soon - stride_, records + soon, records + soon + stride_}) {
+          __builtin_prefetch(row - 1, 1);
+          __builtin_prefetch(row + 1, 1);
+        }
+        __builtin_prefetch(step_in + soon - stride_, 1);
+        __builtin_prefetch(step_in + soon + stride_, 1);
+      }
+    }
+    Record& ru = records[u];
+    if (std::signbit(ru.g)) continue;
+    const double gu = ru.g;
+    ru.g = -gu;
     ++expansions;
     // 2) the goal is expanded: its cost is optimal (consistent heuristic)
     if (u == goal) {
@@ -164,25 +262,30 @@ bool GridPlanner::search(const std::vector<double>& costs, int start, int goal, 
       result.message = "cancelled by the budget callback after " + std::to_string(expansions) + " expansions";
       return false;
     }
-    // 4) relax the neighbours with the trapezoid step cost
-    const int ur = u / cols_, uc = u - ur * cols_;
-    const double gu = nu.g, half_cu = 0.5 * cost[u];
+    // 4) relax the neighbours with the trapezoid step cost; closed (g < 0), impassable and border
+    //    (half_cost = +inf) neighbours fail the comparison by themselves
+    const int ur = kGoal ? u / stride_ : 0, uc = u - ur * stride_;
+    const double half_cu = ru.half_cost;
+    // The comparisons run first, without branches, so that only the pushes depend on the data.
+    double gv[8];
+    unsigned improved = 0;
+#pragma GCC unroll 8
     for (int k = 0; k < kDirections; ++k) {
-      const int vr = ur + kRowStep[k], vc = uc + kColStep[k];
-      if (static_cast<unsigned>(vr) >= static_cast<unsigned>(rows_) ||
-          static_cast<unsigned>(vc) >= static_cast<unsigned>(cols_)) {
-        continue;
+      Record& rv = records[u + offset[k]];
+      if constexpr (kLazy) {
+        if (rv.half_cost < 0.0 && !fetch(*lazy, u + offset[k], result)) {
+          result.expansions = expansions;
+          return false;
+        }
       }
-      const int v = u + offset[k];
-      const double cv = cost[v];
-      Node& nv = nodes[v];
-      const std::uint32_t tag = nv.tag & ~7u;
-      if (cv == kInf || tag == closed_tag) continue;
-      const double gv = gu + kLength[k] * (half_cu + 0.5 * cv);
-      if (tag != open_tag || gv < nv.g) {
-        nv = Node{gv, open_tag | static_cast<std::uint32_t>(k)};
-        open.push(gv + heuristic(vr, vc), static_cast<std::uint32_t>(v));
-      }
+      gv[k] = gu + kLength[k] * (half_cu + rv.half_cost);
+      improved |= static_cast<unsigned>(gv[k] < rv.g) << k;
+    }
+    for (; improved != 0; improved &= improved - 1) {
+      const int k = __builtin_ctz(improved), v = u + offset[k];
+      records[v].g = gv[k];
+      step_in[v] = static_cast<std::uint8_t>(k);
+      open.push(gv[k] + heuristic(ur + kRowStep[k], uc + kColStep[k]), static_cast<std::uint32_t>(v));
     }
   }
   result.expansions = expansions;

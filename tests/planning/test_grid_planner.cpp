@@ -115,9 +115,9 @@ TEST_CASE("the budget callback cancels a search") {
 
 TEST_CASE("the bucket queue pops a monotone sequence in exact key order (ordered mode)") {
   Random rng(3);
-  for (double width : {0.01, 1.0, 7.0}) {
+  for (double width : {0.01, 1.0, 7.0, -1.0}) {
     BucketQueue<true> queue;
-    queue.reset(0.0, width, 10.0);
+    queue.reset(0.0, width, width < 0 ? std::numeric_limits<double>::infinity() : 10.0);  // unbounded: one heap
     std::vector<double> popped, keys;
     double last = 0.0;
     for (int round = 0; round < 2000; ++round) {
@@ -153,4 +153,120 @@ TEST_CASE("A* stays exact when the cost range forces wide buckets") {
       if (std::isfinite(reference[s])) CHECK(planner.distance(s) == doctest::Approx(reference[s]).epsilon(1e-12));
     }
   }
+}
+
+namespace {
+
+/// Costs from a vector, on demand, counting the calls per cell.
+struct CountingCosts : CellCosts {
+  std::vector<double> costs;
+  double lower, upper;
+  mutable std::vector<int> calls;
+
+  CountingCosts(std::vector<double> c, double lo, double hi) : costs(std::move(c)), lower(lo), upper(hi), calls(costs.size(), 0) {}
+  double lowerBound() const override { return lower; }
+  double upperBound() const override { return upper; }
+  double cost(int s) const override {
+    ++calls[static_cast<std::size_t>(s)];
+    return costs[static_cast<std::size_t>(s)];
+  }
+  int evaluated() const { return static_cast<int>(std::count_if(calls.begin(), calls.end(), [](int c) { return c > 0; })); }
+};
+
+}  // namespace
+
+TEST_CASE("lazy costs give the same optimal costs as the vector, asking each cell at most once") {
+  Random rng(77);
+  const double inf = std::numeric_limits<double>::infinity();
+  int compared = 0, full_searches = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    const int rows = test::randomInt(rng, 1, 40), cols = test::randomInt(rng, 1, 40), n = rows * cols;
+    GridPlanner::Params params;
+    params.connectivity = trial % 3 == 0 ? Connectivity::Four : Connectivity::Eight;
+    const bool wide = trial % 4 == 0;
+    std::vector<double> costs = test::randomCosts(rng, n, wide ? 0.01 : 0.5, wide ? 100.0 : 3.0, rng.uniform(0.0, 0.4));
+    const int start = test::randomInt(rng, 0, n - 1), goal = trial % 5 == 0 ? -1 : test::randomInt(rng, 0, n - 1);
+    costs[start] = 1.0;
+    if (goal >= 0) costs[goal] = 2.0;
+    double lo = inf, hi = 0.0;
+    for (double c : costs) {
+      if (std::isfinite(c)) lo = std::min(lo, c), hi = std::max(hi, c);
+    }
+    // Exact bounds, loose bounds, and an unknown upper bound (one exact heap).
+    const int kind = trial % 3;
+    CountingCosts lazy(costs, kind == 1 ? 0.5 * lo : lo, kind == 0 ? hi : kind == 1 ? 2.0 * hi : inf);
+    GridPlanner vector_planner(rows, cols, params), lazy_planner(rows, cols, params);
+    const PlanResult expected = vector_planner.plan(costs, start, goal);
+    const PlanResult r = lazy_planner.plan(lazy, start, goal);
+    CAPTURE(trial);
+    REQUIRE(r.status == expected.status);
+    CHECK(*std::max_element(lazy.calls.begin(), lazy.calls.end()) <= 1);
+    if (goal < 0) {
+      for (int s = 0; s < n; ++s) {
+        if (std::isfinite(vector_planner.distance(s))) {
+          CHECK(lazy_planner.distance(s) == doctest::Approx(vector_planner.distance(s)).epsilon(1e-12));
+        } else {
+          CHECK(lazy_planner.distance(s) == inf);
+        }
+      }
+      ++full_searches;
+    } else if (r.status == PlanStatus::Success) {
+      CHECK(r.cost == doctest::Approx(expected.cost).epsilon(1e-12));
+      CHECK(r.path.front() == start);
+      CHECK(r.path.back() == goal);
+      CHECK_NOTHROW(validatePath(r.path, rows, cols, params.connectivity));
+      CHECK(pathIntegral(r.path, cols, costs) == doctest::Approx(r.cost).epsilon(1e-12));
+      ++compared;
+    }
+  }
+  CHECK(compared > 80);
+  CHECK(full_searches > 20);
+}
+
+TEST_CASE("a point-to-point search with a good lower bound evaluates only part of the grid") {
+  Random rng(12);
+  const std::vector<double> costs = test::randomCosts(rng, 100 * 100, 1.0, 1.5, 0.0);
+  CountingCosts lazy(costs, 1.0, 1.5);
+  GridPlanner planner(100, 100);
+  const int start = 10 * 100 + 10, goal = 40 * 100 + 30;
+  const PlanResult r = planner.plan(lazy, start, goal);
+  REQUIRE(r.status == PlanStatus::Success);
+  CHECK(r.cost == doctest::Approx(GridPlanner(100, 100).plan(costs, start, goal).cost).epsilon(1e-12));
+  CHECK(*std::max_element(lazy.calls.begin(), lazy.calls.end()) == 1);
+  CHECK(lazy.evaluated() < 100 * 100 / 4);
+  // The same planner serves a vector search and a lazy one again: no state leaks between them.
+  CountingCosts again(costs, 1.0, 1.5);
+  CHECK(planner.plan(again, start, goal).cost == doctest::Approx(r.cost).epsilon(1e-12));
+  CHECK(again.evaluated() == lazy.evaluated());
+}
+
+TEST_CASE("bad lazy costs and bounds are InvalidInput naming the cell and the bound") {
+  GridPlanner planner(3, 4);
+  auto expectInvalid = [&](std::vector<double> costs, double lower, double upper, int start, int goal, const std::string& text) {
+    CountingCosts lazy(std::move(costs), lower, upper);
+    const PlanResult r = planner.plan(lazy, start, goal);
+    CHECK(r.status == PlanStatus::InvalidInput);
+    CHECK_MESSAGE(r.message.find(text) != std::string::npos, r.message);
+    CHECK(*std::max_element(lazy.calls.begin(), lazy.calls.end()) <= 1);
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> bad(12, 1.0);
+  bad[5] = std::nan("");
+  expectInvalid(bad, 1.0, 1.0, 0, 11, "cell 5 (row 1, col 1) has cost nan");
+  bad[5] = 0.0;
+  expectInvalid(bad, 1.0, 1.0, 0, 11, "cell 5 (row 1, col 1) has cost 0");
+  bad[5] = -2.0;
+  expectInvalid(bad, 1.0, 1.0, 0, -1, "costs must be > 0");
+  bad[5] = 0.5;
+  expectInvalid(bad, 1.0, inf, 0, 11, "cell 5 (row 1, col 1) has cost 0.500000, below the lower bound 1");
+  bad[5] = 3.0;
+  expectInvalid(bad, 1.0, 2.0, 0, 11, "cell 5 (row 1, col 1) has cost 3.000000, above the upper bound 2");
+  bad[5] = inf;  // impassable is within any bounds
+  CountingCosts walled(bad, 1.0, 1.0);
+  CHECK(planner.plan(walled, 0, 11).status == PlanStatus::Success);
+  expectInvalid(bad, 1.0, 1.0, 5, 11, "start cell 5 (row 1, col 1) is impassable");
+  expectInvalid(bad, 1.0, 1.0, 0, 5, "goal cell 5 (row 1, col 1) is impassable");
+  expectInvalid(std::vector<double>(12, 1.0), 0.0, 1.0, 0, 11, "need 0 < lower bound");
+  expectInvalid(std::vector<double>(12, 1.0), 2.0, 1.0, 0, 11, "upper bound >= lower bound");
+  expectInvalid(std::vector<double>(12, 1.0), 1.0, 1.0, 0, 12, "goal 12 is off the grid");
 }

@@ -12,7 +12,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -26,6 +28,7 @@ class BucketQueue {
     std::uint32_t cell;
   };
   using Entry = std::conditional_t<kOrdered, Keyed, std::uint32_t>;
+  static constexpr bool kKeyed = kOrdered;  ///< entries carry their keys: no look-ahead, no key-free tricks
 
   /// The ring size a span needs at a bucket width; more than kMaxBuckets means "use wider buckets".
   static double bucketsFor(double span, double width) { return span / width + 2.0; }
@@ -33,10 +36,14 @@ class BucketQueue {
 
   /// Starts empty with keys >= base and pushes at most `span` above the last pop.
   /// requires (settled mode): bucketsFor(span, width) <= kMaxBuckets.
+  /// An infinite span (ordered mode only) leaves every key in the current bucket: one exact heap.
   void reset(double base, double width, double span) {
-    if (kOrdered) width = std::max(width, span / static_cast<double>(kMaxBuckets - 2));
+    if (kOrdered) {
+      width = std::isfinite(span) ? std::max(width, span / static_cast<double>(kMaxBuckets - 2))
+                                  : std::numeric_limits<double>::infinity();
+    }
     std::size_t buckets = 4;
-    while (static_cast<double>(buckets) < bucketsFor(span, width)) buckets *= 2;
+    while (std::isfinite(span) && static_cast<double>(buckets) < bucketsFor(span, width)) buckets *= 2;
     if (ring_.size() < buckets) ring_.resize(buckets);
     for (auto& b : ring_) b.clear();
     current_.clear();
@@ -85,6 +92,15 @@ class BucketQueue {
       current_.pop_back();
       return cell;
     }
+  }
+
+  /// A cell that pop() will return soon (settled mode: ahead pops from now, unless pushes come
+  /// first), or none: lets the caller prefetch its data.  Returns false when there is none.
+  bool upcoming(std::size_t ahead, std::uint32_t& cell) const {
+    static_assert(!kOrdered, "an ordered bucket is a heap: no cheap look-ahead");
+    if (current_.size() < ahead) return false;
+    cell = current_[current_.size() - ahead];
+    return true;
   }
 
   std::size_t bytesReserved() const {

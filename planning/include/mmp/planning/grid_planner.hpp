@@ -8,10 +8,25 @@
 // buckets, see plan()): admissible and consistent, so the first time the goal is expanded its cost
 // is optimal.  Diagonal steps may pass between two blocked cells.
 //
+// Costs come either as a vector (plan(vector), every cell checked up front) or on demand through
+// CellCosts (plan(CellCosts), each cell asked once, only when the search reaches it or a neighbour
+// of it): a training oracle whose costs are dot products pays only for the cells a search touches.
+//
+// Layout, because a search is bound by its loads of search state: each cell's record holds its g
+// and half its cost together, 16 bytes, so relaxing a neighbour touches one cache line instead of
+// one in the cost grid and one in the search state; the pass that validates the costs fills the
+// records.  A closed cell stores -g, which no relaxation can undercut, and an impassable cell an
+// infinite cost, which no relaxation can improve: the neighbour loop compares all neighbours
+// without a branch and branches only to push.  The records cover the grid plus a one-cell
+// impassable border, so that loop has no bounds checks either; indices inside the planner are of
+// that padded grid, the API speaks r * cols + c.  The step into each cell (for the path) is a byte
+// written only when the cell's g improves: 17 bytes per cell plus the open list.  While expanding
+// a cell the search prefetches the records and step bytes around the cell it will expand a few
+// pops later (settled buckets), which took a full search from ~48 to ~35 ms at 1024^2.
+//
 // The open list is a BucketQueue: O(1) pushes, and no heap at all unless the cost range exceeds
-// about 10000:1.  The planner keeps its search state between calls (12 bytes per cell plus the
-// open list), so repeated searches on one grid size allocate nothing.  Not thread-safe: use one
-// planner per thread.
+// about 10000:1.  The planner keeps its search state between calls, so repeated searches on one
+// grid size allocate nothing.  Not thread-safe: use one planner per thread.
 #pragma once
 
 #include <mmp/planning/bucket_queue.hpp>
@@ -28,7 +43,7 @@ enum class Connectivity { Four = 4, Eight = 8 };
 enum class PlanStatus {
   Success,       ///< path holds an optimal path from start to goal
   NoPath,        ///< the goal cannot be reached (or, in a full search, nothing to report)
-  InvalidInput,  ///< start/goal off the grid or impassable, or a cost NaN or <= 0: see message
+  InvalidInput,  ///< start/goal off the grid or impassable, a cost NaN or <= 0 or outside CellCosts' bounds: see message
   Cancelled,     ///< the budget callback asked to stop
 };
 const char* describe(PlanStatus status);
@@ -39,6 +54,29 @@ struct PlanResult {
   double cost = 0.0;      ///< sum of the step costs along path
   long expansions = 0;    ///< cells taken off the open list
   std::string message;    ///< why, when status is not Success
+};
+
+/*!
+    WHAT THIS OBJECT REPRESENTS
+        The cell costs of one search, computed on demand: GridPlanner::plan(CellCosts) asks for a
+        cell's cost only when the search reaches the cell or one of its neighbours, and at most
+        once per search.  The bounds scale the heuristic (the lower bound) and size the open list's
+        buckets (both); the tighter they are, the fewer cells a point-to-point search evaluates.
+    THREAD SAFETY
+        One search calls the methods from the calling thread only.
+!*/
+class CellCosts {
+ public:
+  virtual ~CellCosts() = default;
+  /// ensures: 0 < lowerBound() <= cost(s) for every passable cell s.
+  virtual double lowerBound() const = 0;
+  /// ensures: cost(s) <= upperBound() for every passable cell s; +inf when unknown (the open list
+  /// then runs one exact heap instead of buckets).
+  virtual double upperBound() const = 0;
+  /// requires: 0 <= s < rows * cols (s = r * cols + c).  ensures: finite > 0, or +inf (impassable).
+  /// A NaN, a cost <= 0 or one outside the bounds ends the search with PlanStatus::InvalidInput naming
+  /// the cell (a cost below lowerBound() would make the heuristic inadmissible).
+  virtual double cost(int s) const = 0;
 };
 
 class GridPlanner {
@@ -67,29 +105,42 @@ class GridPlanner {
   !*/
   PlanResult plan(const std::vector<double>& costs, int start, int goal);
 
+  /*!
+      ensures
+          - the same search and result as plan(vector of every cell's costs.cost(s), start, goal),
+            calling costs.cost(s) at most once per cell, only for cells the search reaches or
+            relaxes (the start and goal first)
+          - a cost that is NaN, <= 0, below costs.lowerBound() or above costs.upperBound() ends the
+            search with PlanStatus::InvalidInput naming the cell (and the bound)
+  !*/
+  PlanResult plan(const CellCosts& costs, int start, int goal);
+
   /// The optimal cost from the last search's start to s if s was expanded, else +inf.
   double distance(int s) const;
   /// Bytes of search state: the per-cell arrays plus the open list's reserved capacity.
   std::size_t stateBytes() const;
 
  private:
-  int rows_, cols_;
-  Params params_;
-  // One 12-byte record per cell, so a relaxation touches one cache line per neighbour.  tag packs
-  // the search generation (bits 4..31), "closed" (bit 3) and the direction into the cell (bits 0..2):
-  // a cell whose generation is not the current one is unseen, with no clearing between searches.
-#pragma pack(push, 4)
-  struct Node {
+  // g < 0: closed with cost -g (-0.0 for the start); +inf: not reached.  half_cost: c / 2, +inf for
+  // impassable and border cells, < 0 for a cell whose cost a lazy search has not asked for yet.
+  struct Record {
     double g;
-    std::uint32_t tag;
+    double half_cost;
   };
-#pragma pack(pop)
-  template <bool kEight, class Queue>
-  bool search(const std::vector<double>& costs, int start, int goal, double h_scale, double width, double span,
-              Queue& open, PlanResult& result);
+  int padded(int s) const { return (s / cols_ + 1) * stride_ + s % cols_ + 1; }
+  int unpadded(int i) const { return (i / stride_ - 1) * cols_ + i % stride_ - 1; }
+  std::string cellName(int s) const;
+  PlanResult run(double min_cost, double max_cost, const CellCosts* lazy, int start, int goal);
+  template <bool kEight, bool kLazy, bool kGoal, class Queue>
+  bool search(const CellCosts* lazy, int start, int goal, double h_scale, double width, double span, Queue& open,
+              PlanResult& result);
+  bool fetch(const CellCosts& lazy, int i, PlanResult& result);
 
-  std::vector<Node> nodes_;
-  std::uint32_t generation_ = 0;
+  int rows_, cols_, stride_;
+  Params params_;
+  std::vector<Record> records_;
+  std::vector<std::uint8_t> step_in_;  // direction of the step into each reached cell
+  double lazy_lower_ = 0.0, lazy_upper_ = 0.0;  // the bounds of the lazy search under way
   BucketQueue<true> ordered_;   // A*, or Dijkstra over a cost range too wide for settled buckets
   BucketQueue<false> settled_;  // Dijkstra
 };
