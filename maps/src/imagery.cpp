@@ -289,7 +289,7 @@ cv::Mat ImageRows::read(int count) {
     const int channels = jpeg_->info.output_components;
     cv::Mat decoded(count, cols_, channels == 1 ? CV_8UC1 : CV_8UC3);
     if (!readScanlines(&jpeg_->info, jpeg_->errors, decoded.data, count, decoded.step[0]) ||
-        (next_ + count == rows_ && !finishJpeg(&jpeg_->info, jpeg_->errors))) {
+        (count > 0 && next_ + count == rows_ && !finishJpeg(&jpeg_->info, jpeg_->errors))) {
       throw DataError("image '" + path_ + "' is a damaged JPEG at row " +
                       std::to_string(jpeg_->info.output_scanline) + ": " + jpeg_->errors.message);
     }

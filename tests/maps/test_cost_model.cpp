@@ -154,6 +154,7 @@ TEST_CASE("a cost map streamed band by band into a float TIFF holds the in-memor
         }
       }
       CHECK(cv::norm(read, image, cv::NORM_INF) == 0.0);
+      CHECK(rows.read(10).empty());  // past the end: nothing, and no error
     }
     const CostGrid grid = model.costs(image);
     TileSettings tiles;
