@@ -14,6 +14,8 @@
 
 #include <mmp/maps/imagery.hpp>
 #include <mmp/maps/pipeline.hpp>
+#include <mmp/planning/grid_planner.hpp>
+#include <mmp/planning/path_example.hpp>
 
 #include <CLI/CLI.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -201,6 +203,46 @@ int main(int argc, char** argv) {
       line["epoch_tile8_s"] = trained.report.epoch_seconds;
       line["oracle_pass_tile8_s"] = trained.report.largest_epoch_seconds;
       if (!line.contains("bytes_per_cell")) line["bytes_per_cell"] = data.regions[0].map->bytesPerCell();
+      // Where an oracle call's time goes, at the trained weights: the cell costs, the search.
+      const mmp::Region& region = data.regions[0];
+      mmp::PathExample::Params params = mmp::exampleParams(one);
+      params.loss_weights = mmp::classLossWeights(region, one);
+      const Eigen::VectorXd& w = trained.model.weights();
+      double solve_s = 0.0, costs_s = 0.0, search_s = 0.0, expansions = 0.0, range = 0.0;
+      for (const std::vector<int>& demo : region.demonstrations) {
+        const mmp::PathExample example(region.map, demo, params);
+        mmp::OracleResult result;
+        auto t = Clock::now();
+        example.solve(w, 1.0, result);
+        solve_s += secondsSince(t);
+        std::vector<double> costs;
+        t = Clock::now();
+        region.map->costs(w, costs);
+        costs_s += secondsSince(t);
+        double lowest = INFINITY, highest = 0.0;
+        for (std::size_t c = 0; c < costs.size(); ++c) {
+          costs[c] -= example.loss()[c];
+          if (params.cost_form == mmp::CostForm::Exponential) costs[c] = std::exp(costs[c]);
+          lowest = std::min(lowest, costs[c]), highest = std::max(highest, costs[c]);
+        }
+        mmp::GridPlanner planner(region.map->rows(), region.map->cols());
+        t = Clock::now();
+        const mmp::PlanResult plan = planner.plan(costs, example.start(), example.goal());
+        search_s += secondsSince(t);
+        expansions += static_cast<double>(plan.expansions);
+        range = std::max(range, highest / lowest);
+      }
+      const double n = static_cast<double>(region.demonstrations.size());
+      std::printf("%-44s %12.1f\n", "  oracle call ms", 1e3 * solve_s / n);
+      std::printf("%-44s %12.1f\n", "  of which cell costs ms", 1e3 * costs_s / n);
+      std::printf("%-44s %12.1f\n", "  of which A* ms", 1e3 * search_s / n);
+      std::printf("%-44s %12.0f\n", "  A* expansions per call", expansions / n);
+      std::printf("%-44s %12d\n", "  cells", region.map->cells());
+      std::printf("%-44s %12.0f\n", "  widest cost range (max / min)", range);
+      line["oracle_call_ms"] = 1e3 * solve_s / n;
+      line["oracle_costs_ms"] = 1e3 * costs_s / n;
+      line["oracle_search_ms"] = 1e3 * search_s / n;
+      line["oracle_expansions"] = expansions / n;
       if (skip_training) trained.model.save(model_path);
     }
 

@@ -14,7 +14,6 @@
 #include <memory>
 
 namespace mmp {
-namespace {
 
 PathExample::Params exampleParams(const PipelineSettings& config) {
   PathExample::Params p;
@@ -27,6 +26,8 @@ PathExample::Params exampleParams(const PipelineSettings& config) {
   p.cost_form = config.learner.costs;
   return p;
 }
+
+namespace {
 
 // Mean prediction loss per cell of demonstration at w (plain A*, no loss augmentation).
 double predictionLoss(const std::vector<std::unique_ptr<PathExample>>& examples, const Eigen::VectorXd& w,

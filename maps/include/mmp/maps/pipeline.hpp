@@ -27,6 +27,7 @@
 #include <mmp/maps/evaluation.hpp>
 #include <mmp/maps/pipeline_settings.hpp>
 #include <mmp/maps/regions.hpp>
+#include <mmp/planning/path_example.hpp>
 
 #include <array>
 #include <functional>
@@ -134,6 +135,8 @@ PipelineSettings validationFold(const PipelineSettings& settings, int index);
 /// water the full margin (with impassable_factor k > 1: buildings 1 / k of water's).
 /// Null without loss.by_class.
 std::shared_ptr<const std::vector<double>> classLossWeights(const Region& region, const PipelineSettings& settings);
+/// The PathExample parameters train() gives every demonstration (before classLossWeights).
+PathExample::Params exampleParams(const PipelineSettings& settings);
 
 /// The impassable cost used when scoring: the configured one, or 10 x the dearest passable class.
 double impassableCost(const PipelineSettings& settings);
