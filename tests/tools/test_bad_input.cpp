@@ -256,6 +256,13 @@ TEST_CASE("bad input: crashes are clear errors (model layers, YAML keys, output 
       {"crash", "blur sigma 1e300 in a model",
        [](Fixtures& f) { return costmap(f.modelWithSetting("b.mmp", "features.blur_sigmas", "0,1e300"), f.image); }, 1,
        "features.blur_sigmas: sigma 1e\\+300 px is larger than the 128 x 128 px image"},
+      {"unclear", "a tile size of 0",
+       [](Fixtures& f) {
+         std::vector<std::string> args = costmap(f.dir.file("model.mmp"), f.image);
+         args.insert(args.end(), {"--tile-cells", "0"});
+         return args;
+       },
+       1, "tile_cells = 0 is too small for the model's features .*; use at least [0-9]+"},
   });
 }
 
