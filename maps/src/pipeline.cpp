@@ -130,6 +130,7 @@ TrainingData loadTrainingData(const PipelineSettings& config, const StageCallbac
   for (std::size_t i = 0; i < training.regions.size(); ++i) {
     Region& r = training.regions[i];
     r.map = std::make_shared<const FeatureMap>(training.stack.map(r.raw));
+    std::vector<float>().swap(r.raw.values);  // 4 bytes per raw feature and cell; the coded map holds them now
     addDemonstrations(r, config, static_cast<int>(i));
   }
   if (progress) progress("loading training images", n, n, "");

@@ -18,7 +18,8 @@ struct Region {
   RegionSpec spec;
   cv::Mat image;                            ///< CV_8UC3 BGR
   cv::Mat labels;                           ///< CV_8UC1 class indices, empty without labels
-  RawFeatures raw;                          ///< computed under the config's feature settings
+  RawFeatures raw;                          ///< computed under the config's feature settings; its values
+                                            ///< are released once `map` is made (rows and cols stay)
   std::shared_ptr<const FeatureMap> map;    ///< set by FeatureStack::map once the scaling is fitted
   std::vector<std::uint8_t> cell_labels;    ///< per cell, empty without labels
   std::vector<double> true_costs;           ///< the behaviour's cost per cell (+inf impassable), empty without labels
