@@ -4,11 +4,11 @@
 #include <mmp/core/thread_pool.hpp>
 #include <mmp/maps/float_tiff.hpp>
 
-#include <algorithm>
+#include <opencv2/core.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
-#include <opencv2/core.hpp>
 
 namespace mmp {
 namespace {
