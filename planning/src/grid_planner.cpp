@@ -20,6 +20,13 @@ constexpr double kLength[8] = {1, 1, 1, 1, kSqrt2, kSqrt2, kSqrt2, kSqrt2};
 // Pops between prefetching a cell's neighbourhood and expanding it (4 to 16 measured alike).
 constexpr std::size_t kLookAhead = 8;
 
+PlanResult invalidInput(std::string message) {
+  PlanResult result;
+  result.status = PlanStatus::InvalidInput;
+  result.message = std::move(message);
+  return result;
+}
+
 std::string number(double x) {
   char text[32];
   std::snprintf(text, sizeof text, "%g", x);
@@ -66,19 +73,27 @@ std::size_t GridPlanner::stateBytes() const {
   return records_.size() * sizeof(Record) + step_in_.size() + ordered_.bytesReserved() + settled_.bytesReserved();
 }
 
-PlanResult GridPlanner::plan(const std::vector<double>& costs, int start, int goal) {
-  PlanResult result;
+std::string GridPlanner::offGrid(int start, int goal) const {
   const int n = rows_ * cols_;
-  auto invalid = [&](std::string message) {
-    result.status = PlanStatus::InvalidInput;
-    result.message = std::move(message);
-    return result;
-  };
-  if (costs.size() != static_cast<std::size_t>(n)) {
-    return invalid("cost grid has " + std::to_string(costs.size()) + " cells, the planner " + std::to_string(n));
+  if (start < 0 || start >= n) return "start " + std::to_string(start) + " is off the grid";
+  if (goal < -1 || goal >= n) return "goal " + std::to_string(goal) + " is off the grid";
+  return "";
+}
+
+std::string GridPlanner::impassableEnd(int start, int goal) const {
+  if (records_[static_cast<std::size_t>(padded(start))].half_cost == kInf) return "start " + cellName(start) + " is impassable";
+  if (goal >= 0 && records_[static_cast<std::size_t>(padded(goal))].half_cost == kInf) {
+    return "goal " + cellName(goal) + " is impassable";
   }
-  if (start < 0 || start >= n) return invalid("start " + std::to_string(start) + " is off the grid");
-  if (goal < -1 || goal >= n) return invalid("goal " + std::to_string(goal) + " is off the grid");
+  return "";
+}
+
+PlanResult GridPlanner::plan(const std::vector<double>& costs, int start, int goal) {
+  const int n = rows_ * cols_;
+  if (costs.size() != static_cast<std::size_t>(n)) {
+    return invalidInput("cost grid has " + std::to_string(costs.size()) + " cells, the planner " + std::to_string(n));
+  }
+  if (const std::string problem = offGrid(start, goal); !problem.empty()) return invalidInput(problem);
   // Validate every cost once, in the same pass that copies it into the records; the smallest
   // scales the heuristic and the buckets, the largest bounds how far above the current key a push
   // can land.  A bad cell is looked for only once the pass has seen that there is one.
@@ -97,45 +112,29 @@ PlanResult GridPlanner::plan(const std::vector<double>& costs, int start, int go
   }
   if (!all_valid) {
     const int s = static_cast<int>(std::find_if(costs.begin(), costs.end(), [](double x) { return !(x > 0.0); }) - costs.begin());
-    return invalid(cellName(s) + " has cost " + std::to_string(costs[static_cast<std::size_t>(s)]) +
-                   "; costs must be > 0 or +inf (impassable)");
+    return invalidInput(cellName(s) + " has cost " + std::to_string(costs[static_cast<std::size_t>(s)]) +
+                        "; costs must be > 0 or +inf (impassable)");
   }
-  if (costs[static_cast<std::size_t>(start)] == kInf) return invalid("start " + cellName(start) + " is impassable");
-  if (goal >= 0 && costs[static_cast<std::size_t>(goal)] == kInf) return invalid("goal " + cellName(goal) + " is impassable");
+  if (const std::string problem = impassableEnd(start, goal); !problem.empty()) return invalidInput(problem);
   return run(min_cost, max_cost, nullptr, start, goal);
 }
 
 PlanResult GridPlanner::plan(const CellCosts& costs, int start, int goal) {
-  PlanResult result;
-  const int n = rows_ * cols_;
-  auto invalid = [&](std::string message) {
-    result.status = PlanStatus::InvalidInput;
-    result.message = std::move(message);
-    return result;
-  };
-  if (start < 0 || start >= n) return invalid("start " + std::to_string(start) + " is off the grid");
-  if (goal < -1 || goal >= n) return invalid("goal " + std::to_string(goal) + " is off the grid");
+  if (const std::string problem = offGrid(start, goal); !problem.empty()) return invalidInput(problem);
   lazy_lower_ = costs.lowerBound();
   lazy_upper_ = costs.upperBound();
   if (!(lazy_lower_ > 0.0 && lazy_lower_ < kInf && lazy_upper_ >= lazy_lower_)) {
-    return invalid("cost bounds [" + number(lazy_lower_) + ", " + number(lazy_upper_) +
-                   "]: need 0 < lower bound < +inf and upper bound >= lower bound (+inf if unknown)");
+    return invalidInput("cost bounds [" + number(lazy_lower_) + ", " + number(lazy_upper_) +
+                        "]: need 0 < lower bound < +inf and upper bound >= lower bound (+inf if unknown)");
   }
   // Every interior cell's cost is unknown (< 0) until the search first needs it.
   for (int r = 0; r < rows_; ++r) {
     Record* row = records_.data() + static_cast<std::size_t>(r + 1) * stride_ + 1;
     std::fill(row, row + cols_, Record{kInf, -1.0});
   }
-  if (!fetch(costs, padded(start), result)) return result;
-  if (records_[static_cast<std::size_t>(padded(start))].half_cost == kInf) {
-    return invalid("start " + cellName(start) + " is impassable");
-  }
-  if (goal >= 0) {
-    if (!fetch(costs, padded(goal), result)) return result;
-    if (records_[static_cast<std::size_t>(padded(goal))].half_cost == kInf) {
-      return invalid("goal " + cellName(goal) + " is impassable");
-    }
-  }
+  PlanResult result;
+  if (!fetch(costs, padded(start), result) || (goal >= 0 && !fetch(costs, padded(goal), result))) return result;
+  if (const std::string problem = impassableEnd(start, goal); !problem.empty()) return invalidInput(problem);
   return run(lazy_lower_, lazy_upper_, &costs, start, goal);
 }
 

@@ -130,6 +130,10 @@ class GridPlanner {
   int padded(int s) const { return (s / cols_ + 1) * stride_ + s % cols_ + 1; }
   int unpadded(int i) const { return (i / stride_ - 1) * cols_ + i % stride_ - 1; }
   std::string cellName(int s) const;
+  // Why start or goal cannot be searched from or to, or "": off the grid; impassable (once the
+  // records hold their costs).
+  std::string offGrid(int start, int goal) const;
+  std::string impassableEnd(int start, int goal) const;
   PlanResult run(double min_cost, double max_cost, const CellCosts* lazy, int start, int goal);
   template <bool kEight, bool kLazy, bool kGoal, class Queue>
   bool search(const CellCosts* lazy, int start, int goal, double h_scale, double width, double span, Queue& open,
