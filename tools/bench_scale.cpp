@@ -217,13 +217,11 @@ int main(int argc, char** argv) {
         solve_s += secondsSince(t);
         std::vector<double> costs;
         t = Clock::now();
-        region.map->costs(w, costs);
+        example.augmentedCosts(w, 1.0, costs);
         costs_s += secondsSince(t);
         double lowest = INFINITY, highest = 0.0;
-        for (std::size_t c = 0; c < costs.size(); ++c) {
-          costs[c] -= example.loss()[c];
-          if (params.cost_form == mmp::CostForm::Exponential) costs[c] = std::exp(costs[c]);
-          lowest = std::min(lowest, costs[c]), highest = std::max(highest, costs[c]);
+        for (double c : costs) {
+          if (std::isfinite(c)) lowest = std::min(lowest, c), highest = std::max(highest, c);
         }
         mmp::GridPlanner planner(region.map->rows(), region.map->cols());
         t = Clock::now();
@@ -234,11 +232,11 @@ int main(int argc, char** argv) {
       }
       const double n = static_cast<double>(region.demonstrations.size());
       std::printf("%-44s %12.1f\n", "  oracle call ms", 1e3 * solve_s / n);
-      std::printf("%-44s %12.1f\n", "  of which cell costs ms", 1e3 * costs_s / n);
+      std::printf("%-44s %12.1f\n", "  of which loss-augmented cell costs ms", 1e3 * costs_s / n);
       std::printf("%-44s %12.1f\n", "  of which A* ms", 1e3 * search_s / n);
       std::printf("%-44s %12.0f\n", "  A* expansions per call", expansions / n);
       std::printf("%-44s %12d\n", "  cells", region.map->cells());
-      std::printf("%-44s %12.0f\n", "  widest cost range (max / min)", range);
+      std::printf("%-44s %12.0f\n", "  widest passable cost range (max / min)", range);
       line["oracle_call_ms"] = 1e3 * solve_s / n;
       line["oracle_costs_ms"] = 1e3 * costs_s / n;
       line["oracle_search_ms"] = 1e3 * search_s / n;

@@ -54,8 +54,7 @@ PlanResult PathExample::plan(const Eigen::VectorXd& w) const {
   return planOn(costs);
 }
 
-void PathExample::solve(const Eigen::VectorXd& w, double loss_weight, OracleResult& result) const {
-  std::vector<double> costs;
+void PathExample::augmentedCosts(const Eigen::VectorXd& w, double loss_weight, std::vector<double>& costs) const {
   map_->costs(w, costs);  // checks w's size
   if (loss_weight != 0.0) {
     for (std::size_t s = 0; s < costs.size(); ++s) costs[s] -= loss_weight * loss_[s];
@@ -63,6 +62,11 @@ void PathExample::solve(const Eigen::VectorXd& w, double loss_weight, OracleResu
   if (params_.cost_form == CostForm::Exponential) {
     for (double& c : costs) c = std::exp(c);  // exp(w.f - s l): the loss discounts a cost by e^-(s l)
   }
+}
+
+void PathExample::solve(const Eigen::VectorXd& w, double loss_weight, OracleResult& result) const {
+  std::vector<double> costs;
+  augmentedCosts(w, loss_weight, costs);
   const PlanResult plan = planOn(costs);
   if (plan.status != PlanStatus::Success) {
     throw InvalidArgument("path example (start cell " + std::to_string(start()) + ", goal cell " +

@@ -19,6 +19,14 @@ using namespace mmp;
 
 namespace {
 
+cv::Mat scene(int rows, int cols, std::uint64_t seed) {
+  SyntheticSceneParams p;
+  p.rows = rows;
+  p.cols = cols;
+  p.seed = seed;
+  return makeSyntheticScene(p).image;
+}
+
 // A model with the shipped feature settings (blurs up to 12 px, a 7 px texture window, 9 bins) and
 // a class-score layer with a 16 px context disc, random weights: every source of reach is there.
 CostModel randomModel(const cv::Mat& image, std::uint64_t seed) {
@@ -40,11 +48,7 @@ CostModel randomModel(const cv::Mat& image, std::uint64_t seed) {
 }  // namespace
 
 TEST_CASE("tiled cost maps equal the untiled computation at every seam, on any number of threads") {
-  SyntheticSceneParams p;
-  p.rows = 250;
-  p.cols = 330;
-  p.seed = 3;
-  const cv::Mat image = makeSyntheticScene(p).image;
+  const cv::Mat image = scene(250, 330, 3);
   const CostModel model = randomModel(image, 5);
   const int reach = model.features().reachCells();
   CHECK(reach == 1 + 12 + 4);  // 7 px window in 4 px cells, 12 px blur = 3 cells (kernel radius 12), 16 px disc
@@ -79,11 +83,7 @@ TEST_CASE("tiled cost maps equal the untiled computation at every seam, on any n
 
 TEST_CASE("the features' reach is exactly the halo a tile needs") {
   // Raw features are floats; the costs' byte codes hide small differences, so the reach is checked here.
-  SyntheticSceneParams p;
-  p.rows = 200;
-  p.cols = 240;
-  p.seed = 8;
-  const cv::Mat image = makeSyntheticScene(p).image;
+  const cv::Mat image = scene(200, 240, 8);
   FeatureSettings settings;  // blurs up to 12 px, a 7 px texture window
   const RawFeatures whole = computeRawFeatures(image, settings);
   const FeatureScaling scaling = FeatureScaling::fit({&whole}, 0.0);
@@ -109,9 +109,7 @@ TEST_CASE("the features' reach is exactly the halo a tile needs") {
 }
 
 TEST_CASE("tile settings that cannot give untiled costs are refused, naming the least that works") {
-  SyntheticSceneParams p;
-  p.rows = p.cols = 120;
-  const cv::Mat image = makeSyntheticScene(p).image;
+  const cv::Mat image = scene(120, 120, SyntheticSceneParams{}.seed);
   const CostModel model = randomModel(image, 1);
   TileSettings tiles;
   tiles.tile_cells = 0;
@@ -129,16 +127,12 @@ TEST_CASE("tile settings that cannot give untiled costs are refused, naming the 
 }
 
 TEST_CASE("a cost map streamed band by band into a float TIFF holds the in-memory costs") {
-  SyntheticSceneParams p;
-  p.rows = 230;
-  p.cols = 190;
-  p.seed = 4;
-  const cv::Mat scene = makeSyntheticScene(p).image;
-  const CostModel model = randomModel(scene, 2);
+  const cv::Mat image_in_memory = scene(230, 190, 4);
+  const CostModel model = randomModel(image_in_memory, 2);
   test::TempDir dir;
   for (const char* name : {"scene.jpg", "scene.png"}) {  // streamed by libjpeg, or read whole
     CAPTURE(name);
-    REQUIRE(cv::imwrite(dir.file(name), scene));
+    REQUIRE(cv::imwrite(dir.file(name), image_in_memory));
     const cv::Mat image = loadImage(dir.file(name));
     {
       ImageRows rows(dir.file(name));  // the rows a band at a time are the whole image's
@@ -209,10 +203,8 @@ TEST_CASE("float TIFFs: BigTIFF reads back too, and bad use is an error") {
 }
 
 TEST_CASE("a damaged JPEG read band by band names the row") {
-  SyntheticSceneParams p;
-  p.rows = p.cols = 200;
   test::TempDir dir;
-  REQUIRE(cv::imwrite(dir.file("a.jpg"), makeSyntheticScene(p).image));
+  REQUIRE(cv::imwrite(dir.file("a.jpg"), scene(200, 200, SyntheticSceneParams{}.seed)));
   std::string bytes;
   {
     std::ifstream in(dir.file("a.jpg"), std::ios::binary);

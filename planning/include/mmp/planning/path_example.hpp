@@ -49,6 +49,9 @@ class PathExample final : public StructuredExample {
   !*/
   void solve(const Eigen::VectorXd& w, double loss_weight, OracleResult& result) const override;
 
+  /// The cell costs solve() plans on: w.f - loss_weight l, or exp of it, +inf on blocked cells.
+  void augmentedCosts(const Eigen::VectorXd& w, double loss_weight, std::vector<double>& costs) const;
+
   /// Plain prediction: the cheapest path under w (A* on w.f, or exp(w.f)), with its cost and expansions.
   PlanResult plan(const Eigen::VectorXd& w) const;
 
