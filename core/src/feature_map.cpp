@@ -67,6 +67,7 @@ void FeatureCode::validate() const {
 FeatureMap::FeatureMap(int rows, int cols, int features, std::vector<float> values, std::vector<std::string> names)
     : rows_(rows), cols_(cols), features_(features), values_(std::move(values)), names_(std::move(names)) {
   checkShape(rows_, cols_, features_);
+  frame_ = WorldFrame::unlocated(rows_, cols_);
   const std::size_t expected = static_cast<std::size_t>(rows_) * cols_ * features_;
   if (values_.size() != expected) {
     throw InvalidArgument("feature map: " + std::to_string(values_.size()) + " values for " + std::to_string(rows_) +
@@ -98,6 +99,7 @@ FeatureMap::FeatureMap(int rows, int cols, std::shared_ptr<const FeatureCode> co
   code_->validate();
   features_ = code_->features;
   checkShape(rows_, cols_, features_);
+  frame_ = WorldFrame::unlocated(rows_, cols_);
   const std::size_t m = code_->channels.size();
   const std::size_t expected = static_cast<std::size_t>(rows_) * cols_ * m;
   if (codes_.size() != expected) {
@@ -156,6 +158,7 @@ FeatureMap FeatureMap::dense() const {
   }
   FeatureMap map(rows_, cols_, features_, std::move(values), names_);
   map.setBlocked(blocked_);
+  map.frame_ = frame_;
   return map;
 }
 
@@ -165,6 +168,15 @@ void FeatureMap::setBlocked(std::vector<std::uint8_t> mask) {
                           std::to_string(cells()));
   }
   blocked_ = std::move(mask);
+}
+
+void FeatureMap::setFrame(WorldFrame frame) {
+  if (frame.rows != rows_ || frame.cols != cols_) {
+    throw InvalidArgument("feature map: the world frame is " + std::to_string(frame.rows) + " x " +
+                          std::to_string(frame.cols) + " cells, the map " + std::to_string(rows_) + " x " +
+                          std::to_string(cols_));
+  }
+  frame_ = std::move(frame);
 }
 
 const char* describe(CostForm form) { return form == CostForm::Linear ? "linear" : "exponential"; }

@@ -34,13 +34,6 @@ void checkWeights(const Eigen::VectorXd& w, const FeatureStack& features, CostFo
 
 }  // namespace
 
-int CostGrid::cellAt(double x, double y) const {
-  if (!(x >= 0.0 && y >= 0.0 && x < static_cast<double>(cols) * cell_size && y < static_cast<double>(rows) * cell_size)) {
-    return -1;
-  }
-  return static_cast<int>(y) / cell_size * cols + static_cast<int>(x) / cell_size;
-}
-
 CostModel::CostModel(FeatureStack features, Eigen::VectorXd weights, CostForm form,
                      std::map<std::string, std::string> info, std::string source)
     : features_(std::move(features)), weights_(std::move(weights)), form_(form), info_(std::move(info)),
@@ -123,6 +116,7 @@ CostGrid CostModel::costs(const cv::Mat& image, const TileSettings& tiles) const
   }
   grid.costs.resize(static_cast<std::size_t>(grid.rows) * grid.cols);
   bandCosts(image, 0, grid.rows, 0, grid.rows, tiles, grid.costs.data());
+  grid.frame = WorldFrame::unlocated(grid.rows, grid.cols);
   return grid;
 }
 
@@ -170,6 +164,7 @@ CostGrid CostModel::costs(const FeatureMap& map) const {
   grid.rows = map.rows();
   grid.cols = map.cols();
   grid.cell_size = features_.settings().cell_size;
+  grid.frame = map.frame();
   map.costs(weights_, grid.costs, form_);
   for (std::size_t s = 0; s < grid.costs.size(); ++s) {
     if (!(grid.costs[s] > 0.0) || !std::isfinite(grid.costs[s])) {  // exponential costs can overflow

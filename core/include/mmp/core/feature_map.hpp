@@ -12,6 +12,8 @@
 // that are impassable whatever the weights.
 #pragma once
 
+#include <mmp/core/world_frame.hpp>
+
 #include <Eigen/Dense>
 #include <cstdint>
 #include <memory>
@@ -86,6 +88,11 @@ class FeatureMap {
   /// The same features, stored densely.
   FeatureMap dense() const;
 
+  /// Where the cells lie in the world (resolution per cell); without world coordinates unless set.
+  const WorldFrame& frame() const { return frame_; }
+  /// requires: frame.rows == rows() and frame.cols == cols() (throws mmp::InvalidArgument).
+  void setFrame(WorldFrame frame);
+
   /// Cells marked here (non-zero) are impassable.  Empty = every cell passable.
   const std::vector<std::uint8_t>& blocked() const { return blocked_; }
   /// requires: mask.size() == cells() or empty.
@@ -108,6 +115,7 @@ class FeatureMap {
   std::vector<std::uint64_t> occurring_;
   std::vector<std::string> names_;
   std::vector<std::uint8_t> blocked_;
+  WorldFrame frame_;
 };
 
 /// The scores w . f(s) of one map's cells under one w, evaluated cell by cell (so a search can ask

@@ -16,6 +16,7 @@
 #include <mmp/core/model_file.hpp>
 #include <mmp/maps/feature_stack.hpp>
 #include <mmp/maps/imagery.hpp>
+#include <mmp/planning/cost_grid.hpp>
 
 #include <opencv2/core.hpp>
 
@@ -26,18 +27,6 @@
 #include <vector>
 
 namespace mmp {
-
-/// Per-cell path costs of an image: cell (r, c) covers pixels [c k, (c+1) k) x [r k, (r+1) k) with k
-/// = cell_size; pixels beyond the last whole cell are not covered.
-struct CostGrid {
-  int rows = 0, cols = 0;
-  int cell_size = 1;            ///< pixels per cell side
-  std::vector<double> costs;    ///< row-major, each > 0; +inf marks a blocked cell
-  int cells() const { return rows * cols; }
-  bool blocked(int cell) const { return costs[static_cast<std::size_t>(cell)] == std::numeric_limits<double>::infinity(); }
-  /// The cell holding pixel (x, y); -1 if it lies outside the whole cells.
-  int cellAt(double x, double y) const;
-};
 
 /// How CostModel::costs cuts an image: square tiles of tile_cells cells a side, each computed with
 /// overlap_cells of halo around it, tiles on `threads` threads.  With a halo of at least
