@@ -51,12 +51,21 @@ void AtomicFile::write(const void* data, std::size_t size) {
   if (std::fwrite(data, 1, size, file_) != size) fail("");
 }
 
-void AtomicFile::commit() {
+void AtomicFile::commit(const std::function<void(const std::string& written)>& before_rename) {
   if (file_ == nullptr) throw Error("cannot write '" + path_ + "': it is closed");
   if (std::fflush(file_) != 0 || (!temporary_.empty() && ::fsync(::fileno(file_)) != 0)) fail("");
   std::FILE* file = file_;
   file_ = nullptr;
   if (std::fclose(file) != 0) fail("closing it");
+  if (before_rename) {
+    try {
+      before_rename(temporary_.empty() ? path_ : temporary_);
+    } catch (...) {
+      if (!temporary_.empty()) std::remove(temporary_.c_str());
+      temporary_.clear();
+      throw;
+    }
+  }
   if (temporary_.empty()) return;
   if (std::rename(temporary_.c_str(), path_.c_str()) != 0) fail("renaming the temporary file");
   temporary_.clear();

@@ -120,6 +120,17 @@ CostGrid CostModel::costs(const cv::Mat& image, const TileSettings& tiles) const
   return grid;
 }
 
+CostGrid CostModel::costs(const GeoImage& image, const TileSettings& tiles) const {
+  if (image.frame.rows != image.pixels.rows || image.frame.cols != image.pixels.cols) {
+    throw InvalidArgument("cost map: the image is " + std::to_string(image.pixels.cols) + " x " +
+                          std::to_string(image.pixels.rows) + " px but its frame " + std::to_string(image.frame.cols) +
+                          " x " + std::to_string(image.frame.rows));
+  }
+  CostGrid grid = costs(image.pixels, tiles);
+  grid.frame = image.frame.coarsened(grid.cell_size);
+  return grid;
+}
+
 void CostModel::bandCosts(const cv::Mat& pixels, int top, int rows, int first, int count, const TileSettings& tiles,
                           double* out) const {
   const int halo = haloCells(tiles);
@@ -188,6 +199,8 @@ CostRasterInfo writeCostRaster(const CostModel& model, ImageRows& image, const s
   }
   info.lowest = std::numeric_limits<double>::infinity();
   FloatTiffWriter out(tiff, info.rows, info.cols);
+  info.frame = image.frame().coarsened(k);
+  out.georeference(info.frame);
   cv::Mat pixels;  // the image's pixel rows [top, top + pixels.rows)
   int top = 0;
   std::vector<double> costs;

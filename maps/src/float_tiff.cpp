@@ -1,6 +1,9 @@
 #include <mmp/maps/float_tiff.hpp>
 
 #include <mmp/core/error.hpp>
+#include <mmp/maps/georeference.hpp>
+
+#include <filesystem>
 
 
 namespace mmp {
@@ -97,7 +100,11 @@ void FloatTiffWriter::finish() {
     for (std::uint64_t r : strip_rows_) out.put(r * row_bytes, word);
   }
   file_.write(out.data.data(), out.data.size());
-  file_.commit();
+  if (frame_.rows == 0) frame_ = WorldFrame::unlocated(static_cast<int>(rows_), static_cast<int>(cols_));
+  file_.commit([&](const std::string& written) {
+    std::error_code ignored;
+    if (std::filesystem::is_regular_file(written, ignored)) writeGeoreference(written, frame_);
+  });
 }
 
 }  // namespace mmp

@@ -246,14 +246,16 @@ struct ImageRows::Jpeg {
   std::FILE* file = nullptr;
 };
 
-ImageRows::ImageRows(const std::string& path) : path_(path) {
+ImageRows::ImageRows(const std::string& path, const FrameSettings& plain) : path_(path) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
   unsigned char magic[3] = {};
   const bool jpeg = file != nullptr && std::fread(magic, 1, 3, file) == 3 && magic[0] == 0xFF && magic[1] == 0xD8 &&
                     magic[2] == 0xFF;
   if (!jpeg) {
     if (file != nullptr) std::fclose(file);
-    whole_ = loadImage(path);  // says what is wrong with the file, if anything
+    GeoImage image = loadGeoImage(path, plain);  // says what is wrong with the file, if anything
+    whole_ = image.pixels;
+    frame_ = std::move(image.frame);
     rows_ = whole_.rows;
     cols_ = whole_.cols;
     return;
@@ -268,6 +270,12 @@ ImageRows::ImageRows(const std::string& path) : path_(path) {
   }
   rows_ = static_cast<int>(jpeg_->info.output_height);
   cols_ = static_cast<int>(jpeg_->info.output_width);
+  try {
+    frame_ = readWorldFrame(path, rows_, cols_, plain);
+  } catch (...) {
+    close();
+    throw;
+  }
 }
 
 ImageRows::~ImageRows() { close(); }

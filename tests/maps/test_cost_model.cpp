@@ -16,36 +16,9 @@
 #include <limits>
 
 using namespace mmp;
+using mmp::test::randomModel;
+using mmp::test::scene;
 
-namespace {
-
-cv::Mat scene(int rows, int cols, std::uint64_t seed) {
-  SyntheticSceneParams p;
-  p.rows = rows;
-  p.cols = cols;
-  p.seed = seed;
-  return makeSyntheticScene(p).image;
-}
-
-// A model with the shipped feature settings (blurs up to 12 px, a 7 px texture window, 9 bins) and
-// a class-score layer with a 16 px context disc, random weights: every source of reach is there.
-CostModel randomModel(const cv::Mat& image, std::uint64_t seed) {
-  FeatureSettings settings;
-  settings.bins = 9;
-  settings.complements = false;
-  const RawFeatures raw = computeRawFeatures(image, settings);
-  const FeatureStack base = FeatureStack::fit(settings, {&raw});
-  const FeatureMap base_map = base.map(raw);
-  Random rng(seed);
-  Eigen::MatrixXd class_weights(3, base.features());
-  for (Eigen::Index i = 0; i < class_weights.size(); ++i) class_weights.data()[i] = rng.normal();
-  FeatureStack stack = base.withClassScores({"a", "b", "c"}, class_weights, {&base_map}, {16.0});
-  Eigen::VectorXd w(stack.features());
-  for (Eigen::Index k = 0; k < w.size(); ++k) w[k] = 0.3 * rng.normal();
-  return CostModel(std::move(stack), w, CostForm::Exponential);
-}
-
-}  // namespace
 
 TEST_CASE("tiled cost maps equal the untiled computation at every seam, on any number of threads") {
   const cv::Mat image = scene(250, 330, 3);

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <functional>
 #include <string>
 
 namespace mmp {
@@ -25,7 +26,10 @@ class AtomicFile {
   AtomicFile& operator=(const AtomicFile&) = delete;
 
   void write(const void* data, std::size_t size);
-  void commit();
+  /// Closes the file and replaces the target.  before_rename, if given, is called with the closed
+  /// file's path (the temporary, or the target itself when that is a device or a pipe) and may
+  /// still change it; if it throws, the target stays as it was.
+  void commit(const std::function<void(const std::string& written)>& before_rename = {});
 
  private:
   [[noreturn]] void fail(const std::string& when);  // throws with errno's reason

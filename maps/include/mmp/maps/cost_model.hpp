@@ -15,6 +15,7 @@
 #include <mmp/core/feature_map.hpp>
 #include <mmp/core/model_file.hpp>
 #include <mmp/maps/feature_stack.hpp>
+#include <mmp/maps/georeference.hpp>
 #include <mmp/maps/imagery.hpp>
 #include <mmp/planning/cost_grid.hpp>
 
@@ -62,6 +63,8 @@ class CostModel {
   /// the setting and the least value that works), mmp::DataError if a cell's cost is not finite > 0
   /// (exponential costs can overflow).
   CostGrid costs(const cv::Mat& image, const TileSettings& tiles = {}) const;
+  /// The same, with the grid in the image's world frame (per cell: image.frame.coarsened(cell_size)).
+  CostGrid costs(const GeoImage& image, const TileSettings& tiles = {}) const;
   /// The costs of cell rows [first, first + count) of an image of `rows` x `cols` cells, written
   /// row-major to out (count * cols values), from `pixels`: the image's pixel rows [top, top +
   /// pixels.rows), full width, covering those cell rows and the tiles' halo above and below them
@@ -97,12 +100,14 @@ class CostModel {
 struct CostRasterInfo {
   int rows = 0, cols = 0;               ///< cells
   double lowest = 0.0, highest = 0.0;   ///< the cost range
+  WorldFrame frame;                     ///< the cells' world frame, as written
 };
 
 /*!
     ensures
         - streams the cost map of `image` (from its next row on: a fresh ImageRows) into a 32-bit
-          float TIFF at `tiff`, one value per cell (FloatTiffWriter), band by band of
+          float GeoTIFF at `tiff` in the image's frame (image.frame(), per cell), one value per cell
+          (FloatTiffWriter), band by band of
           tiles.tile_cells cell rows: memory grows with the band (tile_cells x the image width), not
           with the image, and the values equal CostModel::costs(image)
         - progress(done, total) after each band, in cell rows

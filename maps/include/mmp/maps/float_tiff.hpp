@@ -7,10 +7,13 @@
 //
 // Uncompressed strips of the bands' rows; the directory follows the pixels, so the file is written
 // front to back without seeking.  Files of 4 GiB or more are BigTIFF (libtiff, GDAL and OpenCV read
-// both).  Impassable cells are written as +inf.
+// both).  Impassable cells are written as +inf, which the file declares as nodata; with a world frame
+// (georeference()) it is a GeoTIFF that GIS tools place over the imagery.  Both are added by GDAL
+// when the file is finished (writeGeoreference); a device or a pipe gets the plain TIFF.
 #pragma once
 
 #include <mmp/core/file_io.hpp>
+#include <mmp/core/world_frame.hpp>
 
 #include <cstdint>
 #include <string>
@@ -27,7 +30,9 @@ class FloatTiffWriter {
   /// Appends `count` whole rows (count * cols floats, row-major).  Throws mmp::InvalidArgument past
   /// the last row, mmp::Error if writing fails.
   void write(const float* values, long long count);
-  /// requires: every row written.  Writes the directory and replaces the target.
+  /// The frame of the cells (rows x cols of them, resolution per cell) written at finish().
+  void georeference(WorldFrame frame) { frame_ = std::move(frame); }
+  /// requires: every row written.  Writes the directory and the georeference and replaces the target.
   void finish();
 
   bool bigTiff() const { return big_; }
@@ -37,6 +42,7 @@ class FloatTiffWriter {
   long long rows_, cols_, written_ = 0;
   bool big_;
   std::vector<std::uint64_t> strip_rows_;  // rows of each strip, in order
+  WorldFrame frame_;
 };
 
 }  // namespace mmp

@@ -9,6 +9,8 @@
 // and what would be valid.
 #pragma once
 
+#include <mmp/maps/georeference.hpp>
+
 #include <opencv2/core.hpp>
 
 #include <array>
@@ -37,11 +39,12 @@ cv::Mat loadImage(const std::string& path);
 
 /// An image read top to bottom a band of rows at a time, for images larger than memory: a JPEG is
 /// decoded scanline by scanline (libjpeg, any size JPEG allows); any other format is read whole
-/// (loadImage) and handed out in bands.  Rows come as 8-bit BGR, as loadImage gives them.
+/// (loadGeoImage) and handed out in bands.  Rows come as 8-bit BGR, as loadImage gives them; frame()
+/// is the image's world frame (readWorldFrame, with `plain` for images without a georeference).
 class ImageRows {
  public:
   /// Throws mmp::DataError naming the path if it cannot be opened or its header is damaged.
-  explicit ImageRows(const std::string& path);
+  explicit ImageRows(const std::string& path, const FrameSettings& plain = {});
   ~ImageRows();
   ImageRows(const ImageRows&) = delete;
   ImageRows& operator=(const ImageRows&) = delete;
@@ -50,6 +53,7 @@ class ImageRows {
   int cols() const { return cols_; }
   /// Rows handed out so far.
   int next() const { return next_; }
+  const WorldFrame& frame() const { return frame_; }
   /// The next min(count, rows() - next()) rows (CV_8UC3).  Throws mmp::DataError naming the path and
   /// the row if the data are damaged or cut short (some damage shows only once the last row is read).
   cv::Mat read(int count);
@@ -62,6 +66,7 @@ class ImageRows {
   int rows_ = 0, cols_ = 0, next_ = 0;
   Jpeg* jpeg_ = nullptr;  // a JPEG being decoded, else whole_ holds the image
   cv::Mat whole_;
+  WorldFrame frame_;
 };
 
 /*!

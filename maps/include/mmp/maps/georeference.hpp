@@ -1,0 +1,63 @@
+// Georeferenced imagery: an image together with its world frame (mmp/core/world_frame.hpp), read
+// through GDAL.  A GeoTIFF (or any raster GDAL reads with a geotransform: a PNG with a .pgw world
+// file, ...) brings its resolution, origin and coordinate reference system; a plain image has none,
+// and takes them from FrameSettings (a config's `resolution` and `origin`) or stays in pixels.
+//
+//   const mmp::GeoImage image = mmp::loadGeoImage("area.tif");   // pixels + frame (per pixel)
+//   const mmp::CostGrid grid = model.costs(image);               // grid.frame: per cell
+//   const int cell = grid.cellAt(mmp::WorldPoint{x, y});
+//
+// Only north-up rasters are taken (no rotation terms, square pixels): others get an error saying to
+// warp them first (gdalwarp).  Cost maps are written back as float32 GeoTIFFs (writeCostRaster) whose
+// georeference places them over the imagery in GIS tools, impassable cells as nodata.
+#pragma once
+
+#include <mmp/core/world_frame.hpp>
+
+#include <opencv2/core.hpp>
+
+#include <string>
+
+namespace mmp {
+
+/// How to place an image that carries no georeference: world units per pixel, the world (x, y) of the
+/// image's lower-left corner, and optionally its CRS (anything GDAL takes: "EPSG:32640", WKT, PROJ).
+/// resolution 0 leaves the image in pixels.
+struct FrameSettings {
+  double resolution = 0.0;
+  WorldPoint origin;
+  std::string crs;
+  bool given() const { return resolution != 0.0; }
+};
+
+/// An image (8-bit BGR, as loadImage gives) and its world frame in pixels (rows x cols of the image,
+/// resolution per pixel).
+struct GeoImage {
+  cv::Mat pixels;
+  WorldFrame frame;
+};
+
+/*!
+    ensures
+        - the world frame of the raster at `path`, rows x cols pixels: its geotransform and CRS if GDAL
+          finds one (the CRS as WKT, empty if the file has a geotransform but no CRS), else `plain`
+          (unlocated if !plain.given())
+        - throws mmp::DataError naming the file if its geotransform has rotation terms, non-square or
+          south-up pixels, mmp::InvalidArgument if the file is georeferenced and `plain` is given too
+          (one frame only) or plain's values are invalid (naming the value)
+!*/
+WorldFrame readWorldFrame(const std::string& path, int rows, int cols, const FrameSettings& plain = {});
+
+/// The image (as loadImage reads it; rasters loadImage cannot read -- BigTIFF, or any other format
+/// GDAL reads -- through GDAL) and its frame (readWorldFrame).  Throws as both do.
+GeoImage loadGeoImage(const std::string& path, const FrameSettings& plain = {});
+
+/// The frame a FrameSettings describes for an image of rows x cols pixels (validated; the CRS as WKT).
+WorldFrame frameOf(const FrameSettings& plain, int rows, int cols);
+
+/// Writes `frame` (per pixel of the TIFF: its geotransform and CRS) and nodata = +inf into the TIFF
+/// at `path` in place, through GDAL.  requires: frame.rows x frame.cols == the TIFF's size.  Throws
+/// mmp::Error naming the file if GDAL cannot open or update it.
+void writeGeoreference(const std::string& path, const WorldFrame& frame);
+
+}  // namespace mmp

@@ -1,0 +1,230 @@
+#include <mmp/maps/georeference.hpp>
+
+#include <mmp/core/error.hpp>
+#include <mmp/maps/imagery.hpp>
+
+#include <cpl_conv.h>
+#include <cpl_error.h>
+#include <gdal.h>
+#include <ogr_srs_api.h>
+#include <opencv2/imgproc.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <mutex>
+
+namespace mmp {
+namespace {
+
+std::string number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.10g", v);
+  return text;
+}
+
+// GDAL reports through a global handler; while mmp calls it, errors are kept (not printed) and read
+// back from CPLGetLastErrorMsg.  Registration happens once.
+class QuietGdal {
+ public:
+  QuietGdal() {
+    static std::once_flag registered;
+    std::call_once(registered, [] { GDALAllRegister(); });
+    CPLPushErrorHandler(CPLQuietErrorHandler);
+    CPLErrorReset();
+  }
+  ~QuietGdal() { CPLPopErrorHandler(); }
+  QuietGdal(const QuietGdal&) = delete;
+  QuietGdal& operator=(const QuietGdal&) = delete;
+  static std::string lastError() {
+    const char* message = CPLGetLastErrorMsg();
+    return message != nullptr && *message != '\0' ? message : "GDAL gives no reason";
+  }
+};
+
+struct DatasetCloser {
+  void operator()(void* dataset) const { GDALClose(dataset); }
+};
+using Dataset = std::unique_ptr<void, DatasetCloser>;
+
+struct SpatialRefDeleter {
+  void operator()(void* srs) const { OSRDestroySpatialReference(srs); }
+};
+
+std::string wktOf(OGRSpatialReferenceH srs) {
+  char* wkt = nullptr;
+  if (OSRExportToWkt(srs, &wkt) != OGRERR_NONE || wkt == nullptr) {
+    CPLFree(wkt);
+    return {};
+  }
+  std::string text = wkt;
+  CPLFree(wkt);
+  return text;
+}
+
+// The frame a north-up geotransform gives an image of rows x cols pixels.
+WorldFrame frameOfTransform(const double gt[6], int rows, int cols, std::string crs, const std::string& path) {
+  const std::string transform = "(" + number(gt[0]) + ", " + number(gt[1]) + ", " + number(gt[2]) + ", " +
+                                number(gt[3]) + ", " + number(gt[4]) + ", " + number(gt[5]) + ")";
+  if (gt[2] != 0.0 || gt[4] != 0.0) {
+    throw DataError("image '" + path + "': its geotransform " + transform +
+                    " has rotation terms; mmp takes north-up rasters only (warp it first, e.g. gdalwarp)");
+  }
+  if (!(gt[1] > 0.0) || !(gt[5] < 0.0)) {
+    throw DataError("image '" + path + "': its geotransform " + transform +
+                    " is not north-up (pixel width must be > 0 and pixel height < 0); warp it first (gdalwarp)");
+  }
+  if (std::abs(gt[1] + gt[5]) > 1e-9 * gt[1]) {
+    throw DataError("image '" + path + "': its pixels are " + number(gt[1]) + " x " + number(-gt[5]) +
+                    " world units, not square; resample it first (gdalwarp -tr)");
+  }
+  return WorldFrame::located(rows, cols, gt[1], {gt[0], gt[3] + rows * gt[5]}, std::move(crs));
+}
+
+bool classicFormat(const std::string& path) {  // what loadImage reads: PNG, JPEG, classic TIFF
+  std::ifstream in(path, std::ios::binary);
+  char magic[8] = {};
+  in.read(magic, sizeof magic);
+  const std::string m(magic, static_cast<std::size_t>(in.gcount()));
+  return m.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0 || m.compare(0, 3, "\xFF\xD8\xFF") == 0 ||
+         m.compare(0, 4, std::string("II*\0", 4)) == 0 || m.compare(0, 4, std::string("MM\0*", 4)) == 0;
+}
+
+// Pixels through GDAL, as loadImage gives them: 8-bit BGR (grey expanded, alpha dropped, 16 bits scaled).
+cv::Mat readPixels(GDALDatasetH dataset, const std::string& path) {
+  const int cols = GDALGetRasterXSize(dataset), rows = GDALGetRasterYSize(dataset), bands = GDALGetRasterCount(dataset);
+  if (bands != 1 && bands != 3 && bands != 4) {
+    throw DataError("image '" + path + "' has " + std::to_string(bands) +
+                    " bands; expected 1 (grey), 3 (colour) or 4 (colour + alpha)");
+  }
+  if (static_cast<double>(rows) * cols > 1e9) {
+    throw DataError("image '" + path + "' has " + std::to_string(cols) + " x " + std::to_string(rows) +
+                    " pixels, too many to read whole; stream it (mmp costmap --raw) or cut it into tiles");
+  }
+  const int used = bands == 1 ? 1 : 3;
+  std::vector<cv::Mat> channels;
+  for (int b = 1; b <= used; ++b) {
+    GDALRasterBandH band = GDALGetRasterBand(dataset, b);
+    const GDALDataType type = GDALGetRasterDataType(band);
+    if (GDALGetRasterColorInterpretation(band) == GCI_PaletteIndex) {
+      throw DataError("image '" + path + "' is a palette image; expand it to RGB first (gdal_translate -expand rgb)");
+    }
+    if (type != GDT_Byte && type != GDT_UInt16) {
+      throw DataError("image '" + path + "': band " + std::to_string(b) + " holds " + GDALGetDataTypeName(type) +
+                      " values; mmp reads 8- or 16-bit imagery");
+    }
+    cv::Mat channel(rows, cols, type == GDT_Byte ? CV_8UC1 : CV_16UC1);
+    if (GDALRasterIO(band, GF_Read, 0, 0, cols, rows, channel.data, cols, rows, type, 0, 0) != CE_None) {
+      throw DataError("image '" + path + "' cannot be read: " + QuietGdal::lastError());
+    }
+    if (type == GDT_UInt16) channel.convertTo(channel, CV_8U, 1.0 / 257.0);
+    channels.push_back(channel);
+  }
+  cv::Mat bgr;
+  if (used == 1) {
+    cv::cvtColor(channels[0], bgr, cv::COLOR_GRAY2BGR);
+  } else {
+    cv::merge(std::vector<cv::Mat>{channels[2], channels[1], channels[0]}, bgr);
+  }
+  return bgr;
+}
+
+Dataset openRaster(const std::string& path, unsigned flags) {
+  return Dataset(GDALOpenEx(path.c_str(), GDAL_OF_RASTER | flags, nullptr, nullptr, nullptr));
+}
+
+WorldFrame frameOfDataset(GDALDatasetH dataset, int rows, int cols, const FrameSettings& plain,
+                          const std::string& path) {
+  double gt[6];
+  if (dataset == nullptr || GDALGetGeoTransform(dataset, gt) != CE_None) return frameOf(plain, rows, cols);
+  if (plain.given()) {
+    throw InvalidArgument("image '" + path +
+                          "' is georeferenced (it has a geotransform); drop the resolution and origin given for it");
+  }
+  const OGRSpatialReferenceH srs = GDALGetSpatialRef(dataset);
+  return frameOfTransform(gt, rows, cols, srs != nullptr ? wktOf(srs) : std::string(), path);
+}
+
+}  // namespace
+
+WorldFrame frameOf(const FrameSettings& plain, int rows, int cols) {
+  if (!plain.given()) {
+    if (!plain.crs.empty()) throw InvalidArgument("a CRS ('" + plain.crs + "') was given without a resolution and origin");
+    return WorldFrame::unlocated(rows, cols);
+  }
+  std::string wkt;
+  if (!plain.crs.empty()) {
+    QuietGdal gdal;
+    std::unique_ptr<void, SpatialRefDeleter> srs(OSRNewSpatialReference(nullptr));
+    if (OSRSetFromUserInput(srs.get(), plain.crs.c_str()) != OGRERR_NONE) {
+      throw InvalidArgument("crs '" + plain.crs + "' is not a coordinate reference system GDAL knows (e.g. EPSG:32640, " +
+                            "or WKT): " + QuietGdal::lastError());
+    }
+    wkt = wktOf(srs.get());
+  }
+  return WorldFrame::located(rows, cols, plain.resolution, plain.origin, wkt);
+}
+
+WorldFrame readWorldFrame(const std::string& path, int rows, int cols, const FrameSettings& plain) {
+  QuietGdal gdal;
+  const Dataset dataset = openRaster(path, GDAL_OF_READONLY);
+  return frameOfDataset(dataset.get(), rows, cols, plain, path);
+}
+
+GeoImage loadGeoImage(const std::string& path, const FrameSettings& plain) {
+  GeoImage image;
+  if (classicFormat(path)) {
+    image.pixels = loadImage(path);
+    image.frame = readWorldFrame(path, image.pixels.rows, image.pixels.cols, plain);
+    return image;
+  }
+  QuietGdal gdal;
+  const Dataset dataset = openRaster(path, GDAL_OF_READONLY);
+  if (!dataset) {
+    loadImage(path);  // says why the file is not an image, as for any other
+    throw DataError("image '" + path + "' cannot be read: " + QuietGdal::lastError());
+  }
+  image.pixels = readPixels(dataset.get(), path);
+  image.frame = frameOfDataset(dataset.get(), image.pixels.rows, image.pixels.cols, plain, path);
+  return image;
+}
+
+void writeGeoreference(const std::string& path, const WorldFrame& frame) {
+  QuietGdal gdal;
+  // Everything goes into the TIFF itself: no .aux.xml beside a file that is about to be renamed.
+  CPLSetThreadLocalConfigOption("GDAL_PAM_ENABLED", "NO");
+  struct Restore {
+    ~Restore() { CPLSetThreadLocalConfigOption("GDAL_PAM_ENABLED", nullptr); }
+  } restore;
+  Dataset dataset = openRaster(path, GDAL_OF_UPDATE);
+  const auto fail = [&](const std::string& what) {
+    return Error("cannot georeference '" + path + "': " + what + ": " + QuietGdal::lastError());
+  };
+  if (!dataset) throw fail("GDAL cannot open it for update");
+  if (GDALGetRasterXSize(dataset.get()) != frame.cols || GDALGetRasterYSize(dataset.get()) != frame.rows) {
+    throw InvalidArgument("cannot georeference '" + path + "': the frame is " + std::to_string(frame.cols) + " x " +
+                          std::to_string(frame.rows) + ", the raster " +
+                          std::to_string(GDALGetRasterXSize(dataset.get())) + " x " +
+                          std::to_string(GDALGetRasterYSize(dataset.get())));
+  }
+  if (frame.hasWorld()) {
+    double gt[6] = {frame.origin.x, frame.resolution, 0.0, frame.origin.y + frame.rows * frame.resolution, 0.0,
+                    -frame.resolution};
+    if (GDALSetGeoTransform(dataset.get(), gt) != CE_None) throw fail("setting the geotransform");
+    if (!frame.crs.empty()) {
+      std::unique_ptr<void, SpatialRefDeleter> srs(OSRNewSpatialReference(frame.crs.c_str()));
+      if (!srs || GDALSetSpatialRef(dataset.get(), srs.get()) != CE_None) throw fail("setting the CRS");
+    }
+  }
+  if (GDALSetRasterNoDataValue(GDALGetRasterBand(dataset.get(), 1), std::numeric_limits<double>::infinity()) != CE_None) {
+    throw fail("setting nodata");
+  }
+  CPLErrorReset();
+  dataset.reset();  // writes the new directory
+  if (CPLGetLastErrorType() >= CE_Failure) throw fail("writing the directory");
+}
+
+}  // namespace mmp

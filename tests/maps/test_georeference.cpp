@@ -1,0 +1,233 @@
+// Georeferenced imagery and GeoTIFF cost maps.  The GeoTIFFs are made and read back here with GDAL's
+// own API, independently of mmp's reader and writer.
+#include "maps_support.hpp"
+
+#include <mmp/core/error.hpp>
+#include <mmp/maps/cost_model.hpp>
+#include <mmp/maps/georeference.hpp>
+#include <mmp/maps/imagery.hpp>
+
+#include <cpl_conv.h>
+#include <cpl_string.h>
+#include <gdal.h>
+#include <ogr_srs_api.h>
+
+#include <doctest/doctest.h>
+#include <opencv2/imgcodecs.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <string>
+
+using namespace mmp;
+using mmp::test::randomModel;
+using mmp::test::scene;
+using mmp::test::TempDir;
+
+namespace {
+
+std::string wktOfEpsg(int epsg) {
+  OGRSpatialReferenceH srs = OSRNewSpatialReference(nullptr);
+  REQUIRE(OSRImportFromEPSG(srs, epsg) == OGRERR_NONE);
+  char* wkt = nullptr;
+  OSRExportToWkt(srs, &wkt);
+  std::string text = wkt;
+  CPLFree(wkt);
+  OSRDestroySpatialReference(srs);
+  return text;
+}
+
+bool sameCrs(const std::string& a, const std::string& b) {
+  OGRSpatialReferenceH x = OSRNewSpatialReference(a.c_str()), y = OSRNewSpatialReference(b.c_str());
+  const bool same = x != nullptr && y != nullptr && OSRIsSame(x, y) != 0;
+  OSRDestroySpatialReference(x);
+  OSRDestroySpatialReference(y);
+  return same;
+}
+
+// An 8-bit RGB GeoTIFF of a BGR image, with geotransform gt and a CRS (WKT, or none).
+void writeGeoTiff(const std::string& path, const cv::Mat& bgr, const double gt[6], const std::string& wkt) {
+  GDALAllRegister();
+  GDALDriverH driver = GDALGetDriverByName("GTiff");
+  REQUIRE(driver != nullptr);
+  GDALDatasetH out = GDALCreate(driver, path.c_str(), bgr.cols, bgr.rows, 3, GDT_Byte, nullptr);
+  REQUIRE(out != nullptr);
+  std::vector<cv::Mat> channels;
+  cv::split(bgr, channels);
+  for (int b = 0; b < 3; ++b) {
+    const cv::Mat channel = channels[2 - b].clone();  // bands R, G, B
+    REQUIRE(GDALRasterIO(GDALGetRasterBand(out, b + 1), GF_Write, 0, 0, bgr.cols, bgr.rows, channel.data, bgr.cols,
+                         bgr.rows, GDT_Byte, 0, 0) == CE_None);
+  }
+  GDALSetGeoTransform(out, const_cast<double*>(gt));
+  if (!wkt.empty()) GDALSetProjection(out, wkt.c_str());
+  GDALClose(out);
+}
+
+struct GeoRaster {
+  int rows = 0, cols = 0;
+  double gt[6] = {};
+  bool has_transform = false;
+  std::string wkt;
+  double nodata = 0.0;
+  bool has_nodata = false;
+  std::vector<float> values;
+};
+
+GeoRaster readFloatRaster(const std::string& path) {
+  GDALAllRegister();
+  GDALDatasetH in = GDALOpen(path.c_str(), GA_ReadOnly);
+  REQUIRE(in != nullptr);
+  GeoRaster r;
+  r.cols = GDALGetRasterXSize(in);
+  r.rows = GDALGetRasterYSize(in);
+  r.has_transform = GDALGetGeoTransform(in, r.gt) == CE_None;
+  const char* wkt = GDALGetProjectionRef(in);
+  r.wkt = wkt != nullptr ? wkt : "";
+  GDALRasterBandH band = GDALGetRasterBand(in, 1);
+  int has = 0;
+  r.nodata = GDALGetRasterNoDataValue(band, &has);
+  r.has_nodata = has != 0;
+  CHECK(GDALGetRasterDataType(band) == GDT_Float32);
+  r.values.resize(static_cast<std::size_t>(r.rows) * r.cols);
+  REQUIRE(GDALRasterIO(band, GF_Read, 0, 0, r.cols, r.rows, r.values.data(), r.cols, r.rows, GDT_Float32, 0, 0) ==
+          CE_None);
+  GDALClose(in);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a GeoTIFF's pixels, geotransform and CRS are read, and its cost map is the PNG's, in its frame") {
+  TempDir dir;
+  const cv::Mat image = scene(130, 170, 4);
+  const double gt[6] = {500000.0, 0.3, 0.0, 2800000.0, 0.0, -0.3};  // UTM 40N, around Dubai
+  const std::string utm = wktOfEpsg(32640);
+  writeGeoTiff(dir.file("area.tif"), image, gt, utm);
+  cv::imwrite(dir.file("area.png"), image);
+
+  const GeoImage geo = loadGeoImage(dir.file("area.tif"));
+  CHECK(cv::norm(geo.pixels, image, cv::NORM_INF) == 0.0);
+  CHECK(geo.frame.rows == 130);
+  CHECK(geo.frame.cols == 170);
+  CHECK(geo.frame.resolution == 0.3);
+  CHECK(geo.frame.origin.x == 500000.0);
+  CHECK(geo.frame.origin.y == doctest::Approx(2800000.0 - 130 * 0.3).epsilon(1e-15));
+  CHECK(sameCrs(geo.frame.crs, utm));
+
+  const CostModel model = randomModel(image, 6);
+  const CostGrid from_tiff = model.costs(geo);
+  const GeoImage png = loadGeoImage(dir.file("area.png"));
+  CHECK_FALSE(png.frame.hasWorld());
+  const CostGrid from_png = model.costs(png);
+  CHECK(from_tiff.costs == from_png.costs);
+  const int k = model.features().settings().cell_size;
+  CHECK(from_tiff.frame.resolution == doctest::Approx(0.3 * k));
+  CHECK(from_tiff.frame.rows == from_tiff.rows);
+  CHECK(from_tiff.cellAt(WorldPoint{500000.0 + 0.3 * 41, 2800000.0 - 0.3 * 17}) == (17 / k) * from_tiff.cols + 41 / k);
+
+  // The cost map as a float32 GeoTIFF: the same values, over the same ground, impassable as nodata.
+  ImageRows rows(dir.file("area.tif"));
+  const CostRasterInfo info = writeCostRaster(model, rows, dir.file("costs.tif"));
+  const GeoRaster back = readFloatRaster(dir.file("costs.tif"));
+  REQUIRE(back.rows == from_tiff.rows);
+  REQUIRE(back.cols == from_tiff.cols);
+  for (std::size_t s = 0; s < back.values.size(); ++s) {
+    REQUIRE(back.values[s] == static_cast<float>(from_tiff.costs[s]));
+  }
+  REQUIRE(back.has_transform);
+  CHECK(back.gt[0] == 500000.0);
+  CHECK(back.gt[1] == doctest::Approx(0.3 * k));
+  CHECK(back.gt[2] == 0.0);
+  CHECK(back.gt[3] == doctest::Approx(2800000.0));
+  CHECK(back.gt[4] == 0.0);
+  CHECK(back.gt[5] == doctest::Approx(-0.3 * k));
+  CHECK(sameCrs(back.wkt, utm));
+  CHECK(back.has_nodata);
+  CHECK(back.nodata == std::numeric_limits<double>::infinity());
+  CHECK(info.frame.resolution == doctest::Approx(0.3 * k));
+  // Nothing beside it: the georeference is inside the TIFF, and no temporary is left.
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(dir.file("costs.tif")).parent_path())) {
+    (void)entry;
+    ++files;
+  }
+  CHECK(files == 3);  // area.tif, area.png, costs.tif
+}
+
+TEST_CASE("plain images take a frame from settings, and a CRS-less geotransform keeps an empty CRS") {
+  TempDir dir;
+  const cv::Mat image = mmp::test::randomImage(2, 40, 48);
+  cv::imwrite(dir.file("plain.png"), image);
+  FrameSettings plain;
+  plain.resolution = 0.5;
+  plain.origin = {100.0, 200.0};
+  plain.crs = "EPSG:32640";
+  const GeoImage geo = loadGeoImage(dir.file("plain.png"), plain);
+  CHECK(geo.frame.resolution == 0.5);
+  CHECK(geo.frame.origin.x == 100.0);
+  CHECK(geo.frame.origin.y == 200.0);
+  CHECK(sameCrs(geo.frame.crs, wktOfEpsg(32640)));
+
+  const double gt[6] = {10.0, 2.0, 0.0, 90.0, 0.0, -2.0};
+  writeGeoTiff(dir.file("nocrs.tif"), image, gt, "");
+  const GeoImage nocrs = loadGeoImage(dir.file("nocrs.tif"));
+  CHECK(nocrs.frame.hasWorld());
+  CHECK(nocrs.frame.crs.empty());
+  CHECK(nocrs.frame.origin.y == doctest::Approx(90.0 - 40 * 2.0));
+}
+
+TEST_CASE("rotated, non-square and doubly given frames and unknown CRSs are refused, naming the file") {
+  TempDir dir;
+  const cv::Mat image = mmp::test::randomImage(1, 32, 32);
+  const double rotated[6] = {0.0, 1.0, 0.2, 100.0, 0.1, -1.0};
+  writeGeoTiff(dir.file("rotated.tif"), image, rotated, "");
+  CHECK_THROWS_WITH_AS(loadGeoImage(dir.file("rotated.tif")),
+                       doctest::Contains("rotated.tif': its geotransform (0, 1, 0.2, 100, 0.1, -1) has rotation terms"),
+                       DataError);
+  const double oblong[6] = {0.0, 1.0, 0.0, 100.0, 0.0, -2.0};
+  writeGeoTiff(dir.file("oblong.tif"), image, oblong, "");
+  CHECK_THROWS_WITH_AS(loadGeoImage(dir.file("oblong.tif")), doctest::Contains("not square"), DataError);
+  const double south_up[6] = {0.0, 1.0, 0.0, 100.0, 0.0, 1.0};
+  writeGeoTiff(dir.file("south.tif"), image, south_up, "");
+  CHECK_THROWS_WITH_AS(loadGeoImage(dir.file("south.tif")), doctest::Contains("not north-up"), DataError);
+
+  const double gt[6] = {10.0, 2.0, 0.0, 90.0, 0.0, -2.0};
+  writeGeoTiff(dir.file("geo.tif"), image, gt, "");
+  FrameSettings plain;
+  plain.resolution = 1.0;
+  CHECK_THROWS_WITH_AS(loadGeoImage(dir.file("geo.tif"), plain), doctest::Contains("geo.tif' is georeferenced"),
+                       InvalidArgument);
+  cv::imwrite(dir.file("plain.png"), image);
+  plain.crs = "EPSG:999999999";
+  CHECK_THROWS_WITH_AS(loadGeoImage(dir.file("plain.png"), plain), doctest::Contains("crs 'EPSG:999999999'"),
+                       InvalidArgument);
+  plain.resolution = -2.0;
+  plain.crs.clear();
+  CHECK_THROWS_WITH_AS(loadGeoImage(dir.file("plain.png"), plain), doctest::Contains("resolution -2"), InvalidArgument);
+}
+
+TEST_CASE("rasters that only GDAL reads come through GDAL, as loadImage would give them") {
+  TempDir dir;
+  const cv::Mat image = mmp::test::randomImage(8, 24, 36);
+  // A BigTIFF: OpenCV's reader is not used for it.
+  GDALAllRegister();
+  char** options = CSLSetNameValue(nullptr, "BIGTIFF", "YES");
+  GDALDatasetH out = GDALCreate(GDALGetDriverByName("GTiff"), dir.file("big.tif").c_str(), image.cols, image.rows, 3,
+                                GDT_Byte, options);
+  CSLDestroy(options);
+  REQUIRE(out != nullptr);
+  std::vector<cv::Mat> channels;
+  cv::split(image, channels);
+  for (int b = 0; b < 3; ++b) {
+    const cv::Mat channel = channels[2 - b].clone();
+    REQUIRE(GDALRasterIO(GDALGetRasterBand(out, b + 1), GF_Write, 0, 0, image.cols, image.rows, channel.data,
+                         image.cols, image.rows, GDT_Byte, 0, 0) == CE_None);
+  }
+  GDALClose(out);
+  const GeoImage geo = loadGeoImage(dir.file("big.tif"));
+  CHECK(cv::norm(geo.pixels, image, cv::NORM_INF) == 0.0);
+  CHECK_FALSE(geo.frame.hasWorld());
+}
