@@ -1,7 +1,8 @@
 // `mmp plan` and `mmp costmap`: use a saved model on any image (CostModel: the model carries its
 // feature settings and scaling, so the image gets exactly the training transform).
-//   mmp plan --model M --image I --start X,Y --goal X,Y [--out path.csv] [--png plan.png]
-//   mmp costmap --model M --image I [--png costmap.png] [--raw costmap.tiff] [--tile-cells N] [--threads N]
+//   mmp plan --model M --image I --start X,Y --goal X,Y [--world] [--out path.csv] [--png plan.png]
+//   mmp costmap --model M --image I [--png costmap.png] [--raw costmap.tif] [--tile-cells N] [--threads N]
+// Both take [--resolution R --origin X,Y [--crs C]] for an image without georeference.
 #include "commands.hpp"
 #include "demonstration_file.hpp"
 
@@ -21,45 +22,92 @@
 namespace mmp::tools {
 namespace {
 
-// A saved model on an image: the image and its cost grid.
+// Where a plain image lies (--resolution, --origin, --crs); files with a georeference bring their own.
+struct FrameOptions {
+  double resolution = 0.0;
+  std::string origin, crs;
+
+  FrameSettings settings() const {
+    FrameSettings frame;
+    if ((resolution != 0.0) != !origin.empty()) throw InvalidArgument("give --resolution and --origin together");
+    if (!crs.empty() && origin.empty()) throw InvalidArgument("--crs needs --resolution and --origin");
+    frame.resolution = resolution;
+    if (!origin.empty()) {
+      const auto [x, y] = parsePair(origin, "--origin", "X,Y: the world coordinates of the image's lower-left corner");
+      frame.origin = {x, y};
+    }
+    frame.crs = crs;
+    return frame;
+  }
+
+  void add(CLI::App* cmd) {
+    cmd->add_option("--resolution", resolution, "world units (m) per pixel, for an image without georeference");
+    cmd->add_option("--origin", origin, "X,Y: world coordinates of such an image's lower-left corner");
+    cmd->add_option("--crs", crs, "its coordinate reference system (e.g. EPSG:32640), optional");
+  }
+
+  // "X,Y" -> two finite numbers.
+  static std::pair<double, double> parsePair(const std::string& text, const std::string& flag, const std::string& what) {
+    const std::size_t comma = text.find(',');
+    double x = 0.0, y = 0.0;
+    bool ok = comma != std::string::npos;
+    if (ok) {
+      try {
+        std::size_t used_x = 0, used_y = 0;
+        x = std::stod(text.substr(0, comma), &used_x);
+        y = std::stod(text.substr(comma + 1), &used_y);
+        ok = used_x == comma && used_y == text.size() - comma - 1 && std::isfinite(x) && std::isfinite(y);
+      } catch (const std::exception&) {
+        ok = false;
+      }
+    }
+    if (!ok) throw InvalidArgument(flag + " '" + text + "': expected " + what);
+    return {x, y};
+  }
+};
+
+// A saved model on an image: the image and its cost grid, in the image's frame.
 struct ModelOnImage {
   cv::Mat image;
   CostGrid grid;
 };
 
-ModelOnImage applyModel(const std::string& model_path, const std::string& image_path, const TileSettings& tiles = {}) {
+ModelOnImage applyModel(const std::string& model_path, const std::string& image_path, const FrameSettings& frame,
+                        const TileSettings& tiles = {}) {
   const CostModel model = CostModel::load(model_path);
+  GeoImage image = loadGeoImage(image_path, frame);
   ModelOnImage m;
-  m.image = loadImage(image_path);
   try {
-    m.grid = model.costs(m.image, tiles);
+    m.grid = model.costs(image, tiles);
   } catch (const DataError& e) {
     throw DataError(std::string(e.what()) + " (on '" + image_path + "')");
   }
+  m.image = image.pixels;
   return m;
 }
 
-// "X,Y" in pixels -> cell index.
-int parsePoint(const std::string& text, const std::string& flag, const ModelOnImage& m) {
-  const std::size_t comma = text.find(',');
-  double x = 0.0, y = 0.0;
-  bool ok = comma != std::string::npos;
-  if (ok) {
-    try {
-      std::size_t used_x = 0, used_y = 0;
-      x = std::stod(text.substr(0, comma), &used_x);
-      y = std::stod(text.substr(comma + 1), &used_y);
-      ok = used_x == comma && used_y == text.size() - comma - 1;
-    } catch (const std::exception&) {
-      ok = false;
+// "X,Y" in pixels, or in world coordinates of the image's frame -> cell index.
+int parsePoint(const std::string& text, const std::string& flag, bool world, const std::string& image,
+               const CostGrid& grid) {
+  const auto [x, y] = FrameOptions::parsePair(
+      text, flag, world ? "X,Y in world coordinates of the image's frame" : "X,Y in pixels, e.g. 120,340");
+  if (!world) {
+    const int cell = grid.cellAt(x, y);
+    if (cell < 0) {
+      throw InvalidArgument(flag + " " + text + " lies outside the image's whole cells (0 <= x < " +
+                            std::to_string(grid.cols * grid.cell_size) + ", 0 <= y < " +
+                            std::to_string(grid.rows * grid.cell_size) + ")");
     }
+    return cell;
   }
-  if (!ok) throw InvalidArgument(flag + " '" + text + "': expected X,Y in pixels, e.g. 120,340");
-  const int cell = m.grid.cellAt(x, y);
+  if (!grid.frame.hasWorld()) {
+    throw InvalidArgument(flag + " " + text + " is in world coordinates, but '" + image +
+                          "' has no world frame (no georeference): give --resolution and --origin, or the point in "
+                          "pixels without --world");
+  }
+  const int cell = grid.cellAt(WorldPoint{x, y});
   if (cell < 0) {
-    throw InvalidArgument(flag + " " + text + " lies outside the image's whole cells (0 <= x < " +
-                          std::to_string(m.grid.cols * m.grid.cell_size) + ", 0 <= y < " +
-                          std::to_string(m.grid.rows * m.grid.cell_size) + ")");
+    throw InvalidArgument(flag + " " + text + " lies outside the image's whole cells (" + grid.frame.extentText() + ")");
   }
   return cell;
 }
@@ -71,18 +119,28 @@ cv::Mat croppedImage(const ModelOnImage& m) {
 
 struct PlanOptions {
   std::string model, image, start, goal, out, png;
+  bool world = false;
+  FrameOptions frame;
 };
 
 void runPlan(const PlanOptions& o) {
-  const ModelOnImage m = applyModel(o.model, o.image);
-  const int start = parsePoint(o.start, "--start", m), goal = parsePoint(o.goal, "--goal", m);
+  const ModelOnImage m = applyModel(o.model, o.image, o.frame.settings());
+  const int start = parsePoint(o.start, "--start", o.world, o.image, m.grid);
+  const int goal = parsePoint(o.goal, "--goal", o.world, o.image, m.grid);
   GridPlanner planner(m.grid.rows, m.grid.cols);
   const PlanResult plan = planner.plan(m.grid.costs, start, goal);
   if (plan.status != PlanStatus::Success) throw DataError("no plan from " + o.start + " to " + o.goal + ": " + plan.message);
   const int k = m.grid.cell_size;
   std::printf("plan: %zu cells, cost %.4g under the model, %ld expansions\n", plan.path.size(), plan.cost, plan.expansions);
+  if (m.grid.frame.hasWorld()) {
+    const int cols = m.grid.cols;
+    const WorldPoint a = m.grid.frame.cellCentre(plan.path.front() / cols, plan.path.front() % cols);
+    const WorldPoint b = m.grid.frame.cellCentre(plan.path.back() / cols, plan.path.back() % cols);
+    std::printf("from world (%.3f, %.3f) to (%.3f, %.3f), cells of %.4g world units\n", a.x, a.y, b.x, b.y,
+                m.grid.frame.resolution);
+  }
   if (!o.out.empty()) {
-    writePathCsv(o.out, {plan.path}, m.grid.cols, k);
+    writePathCsv(o.out, {plan.path}, m.grid.cols, k, m.grid.frame);
     std::printf("wrote %s\n", o.out.c_str());
   }
   if (!o.png.empty()) {
@@ -96,24 +154,30 @@ void runPlan(const PlanOptions& o) {
 struct CostmapOptions {
   std::string model, image, png, raw;
   TileSettings tiles;
+  FrameOptions frame;
 };
+
+void printRaw(const std::string& raw, const WorldFrame& frame) {
+  std::printf("wrote %s (32-bit float %s, one value per cell)\n", raw.c_str(),
+              frame.hasWorld() ? "GeoTIFF" : "TIFF without world frame");
+}
 
 void runCostmap(const CostmapOptions& o) {
   if (o.png.empty()) {  // the raw costs alone: streamed band by band, for images larger than memory
     const CostModel model = CostModel::load(o.model);
-    ImageRows image(o.image);
+    ImageRows image(o.image, o.frame.settings());
     CostRasterInfo info;
     try {
       info = writeCostRaster(model, image, o.raw, o.tiles);
     } catch (const DataError& e) {
       throw DataError(std::string(e.what()) + " (on '" + o.image + "')");
     }
-    std::printf("cost map: %d x %d cells of %d px, costs in [%.4g, %.4g]\n", info.rows, info.cols,
+    std::printf("cost map: %d x %d cells of %d px, costs in [%.4g, %.4g]\n", info.frame.rows, info.frame.cols,
                 model.features().settings().cell_size, info.lowest, info.highest);
-    std::printf("wrote %s (32-bit float TIFF, one value per cell)\n", o.raw.c_str());
+    printRaw(o.raw, info.frame);
     return;
   }
-  const ModelOnImage m = applyModel(o.model, o.image, o.tiles);
+  const ModelOnImage m = applyModel(o.model, o.image, o.frame.settings(), o.tiles);
   double lo = INFINITY, hi = 0.0;
   for (double c : m.grid.costs) lo = std::min(lo, c), hi = std::max(hi, c);
   std::printf("cost map: %d x %d cells of %d px, costs in [%.4g, %.4g]\n", m.grid.rows, m.grid.cols, m.grid.cell_size,
@@ -126,8 +190,9 @@ void runCostmap(const CostmapOptions& o) {
     FloatTiffWriter raw(o.raw, m.grid.rows, m.grid.cols);
     const std::vector<float> values(m.grid.costs.begin(), m.grid.costs.end());
     raw.write(values.data(), m.grid.rows);
+    raw.georeference(m.grid.frame);
     raw.finish();
-    std::printf("wrote %s (32-bit float TIFF, one value per cell)\n", o.raw.c_str());
+    printRaw(o.raw, m.grid.frame);
   }
 }
 
@@ -137,10 +202,13 @@ void addPlanCommand(CLI::App& app) {
   auto o = std::make_shared<PlanOptions>();
   CLI::App* cmd = app.add_subcommand("plan", "Plan a path on an image with a saved model (A* on the learned cost map)");
   cmd->add_option("--model", o->model, "model file written by mmp train")->required();
-  cmd->add_option("--image", o->image, "image (PNG, JPEG or TIFF)")->required();
-  cmd->add_option("--start", o->start, "start X,Y in pixels")->required();
-  cmd->add_option("--goal", o->goal, "goal X,Y in pixels")->required();
-  cmd->add_option("--out", o->out, "path file to write (CSV path,x,y at cell centres; readable as demonstrations)");
+  cmd->add_option("--image", o->image, "image (GeoTIFF, PNG, JPEG, TIFF or any raster GDAL reads)")->required();
+  cmd->add_option("--start", o->start, "start X,Y in pixels (world coordinates with --world)")->required();
+  cmd->add_option("--goal", o->goal, "goal X,Y in pixels (world coordinates with --world)")->required();
+  cmd->add_flag("--world", o->world, "--start and --goal are world coordinates of the image's frame (its CRS)");
+  o->frame.add(cmd);
+  cmd->add_option("--out", o->out, "path file to write (CSV path,x,y at cell centres, plus world_x,world_y when the "
+                                   "image has a world frame; readable as demonstrations)");
   cmd->add_option("--png", o->png, "picture of the path over the image");
   cmd->callback([o] { runPlan(*o); });
 }
@@ -149,10 +217,12 @@ void addCostmapCommand(CLI::App& app) {
   auto o = std::make_shared<CostmapOptions>();
   CLI::App* cmd = app.add_subcommand("costmap", "Compute the learned cost map of an image with a saved model");
   cmd->add_option("--model", o->model, "model file written by mmp train")->required();
-  cmd->add_option("--image", o->image, "image (PNG, JPEG or TIFF)")->required();
+  cmd->add_option("--image", o->image, "image (GeoTIFF, PNG, JPEG, TIFF or any raster GDAL reads)")->required();
+  o->frame.add(cmd);
   cmd->add_option("--png", o->png, "colour-mapped cost map with a legend");
-  cmd->add_option("--raw", o->raw, "raw cost per cell as a 32-bit float TIFF; alone (without --png) it is streamed "
-                                   "band by band, so the image may be larger than memory (JPEG)");
+  cmd->add_option("--raw", o->raw, "raw cost per cell as a 32-bit float GeoTIFF in the image's frame (impassable "
+                                   "cells nodata); alone (without --png) it is streamed band by band, so the image "
+                                   "may be larger than memory (JPEG)");
   cmd->add_option("--tile-cells", o->tiles.tile_cells, "cells per tile side: memory grows with the tile, not the image")
       ->capture_default_str();
   cmd->add_option("--threads", o->tiles.threads, "tiles computed at once (0 = all cores)")->capture_default_str();

@@ -87,14 +87,32 @@ std::optional<SyntheticSceneParams> parseSynthetic(const ConfigNode& node) {
   return p;
 }
 
+// A plain image's world frame: resolution (m per pixel), origin [x, y] of its lower-left corner, crs.
+FrameSettings parseFrame(const ConfigNode& item) {
+  FrameSettings frame;
+  if (item.has("resolution") != item.has("origin")) {
+    item.fail(item.has("resolution") ? "origin" : "resolution",
+              "give 'resolution' (world units per pixel) and 'origin' ([x, y] of the image's lower-left corner) together");
+  }
+  if (item.has("crs") && !item.has("resolution")) item.fail("crs", "needs 'resolution' and 'origin'");
+  if (!item.has("resolution")) return frame;
+  frame.resolution = item.number("resolution", 0.0, 1e-12);
+  const std::vector<double> origin = item.numbers("origin", {}, -1e300, 1e300);
+  if (origin.size() != 2) item.fail("origin", "expected [x, y], got " + std::to_string(origin.size()) + " numbers");
+  frame.origin = {origin[0], origin[1]};
+  frame.crs = item.text("crs", "");
+  return frame;
+}
+
 std::vector<RegionSpec> parseRegions(const ConfigNode& config, const std::string& key, bool training,
                                      const std::string& base) {
   std::vector<RegionSpec> regions;
   for (const ConfigNode& item : config.items(key)) {
-    if (training) item.expectKeys({"image", "labels", "demonstrations", "synthetic"});
-    else item.expectKeys({"image", "labels", "synthetic"});
+    if (training) item.expectKeys({"image", "labels", "demonstrations", "synthetic", "resolution", "origin", "crs"});
+    else item.expectKeys({"image", "labels", "synthetic", "resolution", "origin", "crs"});
     RegionSpec r;
     r.where = item.path();
+    r.frame = parseFrame(item);
     if (item.has("synthetic") == item.has("image")) {
       item.fail("", "give either 'image' (a file, with 'labels'" + std::string(training ? " or 'demonstrations'" : "") +
                         ") or 'synthetic' (a generated scene), not both or neither");

@@ -6,6 +6,8 @@
 //   behaviour: {name: follow_road, preferred: Road, costs: {Road: 1, Building: inf, ...}}
 //   train:     [{image: .., labels: ..} | {image: .., demonstrations: paths.csv} | {synthetic: {seed: 1}}]
 //   holdout:   [{image: .., labels: ..} | {synthetic: {seed: 9}}]
+//              an image entry may add resolution: 0.3, origin: [x, y], crs: EPSG:32640 when the file
+//              has no georeference (then demonstrations may be in world coordinates: path_files.hpp)
 //   features, demonstrations, loss, learner, evaluation, classifier: see the configs/ files.
 //
 // The settings land in a PipelineSettings (maps/pipeline_settings.hpp, whose defaults apply to every

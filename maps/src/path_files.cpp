@@ -53,8 +53,9 @@ std::vector<PixelPath> readPathCsv(const std::string& file) {
   std::map<std::string, std::size_t> index;
   std::string line;
   int number = 0;
-  int columns = 0;  // 2 (x,y) or 3 (path,x,y) once known
-  bool first = true;
+  // Where the fields are: from the header, or, without one, x,y or path,x,y by the field count.
+  int columns = 0, path_at = -1, x_at = -1, y_at = -1;
+  bool world = false, first = true;
   while (std::getline(in, line)) {
     ++number;
     const std::string text = trim(line);
@@ -63,33 +64,48 @@ std::vector<PixelPath> readPathCsv(const std::string& file) {
     const std::string where = file + ":" + std::to_string(number) + ": ";
     if (first) {
       first = false;
-      std::vector<std::string> names;
-      for (const auto& f : fields) names.push_back(lower(f));
-      if (names == std::vector<std::string>{"x", "y"} || names == std::vector<std::string>{"path", "x", "y"}) {
-        columns = static_cast<int>(names.size());
-        continue;
-      }
       double ignored = 0.0;
       if (!fields.empty() && !parseNumber(fields.back(), ignored)) {
-        throw DataError(where + "the header '" + text + "' must be 'x,y' or 'path,x,y'");
+        std::map<std::string, int> at;
+        for (std::size_t i = 0; i < fields.size(); ++i) at[lower(fields[i])] = static_cast<int>(i);
+        const bool pixels = at.count("x") && at.count("y"), worlds = at.count("world_x") && at.count("world_y");
+        const bool known = std::all_of(at.begin(), at.end(), [](const auto& f) {
+          return f.first == "path" || f.first == "x" || f.first == "y" || f.first == "world_x" || f.first == "world_y";
+        });
+        if (!known || at.size() != fields.size() || (!pixels && !worlds)) {
+          throw DataError(where + "the header '" + text +
+                          "' must be 'x,y', 'path,x,y' (pixels), 'world_x,world_y', 'path,world_x,world_y' (world "
+                          "coordinates of the image's frame) or 'path,x,y,world_x,world_y' (pixels are used)");
+        }
+        world = !pixels;
+        columns = static_cast<int>(fields.size());
+        path_at = at.count("path") ? at["path"] : -1;
+        x_at = at[world ? "world_x" : "x"];
+        y_at = at[world ? "world_y" : "y"];
+        continue;
       }
     }
-    if (columns == 0) columns = static_cast<int>(fields.size());
-    if (static_cast<int>(fields.size()) != columns || (columns != 2 && columns != 3)) {
-      throw DataError(where + "expected " + (columns == 3 ? std::string("3") : std::string("2")) +
+    if (columns == 0) {
+      columns = static_cast<int>(fields.size());
+      path_at = columns == 3 ? 0 : -1;
+      x_at = columns - 2;
+      y_at = columns - 1;
+    }
+    if (static_cast<int>(fields.size()) != columns || columns < 2) {
+      throw DataError(where + "expected " + std::to_string(std::max(columns, 2)) +
                       " comma-separated fields (x,y or path,x,y), got '" + text + "'");
     }
     PixelPoint p;
-    const std::string& xs = fields[static_cast<std::size_t>(columns - 2)];
-    const std::string& ys = fields[static_cast<std::size_t>(columns - 1)];
-    if (!parseNumber(xs, p.x)) throw DataError(where + "x '" + xs + "' is not a number");
-    if (!parseNumber(ys, p.y)) throw DataError(where + "y '" + ys + "' is not a number");
-    const std::string name = columns == 3 ? fields[0] : "1";
+    const std::string& xs = fields[static_cast<std::size_t>(x_at)];
+    const std::string& ys = fields[static_cast<std::size_t>(y_at)];
+    if (!parseNumber(xs, p.x)) throw DataError(where + (world ? "world_x '" : "x '") + xs + "' is not a number");
+    if (!parseNumber(ys, p.y)) throw DataError(where + (world ? "world_y '" : "y '") + ys + "' is not a number");
+    const std::string name = path_at >= 0 ? fields[static_cast<std::size_t>(path_at)] : "1";
     if (name.empty()) throw DataError(where + "the path column is empty");
     auto it = index.find(name);
     if (it == index.end()) {
       it = index.emplace(name, paths.size()).first;
-      paths.push_back({name, {}});
+      paths.push_back({name, {}, world});
     }
     paths[it->second].points.push_back(p);
   }
@@ -97,12 +113,19 @@ std::vector<PixelPath> readPathCsv(const std::string& file) {
   return paths;
 }
 
-void writePathCsv(const std::string& file, const std::vector<std::vector<int>>& paths, int cols, int cell_size) {
+void writePathCsv(const std::string& file, const std::vector<std::vector<int>>& paths, int cols, int cell_size,
+                  const WorldFrame& frame) {
   std::ostringstream out;
-  out << "path,x,y\n";
+  out.precision(12);
+  out << (frame.hasWorld() ? "path,x,y,world_x,world_y\n" : "path,x,y\n");
   for (std::size_t i = 0; i < paths.size(); ++i) {
     for (int s : paths[i]) {
-      out << i + 1 << "," << (s % cols + 0.5) * cell_size << "," << (s / cols + 0.5) * cell_size << "\n";
+      out << i + 1 << "," << (s % cols + 0.5) * cell_size << "," << (s / cols + 0.5) * cell_size;
+      if (frame.hasWorld()) {
+        const WorldPoint w = frame.cellCentre(s / cols, s % cols);
+        out << "," << w.x << "," << w.y;
+      }
+      out << "\n";
     }
   }
   writeFileAtomically(file, out.str());

@@ -117,7 +117,7 @@ TrainingData loadTrainingData(const PipelineSettings& config, const StageCallbac
     std::vector<const Region*> regions;
     std::vector<const FeatureMap*> maps;
     for (Region& r : training.regions) {
-      r.map = std::make_shared<const FeatureMap>(training.stack.map(r.raw));
+      r.map = regionMap(training.stack, r);
       regions.push_back(&r);
       maps.push_back(r.map.get());
     }
@@ -129,7 +129,7 @@ TrainingData loadTrainingData(const PipelineSettings& config, const StageCallbac
   }
   for (std::size_t i = 0; i < training.regions.size(); ++i) {
     Region& r = training.regions[i];
-    r.map = std::make_shared<const FeatureMap>(training.stack.map(r.raw));
+    r.map = regionMap(training.stack, r);
     std::vector<float>().swap(r.raw.values);  // 4 bytes per raw feature and cell; the coded map holds them now
     addDemonstrations(r, config, static_cast<int>(i));
   }
@@ -277,7 +277,7 @@ HoldoutResult evaluateHoldout(const PipelineSettings& config, int index, const C
   if (progress) progress(stage, 0, config.evaluation.pairs, "");
   result.region = loadRegion(config.holdout[static_cast<std::size_t>(index)], config);
   Region& region = result.region;
-  region.map = std::make_shared<const FeatureMap>(model.features().map(region.raw));
+  region.map = regionMap(model.features(), region);
 
   result.references = plannedPaths(region, config.evaluation.pairs, config.evaluation.min_separation_px,
                                    config.features.cell_size, config.evaluation.seed + static_cast<std::uint64_t>(index),

@@ -1,6 +1,7 @@
 #include <mmp/maps/regions.hpp>
 
 #include <mmp/core/error.hpp>
+#include <mmp/maps/georeference.hpp>
 #include <mmp/maps/imagery.hpp>
 #include <mmp/maps/synthetic_scene.hpp>
 #include <mmp/planning/demonstrations.hpp>
@@ -15,15 +16,32 @@ std::string prefix(const PipelineSettings& settings) {
   return settings.source.empty() ? std::string() : settings.source + ": ";
 }
 
-std::vector<int> pathCells(const PixelPath& path, int cell_size, int rows, int cols, const std::string& where) {
+std::vector<int> pathCells(const PixelPath& path, int cell_size, int rows, int cols, const std::string& where,
+                           const WorldFrame& pixel_frame) {
+  if (path.world && !pixel_frame.hasWorld()) {
+    throw DataError(where + ": path " + path.name +
+                    " is in world coordinates, but the image has no world frame (no georeference): give its "
+                    "resolution and origin, or the path in pixels");
+  }
   std::vector<std::pair<int, int>> points;
   for (std::size_t i = 0; i < path.points.size(); ++i) {
-    const PixelPoint& p = path.points[i];
+    PixelPoint p = path.points[i];
+    if (path.world) {
+      const CellPoint pixel = pixel_frame.toCell({p.x, p.y});
+      p = {pixel.u, pixel.v};
+    }
     const double width = static_cast<double>(cols) * cell_size, height = static_cast<double>(rows) * cell_size;
     if (!(p.x >= 0.0 && p.x < width && p.y >= 0.0 && p.y < height)) {
       std::ostringstream message;
-      message << where << ": path " << path.name << ", point " << i + 1 << " (x " << p.x << ", y " << p.y
-              << ") lies outside the image's whole cells (0 <= x < " << width << ", 0 <= y < " << height << ")";
+      message.precision(10);
+      message << where << ": path " << path.name << ", point " << i + 1 << " (";
+      if (path.world) {
+        message << "world x " << path.points[i].x << ", y " << path.points[i].y << ", pixel x " << p.x << ", y " << p.y
+                << ") lies outside the image's whole cells (" << pixel_frame.coarsened(cell_size).extentText() << ")";
+      } else {
+        message << "x " << p.x << ", y " << p.y << ") lies outside the image's whole cells (0 <= x < " << width
+                << ", 0 <= y < " << height << ")";
+      }
       throw DataError(message.str());
     }
     points.emplace_back(static_cast<int>(p.y) / cell_size, static_cast<int>(p.x) / cell_size);
@@ -34,6 +52,12 @@ std::vector<int> pathCells(const PixelPath& path, int cell_size, int rows, int c
                     " pixels; a demonstration must cross at least two cells");
   }
   return cells;
+}
+
+std::shared_ptr<const FeatureMap> regionMap(const FeatureStack& stack, const Region& region) {
+  FeatureMap map = stack.map(region.raw);
+  map.setFrame(region.frame.coarsened(stack.settings().cell_size));
+  return std::make_shared<const FeatureMap>(std::move(map));
 }
 
 std::vector<double> behaviourCosts(const std::vector<std::uint8_t>& cell_labels, const Behaviour& behaviour) {
@@ -55,8 +79,11 @@ Region loadRegion(const RegionSpec& spec, const PipelineSettings& config) {
     SyntheticScene scene = makeSyntheticScene(*spec.synthetic);
     region.image = scene.image;
     region.labels = scene.labels;
+    region.frame = frameOf(spec.frame, region.image.rows, region.image.cols);
   } else {
-    region.image = loadImage(spec.image);
+    GeoImage image = loadGeoImage(spec.image, spec.frame);
+    region.image = image.pixels;
+    region.frame = std::move(image.frame);
     if (!spec.labels.empty()) {
       region.labels = loadLabelMask(spec.labels, config.classes);
       if (region.labels.size() != region.image.size()) {
@@ -86,7 +113,8 @@ void addDemonstrations(Region& region, const PipelineSettings& config, int regio
     const std::string where = prefix(config) + region.spec.where + ".demonstrations" +
                               (region.spec.demonstrations_file.empty() ? "" : " ('" + region.spec.demonstrations_file + "')");
     for (const PixelPath& path : region.spec.demonstrations) {
-      std::vector<int> cells = pathCells(path, config.features.cell_size, region.rows(), region.cols(), where);
+      std::vector<int> cells =
+          pathCells(path, config.features.cell_size, region.rows(), region.cols(), where, region.frame);
       if (!region.true_costs.empty()) {
         for (std::size_t i = 0; i < cells.size(); ++i) {
           if (std::isinf(region.true_costs[static_cast<std::size_t>(cells[i])])) {

@@ -17,11 +17,13 @@
 #include <doctest/doctest.h>
 #include <opencv2/imgcodecs.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <limits>
 #include <map>
 #include <set>
+#include <sstream>
 
 using namespace mmp;
 using namespace mmp::tools;
@@ -142,6 +144,105 @@ TEST_CASE("mmp plan and mmp costmap use a saved model on a new image") {
   CHECK_THROWS_AS(app3.parse(std::vector<std::string>{"900,4", "--goal", "3,4", "--start", dir.file("scene.png"),
                                                       "--image", dir.file("m.mmp"), "--model", "plan"}),
                   InvalidArgument);
+}
+
+TEST_CASE("mmp plan takes world coordinates of the image's frame and writes the path in both") {
+  test::TempDir dir;
+  const TrainConfig config = syntheticConfig(dir);
+  const TrainingData training = loadTrainingData(config);
+  Model model;
+  model.weights = Eigen::VectorXd::Zero(training.stack.features());
+  model.weights[kBiasIndex] = 1.0;
+  model.weights[3] = 2.0;
+  training.stack.store(model);
+  saveModel(dir.file("m.mmp"), model);
+  SyntheticSceneParams p;
+  p.seed = 9;
+  p.rows = p.cols = 128;
+  REQUIRE(cv::imwrite(dir.file("scene.png"), makeSyntheticScene(p).image));
+  // 0.5 m pixels, lower-left corner at (1000, 2000): pixel (x, y) is world (1000 + x / 2, 2064 - y / 2).
+  const auto plan = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args{"plan", "--model", dir.file("m.mmp"), "--image", dir.file("scene.png"),
+                                  "--out", dir.file("plan.csv")};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::reverse(args.begin(), args.end());  // CLI11 takes the arguments in reverse order
+    CLI::App app;
+    addPlanCommand(app);
+    app.parse(args);
+  };
+  plan({"--resolution", "0.5", "--origin", "1000,2000", "--world", "--start", "1001.5,2063", "--goal", "1050,2019"});
+  std::ifstream in(dir.file("plan.csv"));
+  std::string header;
+  std::getline(in, header);
+  CHECK(header == "path,x,y,world_x,world_y");
+  const auto both = readDemonstrationFile(dir.file("plan.csv"));
+  REQUIRE(both.size() == 1);
+  CHECK_FALSE(both[0].world);
+  const std::vector<int> cells = pathCells(both[0], 4, 32, 32, "plan");
+  CHECK(cells.front() == 0 * 32 + 0);    // pixel (3, 2)
+  CHECK(cells.back() == 22 * 32 + 25);   // pixel (100, 90)
+
+  // The world columns alone are a GPS track in the image's frame: the same cells.
+  std::ifstream again(dir.file("plan.csv"));
+  std::ofstream track(dir.file("track.csv"));
+  track << "world_x,world_y\n";
+  std::string line;
+  std::getline(again, line);
+  while (std::getline(again, line)) {
+    std::stringstream fields(line);
+    std::string field;
+    std::vector<std::string> f;
+    while (std::getline(fields, field, ',')) f.push_back(field);
+    track << f[3] << "," << f[4] << "\n";
+  }
+  track.close();
+  const auto world = readDemonstrationFile(dir.file("track.csv"));
+  REQUIRE(world.size() == 1);
+  CHECK(world[0].world);
+  const WorldFrame pixels = WorldFrame::located(128, 128, 0.5, {1000.0, 2000.0});
+  CHECK(pathCells(world[0], 4, 32, 32, "track", pixels) == cells);
+  CHECK_THROWS_WITH_AS(pathCells(world[0], 4, 32, 32, "track"),
+                       doctest::Contains("track: path 1 is in world coordinates, but the image has no world frame"),
+                       DataError);
+  CHECK_THROWS_WITH_AS(pathCells(world[0], 4, 32, 32, "track", WorldFrame::located(128, 128, 0.5, {0.0, 0.0})),
+                       doctest::Contains("lies outside the image's whole cells (x in [0, 64), y in (0, 64])"), DataError);
+
+  // Points outside the image and world points without a world frame are refused, saying what is valid.
+  CHECK_THROWS_WITH_AS(plan({"--resolution", "0.5", "--origin", "1000,2000", "--world", "--start", "999,2010",
+                             "--goal", "1050,2019"}),
+                       doctest::Contains("--start 999,2010 lies outside the image's whole cells (x in [1000, 1064), y in "
+                                         "(2000, 2064])"),
+                       InvalidArgument);
+  CHECK_THROWS_WITH_AS(plan({"--world", "--start", "1001.5,2063", "--goal", "1050,2019"}),
+                       doctest::Contains("has no world frame (no georeference): give --resolution and --origin"),
+                       InvalidArgument);
+  CHECK_THROWS_WITH_AS(plan({"--resolution", "0.5", "--start", "3,2", "--goal", "100,90"}),
+                       doctest::Contains("give --resolution and --origin together"), InvalidArgument);
+
+  // A training image given a frame in the config takes demonstrations in world coordinates.
+  std::ofstream(dir.file("world.yaml")) << R"(
+behaviour: {name: follow_road, preferred: Road, costs: {Road: 1, Land: 6, Vegetation: 8, Water: 30, Building: 40}}
+train:
+  - {image: scene.png, demonstrations: track.csv, resolution: 0.5, origin: [1000, 2000], crs: "EPSG:32640"}
+holdout:
+  - synthetic: {seed: 6, rows: 160, cols: 160}
+features: {cell_size: 4, blur_sigmas: [0], bins: 3}
+)";
+  const TrainingData data = loadTrainingData(loadTrainConfig(dir.file("world.yaml"), "", dir.file("out")));
+  REQUIRE(data.regions.size() == 1);
+  CHECK(data.regions[0].demonstrations.front() == cells);
+  CHECK(data.regions[0].map->frame().resolution == 2.0);
+  CHECK(data.regions[0].map->frame().crs.find("UTM zone 40N") != std::string::npos);
+  std::ofstream(dir.file("half.yaml")) << R"(
+behaviour: {name: follow_road, preferred: Road, costs: {Road: 1, Land: 6, Vegetation: 8, Water: 30, Building: 40}}
+train:
+  - {image: scene.png, demonstrations: track.csv, resolution: 0.5}
+holdout:
+  - synthetic: {seed: 6, rows: 160, cols: 160}
+)";
+  CHECK_THROWS_WITH_AS(loadTrainConfig(dir.file("half.yaml"), "", dir.file("out")),
+                       doctest::Contains("train[0].origin: give 'resolution' (world units per pixel) and 'origin'"),
+                       ConfigError);
 }
 
 TEST_CASE("mmp train --validate leaves each training image out in turn and writes no model") {

@@ -64,7 +64,11 @@ TEST_CASE("demonstration file errors name the file, the line or key, and the exp
   test::TempDir dir;
   CHECK(errorOf(write(dir, "a.csv", "x,y\n1,2\n3\n")).find("a.csv:3: expected 2 comma-separated fields") != std::string::npos);
   CHECK(errorOf(write(dir, "b.csv", "x,y\n1,2\n3,abc\n")).find("b.csv:3: y 'abc' is not a number") != std::string::npos);
-  CHECK(errorOf(write(dir, "c.csv", "row,col\n1,2\n")).find("the header 'row,col' must be 'x,y' or 'path,x,y'") !=
+  CHECK(errorOf(write(dir, "c.csv", "row,col\n1,2\n")).find("the header 'row,col' must be 'x,y', 'path,x,y' (pixels), 'world_x,world_y'") !=
+        std::string::npos);
+  CHECK(errorOf(write(dir, "w.csv", "path,world_x,y\n1,2,3\n")).find("w.csv:1: the header 'path,world_x,y' must be") !=
+        std::string::npos);
+  CHECK(errorOf(write(dir, "v.csv", "world_x,world_y\n1,abc\n")).find("v.csv:2: world_y 'abc' is not a number") !=
         std::string::npos);
   CHECK(errorOf(write(dir, "d.csv", "x,y\n1,2\n")).find("path 1 has 1 point") != std::string::npos);
   CHECK(errorOf(write(dir, "e.csv", "# nothing\n")).find("holds no points") != std::string::npos);

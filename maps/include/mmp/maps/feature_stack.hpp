@@ -43,6 +43,7 @@
 
 #include <mmp/core/feature_map.hpp>
 #include <mmp/core/model_file.hpp>
+#include <mmp/maps/georeference.hpp>
 
 #include <Eigen/Dense>
 #include <opencv2/core.hpp>
@@ -163,6 +164,12 @@ class FeatureStack {
   /// feature kBiasIndex == 1.  requires: raw computed under settings() (same names).
   FeatureMap map(const RawFeatures& raw) const;
   FeatureMap map(const cv::Mat& bgr) const { return map(computeRawFeatures(bgr, settings_)); }
+  /// The same, in the image's world frame (per cell).
+  FeatureMap map(const GeoImage& image) const {
+    FeatureMap m = map(image.pixels);
+    m.setFrame(image.frame.coarsened(settings_.cell_size));
+    return m;
+  }
 
  private:
   // Sets names_ and code_ from the settings and the class-score layer.

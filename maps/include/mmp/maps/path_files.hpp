@@ -1,7 +1,10 @@
 // Path files in CSV: one point a line, "x,y" (one path) or "path,x,y" (points of a path in order,
 // paths in order of first appearance); an optional header line naming those columns; '#' starts a
-// comment line.  x is the pixel column and y the pixel row (fractions allowed).  `mmp plan` writes its
-// plans in this format and `mmp train` reads demonstrations from it (tools/ also reads YAML paths).
+// comment line.  x is the pixel column and y the pixel row (fractions allowed).  With the header
+// "world_x,world_y" (or "path,world_x,world_y") the points are world coordinates of the image's frame
+// -- a GPS track in the image's CRS --; a file with both pixel and world columns is read by its pixels.
+// `mmp plan` writes its plans in this format (with world columns when the image has a world frame)
+// and `mmp train` reads demonstrations from it (tools/ also reads YAML paths).
 #pragma once
 
 #include <mmp/maps/pipeline_settings.hpp>
@@ -15,8 +18,10 @@ namespace mmp {
 /// the format expected, or if the file holds no point.
 std::vector<PixelPath> readPathCsv(const std::string& file);
 
-/// Writes paths of cells as CSV "path,x,y" at the cell centres (pixel coordinates), atomically;
-/// throws mmp::DataError naming the file if it cannot be written.
-void writePathCsv(const std::string& file, const std::vector<std::vector<int>>& paths, int cols, int cell_size);
+/// Writes paths of cells as CSV "path,x,y" at the cell centres (pixel coordinates), plus
+/// "world_x,world_y" if `frame` (the cells' frame) has world coordinates, atomically; throws
+/// mmp::DataError naming the file if it cannot be written.
+void writePathCsv(const std::string& file, const std::vector<std::vector<int>>& paths, int cols, int cell_size,
+                  const WorldFrame& frame = {});
 
 }  // namespace mmp

@@ -40,7 +40,8 @@ struct Behaviour {
                         const std::vector<std::pair<std::string, double>>& costs, const std::string& preferred);
 };
 
-/// A demonstrated path drawn on an image: pixel points (x = column, y = row; fractions allowed).
+/// A demonstrated path drawn on an image: pixel points (x = column, y = row; fractions allowed), or
+/// world points (x east, y north in the image's frame, e.g. a GPS track in the image's CRS).
 struct PixelPoint {
   double x = 0.0, y = 0.0;
 };
@@ -48,6 +49,7 @@ struct PixelPoint {
 struct PixelPath {
   std::string name;  ///< e.g. "1", "2", ... in file order
   std::vector<PixelPoint> points;
+  bool world = false;  ///< points are world coordinates of the image's frame, not pixels
 };
 
 /// One image of the training or holdout set.
@@ -55,6 +57,7 @@ struct RegionSpec {
   std::string name;            ///< the image's file stem, or "synthetic-<seed>"
   std::string where;           ///< where it was declared, for messages (e.g. "train[0]")
   std::string image;           ///< image file ("" for synthetic)
+  FrameSettings frame;         ///< the image's world frame if the file has no georeference
   std::string labels;          ///< label mask file, "" if none
   std::string demonstrations_file;        ///< where `demonstrations` came from, for messages
   std::vector<PixelPath> demonstrations;  ///< demonstrated paths; none: generated from the labels
