@@ -39,6 +39,10 @@
 //     cost would put almost every cell into the lowest few values; equal bins of log cost keep the
 //     same relative resolution (a factor (hi / lo)^(1/98) a level) across the range.  Neither scale
 //     makes Nav2's penalty proportional to the learned cost: 8 bits cannot, over such a range.
+//     Measured: a map spanning x3700 (test_nav2_map's random model) uses 93 of the 98 values on the
+//     log scale, 42 on the linear one; the demo model's maps (configs/demo.yaml, 128 x 128 cells,
+//     costs spanning x37..x46) use 96..98 on either, with 40..53 effective levels (exp of the
+//     entropy of cells over values) -- there the scales are about even.
 //   - impassable (c = +inf): 100, lethal (254) under the default lethal_cost_threshold.
 //   - unknown (the mask's non-zero cells, whatever their cost): 255, unknown to map_server; the
 //     costmap keeps it unknown only with track_unknown_space: true (default false: free).
