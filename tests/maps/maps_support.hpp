@@ -1,8 +1,10 @@
-// Helpers for the maps tests: temporary files and small generated images.
+// Helpers for the maps tests: temporary files, small generated images and a cost model with every
+// source of feature reach.
 #pragma once
 
 #include <mmp/core/random.hpp>
 #include <mmp/maps/cost_model.hpp>
+#include <mmp/maps/feature_stack.hpp>
 #include <mmp/maps/synthetic_scene.hpp>
 
 #include <opencv2/core.hpp>
@@ -45,8 +47,8 @@ inline cv::Mat randomImage(std::uint64_t seed, int rows, int cols) {
   return image;
 }
 
-/// A generated aerial scene of rows x cols pixels.
-inline cv::Mat scene(int rows, int cols, std::uint64_t seed) {
+/// The synthetic aerial scene's image, rows x cols pixels.
+inline cv::Mat syntheticImage(int rows, int cols, std::uint64_t seed) {
   SyntheticSceneParams p;
   p.rows = rows;
   p.cols = cols;
@@ -54,9 +56,9 @@ inline cv::Mat scene(int rows, int cols, std::uint64_t seed) {
   return makeSyntheticScene(p).image;
 }
 
-// A model with the shipped feature settings (blurs up to 12 px, a 7 px texture window, 9 bins) and
-// a class-score layer with a 16 px context disc, random weights: every source of reach is there.
-inline CostModel randomModel(const cv::Mat& image, std::uint64_t seed) {
+/// A model with the shipped feature settings (blurs up to 12 px, a 7 px texture window, 9 bins) and
+/// a class-score layer with a 16 px context disc, random weights: every source of reach is there.
+inline CostModel randomCostModel(const cv::Mat& image, std::uint64_t seed) {
   FeatureSettings settings;
   settings.bins = 9;
   settings.complements = false;

@@ -16,13 +16,10 @@
 #include <limits>
 
 using namespace mmp;
-using mmp::test::randomModel;
-using mmp::test::scene;
-
 
 TEST_CASE("tiled cost maps equal the untiled computation at every seam, on any number of threads") {
-  const cv::Mat image = scene(250, 330, 3);
-  const CostModel model = randomModel(image, 5);
+  const cv::Mat image = test::syntheticImage(250, 330, 3);
+  const CostModel model = test::randomCostModel(image, 5);
   const int reach = model.features().reachCells();
   CHECK(reach == 1 + 12 + 4);  // 7 px window in 4 px cells, 12 px blur = 3 cells (kernel radius 12), 16 px disc
 
@@ -56,7 +53,7 @@ TEST_CASE("tiled cost maps equal the untiled computation at every seam, on any n
 
 TEST_CASE("the features' reach is exactly the halo a tile needs") {
   // Raw features are floats; the costs' byte codes hide small differences, so the reach is checked here.
-  const cv::Mat image = scene(200, 240, 8);
+  const cv::Mat image = test::syntheticImage(200, 240, 8);
   FeatureSettings settings;  // blurs up to 12 px, a 7 px texture window
   const RawFeatures whole = computeRawFeatures(image, settings);
   const FeatureScaling scaling = FeatureScaling::fit({&whole}, 0.0);
@@ -82,8 +79,8 @@ TEST_CASE("the features' reach is exactly the halo a tile needs") {
 }
 
 TEST_CASE("tile settings that cannot give untiled costs are refused, naming the least that works") {
-  const cv::Mat image = scene(120, 120, SyntheticSceneParams{}.seed);
-  const CostModel model = randomModel(image, 1);
+  const cv::Mat image = test::syntheticImage(120, 120, SyntheticSceneParams{}.seed);
+  const CostModel model = test::randomCostModel(image, 1);
   TileSettings tiles;
   tiles.tile_cells = 0;
   CHECK_THROWS_WITH_AS(model.costs(image, tiles), doctest::Contains("tile_cells = 0 is too small"), InvalidArgument);
@@ -100,8 +97,8 @@ TEST_CASE("tile settings that cannot give untiled costs are refused, naming the 
 }
 
 TEST_CASE("a cost map streamed band by band into a float TIFF holds the in-memory costs") {
-  const cv::Mat image_in_memory = scene(230, 190, 4);
-  const CostModel model = randomModel(image_in_memory, 2);
+  const cv::Mat image_in_memory = test::syntheticImage(230, 190, 4);
+  const CostModel model = test::randomCostModel(image_in_memory, 2);
   test::TempDir dir;
   for (const char* name : {"scene.jpg", "scene.png"}) {  // streamed by libjpeg, or read whole
     CAPTURE(name);
@@ -177,7 +174,7 @@ TEST_CASE("float TIFFs: BigTIFF reads back too, and bad use is an error") {
 
 TEST_CASE("a damaged JPEG read band by band names the row") {
   test::TempDir dir;
-  REQUIRE(cv::imwrite(dir.file("a.jpg"), scene(200, 200, SyntheticSceneParams{}.seed)));
+  REQUIRE(cv::imwrite(dir.file("a.jpg"), test::syntheticImage(200, 200, SyntheticSceneParams{}.seed)));
   std::string bytes;
   {
     std::ifstream in(dir.file("a.jpg"), std::ios::binary);

@@ -22,8 +22,8 @@
 #include <string>
 
 using namespace mmp;
-using mmp::test::randomModel;
-using mmp::test::scene;
+using mmp::test::randomCostModel;
+using mmp::test::syntheticImage;
 using mmp::test::TempDir;
 
 namespace {
@@ -102,7 +102,7 @@ GeoRaster readFloatRaster(const std::string& path) {
 
 TEST_CASE("a GeoTIFF's pixels, geotransform and CRS are read, and its cost map is the PNG's, in its frame") {
   TempDir dir;
-  const cv::Mat image = scene(130, 170, 4);
+  const cv::Mat image = syntheticImage(130, 170, 4);
   const double gt[6] = {500000.0, 0.3, 0.0, 2800000.0, 0.0, -0.3};  // UTM 40N, around Dubai
   const std::string utm = wktOfEpsg(32640);
   writeGeoTiff(dir.file("area.tif"), image, gt, utm);
@@ -117,7 +117,7 @@ TEST_CASE("a GeoTIFF's pixels, geotransform and CRS are read, and its cost map i
   CHECK(geo.frame.origin.y == doctest::Approx(2800000.0 - 130 * 0.3).epsilon(1e-15));
   CHECK(sameCrs(geo.frame.crs, utm));
 
-  const CostModel model = randomModel(image, 6);
+  const CostModel model = randomCostModel(image, 6);
   const CostGrid from_tiff = model.costs(geo);
   const GeoImage png = loadGeoImage(dir.file("area.png"));
   CHECK_FALSE(png.frame.hasWorld());
