@@ -1,7 +1,7 @@
 // `mmp plan` and `mmp costmap`: use a saved model on any image (CostModel: the model carries its
 // feature settings and scaling, so the image gets exactly the training transform).
 //   mmp plan --model M --image I --start X,Y --goal X,Y [--world] [--out path.csv] [--png plan.png]
-//   mmp costmap --model M --image I [--png costmap.png] [--raw costmap.tif] [--tile-cells N] [--threads N]
+//   mmp costmap --model M --image I [--png costmap.png] [--raw costmap.tif] [--nav2 DIR] [--tile-cells N] [--threads N]
 // Both take [--resolution R --origin X,Y [--crs C]] for an image without georeference.
 #include "commands.hpp"
 #include "demonstration_file.hpp"
@@ -10,6 +10,7 @@
 #include <mmp/maps/cost_model.hpp>
 #include <mmp/maps/float_tiff.hpp>
 #include <mmp/maps/imagery.hpp>
+#include <mmp/maps/nav2_map.hpp>
 #include <mmp/maps/render.hpp>
 #include <mmp/planning/grid_planner.hpp>
 
@@ -152,7 +153,7 @@ void runPlan(const PlanOptions& o) {
 }
 
 struct CostmapOptions {
-  std::string model, image, png, raw;
+  std::string model, image, png, raw, nav2, nav2_scale = "log";
   TileSettings tiles;
   FrameOptions frame;
 };
@@ -163,7 +164,7 @@ void printRaw(const std::string& raw, const WorldFrame& frame) {
 }
 
 void runCostmap(const CostmapOptions& o) {
-  if (o.png.empty()) {  // the raw costs alone: streamed band by band, for images larger than memory
+  if (o.png.empty() && o.nav2.empty()) {  // the raw costs alone: streamed band by band, for images larger than memory
     const CostModel model = CostModel::load(o.model);
     ImageRows image(o.image, o.frame.settings());
     CostRasterInfo info;
@@ -182,10 +183,21 @@ void runCostmap(const CostmapOptions& o) {
   for (double c : m.grid.costs) lo = std::min(lo, c), hi = std::max(hi, c);
   std::printf("cost map: %d x %d cells of %d px, costs in [%.4g, %.4g]\n", m.grid.rows, m.grid.cols, m.grid.cell_size,
               lo, hi);
-  CostMapStyle style;
-  style.pixels_per_cell = m.grid.cell_size;
-  writeImage(o.png, renderCostMap(m.grid.costs, m.grid.rows, m.grid.cols, style));
-  std::printf("wrote %s\n", o.png.c_str());
+  if (!o.png.empty()) {
+    CostMapStyle style;
+    style.pixels_per_cell = m.grid.cell_size;
+    writeImage(o.png, renderCostMap(m.grid.costs, m.grid.rows, m.grid.cols, style));
+    std::printf("wrote %s\n", o.png.c_str());
+  }
+  if (!o.nav2.empty()) {
+    Nav2MapSettings nav2;
+    nav2.scale = o.nav2_scale == "linear" ? Nav2CostScale::Linear : Nav2CostScale::Logarithmic;
+    const Nav2MapInfo info = writeNav2Map(m.grid, o.nav2, nav2);
+    std::printf("wrote %s and %s (Nav2 map_server, mode raw: %d of 98 graded levels used on the %s scale, %lld "
+                "lethal cells; the mapping is in %s; set trinary_costmap: false in Nav2)\n",
+                info.yaml.c_str(), info.image.c_str(), info.levels_used, o.nav2_scale.c_str(), info.lethal,
+                info.levels.c_str());
+  }
   if (!o.raw.empty()) {
     FloatTiffWriter raw(o.raw, m.grid.rows, m.grid.cols);
     const std::vector<float> values(m.grid.costs.begin(), m.grid.costs.end());
@@ -223,11 +235,18 @@ void addCostmapCommand(CLI::App& app) {
   cmd->add_option("--raw", o->raw, "raw cost per cell as a 32-bit float GeoTIFF in the image's frame (impassable "
                                    "cells nodata); alone (without --png) it is streamed band by band, so the image "
                                    "may be larger than memory (JPEG)");
+  cmd->add_option("--nav2", o->nav2, "folder for a Nav2 map_server map (map.yaml, map.pgm, map.levels.csv; mode raw, "
+                                     "graded costs); needs a world frame");
+  cmd->add_option("--nav2-scale", o->nav2_scale, "how learned costs spread over Nav2's 98 graded values")
+      ->check(CLI::IsMember({"log", "linear"}))
+      ->capture_default_str();
   cmd->add_option("--tile-cells", o->tiles.tile_cells, "cells per tile side: memory grows with the tile, not the image")
       ->capture_default_str();
   cmd->add_option("--threads", o->tiles.threads, "tiles computed at once (0 = all cores)")->capture_default_str();
   cmd->callback([o] {
-    if (o->png.empty() && o->raw.empty()) throw InvalidArgument("mmp costmap: give --png and/or --raw");
+    if (o->png.empty() && o->raw.empty() && o->nav2.empty()) {
+      throw InvalidArgument("mmp costmap: give --png, --raw and/or --nav2");
+    }
     runCostmap(*o);
   });
 }

@@ -16,6 +16,7 @@
 
 #include <doctest/doctest.h>
 #include <opencv2/imgcodecs.hpp>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cstring>
@@ -218,6 +219,23 @@ TEST_CASE("mmp plan takes world coordinates of the image's frame and writes the 
                        InvalidArgument);
   CHECK_THROWS_WITH_AS(plan({"--resolution", "0.5", "--start", "3,2", "--goal", "100,90"}),
                        doctest::Contains("give --resolution and --origin together"), InvalidArgument);
+
+  // The same cost map as a Nav2 map: in the image's frame, per cell.
+  CLI::App nav2;
+  addCostmapCommand(nav2);
+  nav2.parse(std::vector<std::string>{dir.file("nav2"), "--nav2", "1000,2000", "--origin", "0.5", "--resolution",
+                                      dir.file("scene.png"), "--image", dir.file("m.mmp"), "--model", "costmap"});
+  const YAML::Node map = YAML::LoadFile(dir.file("nav2/map.yaml"));
+  CHECK(map["resolution"].as<double>() == 2.0);
+  CHECK(map["origin"][0].as<double>() == 1000.0);
+  CHECK(map["origin"][1].as<double>() == 2000.0);
+  CHECK(map["mode"].as<std::string>() == "raw");
+  CHECK(cv::imread(dir.file("nav2/map.pgm"), cv::IMREAD_UNCHANGED).size() == cv::Size(32, 32));
+  CLI::App no_frame;
+  addCostmapCommand(no_frame);
+  CHECK_THROWS_WITH_AS(no_frame.parse(std::vector<std::string>{dir.file("nav2"), "--nav2", dir.file("scene.png"),
+                                                               "--image", dir.file("m.mmp"), "--model", "costmap"}),
+                       doctest::Contains("world frame"), InvalidArgument);
 
   // A training image given a frame in the config takes demonstrations in world coordinates.
   std::ofstream(dir.file("world.yaml")) << R"(
