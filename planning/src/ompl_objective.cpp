@@ -3,12 +3,16 @@
 #include <mmp/core/error.hpp>
 #include <mmp/planning/cost_field.hpp>
 
+#include "ompl_console.hpp"
+
 #include <ompl/base/goals/GoalRegion.h>
 #include <ompl/base/spaces/RealVectorStateSpace.h>
+#include <ompl/util/Console.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <string>
 
 namespace mmp {
@@ -38,6 +42,14 @@ void setCellPoint(ob::State* state, CellPoint p) {
 }
 
 }  // namespace
+
+void detail::silenceOmpl() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    ompl::msg::noOutputHandler();
+    ompl::msg::setLogLevel(ompl::msg::LOG_NONE);
+  });
+}
 
 CellPoint cellPointOf(const ob::State* state) {
   const double* values = state->as<ob::RealVectorStateSpace::StateType>()->values;
@@ -115,6 +127,7 @@ bool GridMotionValidator::checkMotion(const ob::State* s1, const ob::State* s2,
 
 ob::SpaceInformationPtr gridSpaceInformation(std::shared_ptr<const CostGrid> grid) {
   grid = checked(std::move(grid));
+  detail::silenceOmpl();
   auto space = std::make_shared<ob::RealVectorStateSpace>(2);
   ob::RealVectorBounds bounds(2);
   bounds.setLow(0, 0.0);

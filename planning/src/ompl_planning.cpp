@@ -4,6 +4,8 @@
 #include <mmp/planning/cost_field.hpp>
 #include <mmp/planning/ompl_objective.hpp>
 
+#include "ompl_console.hpp"
+
 #include <ompl/base/PlannerData.h>
 #include <ompl/base/ProblemDefinition.h>
 #include <ompl/base/ScopedState.h>
@@ -16,7 +18,6 @@
 #include <ompl/geometric/planners/prm/PRMstar.h>
 #include <ompl/geometric/planners/rrt/InformedRRTstar.h>
 #include <ompl/geometric/planners/rrt/RRTstar.h>
-#include <ompl/util/Console.h>
 #include <ompl/util/Exception.h>
 #include <ompl/util/RandomNumbers.h>
 
@@ -26,7 +27,6 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <mutex>
 
 namespace mmp {
 namespace {
@@ -78,15 +78,6 @@ void checkInput(const CostGrid& grid, CellPoint start, CellPoint goal, const Omp
   if (!(settings.range >= 0.0 && settings.range < kInf)) {
     throw InvalidArgument("planOmpl: range must be >= 0 and finite, 0 for OMPL's default (got " + number(settings.range) + ")");
   }
-}
-
-// OMPL logs to the console through one global handler; the library must not print.
-void silenceOmpl() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    ompl::msg::noOutputHandler();
-    ompl::msg::setLogLevel(ompl::msg::LOG_NONE);
-  });
 }
 
 ob::PlannerPtr makePlanner(OmplPlanner planner, const ob::SpaceInformationPtr& si, double range) {
@@ -202,7 +193,7 @@ OmplResult planOmpl(const CostGrid& grid, CellPoint start, CellPoint goal, const
     result.seconds = elapsed();
     return result;
   }
-  silenceOmpl();
+  detail::silenceOmpl();
   // Before this call makes any OMPL object: every ompl::RNG made from here on draws its seed from
   // the reseeded global generator (OMPL "errs" that seeds were generated before, silently, and
   // reseeds all the same).

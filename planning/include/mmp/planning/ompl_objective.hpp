@@ -7,7 +7,8 @@
 //   ompl::base::SpaceInformationPtr si = mmp::gridSpaceInformation(grid);      // validity set up
 //   pdef->setOptimizationObjective(std::make_shared<mmp::GridCostObjective>(si, grid));
 //
-// Part of the mmp::planning_ompl target (links OMPL).
+// Part of the mmp::planning_ompl target (links OMPL).  gridSpaceInformation (and planOmpl) silence
+// OMPL's console output for the whole process the first time they run: mmp never prints.
 #pragma once
 
 #include <mmp/planning/cost_grid.hpp>
