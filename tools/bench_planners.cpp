@@ -105,10 +105,10 @@ int main(int argc, char** argv) {
   app.add_option("--model", model_path, "trained model file, e.g. out/follow_road/model.mmp")->required();
   app.add_option("--config", config_path, "train config whose holdout parts are planned on")->capture_default_str();
   app.add_option("--data-root", data_root, "folder holding aerial/dubai_hitl (default: the config's)");
-  app.add_option("--images", images, "images to plan on instead of the config's holdout parts");
+  app.add_option("--images", images, "images to plan on instead of the config's holdout parts")->delimiter(',');
   app.add_option("--pairs", pair_count, "start/goal pairs per part")->capture_default_str();
-  app.add_option("--budgets", budgets, "time budgets per OMPL run, seconds")->capture_default_str();
-  app.add_option("--planners", planner_names, "OMPL planners (default: all)");
+  app.add_option("--budgets", budgets, "time budgets per OMPL run, seconds (e.g. 1,5,20)")->delimiter(',')->capture_default_str();
+  app.add_option("--planners", planner_names, "OMPL planners, e.g. rrtstar,bitstar (default: all)")->delimiter(',');
   app.add_option("--seed", seed, "seed of the start/goal pairs")->capture_default_str();
   app.add_option("--min-separation-px", min_separation_px, "smallest start-goal distance (default: the config's evaluation one)");
   app.add_flag("--no-simplify", no_simplify, "report the planners' paths without the cost-checked shortcut");
