@@ -28,7 +28,7 @@ namespace mmp {
 enum class OmplPlanner {
   RRTstar,          ///< "rrtstar": RRT* (Karaman and Frazzoli 2011)
   InformedRRTstar,  ///< "informedrrtstar": RRT* sampling the informed set once a solution exists
-  PRMstar,          ///< "prmstar": PRM* roadmap (grows it on a second thread while it searches)
+  PRMstar,          ///< "prmstar": PRM* roadmap (searches it on a second thread while it grows)
   LazyPRMstar,      ///< "lazyprmstar": PRM* checking edges only on candidate paths
   BITstar,          ///< "bitstar": Batch Informed Trees (Gammell et al. 2015)
   ABITstar,         ///< "abitstar": Advanced BIT* (inflated, truncated batches)
