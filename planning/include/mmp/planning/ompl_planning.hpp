@@ -1,0 +1,98 @@
+// planOmpl: one call that plans on a CostGrid with an OMPL planner -- sampling-based, any-angle,
+// anytime -- under the same cost integral as GridPlanner's A* (cost_field.hpp), for comparing the two
+// or for paths that are not bound to 8 directions.  No OMPL header is needed to call it.
+//
+//   mmp::OmplSettings settings;
+//   settings.planner = mmp::parsePlannerName("bitstar");
+//   settings.budget_seconds = 2.0;
+//   const mmp::OmplResult result = mmp::planOmpl(grid, {10.5, 20.5}, {300.5, 150.5}, settings);
+//   if (result.status == mmp::OmplStatus::Success) use(result.path, result.cost);
+//
+// Part of the mmp::planning_ompl target (links OMPL).  Planning takes the whole time budget for the
+// anytime planners (they refine until it runs out); FMT* stops once its samples give a solution.
+//
+// Side effects on the process, because OMPL keeps them global: the first call silences OMPL's
+// console output for good (ompl::msg::noOutputHandler; the library never prints), and each call with
+// a seed reseeds OMPL's global seed generator (ompl::RNG::setSeed).
+#pragma once
+
+#include <mmp/core/world_frame.hpp>
+#include <mmp/planning/cost_grid.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mmp {
+
+enum class OmplPlanner {
+  RRTstar,          ///< "rrtstar": RRT* (Karaman and Frazzoli 2011)
+  InformedRRTstar,  ///< "informedrrtstar": RRT* sampling the informed set once a solution exists
+  PRMstar,          ///< "prmstar": PRM* roadmap (searches it on a second thread while it grows)
+  LazyPRMstar,      ///< "lazyprmstar": PRM* checking edges only on candidate paths
+  BITstar,          ///< "bitstar": Batch Informed Trees (Gammell et al. 2015)
+  ABITstar,         ///< "abitstar": Advanced BIT* (inflated, truncated batches)
+  FMTstar,          ///< "fmtstar": Fast Marching Tree, 1000 samples (more only if those fail): not anytime
+};
+
+/// Every planner, in the enum's order.
+const std::vector<OmplPlanner>& omplPlanners();
+/// The planner's name as parsePlannerName takes it ("rrtstar", ...).
+const char* plannerName(OmplPlanner planner);
+/// The planner of a name (case-insensitive, "fmt" for "fmtstar" too).  Throws mmp::InvalidArgument
+/// naming the name and listing the valid ones; "astar" (GridPlanner) is the caller's to handle.
+OmplPlanner parsePlannerName(const std::string& name);
+
+struct OmplSettings {
+  OmplPlanner planner = OmplPlanner::BITstar;
+  double budget_seconds = 1.0;  ///< wall-clock time for the planner's solve, > 0
+  /// Seeds OMPL's global seed generator before this call makes any OMPL object, so every random
+  /// generator of the call is seeded from it; 0 leaves OMPL's own (time-based) seeding.  Results
+  /// are repeatable only for FMT* (which stops on its sample count, not the clock) and only while
+  /// no other OMPL planning runs in the process at the same time: the other planners stop on the
+  /// wall clock, so their work, and PRM*'s two threads' interleaving, differ from run to run.
+  std::uint32_t seed = 1;
+  /// Longest motion the planner adds at once, in cells, for the planners that take one (RRT*,
+  /// Informed RRT*); 0 keeps OMPL's default (a fifth of the longer grid side).  Others ignore it.
+  double range = 0.0;
+  /// Shortcut the solution (ompl::geometric::PathSimplifier::shortcutPath, objective-aware), and
+  /// keep the result only if each of its motions is valid and its cost is lower; after the budget.
+  bool simplify = true;
+};
+
+enum class OmplStatus {
+  Success,          ///< path joins start and goal
+  ApproximateOnly,  ///< the budget ran out: path ends at the planner's closest state to the goal
+  NoSolution,       ///< no path at all within the budget
+  InvalidInput,     ///< OMPL refused the problem (should not happen after planOmpl's checks): see message
+};
+const char* describe(OmplStatus status);
+
+struct OmplResult {
+  OmplStatus status = OmplStatus::NoSolution;
+  std::vector<CellPoint> path;  ///< start to goal (or the approximate end), in cell coordinates
+  /// polylineCost(grid, path), recomputed here (not the planner's figure); +inf without a path.
+  double cost = 0.0;
+  double seconds = 0.0;   ///< wall time of the whole call (set-up, solve, simplification)
+  long iterations = -1;   ///< the planner's iteration count, -1 if it reports none (FMT*)
+  long states = 0;        ///< states in the planner's graph at the end
+  bool simplified = false;  ///< the shortcut path was kept
+  std::string message;    ///< why, when status is not Success
+};
+
+/*!
+    requires (throws mmp::InvalidArgument naming the problem)
+        - grid non-empty, grid.costs.size() == rows * cols, every cost > 0 or +inf, some cell passable
+        - start and goal finite, inside the grid (u in [0, cols), v in [0, rows)), in passable cells
+        - settings.budget_seconds > 0 and finite, settings.range >= 0
+    ensures
+        - plans from start to goal with settings.planner for budget_seconds on GridCostObjective
+          (ompl_objective.hpp); every motion of the returned path is valid under GridMotionValidator,
+          so the path never enters an impassable cell
+        - start == goal gives Success with the path {start, goal} and cost 0 without planning
+        - expected outcomes (no solution, approximate only) are statuses, never exceptions; an
+          exception from OMPL itself is rethrown as mmp::Error
+!*/
+OmplResult planOmpl(const CostGrid& grid, CellPoint start, CellPoint goal, const OmplSettings& settings = {});
+
+}  // namespace mmp
