@@ -1,6 +1,7 @@
 // `mmp plan` and `mmp costmap`: use a saved model on any image (CostModel: the model carries its
 // feature settings and scaling, so the image gets exactly the training transform).
-//   mmp plan --model M --image I --start X,Y --goal X,Y [--world] [--out path.csv] [--png plan.png]
+//   mmp plan --model M --image I --start X,Y --goal X,Y [--world] [--planner P [--budget S]] [--out path.csv]
+//            [--png plan.png]
 //   mmp costmap --model M --image I [--png costmap.png] [--raw costmap.tif] [--nav2 DIR] [--tile-cells N] [--threads N]
 // Both take [--resolution R --origin X,Y [--crs C]] for an image without georeference.
 #include "commands.hpp"
@@ -13,8 +14,10 @@
 #include <mmp/maps/nav2_map.hpp>
 #include <mmp/maps/render.hpp>
 #include <mmp/planning/grid_planner.hpp>
+#include <mmp/planning/ompl_planning.hpp>
 
 #include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -119,15 +122,54 @@ cv::Mat croppedImage(const ModelOnImage& m) {
 }
 
 struct PlanOptions {
-  std::string model, image, start, goal, out, png;
+  std::string model, image, start, goal, out, png, planner = "astar";
+  double budget = 1.0;
   bool world = false;
   FrameOptions frame;
 };
+
+// An OMPL planner between the centres of the start and goal cells; its waypoints go to --out.
+void runOmplPlan(const PlanOptions& o, const ModelOnImage& m, int start, int goal) {
+  OmplSettings settings;
+  try {
+    settings.planner = parsePlannerName(o.planner);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(std::string("--planner: ") + e.what() + "; or astar, the exact grid A*");
+  }
+  settings.budget_seconds = o.budget;
+  const int cols = m.grid.cols;
+  const OmplResult plan = planOmpl(m.grid, {start % cols + 0.5, start / cols + 0.5}, {goal % cols + 0.5, goal / cols + 0.5},
+                                   settings);
+  if (plan.status != OmplStatus::Success) {
+    throw DataError("no plan from " + o.start + " to " + o.goal + " by " + o.planner + " in " +
+                    std::to_string(o.budget) + " s: " + describe(plan.status) + (plan.message.empty() ? "" : ", " + plan.message));
+  }
+  GridPlanner astar(m.grid.rows, cols);
+  const PlanResult exact = astar.plan(m.grid.costs, start, goal);
+  std::printf("plan (%s, %.3g s): %zu waypoints, cost %.4g under the model = %.4f x the grid A* optimum (%.4g)\n",
+              plannerName(settings.planner), plan.seconds, plan.path.size(), plan.cost, plan.cost / exact.cost, exact.cost);
+  if (!o.out.empty()) {
+    writePathCsv(o.out, {plan.path}, m.grid.cell_size, m.grid.frame);
+    std::printf("wrote %s\n", o.out.c_str());
+  }
+  if (!o.png.empty()) {
+    cv::Mat picture = croppedImage(m);
+    const double k = m.grid.cell_size;
+    for (std::size_t i = 1; i < plan.path.size(); ++i) {
+      cv::line(picture, cv::Point2d(plan.path[i - 1].u * k, plan.path[i - 1].v * k),
+               cv::Point2d(plan.path[i].u * k, plan.path[i].v * k), cv::Scalar(40, 40, 255), std::max(2, m.grid.cell_size / 2),
+               cv::LINE_AA);
+    }
+    writeImage(o.png, picture);
+    std::printf("wrote %s\n", o.png.c_str());
+  }
+}
 
 void runPlan(const PlanOptions& o) {
   const ModelOnImage m = applyModel(o.model, o.image, o.frame.settings());
   const int start = parsePoint(o.start, "--start", o.world, o.image, m.grid);
   const int goal = parsePoint(o.goal, "--goal", o.world, o.image, m.grid);
+  if (o.planner != "astar") return runOmplPlan(o, m, start, goal);
   GridPlanner planner(m.grid.rows, m.grid.cols);
   const PlanResult plan = planner.plan(m.grid.costs, start, goal);
   if (plan.status != PlanStatus::Success) throw DataError("no plan from " + o.start + " to " + o.goal + ": " + plan.message);
@@ -218,6 +260,10 @@ void addPlanCommand(CLI::App& app) {
   cmd->add_option("--start", o->start, "start X,Y in pixels (world coordinates with --world)")->required();
   cmd->add_option("--goal", o->goal, "goal X,Y in pixels (world coordinates with --world)")->required();
   cmd->add_flag("--world", o->world, "--start and --goal are world coordinates of the image's frame (its CRS)");
+  cmd->add_option("--planner", o->planner, "astar (exact, 8 neighbours) or an OMPL planner: rrtstar, informedrrtstar, "
+                                           "prmstar, lazyprmstar, bitstar, abitstar, fmtstar")
+      ->capture_default_str();
+  cmd->add_option("--budget", o->budget, "seconds an OMPL planner may take")->capture_default_str();
   o->frame.add(cmd);
   cmd->add_option("--out", o->out, "path file to write (CSV path,x,y at cell centres, plus world_x,world_y when the "
                                    "image has a world frame; readable as demonstrations)");

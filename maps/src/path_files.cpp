@@ -113,22 +113,32 @@ std::vector<PixelPath> readPathCsv(const std::string& file) {
   return paths;
 }
 
-void writePathCsv(const std::string& file, const std::vector<std::vector<int>>& paths, int cols, int cell_size,
+void writePathCsv(const std::string& file, const std::vector<std::vector<CellPoint>>& paths, int cell_size,
                   const WorldFrame& frame) {
   std::ostringstream out;
   out.precision(12);
   out << (frame.hasWorld() ? "path,x,y,world_x,world_y\n" : "path,x,y\n");
   for (std::size_t i = 0; i < paths.size(); ++i) {
-    for (int s : paths[i]) {
-      out << i + 1 << "," << (s % cols + 0.5) * cell_size << "," << (s / cols + 0.5) * cell_size;
+    for (const CellPoint& p : paths[i]) {
+      out << i + 1 << "," << p.u * cell_size << "," << p.v * cell_size;
       if (frame.hasWorld()) {
-        const WorldPoint w = frame.cellCentre(s / cols, s % cols);
+        const WorldPoint w = frame.toWorld(p);
         out << "," << w.x << "," << w.y;
       }
       out << "\n";
     }
   }
   writeFileAtomically(file, out.str());
+}
+
+void writePathCsv(const std::string& file, const std::vector<std::vector<int>>& paths, int cols, int cell_size,
+                  const WorldFrame& frame) {
+  std::vector<std::vector<CellPoint>> centres;
+  for (const std::vector<int>& path : paths) {
+    centres.emplace_back();
+    for (int s : path) centres.back().push_back({s % cols + 0.5, s / cols + 0.5});
+  }
+  writePathCsv(file, centres, cell_size, frame);
 }
 
 }  // namespace mmp

@@ -263,6 +263,33 @@ TEST_CASE("bad input: crashes are clear errors (model layers, YAML keys, output 
          return args;
        },
        1, "tile_cells = 0 is too small for the model's features .*; use at least [0-9]+"},
+      {"unclear", "an unknown planner",
+       [](Fixtures& f) {
+         return std::vector<std::string>{"plan", "--model", f.dir.file("model.mmp"), "--image", f.image, "--start", "4,4",
+                                         "--goal", "100,100", "--planner", "dijkstra"};
+       },
+       1, "--planner: unknown OMPL planner \"dijkstra\"; valid names: rrtstar, .*bitstar.*; or astar"},
+      {"unclear", "world points on an image without a world frame",
+       [](Fixtures& f) {
+         return std::vector<std::string>{"plan", "--model", f.dir.file("model.mmp"), "--image", f.image, "--world",
+                                         "--start", "4,4", "--goal", "100,100"};
+       },
+       1, "--start 4,4 is in world coordinates, but '.*scene.png' has no world frame \\(no georeference\\): give "
+          "--resolution and --origin"},
+      {"unclear", "a world start outside the image",
+       [](Fixtures& f) {
+         return std::vector<std::string>{"plan", "--model", f.dir.file("model.mmp"), "--image", f.image, "--world",
+                                         "--resolution", "0.5", "--origin", "100,200", "--start", "90,210", "--goal",
+                                         "120,230"};
+       },
+       1, "--start 90,210 lies outside the image's whole cells \\(x in \\[100, 164\\), y in \\(200, 264\\]\\)"},
+      {"unclear", "a Nav2 map of an image without a world frame",
+       [](Fixtures& f) {
+         std::vector<std::string> args = costmap(f.dir.file("model.mmp"), f.image);
+         args.insert(args.end(), {"--nav2", f.dir.file("nav2")});
+         return args;
+       },
+       1, "world frame"},
   });
 }
 

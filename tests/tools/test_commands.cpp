@@ -208,6 +208,17 @@ TEST_CASE("mmp plan takes world coordinates of the image's frame and writes the 
   CHECK_THROWS_WITH_AS(pathCells(world[0], 4, 32, 32, "track", WorldFrame::located(128, 128, 0.5, {0.0, 0.0})),
                        doctest::Contains("lies outside the image's whole cells (x in [0, 64), y in (0, 64])"), DataError);
 
+  // An OMPL planner between the same cells: waypoints from the start cell's centre to the goal's.
+  plan({"--resolution", "0.5", "--origin", "1000,2000", "--world", "--start", "1001.5,2063", "--goal", "1050,2019",
+        "--planner", "fmtstar", "--budget", "0.5"});
+  const auto waypoints = readDemonstrationFile(dir.file("plan.csv"));
+  REQUIRE(waypoints.size() == 1);
+  REQUIRE(waypoints[0].points.size() >= 2);
+  CHECK(waypoints[0].points.front().x == 2.0);   // the centre of cell (0, 0): pixel (2, 2)
+  CHECK(waypoints[0].points.front().y == 2.0);
+  CHECK(waypoints[0].points.back().x == 102.0);  // cell (22, 25)
+  CHECK(waypoints[0].points.back().y == 90.0);
+
   // Points outside the image and world points without a world frame are refused, saying what is valid.
   CHECK_THROWS_WITH_AS(plan({"--resolution", "0.5", "--origin", "1000,2000", "--world", "--start", "999,2010",
                              "--goal", "1050,2019"}),

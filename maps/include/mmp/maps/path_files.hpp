@@ -23,5 +23,8 @@ std::vector<PixelPath> readPathCsv(const std::string& file);
 /// mmp::DataError naming the file if it cannot be written.
 void writePathCsv(const std::string& file, const std::vector<std::vector<int>>& paths, int cols, int cell_size,
                   const WorldFrame& frame = {});
+/// The same for paths of points in continuous cell coordinates (an OMPL path's waypoints).
+void writePathCsv(const std::string& file, const std::vector<std::vector<CellPoint>>& paths, int cell_size,
+                  const WorldFrame& frame = {});
 
 }  // namespace mmp
