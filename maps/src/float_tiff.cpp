@@ -3,6 +3,9 @@
 #include <mmp/core/error.hpp>
 #include <mmp/maps/georeference.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <filesystem>
 
 
@@ -103,7 +106,13 @@ void FloatTiffWriter::finish() {
   if (frame_.rows == 0) frame_ = WorldFrame::unlocated(static_cast<int>(rows_), static_cast<int>(cols_));
   file_.commit([&](const std::string& written) {
     std::error_code ignored;
-    if (std::filesystem::is_regular_file(written, ignored)) writeGeoreference(written, frame_);
+    if (!std::filesystem::is_regular_file(written, ignored)) return;
+    writeGeoreference(written, frame_);
+    // GDAL rewrote the directory after AtomicFile's sync: sync again before the rename.
+    const int fd = ::open(written.c_str(), O_RDONLY);
+    const bool synced = fd >= 0 && ::fsync(fd) == 0;
+    if (fd >= 0) ::close(fd);
+    if (!synced) throw Error("syncing the georeferenced file '" + written + "' failed; the target is untouched");
   });
 }
 
