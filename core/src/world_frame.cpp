@@ -8,12 +8,6 @@
 namespace mmp {
 namespace {
 
-std::string number(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.10g", v);
-  return text;
-}
-
 void requireWorld(const WorldFrame& frame) {
   if (!frame.hasWorld()) {
     throw InvalidArgument("the grid has no world frame (no georeference; give a resolution and an origin): only "
@@ -32,10 +26,10 @@ WorldFrame WorldFrame::unlocated(int rows, int cols) {
 
 WorldFrame WorldFrame::located(int rows, int cols, double resolution, WorldPoint origin, std::string crs) {
   if (!(resolution > 0.0) || !std::isfinite(resolution)) {
-    throw InvalidArgument("world frame: resolution " + number(resolution) + " must be a finite number > 0");
+    throw InvalidArgument("world frame: resolution " + numberText(resolution) + " must be a finite number > 0");
   }
   if (!std::isfinite(origin.x) || !std::isfinite(origin.y)) {
-    throw InvalidArgument("world frame: origin (" + number(origin.x) + ", " + number(origin.y) + ") must be finite");
+    throw InvalidArgument("world frame: origin (" + numberText(origin.x) + ", " + numberText(origin.y) + ") must be finite");
   }
   WorldFrame frame = unlocated(rows, cols);
   frame.resolution = resolution;
@@ -63,8 +57,8 @@ int WorldFrame::cellAt(WorldPoint p) const {
 
 std::string WorldFrame::extentText() const {
   if (!hasWorld()) return "u in [0, " + std::to_string(cols) + "), v in [0, " + std::to_string(rows) + ")";
-  return "x in [" + number(origin.x) + ", " + number(origin.x + cols * resolution) + "), y in (" + number(origin.y) +
-         ", " + number(origin.y + rows * resolution) + "]";
+  return "x in [" + numberText(origin.x) + ", " + numberText(origin.x + cols * resolution) + "), y in (" + numberText(origin.y) +
+         ", " + numberText(origin.y + rows * resolution) + "]";
 }
 
 WorldFrame WorldFrame::coarsened(int cell_size) const {

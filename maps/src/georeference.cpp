@@ -20,12 +20,6 @@
 namespace mmp {
 namespace {
 
-std::string number(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.10g", v);
-  return text;
-}
-
 // GDAL reports through a global handler; while mmp calls it, errors are kept (not printed) and read
 // back from CPLGetLastErrorMsg.  Registration happens once.
 class QuietGdal {
@@ -67,8 +61,8 @@ std::string wktOf(OGRSpatialReferenceH srs) {
 
 // The frame a north-up geotransform gives an image of rows x cols pixels.
 WorldFrame frameOfTransform(const double gt[6], int rows, int cols, std::string crs, const std::string& path) {
-  const std::string transform = "(" + number(gt[0]) + ", " + number(gt[1]) + ", " + number(gt[2]) + ", " +
-                                number(gt[3]) + ", " + number(gt[4]) + ", " + number(gt[5]) + ")";
+  const std::string transform = "(" + numberText(gt[0]) + ", " + numberText(gt[1]) + ", " + numberText(gt[2]) + ", " +
+                                numberText(gt[3]) + ", " + numberText(gt[4]) + ", " + numberText(gt[5]) + ")";
   if (gt[2] != 0.0 || gt[4] != 0.0) {
     throw DataError("image '" + path + "': its geotransform " + transform +
                     " has rotation terms; mmp takes north-up rasters only (warp it first, e.g. gdalwarp)");
@@ -78,7 +72,7 @@ WorldFrame frameOfTransform(const double gt[6], int rows, int cols, std::string 
                     " is not north-up (pixel width must be > 0 and pixel height < 0); warp it first (gdalwarp)");
   }
   if (std::abs(gt[1] + gt[5]) > 1e-9 * gt[1]) {
-    throw DataError("image '" + path + "': its pixels are " + number(gt[1]) + " x " + number(-gt[5]) +
+    throw DataError("image '" + path + "': its pixels are " + numberText(gt[1]) + " x " + numberText(-gt[5]) +
                     " world units, not square; resample it first (gdalwarp -tr)");
   }
   return WorldFrame::located(rows, cols, gt[1], {gt[0], gt[3] + rows * gt[5]}, std::move(crs));

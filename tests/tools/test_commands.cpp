@@ -79,22 +79,34 @@ evaluation: {pairs: 3, min_separation_px: 40}
   return loadTrainConfig(dir.file("files.yaml"), "", dir.file("out"));
 }
 
-}  // namespace
-
-TEST_CASE("mmp plan and mmp costmap use a saved model on a new image") {
-  test::TempDir dir;
-  const TrainConfig config = syntheticConfig(dir);
-  const TrainingData training = loadTrainingData(config);
+// A model of the synthetic config's features saved as m.mmp (cost 1 + 2 f_3) and a 128 x 128 px scene
+// to use it on, scene.png.
+struct SavedModel {
+  TrainingData training;
   Model model;
-  model.weights = Eigen::VectorXd::Zero(training.stack.features());
-  model.weights[kBiasIndex] = 1.0;
-  model.weights[3] = 2.0;
-  training.stack.store(model);
-  saveModel(dir.file("m.mmp"), model);
+};
+
+SavedModel saveModelAndScene(const test::TempDir& dir) {
+  SavedModel saved{loadTrainingData(syntheticConfig(dir)), {}};
+  saved.model.weights = Eigen::VectorXd::Zero(saved.training.stack.features());
+  saved.model.weights[kBiasIndex] = 1.0;
+  saved.model.weights[3] = 2.0;
+  saved.training.stack.store(saved.model);
+  saveModel(dir.file("m.mmp"), saved.model);
   SyntheticSceneParams p;
   p.seed = 9;
   p.rows = p.cols = 128;
   REQUIRE(cv::imwrite(dir.file("scene.png"), makeSyntheticScene(p).image));
+  return saved;
+}
+
+}  // namespace
+
+TEST_CASE("mmp plan and mmp costmap use a saved model on a new image") {
+  test::TempDir dir;
+  SavedModel saved = saveModelAndScene(dir);
+  const TrainingData& training = saved.training;
+  Model& model = saved.model;
 
   CLI::App app;
   addPlanCommand(app);
@@ -149,18 +161,7 @@ TEST_CASE("mmp plan and mmp costmap use a saved model on a new image") {
 
 TEST_CASE("mmp plan takes world coordinates of the image's frame and writes the path in both") {
   test::TempDir dir;
-  const TrainConfig config = syntheticConfig(dir);
-  const TrainingData training = loadTrainingData(config);
-  Model model;
-  model.weights = Eigen::VectorXd::Zero(training.stack.features());
-  model.weights[kBiasIndex] = 1.0;
-  model.weights[3] = 2.0;
-  training.stack.store(model);
-  saveModel(dir.file("m.mmp"), model);
-  SyntheticSceneParams p;
-  p.seed = 9;
-  p.rows = p.cols = 128;
-  REQUIRE(cv::imwrite(dir.file("scene.png"), makeSyntheticScene(p).image));
+  saveModelAndScene(dir);
   // 0.5 m pixels, lower-left corner at (1000, 2000): pixel (x, y) is world (1000 + x / 2, 2064 - y / 2).
   const auto plan = [&](const std::vector<std::string>& extra) {
     std::vector<std::string> args{"plan", "--model", dir.file("m.mmp"), "--image", dir.file("scene.png"),

@@ -4,6 +4,7 @@
 // and its message names the file, key, row or cell at fault and what would be valid.
 #pragma once
 
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -37,5 +38,12 @@ class ModelFileError : public Error {
  public:
   using Error::Error;
 };
+
+/// A number as messages show it: up to 10 significant digits, no trailing zeros ("0.3", "2800000").
+inline std::string numberText(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.10g", v);
+  return text;
+}
 
 }  // namespace mmp
