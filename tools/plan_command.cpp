@@ -13,6 +13,7 @@
 #include <mmp/maps/imagery.hpp>
 #include <mmp/maps/nav2_map.hpp>
 #include <mmp/maps/render.hpp>
+#include <mmp/planning/cost_field.hpp>
 #include <mmp/planning/grid_planner.hpp>
 #include <mmp/planning/ompl_planning.hpp>
 
@@ -138,8 +139,8 @@ void runOmplPlan(const PlanOptions& o, const ModelOnImage& m, int start, int goa
   }
   settings.budget_seconds = o.budget;
   const int cols = m.grid.cols;
-  const OmplResult plan = planOmpl(m.grid, {start % cols + 0.5, start / cols + 0.5}, {goal % cols + 0.5, goal / cols + 0.5},
-                                   settings);
+  const std::vector<CellPoint> ends = cellCentres({start, goal}, cols);
+  const OmplResult plan = planOmpl(m.grid, ends[0], ends[1], settings);
   if (plan.status != OmplStatus::Success) {
     throw DataError("no plan from " + o.start + " to " + o.goal + " by " + o.planner + " in " +
                     std::to_string(o.budget) + " s: " + describe(plan.status) + (plan.message.empty() ? "" : ", " + plan.message));

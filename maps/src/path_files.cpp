@@ -2,6 +2,7 @@
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/file_io.hpp>
+#include <mmp/planning/cost_field.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -134,10 +135,7 @@ void writePathCsv(const std::string& file, const std::vector<std::vector<CellPoi
 void writePathCsv(const std::string& file, const std::vector<std::vector<int>>& paths, int cols, int cell_size,
                   const WorldFrame& frame) {
   std::vector<std::vector<CellPoint>> centres;
-  for (const std::vector<int>& path : paths) {
-    centres.emplace_back();
-    for (int s : path) centres.back().push_back({s % cols + 0.5, s / cols + 0.5});
-  }
+  for (const std::vector<int>& path : paths) centres.push_back(cellCentres(path, cols));
   writePathCsv(file, centres, cell_size, frame);
 }
 
