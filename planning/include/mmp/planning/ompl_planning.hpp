@@ -29,7 +29,9 @@ enum class OmplPlanner {
   RRTstar,          ///< "rrtstar": RRT* (Karaman and Frazzoli 2011)
   InformedRRTstar,  ///< "informedrrtstar": RRT* sampling the informed set once a solution exists
   PRMstar,          ///< "prmstar": PRM* roadmap (searches it on a second thread while it grows)
-  LazyPRMstar,      ///< "lazyprmstar": PRM* checking edges only on candidate paths
+  LazyPRMstar,      ///< "lazyprmstar": PRM* checking edges only on candidate paths.  OMPL 1.5.2's
+                    ///< LazyPRM::solve leaks cloned states (~16 bytes each, thousands a call: ASan
+                    ///< shows it); prefer another planner in a long-running process
   BITstar,          ///< "bitstar": Batch Informed Trees (Gammell et al. 2015)
   ABITstar,         ///< "abitstar": Advanced BIT* (inflated, truncated batches)
   FMTstar,          ///< "fmtstar": Fast Marching Tree, 1000 samples (more only if those fail): not anytime
