@@ -27,12 +27,6 @@ PlanResult invalidInput(std::string message) {
   return result;
 }
 
-std::string number(double x) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", x);
-  return text;
-}
-
 }  // namespace
 
 const char* describe(PlanStatus status) {
@@ -124,7 +118,7 @@ PlanResult GridPlanner::plan(const CellCosts& costs, int start, int goal) {
   lazy_lower_ = costs.lowerBound();
   lazy_upper_ = costs.upperBound();
   if (!(lazy_lower_ > 0.0 && lazy_lower_ < kInf && lazy_upper_ >= lazy_lower_)) {
-    return invalidInput("cost bounds [" + number(lazy_lower_) + ", " + number(lazy_upper_) +
+    return invalidInput("cost bounds [" + numberText(lazy_lower_) + ", " + numberText(lazy_upper_) +
                         "]: need 0 < lower bound < +inf and upper bound >= lower bound (+inf if unknown)");
   }
   // Every interior cell's cost is unknown (< 0) until the search first needs it.
@@ -147,9 +141,9 @@ bool GridPlanner::fetch(const CellCosts& lazy, int i, PlanResult& result) {
   if (!(c > 0.0)) {
     problem = "; costs must be > 0 or +inf (impassable)";
   } else if (c < lazy_lower_) {
-    problem = ", below the lower bound " + number(lazy_lower_) + " the cell costs gave (the heuristic would not be admissible)";
+    problem = ", below the lower bound " + numberText(lazy_lower_) + " the cell costs gave (the heuristic would not be admissible)";
   } else if (c != kInf && c > lazy_upper_) {
-    problem = ", above the upper bound " + number(lazy_upper_) + " the cell costs gave";
+    problem = ", above the upper bound " + numberText(lazy_upper_) + " the cell costs gave";
   } else {
     record.half_cost = 0.5 * c;
     return true;

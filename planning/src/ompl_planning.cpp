@@ -36,12 +36,6 @@ namespace og = ompl::geometric;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-std::string number(double x) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", x);
-  return text;
-}
-
 std::string cellName(const CostGrid& grid, int s) {
   return "cell " + std::to_string(s) + " (row " + std::to_string(s / grid.cols) + ", col " + std::to_string(s % grid.cols) + ")";
 }
@@ -57,14 +51,14 @@ void checkInput(const CostGrid& grid, CellPoint start, CellPoint goal, const Omp
   for (std::size_t s = 0; s < grid.costs.size(); ++s) {
     const double c = grid.costs[s];
     if (!(c > 0.0)) {
-      throw InvalidArgument("planOmpl: " + cellName(grid, static_cast<int>(s)) + " has cost " + number(c) +
+      throw InvalidArgument("planOmpl: " + cellName(grid, static_cast<int>(s)) + " has cost " + numberText(c) +
                             "; costs must be > 0 or +inf (impassable)");
     }
     any_passable |= c < kInf;
   }
   if (!any_passable) throw InvalidArgument("planOmpl: every cell of the " + size + " cost grid is impassable");
   for (const auto& [what, p] : {std::pair<const char*, CellPoint>{"start", start}, {"goal", goal}}) {
-    const std::string where = std::string(what) + " (u " + number(p.u) + ", v " + number(p.v) + ")";
+    const std::string where = std::string(what) + " (u " + numberText(p.u) + ", v " + numberText(p.v) + ")";
     if (!(p.u >= 0.0 && p.v >= 0.0 && p.u < grid.cols && p.v < grid.rows)) {
       throw InvalidArgument("planOmpl: " + where + " is outside the grid: cell coordinates u in [0, " +
                             std::to_string(grid.cols) + "), v in [0, " + std::to_string(grid.rows) + ")");
@@ -73,10 +67,10 @@ void checkInput(const CostGrid& grid, CellPoint start, CellPoint goal, const Omp
     if (grid.blocked(cell)) throw InvalidArgument("planOmpl: " + where + " lies in impassable " + cellName(grid, cell));
   }
   if (!(settings.budget_seconds > 0.0 && settings.budget_seconds < kInf)) {
-    throw InvalidArgument("planOmpl: budget_seconds must be > 0 and finite (got " + number(settings.budget_seconds) + ")");
+    throw InvalidArgument("planOmpl: budget_seconds must be > 0 and finite (got " + numberText(settings.budget_seconds) + ")");
   }
   if (!(settings.range >= 0.0 && settings.range < kInf)) {
-    throw InvalidArgument("planOmpl: range must be >= 0 and finite, 0 for OMPL's default (got " + number(settings.range) + ")");
+    throw InvalidArgument("planOmpl: range must be >= 0 and finite, 0 for OMPL's default (got " + numberText(settings.range) + ")");
   }
 }
 
@@ -221,8 +215,8 @@ OmplResult planOmpl(const CostGrid& grid, CellPoint start, CellPoint goal, const
       case ob::PlannerStatus::EXACT_SOLUTION: result.status = OmplStatus::Success; break;
       case ob::PlannerStatus::APPROXIMATE_SOLUTION:
         result.status = OmplStatus::ApproximateOnly;
-        result.message = "no exact solution within " + number(settings.budget_seconds) + " s; the path ends " +
-                         number(problem->getSolutionDifference()) + " cells from the goal";
+        result.message = "no exact solution within " + numberText(settings.budget_seconds) + " s; the path ends " +
+                         numberText(problem->getSolutionDifference()) + " cells from the goal";
         break;
       case ob::PlannerStatus::INVALID_START:
       case ob::PlannerStatus::INVALID_GOAL:
@@ -232,7 +226,7 @@ OmplResult planOmpl(const CostGrid& grid, CellPoint start, CellPoint goal, const
         break;
       default:
         result.status = OmplStatus::NoSolution;
-        result.message = std::string(plannerName(settings.planner)) + " found no path within " + number(settings.budget_seconds) +
+        result.message = std::string(plannerName(settings.planner)) + " found no path within " + numberText(settings.budget_seconds) +
                          " s (" + status.asString() + ")";
         break;
     }
