@@ -209,6 +209,11 @@ Model loadModel(const std::string& path, std::optional<Eigen::Index> expected_di
     throw ModelFileError("model file '" + path + "' is corrupt: its checksum does not match its contents (it was "
                          "changed after it was written); write it again or retrain");
   }
+  // Before the weights are checked: a bad weight's message names its feature.
+  if (!model.feature_names.empty() && model.feature_names.size() != weights.size()) {
+    throw ModelFileError("model file '" + path + "' is corrupt: " + std::to_string(model.feature_names.size()) +
+                         " feature names for " + std::to_string(weights.size()) + " weights");
+  }
   for (std::size_t i = 0; i < weights.size(); ++i) {
     if (!std::isfinite(weights[i])) {
       std::ostringstream value;
@@ -219,10 +224,6 @@ Model loadModel(const std::string& path, std::optional<Eigen::Index> expected_di
     }
   }
   for (const auto& [key, values] : model.arrays) requireFinite(values, path, "array '" + key + "'");
-  if (!model.feature_names.empty() && model.feature_names.size() != weights.size()) {
-    throw ModelFileError("model file '" + path + "' is corrupt: " + std::to_string(model.feature_names.size()) +
-                         " feature names for " + std::to_string(weights.size()) + " weights");
-  }
   return model;
 }
 
