@@ -3,12 +3,14 @@
 #include <mmp/core/error.hpp>
 #include <mmp/maps/imagery.hpp>
 
+#include "raster_pixels.hpp"
+
 #include <cpl_conv.h>
 #include <cpl_error.h>
 #include <gdal.h>
 #include <ogr_srs_api.h>
-#include <opencv2/imgproc.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -87,19 +89,21 @@ bool classicFormat(const std::string& path) {  // what loadImage reads: PNG, JPE
          m.compare(0, 4, std::string("II*\0", 4)) == 0 || m.compare(0, 4, std::string("MM\0*", 4)) == 0;
 }
 
-// Pixels through GDAL, as loadImage gives them: 8-bit BGR (grey expanded, alpha dropped, 16 bits scaled).
+// Pixels through GDAL, as loadImage gives them (detail::bgr8): bands 1..3 (or the one grey band), 8 or
+// 16 bits, assembled in OpenCV's channel order.
 cv::Mat readPixels(GDALDatasetH dataset, const std::string& path) {
   const int cols = GDALGetRasterXSize(dataset), rows = GDALGetRasterYSize(dataset), bands = GDALGetRasterCount(dataset);
   if (bands != 1 && bands != 3 && bands != 4) {
     throw DataError("image '" + path + "' has " + std::to_string(bands) +
                     " bands; expected 1 (grey), 3 (colour) or 4 (colour + alpha)");
   }
-  if (static_cast<double>(rows) * cols > 1e9) {
+  if (static_cast<double>(rows) * cols > detail::kMaxImagePixels) {
     throw DataError("image '" + path + "' has " + std::to_string(cols) + " x " + std::to_string(rows) +
-                    " pixels, too many to read whole; stream it (mmp costmap --raw) or cut it into tiles");
+                    " pixels, more than mmp reads whole (" + numberText(detail::kMaxImagePixels) +
+                    "); stream it (mmp costmap --raw) or cut it into tiles");
   }
   const int used = bands == 1 ? 1 : 3;
-  std::vector<cv::Mat> channels;
+  std::vector<cv::Mat> channels(static_cast<std::size_t>(used));
   for (int b = 1; b <= used; ++b) {
     GDALRasterBandH band = GDALGetRasterBand(dataset, b);
     const GDALDataType type = GDALGetRasterDataType(band);
@@ -110,20 +114,20 @@ cv::Mat readPixels(GDALDatasetH dataset, const std::string& path) {
       throw DataError("image '" + path + "': band " + std::to_string(b) + " holds " + GDALGetDataTypeName(type) +
                       " values; mmp reads 8- or 16-bit imagery");
     }
-    cv::Mat channel(rows, cols, type == GDT_Byte ? CV_8UC1 : CV_16UC1);
+    // Bands R, G, B become OpenCV's B, G, R.
+    cv::Mat& channel = channels[static_cast<std::size_t>(used - b)];
+    channel.create(rows, cols, type == GDT_Byte ? CV_8UC1 : CV_16UC1);
     if (GDALRasterIO(band, GF_Read, 0, 0, cols, rows, channel.data, cols, rows, type, 0, 0) != CE_None) {
       throw DataError("image '" + path + "' cannot be read: " + QuietGdal::lastError());
     }
-    if (type == GDT_UInt16) channel.convertTo(channel, CV_8U, 1.0 / 257.0);
-    channels.push_back(channel);
   }
-  cv::Mat bgr;
-  if (used == 1) {
-    cv::cvtColor(channels[0], bgr, cv::COLOR_GRAY2BGR);
-  } else {
-    cv::merge(std::vector<cv::Mat>{channels[2], channels[1], channels[0]}, bgr);
+  const int depth = channels.front().depth();
+  if (!std::all_of(channels.begin(), channels.end(), [depth](const cv::Mat& c) { return c.depth() == depth; })) {
+    throw DataError("image '" + path + "': its bands hold values of different sizes; mmp reads 8- or 16-bit imagery");
   }
-  return bgr;
+  cv::Mat raw;
+  cv::merge(channels, raw);
+  return detail::bgr8(raw, path);
 }
 
 Dataset openRaster(const std::string& path, unsigned flags) {

@@ -1,5 +1,7 @@
 #include <mmp/maps/imagery.hpp>
 
+#include "raster_pixels.hpp"
+
 #include <mmp/core/error.hpp>
 
 #include <opencv2/imgcodecs.hpp>
@@ -22,10 +24,7 @@
 
 namespace mmp {
 
-// The most pixels an image may have: checked against the size its header declares before anything is
-// allocated, so that a small damaged file cannot ask for gigabytes (384 MiB of BGR; the Dubai tiles
-// have 3.2 million pixels).
-constexpr double kMaxImagePixels = 1 << 27;
+using detail::kMaxImagePixels;
 
 std::array<std::uint8_t, 3> parseHexColour(const std::string& text) {
   const std::string hex = !text.empty() && text.front() == '#' ? text.substr(1) : text;
@@ -311,8 +310,7 @@ cv::Mat ImageRows::read(int count) {
   return band;
 }
 
-cv::Mat loadImage(const std::string& path) {
-  cv::Mat raw = readRaw(path, "image");
+cv::Mat detail::bgr8(cv::Mat raw, const std::string& path) {
   if (raw.depth() == CV_16U) {
     raw.convertTo(raw, CV_8U, 1.0 / 257.0);
   } else if (raw.depth() == CV_32F || raw.depth() == CV_64F) {
@@ -331,6 +329,8 @@ cv::Mat loadImage(const std::string& path) {
   }
   return bgr;
 }
+
+cv::Mat loadImage(const std::string& path) { return detail::bgr8(readRaw(path, "image"), path); }
 
 void validateClasses(const std::vector<LabelClass>& classes) {
   if (classes.empty()) throw InvalidArgument("label classes: the list is empty");
