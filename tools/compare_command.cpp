@@ -35,7 +35,7 @@ void printRow(const std::string& name, const std::vector<PlanScore>& a, const st
   const PairedComparison c = comparePaired(b, a);
   std::printf("%-24s %6zu %8.3f %8.3f %11.2f %11.2f %11.3f  [%.3f, %.3f]%s\n", name.c_str(), a.size(), sa.cost_ratio_mean,
               sb.cost_ratio_mean, sa.feasible_share, sb.feasible_share, c.gain, c.low, c.high,
-              c.low > 0.0 || c.high < 0.0 ? "" : "  could be chance");
+              (verdict(c) == std::string("could be chance") ? "  could be chance" : "  B " + std::string(verdict(c))).c_str());
 }
 
 void runCompare(const CompareOptions& options) {

@@ -34,6 +34,7 @@ struct TrainOptions {
 Json summaryJson(const MethodSummary& m) {
   return {{"cost_ratio_mean", m.cost_ratio_mean}, {"cost_ratio_p95", m.cost_ratio_p95},
           {"dist_mean_px", m.dist_mean_px},       {"dist_p95_px", m.dist_p95_px},
+          {"mhd_mean_px", m.mhd_mean_px},         {"mhd_p95_px", m.mhd_p95_px},
           {"preferred_share", m.preferred_share}, {"feasible_share", m.feasible_share},
           {"pairs", m.pairs}};
 }
@@ -57,14 +58,14 @@ Json traceJson(const TrainingReport& report) {
 
 // Prints the table of methods (in report order) and returns their summaries as JSON.
 Json printMethodTable(const std::map<std::string, std::vector<PlanScore>>& scores) {
-  std::printf("%-11s %16s %15s %15s %14s %16s %9s\n", "method", "cost ratio mean", "cost ratio p95", "dist mean (px)",
-              "dist p95 (px)", "preferred share", "feasible");
+  std::printf("%-11s %16s %15s %15s %14s %14s %16s %9s\n", "method", "cost ratio mean", "cost ratio p95",
+              "dist mean (px)", "dist p95 (px)", "MHD mean (px)", "preferred share", "feasible");
   Json o = Json::object();
   for (const std::string& method : methodNames()) {
     if (scores.count(method) == 0) continue;
     const MethodSummary m = summarise(scores.at(method));
-    std::printf("%-11s %16.3f %15.3f %15.1f %14.1f %16.3f %9.2f\n", method.c_str(), m.cost_ratio_mean,
-                m.cost_ratio_p95, m.dist_mean_px, m.dist_p95_px, m.preferred_share, m.feasible_share);
+    std::printf("%-11s %16.3f %15.3f %15.1f %14.1f %14.1f %16.3f %9.2f\n", method.c_str(), m.cost_ratio_mean,
+                m.cost_ratio_p95, m.dist_mean_px, m.dist_p95_px, m.mhd_mean_px, m.preferred_share, m.feasible_share);
     o[method] = summaryJson(m);
   }
   return o;
@@ -78,9 +79,10 @@ Json printComparisons(const std::map<std::string, std::vector<PlanScore>>& score
   for (const std::string& method : methodNames()) {
     if (method == "learned" || scores.count(method) == 0) continue;
     const PairedComparison c = comparePaired(scores.at("learned"), scores.at(method));
-    std::printf("learned vs %-10s mean cost ratio %.3f lower, 95 %% paired-bootstrap interval [%.3f, %.3f]%s\n",
-                method.c_str(), c.gain, c.low, c.high, c.low > 0.0 ? "" : " (contains 0: could be chance)");
-    o[method] = {{"gain", c.gain}, {"ci95_low", c.low}, {"ci95_high", c.high}};
+    const std::string said = verdict(c) == std::string("could be chance") ? verdict(c) : "learned " + std::string(verdict(c));
+    std::printf("learned vs %-10s mean cost ratio %.3f lower, 95 %% paired-bootstrap interval [%.3f, %.3f]: %s\n",
+                method.c_str(), c.gain, c.low, c.high, said.c_str());
+    o[method] = {{"gain", c.gain}, {"ci95_low", c.low}, {"ci95_high", c.high}, {"verdict", verdict(c)}};
   }
   return o;
 }

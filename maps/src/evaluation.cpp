@@ -50,10 +50,23 @@ PlanScore PlanScorer::score(const std::vector<int>& plan) const {
   const double length = pathLength(plan, cols);
   s.preferred_share = length > 0.0 ? pathIntegral(plan, cols, on_preferred_) / length : on_preferred_[static_cast<std::size_t>(plan.front())];
   s.distances_px.reserve(plan.size());
+  double to_reference = 0.0;
   for (int cell : plan) {
     s.distances_px.push_back(distance_[static_cast<std::size_t>(cell)] * cell_size_);
+    to_reference += s.distances_px.back();
     if (std::isinf(region_.true_costs[static_cast<std::size_t>(cell)])) s.feasible = false;
   }
+  // The other direction by brute force: paths hold hundreds of cells, not a map's worth.
+  double to_plan = 0.0;
+  for (int r : reference_) {
+    double nearest = std::numeric_limits<double>::infinity();
+    for (int p : plan) {
+      const double dr = r / cols - p / cols, dc = r % cols - p % cols;
+      nearest = std::min(nearest, dr * dr + dc * dc);
+    }
+    to_plan += std::sqrt(nearest) * cell_size_;
+  }
+  s.mhd_px = std::max(to_reference / static_cast<double>(plan.size()), to_plan / static_cast<double>(reference_.size()));
   return s;
 }
 
@@ -61,10 +74,12 @@ MethodSummary summarise(const std::vector<PlanScore>& scores) {
   MethodSummary m;
   m.pairs = static_cast<int>(scores.size());
   if (scores.empty()) return m;
-  std::vector<double> ratios, distances;
-  double share = 0.0, feasible = 0.0;
+  std::vector<double> ratios, distances, mhds;
+  double share = 0.0, feasible = 0.0, mhd_sum = 0.0;
   for (const PlanScore& s : scores) {
     ratios.push_back(s.cost_ratio);
+    mhds.push_back(s.mhd_px);
+    mhd_sum += s.mhd_px;
     distances.insert(distances.end(), s.distances_px.begin(), s.distances_px.end());
     share += s.preferred_share;
     feasible += s.feasible ? 1.0 : 0.0;
@@ -77,9 +92,15 @@ MethodSummary summarise(const std::vector<PlanScore>& scores) {
   m.cost_ratio_p95 = percentile(ratios, 0.95);
   m.dist_mean_px = distances.empty() ? 0.0 : distance_sum / static_cast<double>(distances.size());
   m.dist_p95_px = percentile(distances, 0.95);
+  m.mhd_mean_px = mhd_sum / n;
+  m.mhd_p95_px = percentile(mhds, 0.95);
   m.preferred_share = share / n;
   m.feasible_share = feasible / n;
   return m;
+}
+
+const char* verdict(const PairedComparison& c) {
+  return c.low > 0.0 ? "better" : c.high < 0.0 ? "worse" : "could be chance";
 }
 
 PairedComparison comparePaired(const std::vector<PlanScore>& method, const std::vector<PlanScore>& other,
@@ -109,12 +130,13 @@ PairedComparison comparePaired(const std::vector<PlanScore>& method, const std::
 }
 
 namespace {
-const std::vector<std::string> kPairColumns = {"region",   "pair",   "start_row",  "start_col", "goal_row",
-                                               "goal_col", "method", "cost_ratio", "feasible",  "preferred_share"};
+const std::vector<std::string> kPairColumns = {"region",   "pair",   "start_row",  "start_col", "goal_row", "goal_col",
+                                               "method", "cost_ratio", "feasible",  "preferred_share", "mhd_px"};
 
-std::string pairsHeader() {
+// The header of the columns [0, columns).
+std::string pairsHeader(std::size_t columns = kPairColumns.size()) {
   std::string header;
-  for (const std::string& c : kPairColumns) header += (header.empty() ? "" : ",") + c;
+  for (std::size_t k = 0; k < columns; ++k) header += (header.empty() ? "" : ",") + kPairColumns[k];
   return header;
 }
 }  // namespace
@@ -139,7 +161,7 @@ void addPairRecords(const std::string& region, int cols, const std::vector<std::
     for (std::size_t k = 0; k < list.size(); ++k) {
       const int start = references[k].front(), goal = references[k].back();
       out.push_back({region, static_cast<int>(k), start / cols, start % cols, goal / cols, goal % cols, method,
-                     list[k].cost_ratio, list[k].feasible, list[k].preferred_share});
+                     list[k].cost_ratio, list[k].feasible, list[k].preferred_share, list[k].mhd_px});
     }
   }
 }
@@ -151,7 +173,7 @@ void writePairRecords(const std::string& path, const std::vector<PairRecord>& re
   for (const PairRecord& r : records) {
     out << r.region << ',' << r.pair << ',' << r.start_row << ',' << r.start_col << ',' << r.goal_row << ','
         << r.goal_col << ',' << r.method << ',' << r.cost_ratio << ',' << (r.feasible ? 1 : 0) << ','
-        << r.preferred_share << "\n";
+        << r.preferred_share << ',' << r.mhd_px << "\n";
   }
   writeFileAtomically(path, out.str());
 }
@@ -160,7 +182,9 @@ std::vector<PairRecord> readPairRecords(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw DataError("cannot read '" + path + "'");
   std::string line;
-  if (!std::getline(in, line) || line != pairsHeader()) {
+  std::size_t columns = kPairColumns.size();
+  if (std::getline(in, line) && line == pairsHeader(columns - 1)) --columns;  // written before mhd_px
+  else if (line != pairsHeader()) {
     throw DataError(path + ": line 1 must be the header '" + pairsHeader() + "' (a pairs.csv of mmp train)");
   }
   std::vector<PairRecord> records;
@@ -172,8 +196,8 @@ std::vector<PairRecord> readPairRecords(const std::string& path) {
     const auto bad = [&](const std::string& what) {
       return DataError(path + ": line " + std::to_string(line_number) + ": " + what);
     };
-    if (fields.size() != kPairColumns.size()) {
-      throw bad("expected " + std::to_string(kPairColumns.size()) + " comma-separated fields, found " +
+    if (fields.size() != columns) {
+      throw bad("expected " + std::to_string(columns) + " comma-separated fields, found " +
                 std::to_string(fields.size()));
     }
     // Column k as a number that passes `valid`, or an error naming the column, the value and what is valid.
@@ -203,6 +227,8 @@ std::vector<PairRecord> readPairRecords(const std::string& path) {
     r.cost_ratio = number(7, "a finite number > 0", [](double v) { return v > 0 && std::isfinite(v); });
     r.feasible = number(8, "0 or 1", [](double v) { return v == 0 || v == 1; }) == 1;
     r.preferred_share = number(9, "a share in [0, 1]", [](double v) { return v >= 0 && v <= 1; });
+    r.mhd_px = columns > 10 ? number(10, "a finite distance >= 0", [](double v) { return v >= 0 && std::isfinite(v); })
+                            : std::numeric_limits<double>::quiet_NaN();
     if (r.region.empty() || r.method.empty()) throw bad("the region and method names must not be empty");
     records.push_back(std::move(r));
   }

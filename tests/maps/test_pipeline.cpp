@@ -200,10 +200,27 @@ TEST_CASE("plan scores: a reference scores perfectly against itself, percentiles
   CHECK(self.cost_ratio == doctest::Approx(1.0));
   CHECK(self.feasible);
   for (double d : self.distances_px) CHECK(d == 0.0);
+  CHECK(self.mhd_px == 0.0);
   const PlanResult straight =
       planner.plan(std::vector<double>(static_cast<std::size_t>(region.cells()), 1.0), start, goal);
   const PlanScore other = scorer.score(straight.path);
   CHECK(other.cost_ratio >= 1.0);
+
+  // Modified Hausdorff distance: a row of cells against the same row 3 rows lower, 4 px cells: every
+  // cell is 12 px from the other path both ways.  A path that goes on past the reference's end is
+  // farther on average from it than the reference is from it: the larger mean counts.
+  Region flat = region;  // no impassable cells on the way
+  std::fill(flat.true_costs.begin(), flat.true_costs.end(), 1.0);
+  PlanScorer flat_scorer(flat, config.behaviour.preferred, 100.0, 4);
+  const int cols = region.cols();
+  std::vector<int> row, lower, longer;
+  for (int c = 10; c < 30; ++c) row.push_back(10 * cols + c), lower.push_back(13 * cols + c);
+  for (int c = 10; c < 50; ++c) longer.push_back(10 * cols + c);
+  flat_scorer.setReference(row);
+  CHECK(flat_scorer.score(lower).mhd_px == doctest::Approx(12.0));
+  double beyond = 0.0;  // cells 30..49 lie 1..20 cells past the reference's end
+  for (int k = 1; k <= 20; ++k) beyond += 4.0 * k;
+  CHECK(flat_scorer.score(longer).mhd_px == doctest::Approx(beyond / 40.0));
 
   CHECK(percentile({}, 0.95) == 0.0);
   CHECK(percentile({3, 1, 2}, 0.0) == 1.0);
@@ -215,6 +232,7 @@ TEST_CASE("plan scores: a reference scores perfectly against itself, percentiles
   CHECK(m.pairs == 2);
   CHECK(m.cost_ratio_mean == doctest::Approx((1.0 + other.cost_ratio) / 2));
   CHECK(m.feasible_share <= 1.0);
+  CHECK(m.mhd_mean_px == doctest::Approx(other.mhd_px / 2));
 }
 
 TEST_CASE("paired comparisons: the gain is the mean difference, its bootstrap interval brackets it") {
@@ -237,6 +255,9 @@ TEST_CASE("paired comparisons: the gain is the mean difference, its bootstrap in
   CHECK(c.low < c.gain);
   CHECK(c.high > c.gain);
   CHECK(c.low < 0.0);  // eight pairs cannot tell this apart from chance
+  CHECK(std::string(verdict(c)) == "could be chance");
+  CHECK(std::string(verdict(comparePaired(a, scores({1.5, 1.7, 2.0, 3.5, 1.6, 1.5, 2.5, 1.8})))) == "better");
+  CHECK(std::string(verdict(comparePaired(scores({1.5, 1.7, 2.0, 3.5, 1.6, 1.5, 2.5, 1.8}), a))) == "worse");
   CHECK(comparePaired(a, scores({1.0, 1.0, 4.0, 1.0, 1.0, 1.0, 1.0, 1.0}), 10000, 1).low == c.low);  // seeded
   CHECK_THROWS_AS(comparePaired(a, scores({1.0})), InvalidArgument);
 }
@@ -247,6 +268,7 @@ TEST_CASE("pair records: written and read back, and runs on other pairs refused 
   learned[0].cost_ratio = 1.25;
   learned[1].cost_ratio = 2.5;
   learned[1].feasible = false;
+  learned[1].mhd_px = 17.5;
   uniform[0].cost_ratio = 3.0;
   uniform[1].cost_ratio = 1.0;
   std::vector<PairRecord> records;
@@ -264,6 +286,7 @@ TEST_CASE("pair records: written and read back, and runs on other pairs refused 
   CHECK(back[1].method == "learned");
   CHECK(back[1].cost_ratio == 2.5);
   CHECK_FALSE(back[1].feasible);
+  CHECK(back[1].mhd_px == 17.5);
 
   const MatchedPairs same = matchPairs(back, records, "learned", "a", "b");
   REQUIRE(same.at("tile").second.size() == 2);
@@ -283,8 +306,16 @@ TEST_CASE("pair records: written and read back, and runs on other pairs refused 
   std::ifstream in(dir.file("pairs.csv"));
   std::string header;
   std::getline(in, header);
-  std::ofstream(dir.file("bad.csv")) << header << "\ntile,0,1,2,3,4,learned,x,1,0.5\n";
+  std::ofstream(dir.file("bad.csv")) << header << "\ntile,0,1,2,3,4,learned,x,1,0.5,0\n";
   CHECK_THROWS_WITH_AS(readPairRecords(dir.file("bad.csv")), doctest::Contains("bad.csv: line 2: cost_ratio 'x' is not a finite number > 0"),
+                       DataError);
+  // A pairs.csv written before the mhd_px column is still read; its distances are unknown.
+  std::ofstream(dir.file("old.csv")) << header.substr(0, header.rfind(',')) << "\ntile,0,1,2,3,4,learned,1.5,1,0.5\n";
+  const std::vector<PairRecord> old = readPairRecords(dir.file("old.csv"));
+  REQUIRE(old.size() == 1);
+  CHECK(std::isnan(old[0].mhd_px));
+  std::ofstream(dir.file("bad.csv")) << header << "\ntile,0,1,2,3,4,learned,1.5,1,0.5,-1\n";
+  CHECK_THROWS_WITH_AS(readPairRecords(dir.file("bad.csv")), doctest::Contains("line 2: mhd_px '-1' is not a finite distance >= 0"),
                        DataError);
 }
 

@@ -5,9 +5,13 @@
 //   cost ratio       = true cost of y / true cost of y_ref  (>= 1, 1 is perfect); a plan through an
 //                      impassable cell is charged impassable_cost there (and counted as infeasible)
 //   distance         = for every cell of y, the Euclidean distance in pixels to the nearest cell of y_ref
+//   MHD              = the modified Hausdorff distance (Dubuisson and Jain 1994) between y and y_ref in
+//                      pixels: max(mean over y of the distance to y_ref, mean over y_ref of the distance
+//                      to y), cells of both taken as points; 0 when the plan is the reference
 //   preferred share  = the share of y's length on the behaviour's preferred class
 // summarise() pools the pairs: mean and 95th percentile of the ratios, mean and 95th percentile of
-// all plan cells' distances, mean preferred share, share of feasible plans.
+// all plan cells' distances, mean and 95th percentile of the MHDs, mean preferred share, share of
+// feasible plans.
 #pragma once
 
 #include <mmp/maps/regions.hpp>
@@ -23,6 +27,7 @@ struct PlanScore {
   double cost_ratio = 1.0;
   double preferred_share = 0.0;
   std::vector<double> distances_px;
+  double mhd_px = 0.0;  ///< modified Hausdorff distance to the reference
   bool feasible = true;
 };
 
@@ -30,6 +35,7 @@ struct MethodSummary {
   int pairs = 0;
   double cost_ratio_mean = 0.0, cost_ratio_p95 = 0.0;
   double dist_mean_px = 0.0, dist_p95_px = 0.0;
+  double mhd_mean_px = 0.0, mhd_p95_px = 0.0;
   double preferred_share = 0.0;
   double feasible_share = 0.0;
 };
@@ -74,6 +80,10 @@ struct PairedComparison {
   double low = 0.0, high = 0.0;    ///< 2.5 % and 97.5 % points of the bootstrap means
 };
 
+/// "better" if the interval lies wholly above 0 (the method's ratios are lower), "worse" if wholly
+/// below, else "could be chance".
+const char* verdict(const PairedComparison& comparison);
+
 /// requires: the same pairs in the same order in both (throws mmp::InvalidArgument otherwise).
 PairedComparison comparePaired(const std::vector<PlanScore>& method, const std::vector<PlanScore>& other,
                                int resamples = 10000, std::uint64_t seed = 1);
@@ -87,6 +97,7 @@ struct PairRecord {
   double cost_ratio = 1.0;
   bool feasible = true;
   double preferred_share = 0.0;
+  double mhd_px = 0.0;  ///< NaN when read from a pairs.csv written before the column existed
 };
 
 /// The records of one region's pairs: scores[method][k] is pair k, whose reference is references[k].
@@ -96,7 +107,7 @@ void addPairRecords(const std::string& region, int cols, const std::vector<std::
 /// pairs.csv: a header, then one line per record (`mmp compare` reads it back).
 void writePairRecords(const std::string& path, const std::vector<PairRecord>& records);
 
-/// Reads a file writePairRecords wrote; throws mmp::DataError naming the file and line of what is wrong.
+/// Reads a file writePairRecords wrote (or one without its last column, mhd_px); throws mmp::DataError naming the file and line of what is wrong.
 std::vector<PairRecord> readPairRecords(const std::string& path);
 
 /// Per region, run A's and run B's scores of one method, in the same pair order.
