@@ -24,21 +24,54 @@ std::size_t editDistance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
-ConfigNode ConfigNode::load(const std::string& path) {
+namespace {
+
+// `over` laid on `base`: maps merge key by key (recursively), anything else in `over` replaces.
+YAML::Node merged(const YAML::Node& base, const YAML::Node& over) {
+  if (!base.IsMap() || !over.IsMap()) return YAML::Clone(over);
+  YAML::Node out = YAML::Clone(base);
+  for (const auto& entry : over) {
+    const std::string key = entry.first.Scalar();
+    out[key] = out[key] ? merged(out[key], entry.second) : YAML::Clone(entry.second);
+  }
+  return out;
+}
+
+// The file's top-level map with its `base:` chain merged in; `chain` lists the files already open.
+YAML::Node loadWithBase(const std::string& path, std::vector<std::string> chain) {
   std::error_code ignored;
   if (std::filesystem::is_directory(path, ignored)) {
     throw ConfigError("config '" + path + "' is a folder; give a YAML file (see configs/)");
   }
+  YAML::Node root;
   try {
-    YAML::Node root = YAML::LoadFile(path);
-    if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
-    if (!root.IsMap()) throw ConfigError(path + ": the top level must be a map of keys");
-    return ConfigNode(root, path, "");
+    root = YAML::LoadFile(path);
   } catch (const YAML::BadFile&) {
-    throw ConfigError("cannot read config file '" + path + "'");
+    throw ConfigError("cannot read config file '" + path + "'" +
+                      (chain.empty() ? std::string() : " (the base of '" + chain.back() + "')"));
   } catch (const YAML::Exception& e) {
     throw ConfigError(path + ": YAML syntax error: " + e.what());
   }
+  if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  if (!root.IsMap()) throw ConfigError(path + ": the top level must be a map of keys");
+  if (!root["base"]) return root;
+  if (!root["base"].IsScalar()) throw ConfigError(path + ": base: expected the file name of a config to start from");
+  chain.push_back(path);
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  const std::string base_path = (folder / root["base"].Scalar()).string();
+  for (const std::string& open : chain) {
+    if (std::filesystem::equivalent(open, base_path, ignored)) {
+      throw ConfigError(path + ": base: '" + base_path + "' is already in this chain of bases");
+    }
+  }
+  root.remove("base");
+  return merged(loadWithBase(base_path, chain), root);
+}
+
+}  // namespace
+
+ConfigNode ConfigNode::load(const std::string& path) {
+  return ConfigNode(loadWithBase(path, {}), path, "");
 }
 
 ConfigNode::ConfigNode(YAML::Node node, std::string file, std::string path)

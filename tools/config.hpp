@@ -15,7 +15,10 @@ namespace mmp::tools {
 
 class ConfigNode {
  public:
-  /// Loads a YAML file; throws mmp::ConfigError naming the file on a parse error.
+  /// Loads a YAML file; throws mmp::ConfigError naming the file on a parse error.  A top-level
+  /// `base: FILE` (relative to this file) starts from that config: this file's keys are laid over
+  /// it, maps merged key by key, anything else replaced; bases may have bases, not in a cycle.
+  /// Errors name this file, and keys keep their paths.
   static ConfigNode load(const std::string& path);
   ConfigNode(YAML::Node node, std::string file, std::string path);
 

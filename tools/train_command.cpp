@@ -16,9 +16,11 @@
 #include <mmp/maps/pipeline.hpp>
 #include <mmp/maps/pipeline_figures.hpp>
 #include <mmp/maps/render.hpp>
+#include <mmp/maps/settings_selection.hpp>
 
 #include <cstdio>
 #include <memory>
+#include <tuple>
 
 namespace mmp::tools {
 namespace {
@@ -158,26 +160,28 @@ void printTraining(const RunResult& run, const TrainConfig& config) {
   }
 }
 
-// Leave one training image out: for each training image, train on the others and score on it as on
-// a holdout image.  For choosing settings without touching the holdout images; writes validation.json.
+// Leave one training area out: for each area of the training images, train on the others and score on
+// its images as on holdout images.  For choosing settings without touching the holdout images; writes
+// validation.json.
 void runValidation(const TrainConfig& config) {
-  const int folds = static_cast<int>(config.train.size());
+  const std::vector<std::string> areas = trainingAreas(config);
+  const int folds = static_cast<int>(areas.size());
   validationFold(config, 0);  // refuses unusable settings before anything is written
   OutputFolder output(config.output_dir);
-  std::printf("mmp train --validate %s: behaviour '%s', leaving out each of %d training images in turn "
+  std::printf("mmp train --validate %s: behaviour '%s', leaving out each of %d training areas in turn "
               "(the holdout images are not used)\n",
               config.source.c_str(), config.behaviour.name.c_str(), folds);
   Pooled pooled;
   Json folds_json = Json::object();
   for (int i = 0; i < folds; ++i) {
-    const std::string name = config.train[static_cast<std::size_t>(i)].name;
+    const std::string& name = areas[static_cast<std::size_t>(i)];
     const RunResult run = runPipeline(validationFold(config, i),
                                       "fold " + std::to_string(i + 1) + "/" + std::to_string(folds) + " " + name + ": ");
-    const HoldoutResult& holdout = run.holdouts.front();
-    std::printf("\nleft out %s (%zu pairs; trained in %.1f s)\n", name.c_str(), holdout.references.size(),
-                run.trained.report.train_seconds);
-    pooled.add(holdout);
-    folds_json[name] = printMethodTable(holdout.scores);
+    Pooled fold;
+    for (const HoldoutResult& holdout : run.holdouts) fold.add(holdout), pooled.add(holdout);
+    std::printf("\nleft out %s (%zu images, %zu pairs; trained in %.1f s)\n", name.c_str(), run.holdouts.size(),
+                fold.scores.at("learned").size(), run.trained.report.train_seconds);
+    folds_json[name] = printMethodTable(fold.scores);
     std::fflush(stdout);
   }
   std::printf("\nall folds pooled\n");
@@ -191,11 +195,65 @@ void runValidation(const TrainConfig& config) {
   std::printf("\nwrote %s: validation.json validation_pairs.csv\n", output.path().c_str());
 }
 
-void runTrain(const TrainConfig& config) {
-  OutputFolder output(config.output_dir);
+std::string valuesText(const std::map<std::string, std::string>& values) {
+  std::string text;
+  for (const auto& [key, value] : values) text += (text.empty() ? "" : ", ") + key + " " + value;
+  return text;
+}
+
+// The `select:` section: leave-one-area-out validation over the search space (training images only),
+// its table printed; returns the settings to train with and the table as JSON.
+std::pair<TrainConfig, Json> runSelection(const TrainConfig& config) {
+  const SelectionSpace& space = *config.select;
+  const std::vector<std::string> areas = trainingAreas(config);
+  std::printf("choosing settings (select:): coordinate search over %zu settings, %d sweep%s; each candidate trained "
+              "%zu times, leaving out each training area (the holdout images are not read)\n",
+              space.keys.size(), space.sweeps, space.sweeps == 1 ? "" : "s", areas.size());
+  Progress progress("selection: ");
+  const SelectionResult result = selectSettings(
+      config, space,
+      [&](int candidate, const std::map<std::string, std::string>& values, const std::string& area,
+          const std::string& stage, long done, long total) {
+        progress.update("selection: candidate " + std::to_string(candidate) + " (" + valuesText(values) +
+                            "), without " + area + ": " + stage,
+                        done, total, "");
+      });
+  progress.finish();
+  std::printf("%-4s %-60s %10s %9s %9s %8s\n", "", "candidate", "cost ratio", "feasible", "MHD (px)", "seconds");
+  Json candidates = Json::array();
+  for (std::size_t i = 0; i < result.candidates.size(); ++i) {
+    const SelectionCandidate& c = result.candidates[i];
+    std::printf("%-4s %-60s %10.3f %9.2f %9.1f %8.0f\n", i == result.chosen ? "*" : "", valuesText(c.values).c_str(),
+                c.cost_ratio_mean, c.feasible_share, c.mhd_mean_px, c.seconds);
+    Json by_area = Json::object();
+    for (const auto& [area, ratio] : c.area_cost_ratio) by_area[area] = ratio;
+    candidates.push_back({{"values", c.values}, {"cost_ratio_mean", c.cost_ratio_mean},
+                          {"feasible_share", c.feasible_share}, {"mhd_mean_px", c.mhd_mean_px},
+                          {"area_cost_ratio", by_area}, {"seconds", c.seconds}});
+  }
+  std::printf("chosen (*): %s\n\n", valuesText(result.candidates[result.chosen].values).c_str());
+  TrainConfig chosen = config;
+  static_cast<PipelineSettings&>(chosen) = result.settings;
+  Json space_json = Json::object();
+  for (const SelectionKey& key : space.keys) space_json[key.name] = key.values;
+  const Json selection = {{"procedure", "coordinate search from each key's first value, keys in order, " +
+                                            std::to_string(space.sweeps) + " sweep(s); score: learned mean cost "
+                                            "ratio pooled over leave-one-training-area-out folds"},
+                          {"areas", areas},
+                          {"space", space_json},
+                          {"candidates", candidates},
+                          {"chosen", result.candidates[result.chosen].values}};
+  return {chosen, selection};
+}
+
+void runTrain(const TrainConfig& given) {
+  OutputFolder output(given.output_dir);
   std::printf("mmp train %s: behaviour '%s' (preferred class %s), %zu training and %zu holdout images\n",
-              config.source.c_str(), config.behaviour.name.c_str(), config.behaviour.preferred_name.c_str(),
-              config.train.size(), config.holdout.size());
+              given.source.c_str(), given.behaviour.name.c_str(), given.behaviour.preferred_name.c_str(),
+              given.train.size(), given.holdout.size());
+  Json selection;
+  TrainConfig config = given;
+  if (given.select) std::tie(config, selection) = runSelection(given);
   const RunResult run = runPipeline(config);
   printTraining(run, config);
   const TrainingReport& report = run.trained.report;
@@ -253,6 +311,7 @@ void runTrain(const TrainConfig& config) {
   metrics["impassable_cost"] = impassableCost(config);
   metrics["classifier_cost_scale"] = run.classifier ? run.classifier->cost_scale : std::numeric_limits<double>::quiet_NaN();
   metrics["regions"] = regions_json;
+  if (config.select) metrics["selection"] = selection;
   metrics["trace_value"] = report.trace_value;
   metrics["trace"] = traceJson(report);
   writeFileAtomically(output.file("metrics.json"), jsonText(metrics) + "\n");
@@ -288,8 +347,8 @@ void addTrainCommand(CLI::App& app) {
   cmd->add_option("--threads", options->threads, "threads for the batch learner's oracle calls (0 = all cores)")
       ->check(CLI::Range(0, 256));
   cmd->add_flag("--validate", options->validate,
-                "leave each training image out in turn: train on the others, score on it (holdout images unused); "
-                "writes validation.json instead of a model");
+                "leave each training area (each image without 'area') out in turn: train on the others, score on it "
+                "(holdout images unused); writes validation.json instead of a model");
   cmd->callback([options] { runTrainCommand(*options); });
 }
 

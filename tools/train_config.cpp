@@ -5,6 +5,9 @@
 
 #include <mmp/core/error.hpp>
 
+#include <glob.h>
+
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -104,50 +107,141 @@ FrameSettings parseFrame(const ConfigNode& item) {
   return frame;
 }
 
+// Why `path` is not a readable file, or "" if it is one.
+std::string fileProblem(const std::string& path) {
+  std::error_code error;
+  if (fs::is_regular_file(path, error)) return "";
+  return error && error != std::errc::no_such_file_or_directory ? error.message()
+         : fs::exists(path, error)                               ? "not a file"
+                                                                 : "not found";
+}
+
+// The files matching a glob pattern (`*`, `?`, `[...]`), in byte order of their paths.
+std::vector<std::string> matchingFiles(const std::string& pattern) {
+  glob_t found{};
+  const int status = glob(pattern.c_str(), GLOB_ERR, nullptr, &found);
+  std::vector<std::string> files;
+  if (status == 0) {
+    for (std::size_t i = 0; i < found.gl_pathc; ++i) {
+      if (fileProblem(found.gl_pathv[i]).empty()) files.emplace_back(found.gl_pathv[i]);
+    }
+  }
+  globfree(&found);
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// `text` with every "{stem}" replaced by `image_stem`.
+std::string withStem(std::string text, const std::string& image_stem) {
+  for (std::size_t at = text.find("{stem}"); at != std::string::npos; at = text.find("{stem}", at + image_stem.size())) {
+    text.replace(at, 6, image_stem);
+  }
+  return text;
+}
+
+// One region from an entry: `image` is the image file's path, already resolved (base applies to the others).
+RegionSpec parseRegion(const ConfigNode& item, const std::string& where, const std::string& image, bool training,
+                       const std::string& base) {
+  RegionSpec r;
+  r.where = where;
+  r.frame = parseFrame(item);
+  r.area = item.text("area", "");
+  if (item.has("synthetic")) {
+    if (item.has("labels")) item.fail("labels", "a synthetic scene brings its own labels");
+    r.synthetic = parseSynthetic(item.child("synthetic"));
+    r.name = "synthetic-" + std::to_string(r.synthetic->seed);
+    if (item.has("demonstrations")) item.fail("demonstrations", "not available for synthetic scenes (they are generated from the labels)");
+    return r;
+  }
+  const std::string image_stem = stem(image);
+  for (const char* file_key : {"image", "labels", "demonstrations"}) {
+    const std::string key = file_key;
+    if (key != "image" && !item.has(key)) continue;
+    const std::string path = key == "image" ? image : resolve(withStem(item.text(key, ""), image_stem), base);
+    if (const std::string problem = fileProblem(path); !problem.empty()) {
+      item.fail(key == "image" && item.has("images") ? "images" : key,
+                "file '" + path + "': " + problem +
+                    (base.empty() ? std::string() : " (relative paths start at '" + base + "')"));
+    }
+    (key == "image" ? r.image : key == "labels" ? r.labels : r.demonstrations_file) = path;
+  }
+  r.name = image_stem;
+  if (!r.demonstrations_file.empty()) r.demonstrations = readDemonstrationFile(r.demonstrations_file);
+  if (training && r.labels.empty() && r.demonstrations_file.empty()) {
+    item.fail("", "a training image needs 'labels' (demonstrations are then generated from the behaviour) or "
+                  "'demonstrations' (a CSV or YAML file of paths)");
+  }
+  if (!training && r.labels.empty()) {
+    item.fail("labels", "required: a holdout image is scored against reference paths planned on its labels");
+  }
+  return r;
+}
+
+// Each entry is one image (`image`), every image a pattern matches (`images`, with `{stem}` in
+// `labels` and `demonstrations` standing for each image's file stem), or a synthetic scene.
 std::vector<RegionSpec> parseRegions(const ConfigNode& config, const std::string& key, bool training,
                                      const std::string& base) {
   std::vector<RegionSpec> regions;
   for (const ConfigNode& item : config.items(key)) {
-    if (training) item.expectKeys({"image", "labels", "demonstrations", "synthetic", "resolution", "origin", "crs"});
-    else item.expectKeys({"image", "labels", "synthetic", "resolution", "origin", "crs"});
-    RegionSpec r;
-    r.where = item.path();
-    r.frame = parseFrame(item);
-    if (item.has("synthetic") == item.has("image")) {
-      item.fail("", "give either 'image' (a file, with 'labels'" + std::string(training ? " or 'demonstrations'" : "") +
-                        ") or 'synthetic' (a generated scene), not both or neither");
+    std::vector<std::string> keys = {"image", "images", "area", "labels", "synthetic", "resolution", "origin", "crs"};
+    if (training) keys.push_back("demonstrations");
+    item.expectKeys(keys);
+    const int sources = (item.has("image") ? 1 : 0) + (item.has("images") ? 1 : 0) + (item.has("synthetic") ? 1 : 0);
+    if (sources != 1) {
+      item.fail("", "give one of 'image' (a file, with 'labels'" + std::string(training ? " or 'demonstrations'" : "") +
+                        "), 'images' (a file pattern such as tiles/area3_*.jpg, with labels: masks/{stem}.png) or "
+                        "'synthetic' (a generated scene)");
     }
-    if (item.has("synthetic")) {
-      if (item.has("labels")) item.fail("labels", "a synthetic scene brings its own labels");
-      r.synthetic = parseSynthetic(item.child("synthetic"));
-      r.name = "synthetic-" + std::to_string(r.synthetic->seed);
-      if (item.has("demonstrations")) item.fail("demonstrations", "not available for synthetic scenes (they are generated from the labels)");
-    } else {
-      for (const char* file_key : {"image", "labels", "demonstrations"}) {
-        if (!item.has(file_key)) continue;
-        const std::string path = resolve(item.text(file_key, ""), base);
-        std::error_code error;
-        if (!fs::is_regular_file(path, error)) {
-          const std::string reason = error && error != std::errc::no_such_file_or_directory ? error.message()
-                                     : fs::exists(path, error) ? "not a file" : "not found";
-          item.fail(file_key, "file '" + path + "': " + reason +
-                                  (base.empty() ? std::string() : " (relative paths start at '" + base + "')"));
-        }
-        (std::string(file_key) == "image" ? r.image : std::string(file_key) == "labels" ? r.labels : r.demonstrations_file) = path;
-      }
-      r.name = stem(r.image);
-      if (!r.demonstrations_file.empty()) r.demonstrations = readDemonstrationFile(r.demonstrations_file);
-      if (training && r.labels.empty() && r.demonstrations_file.empty()) {
-        item.fail("", "a training image needs 'labels' (demonstrations are then generated from the behaviour) or "
-                      "'demonstrations' (a CSV or YAML file of paths)");
-      }
-      if (!training && r.labels.empty()) {
-        item.fail("labels", "required: a holdout image is scored against reference paths planned on its labels");
+    if (!item.has("images")) {
+      regions.push_back(parseRegion(item, item.path(), resolve(item.text("image", ""), base), training, base));
+      continue;
+    }
+    const std::string pattern = item.text("images", "");
+    if (item.has("synthetic")) item.fail("synthetic", "not with 'images'");
+    for (const char* file_key : {"labels", "demonstrations"}) {
+      if (item.has(file_key) && item.text(file_key, "").find("{stem}") == std::string::npos) {
+        item.fail(file_key, "with 'images', name each image's file through {stem}, e.g. masks/{stem}.png");
       }
     }
-    regions.push_back(std::move(r));
+    const std::vector<std::string> files = matchingFiles(resolve(pattern, base));
+    if (files.empty()) {
+      item.fail("images", "no file matches '" + resolve(pattern, base) + "'" +
+                              (base.empty() ? std::string() : " (relative paths start at '" + base + "')"));
+    }
+    for (const std::string& file : files) {
+      regions.push_back(parseRegion(item, item.path() + " (" + stem(file) + ")", file, training, base));
+    }
   }
   return regions;
+}
+
+// The `select:` section; every value is tried on the settings here, so a bad one fails at load time.
+SelectionSpace parseSelection(const ConfigNode& node, const PipelineSettings& settings) {
+  node.expectKeys({"sweeps", "space"});
+  SelectionSpace space;
+  space.sweeps = static_cast<int>(node.integer("sweeps", space.sweeps, 1, 100));
+  if (!node.has("space")) node.fail("space", "required: a map of setting -> list of values to try");
+  const ConfigNode s = node.child("space");
+  std::vector<std::string> known;
+  for (const auto& [name, what] : selectionKeys()) known.push_back(name);
+  s.expectKeys(known);
+  for (const std::string& key : s.keys()) {
+    SelectionKey k{key, s.texts(key, {})};
+    if (k.values.empty()) s.fail(key, "list at least one value");
+    for (std::size_t i = 0; i < k.values.size(); ++i) {
+      PipelineSettings check = settings;
+      try {
+        applySetting(check, key, k.values[i]);
+        validate(check);
+      } catch (const Error& e) {
+        const std::string what = e.what();
+        s.fail(key + "[" + std::to_string(i) + "]", what.substr(what.rfind(": ") + 2));
+      }
+    }
+    space.keys.push_back(std::move(k));
+  }
+  if (space.keys.empty()) node.fail("space", "name at least one setting");
+  return space;
 }
 
 }  // namespace
@@ -193,7 +287,7 @@ Behaviour parseBehaviour(const ConfigNode& node, const std::vector<LabelClass>& 
 TrainConfig loadTrainConfig(const std::string& path, const std::string& data_root_flag, const std::string& output_flag) {
   const ConfigNode config = ConfigNode::load(path);
   config.expectKeys({"data_root", "output_dir", "classes", "behaviour", "train", "holdout", "features",
-                     "demonstrations", "loss", "learner", "evaluation", "classifier"});
+                     "demonstrations", "loss", "learner", "evaluation", "classifier", "select"});
   TrainConfig c;
   c.source = path;
   c.data_root = resolveDataRoot(data_root_flag, config);
@@ -284,6 +378,7 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
   c.classifier.cost_scales = k.numbers("cost_scales", c.classifier.cost_scales, 1e-6, 1e6);
   if (c.classifier.cost_scales.empty()) k.fail("cost_scales", "list at least one cost scale > 0");
   validate(c);  // what the settings must satisfy together, as for any caller of the library
+  if (config.has("select")) c.select = parseSelection(config.child("select"), c);
   return c;
 }
 

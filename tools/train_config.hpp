@@ -8,7 +8,12 @@
 //   holdout:   [{image: .., labels: ..} | {synthetic: {seed: 9}}]
 //              an image entry may add resolution: 0.3, origin: [x, y], crs: EPSG:32640 when the file
 //              has no georeference (then demonstrations may be in world coordinates: path_files.hpp)
+//              or many: {images: tiles/area3_*.jpg, labels: "masks/{stem}.png", area: area3}; images of
+//              one `area` are left out together in validation and may not be both trained on and held out
 //   features, demonstrations, loss, learner, evaluation, classifier: see the configs/ files.
+//   select:    {sweeps: 1, space: {learner.costs: [linear, exponential], loss.scale: [1, 3], ...}}
+//              settings chosen by leave-one-area-out validation (maps/settings_selection.hpp)
+//   base:      another config this one starts from (config.hpp)
 //
 // The settings land in a PipelineSettings (maps/pipeline_settings.hpp, whose defaults apply to every
 // key left out); demonstration files are read here (demonstration_file.hpp).
@@ -20,7 +25,9 @@
 #include "config.hpp"
 
 #include <mmp/maps/pipeline_settings.hpp>
+#include <mmp/maps/settings_selection.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +37,7 @@ namespace mmp::tools {
 struct TrainConfig : PipelineSettings {
   std::string data_root;
   std::string output_dir;
+  std::optional<SelectionSpace> select;  ///< the `select:` section, if any
 };
 
 /// Reads and validates a train config.  data_root_flag / output_flag override the file when not

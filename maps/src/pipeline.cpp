@@ -328,9 +328,18 @@ RunResult trainAndEvaluate(const PipelineSettings& settings, const StageCallback
   return run;
 }
 
+std::vector<std::string> trainingAreas(const PipelineSettings& settings) {
+  std::vector<std::string> areas;
+  for (const RegionSpec& spec : settings.train) {
+    if (std::find(areas.begin(), areas.end(), spec.areaName()) == areas.end()) areas.push_back(spec.areaName());
+  }
+  return areas;
+}
+
 PipelineSettings validationFold(const PipelineSettings& settings, int index) {
-  if (settings.train.size() < 2) {
-    throw InvalidArgument(prefix(settings) + "validation needs at least two training images");
+  const std::vector<std::string> areas = trainingAreas(settings);
+  if (areas.size() < 2) {
+    throw InvalidArgument(prefix(settings) + "validation needs training images of at least two areas");
   }
   for (const RegionSpec& spec : settings.train) {
     if (!spec.hasLabels()) {
@@ -339,8 +348,11 @@ PipelineSettings validationFold(const PipelineSettings& settings, int index) {
     }
   }
   PipelineSettings fold = settings;
-  fold.train.erase(fold.train.begin() + index);
-  fold.holdout = {settings.train[static_cast<std::size_t>(index)]};
+  fold.train.clear();
+  fold.holdout.clear();
+  for (const RegionSpec& spec : settings.train) {
+    (spec.areaName() == areas.at(static_cast<std::size_t>(index)) ? fold.holdout : fold.train).push_back(spec);
+  }
   return fold;
 }
 

@@ -33,6 +33,9 @@ void validate(const PipelineSettings& settings) {
       const bool same = (h.synthetic && t.synthetic && sameScene(*h.synthetic, *t.synthetic)) ||
                         (!h.image.empty() && !t.image.empty() && std::filesystem::equivalent(h.image, t.image, ignored));
       if (same) fail(h.where, "the same image as " + t.where + "; never train on a holdout image");
+      if (!h.area.empty() && h.area == t.area) {
+        fail(h.where, "area '" + h.area + "' is in training too (" + t.where + "); a holdout area is held out whole");
+      }
     }
   }
   if (!settings.class_context_px.empty() && !settings.class_scores) {

@@ -8,6 +8,8 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include <fstream>
+#include <set>
+#include <yaml-cpp/yaml.h>
 
 using namespace mmp;
 using namespace mmp::tools;
@@ -161,9 +163,80 @@ TEST_CASE("train config errors name the key path and what is valid") {
   }
 }
 
-TEST_CASE("every shipped train config loads") {
-  for (const char* name : {"demo", "demo_hide_in_vegetation", "follow_road", "hide_in_vegetation"}) {
+TEST_CASE("every shipped train config loads, and the behaviours share every setting but the behaviour") {
+  for (const char* name : {"demo", "demo_hide_in_vegetation", "follow_road", "hide_in_vegetation", "cross_country", "amphibious"}) {
     CAPTURE(name);
     CHECK_NOTHROW(loadTrainConfig(std::string(MMP_SOURCE_DIR) + "/configs/" + name + ".yaml"));
   }
+  for (const char* name : {"follow_road", "hide_in_vegetation", "cross_country", "amphibious"}) {
+    CAPTURE(name);
+    const YAML::Node own = YAML::LoadFile(std::string(MMP_SOURCE_DIR) + "/configs/" + name + ".yaml");
+    std::set<std::string> keys;
+    for (const auto& entry : own) keys.insert(entry.first.Scalar());
+    CHECK(keys == std::set<std::string>{"base", "output_dir", "behaviour"});
+    CHECK(own["base"].Scalar() == "dubai_whole_area.yaml");
+  }
+}
+
+TEST_CASE("base: a config starts from another, maps merged key by key") {
+  test::TempDir dir;
+  write(dir, minimalConfig() + "loss: {scale: 3, radius_px: 50}\nlearner: {kind: online}\n", "base.yaml");
+  const TrainConfig c = loadTrainConfig(write(dir, "base: base.yaml\nloss: {scale: 2}\n"));
+  CHECK(c.loss.scale == 2.0);         // replaced
+  CHECK(c.loss.radius_px == 50.0);    // kept from the base
+  CHECK(c.learner.kind == LearnerKind::Online);
+  CHECK(c.output_dir == "out/config");  // named after the file run, not the base
+  CHECK(errorOf(write(dir, "base: missing.yaml\n")).find("cannot read config file '" + dir.file("missing.yaml") + "' (the base of") !=
+        std::string::npos);
+  write(dir, "base: loop_b.yaml\n", "loop_a.yaml");
+  write(dir, "base: loop_a.yaml\n", "loop_b.yaml");
+  CHECK(errorOf(dir.file("loop_a.yaml")).find("is already in this chain of bases") != std::string::npos);
+}
+
+TEST_CASE("images: a pattern brings every matching image, labels found through {stem}, in one area") {
+  test::TempDir dir;
+  const cv::Mat image(64, 64, CV_8UC3, cv::Scalar(40, 80, 120)), labels(64, 64, CV_8UC1, cv::Scalar(1));
+  for (const char* stem : {"north_2", "north_1", "south_1"}) {
+    REQUIRE(cv::imwrite(dir.file(std::string(stem) + ".png"), image));
+    std::filesystem::create_directories(dir.file("masks"));
+    REQUIRE(cv::imwrite(dir.file("masks/" + std::string(stem) + ".png"), labels));
+  }
+  const std::string behaviour = "behaviour: {name: b, preferred: Road, costs: {Road: 1, Land: 5, Vegetation: 5, Water: inf, Building: 10}}\n";
+  const TrainConfig c = loadTrainConfig(write(dir, behaviour +
+      "train:\n  - {area: north, images: \"north_*.png\", labels: \"masks/{stem}.png\"}\n"
+      "holdout:\n  - {area: south, image: south_1.png, labels: masks/south_1.png}\n"));
+  REQUIRE(c.train.size() == 2);
+  CHECK(c.train[0].name == "north_1");  // in file-name order
+  CHECK(c.train[1].name == "north_2");
+  CHECK(c.train[1].labels == dir.file("masks/north_2.png"));
+  CHECK(c.train[1].area == "north");
+  CHECK(c.train[1].where == "train[0] (north_2)");
+  CHECK(c.holdout[0].area == "south");
+  const auto error = [&](const std::string& train) {
+    return errorOf(write(dir, behaviour + "train:\n  - " + train + "\nholdout:\n  - {image: south_1.png, labels: masks/south_1.png}\n"));
+  };
+  CHECK(error("{images: \"west_*.png\", labels: \"masks/{stem}.png\"}").find("train[0].images: no file matches") != std::string::npos);
+  CHECK(error("{images: \"north_*.png\", labels: masks/north_1.png}").find("train[0].labels: with 'images', name each image's file through {stem}") !=
+        std::string::npos);
+  CHECK(error("{images: \"north_*.png\", labels: \"{stem}.jpg\"}").find("train[0].labels: file '" + dir.file("north_1.jpg") + "': not found") !=
+        std::string::npos);
+  CHECK(error("{image: north_1.png, images: \"north_*.png\"}").find("give one of 'image'") != std::string::npos);
+  CHECK(errorOf(write(dir, behaviour + "train:\n  - {area: south, images: \"north_*.png\", labels: \"masks/{stem}.png\"}\n"
+                      "holdout:\n  - {area: south, image: south_1.png, labels: masks/south_1.png}\n"))
+            .find("holdout[0]: area 'south' is in training too") != std::string::npos);
+}
+
+TEST_CASE("select: the search space is checked key by key when the config loads") {
+  test::TempDir dir;
+  const TrainConfig c = loadTrainConfig(write(dir, minimalConfig() + "select: {space: {learner.costs: [linear, exponential], loss.scale: [1, 3]}}\n"));
+  REQUIRE(c.select);
+  REQUIRE(c.select->keys.size() == 2);
+  CHECK(c.select->keys[0].name == "learner.costs");
+  CHECK(c.select->keys[1].values == std::vector<std::string>{"1", "3"});
+  CHECK(errorOf(write(dir, minimalConfig() + "select: {space: {loss.scael: [1]}}\n")).find("select.space.loss.scael: unknown key; did you mean 'select.space.loss.scale'") !=
+        std::string::npos);
+  CHECK(errorOf(write(dir, minimalConfig() + "select: {space: {loss.scale: [1, -2]}}\n"))
+            .find("select.space.loss.scale[1]: expected a number in") != std::string::npos);
+  CHECK(errorOf(write(dir, minimalConfig() + "select: {space: {}}\n")).find("select.space: name at least one setting") !=
+        std::string::npos);
 }

@@ -15,7 +15,7 @@
 //                         for plain planning is calibrated on the demonstrations
 //   3. trainBaseline      the per-pixel classifier baseline (classifier_baseline.hpp)
 //   4. evaluateHoldout    reference paths on a holdout image and every method's plans, scored
-// validationFold() makes the settings that leave one training image out, for choosing settings
+// validationFold() makes the settings that leave one training area out, for choosing settings
 // without the holdout images.
 //
 // A run's result depends only on its settings and seeds: the same weights, bit for bit, from run to
@@ -124,9 +124,12 @@ struct RunResult {
 };
 RunResult trainAndEvaluate(const PipelineSettings& settings, const StageCallback& progress = {});
 
-/// The settings that train on every training image but `index` and score on that one (the holdout
-/// images unused).  Throws mmp::InvalidArgument if there are fewer than two training images or one
-/// has no labels to score against.
+/// The areas of the training images (RegionSpec::areaName), in the order they first appear.
+std::vector<std::string> trainingAreas(const PipelineSettings& settings);
+
+/// The settings that train on the training images of every area but trainingAreas()[index] and score
+/// on that area's images (the holdout images unused).  Throws mmp::InvalidArgument if the training
+/// images show fewer than two areas or one has no labels to score against.
 PipelineSettings validationFold(const PipelineSettings& settings, int index);
 
 /// With loss.by_class, the loss factor of each cell of a labelled training region: how dear its class

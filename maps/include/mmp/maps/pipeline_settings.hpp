@@ -56,6 +56,9 @@ struct PixelPath {
 struct RegionSpec {
   std::string name;            ///< the image's file stem, or "synthetic-<seed>"
   std::string where;           ///< where it was declared, for messages (e.g. "train[0]")
+  /// The area the image shows (e.g. "tile3": one city district cut into parts); images of one area
+  /// are held out together and left out together in validation.  "" = an area of its own.
+  std::string area;
   std::string image;           ///< image file ("" for synthetic)
   FrameSettings frame;         ///< the image's world frame if the file has no georeference
   std::string labels;          ///< label mask file, "" if none
@@ -63,6 +66,8 @@ struct RegionSpec {
   std::vector<PixelPath> demonstrations;  ///< demonstrated paths; none: generated from the labels
   std::optional<SyntheticSceneParams> synthetic;
   bool hasLabels() const { return synthetic.has_value() || !labels.empty(); }
+  /// area, or the image's name if it has none.
+  const std::string& areaName() const { return area.empty() ? name : area; }
   bool hasDemonstrations() const { return !demonstrations_file.empty() || !demonstrations.empty(); }
 
   /// A generated scene (makeSyntheticScene) with seed `seed` and default parameters.
@@ -148,7 +153,7 @@ struct PipelineSettings {
 
 /// Throws mmp::ConfigError, naming the setting (as "loss.impassable_factor") after settings.source,
 /// if the settings do not fit together: no training image; a holdout image that is also a training
-/// image; class_context_px without class_scores; impassable_factor != 1 without loss.by_class; the
+/// image, or of an area (RegionSpec::area) that training uses; class_context_px without class_scores; impassable_factor != 1 without loss.by_class; the
 /// class-score layer or the class-weighted loss with a training image that has no labels.
 /// loadTrainingData (and so trainAndEvaluate) calls it first.
 void validate(const PipelineSettings& settings);

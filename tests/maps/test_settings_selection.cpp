@@ -1,0 +1,154 @@
+// Leave-one-area-out validation and the settings selection (maps/settings_selection.hpp) on small
+// synthetic scenes and on scenes written to files.
+#include "maps/maps_support.hpp"
+
+#include <mmp/core/error.hpp>
+#include <mmp/maps/pipeline.hpp>
+#include <mmp/maps/settings_selection.hpp>
+
+#include <doctest/doctest.h>
+#include <opencv2/imgcodecs.hpp>
+
+#include <filesystem>
+#include <limits>
+#include <set>
+
+using namespace mmp;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+RegionSpec scene(std::uint64_t seed, const std::string& area) {
+  RegionSpec r = RegionSpec::scene(seed);
+  r.synthetic->rows = r.synthetic->cols = 160;
+  r.synthetic->roads = 3;
+  r.synthetic->buildings = 10;
+  r.area = area;
+  return r;
+}
+
+// A scene written to image and label files, as a user's imagery would be.
+RegionSpec sceneFiles(std::uint64_t seed, const test::TempDir& dir) {
+  SyntheticSceneParams p;
+  p.seed = seed;
+  p.rows = p.cols = 160;
+  const SyntheticScene s = makeSyntheticScene(p);
+  RegionSpec r;
+  r.name = "scene" + std::to_string(seed);
+  r.where = "holdout (" + r.name + ")";
+  r.image = dir.file(r.name + ".png");
+  r.labels = dir.file(r.name + "_labels.png");
+  REQUIRE(cv::imwrite(r.image, s.image));
+  REQUIRE(cv::imwrite(r.labels, s.labels));
+  return r;
+}
+
+// Four training scenes in two areas, a small fast learner.
+PipelineSettings twoAreaSettings() {
+  PipelineSettings s;
+  s.behaviour = Behaviour::make("follow_road", s.classes,
+                                {{"Road", 1}, {"Land", 6}, {"Vegetation", 8}, {"Water", kInf}, {"Building", 40}}, "Road");
+  s.train = {scene(1, "east"), scene(2, "west"), scene(3, "east"), scene(4, "west")};
+  s.holdout = {scene(9, "north")};
+  s.features.blur_sigmas = {0, 8};
+  s.features.texture_windows = {7};
+  s.features.bins = 5;
+  s.features.complements = false;
+  s.demonstrations = {4, 80.0, 1};
+  s.learner.kind = LearnerKind::Batch;
+  s.learner.batch.stop.max_iterations = 15;
+  s.learner.batch.steps = StepSchedule::constant(1.0);
+  s.learner.batch.threads = 1;
+  s.evaluation.pairs = 6;
+  s.evaluation.min_separation_px = 80;
+  s.classifier.enabled = false;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("validation folds leave a whole area out: its images are scored, never trained on") {
+  const PipelineSettings s = twoAreaSettings();
+  REQUIRE(trainingAreas(s) == std::vector<std::string>{"east", "west"});
+  const PipelineSettings fold = validationFold(s, 1);
+  REQUIRE(fold.train.size() == 2);
+  REQUIRE(fold.holdout.size() == 2);
+  for (const RegionSpec& r : fold.train) CHECK(r.area == "east");
+  for (const RegionSpec& r : fold.holdout) CHECK(r.area == "west");
+
+  PipelineSettings one_area = s;
+  for (RegionSpec& r : one_area.train) r.area = "east";
+  CHECK_THROWS_WITH_AS(validationFold(one_area, 0), doctest::Contains("at least two areas"), InvalidArgument);
+  PipelineSettings no_areas = s;  // without areas every image is an area of its own
+  for (RegionSpec& r : no_areas.train) r.area.clear();
+  CHECK(trainingAreas(no_areas).size() == 4);
+
+  PipelineSettings overlap = s;
+  overlap.holdout[0].area = "west";
+  CHECK_THROWS_WITH_AS(validate(overlap), doctest::Contains("area 'west' is in training too"), ConfigError);
+}
+
+TEST_CASE("applySetting sets each key of the search space and names what is valid") {
+  PipelineSettings s = twoAreaSettings();
+  applySetting(s, "learner.kind", "online");
+  CHECK(s.learner.kind == LearnerKind::Online);
+  applySetting(s, "learner.costs", "exponential");
+  CHECK(s.learner.costs == CostForm::Exponential);
+  applySetting(s, "learner.lambda", "0.25");
+  CHECK(s.learner.online.lambda == 0.25);
+  CHECK(s.learner.batch.lambda == 0.25);
+  applySetting(s, "learner.passes", "7");
+  CHECK(s.learner.passes() == 7);
+  applySetting(s, "loss.scale", "3");
+  CHECK(s.loss.scale == 3.0);
+  applySetting(s, "features.bins", "0");
+  CHECK(s.features.bins == 0);
+  CHECK(s.features.complements);
+  CHECK_THROWS_WITH_AS(applySetting(s, "learner.speed", "1"), doctest::Contains("unknown key 'learner.speed'; the search space may name learner.kind"),
+                       InvalidArgument);
+  CHECK_THROWS_WITH_AS(applySetting(s, "learner.costs", "cubic"), doctest::Contains("expected one of linear, exponential, got 'cubic'"),
+                       InvalidArgument);
+  CHECK_THROWS_WITH_AS(applySetting(s, "learner.passes", "2.5"), doctest::Contains("whole number"), InvalidArgument);
+  CHECK_THROWS_WITH_AS(applySetting(s, "loss.scale", "-1"), doctest::Contains("loss.scale: expected a number in"),
+                       InvalidArgument);
+}
+
+TEST_CASE("settings selection: coordinate search by leave-one-area-out validation, never reading a holdout image") {
+  test::TempDir dir;
+  PipelineSettings s = twoAreaSettings();
+  s.holdout = {sceneFiles(9, dir)};
+  SelectionSpace space;
+  space.keys = {{"learner.lambda", {"1e-4", "10"}}, {"loss.scale", {"1", "2"}}};
+  CHECK_THROWS_WITH_AS(selectSettings(s, {{{"loss.scale", {"1"}}, {"loss.scale", {"2"}}}}), doctest::Contains("given twice"),
+                       InvalidArgument);
+  CHECK_THROWS_WITH_AS(selectSettings(s, {{{"loss.scale", {"1", "x"}}}}), doctest::Contains("got 'x'"), InvalidArgument);
+
+  // The holdout files are gone: selection and training must not need them.
+  std::filesystem::remove(s.holdout[0].image);
+  std::filesystem::remove(s.holdout[0].labels);
+  std::set<std::string> left_out;
+  const SelectionResult result = selectSettings(
+      s, space, [&](int, const std::map<std::string, std::string>&, const std::string& area, const std::string&, long, long) {
+        left_out.insert(area);
+      });
+  CHECK(left_out == std::set<std::string>{"east", "west"});
+  // Start (1e-4, 1); then lambda 10; then loss scale 2 at the better lambda: three assignments.
+  REQUIRE(result.candidates.size() == 3);
+  CHECK(result.candidates[0].values == std::map<std::string, std::string>{{"learner.lambda", "1e-4"}, {"loss.scale", "1"}});
+  CHECK(result.candidates[1].values.at("learner.lambda") == "10");
+  CHECK(result.candidates[2].values.at("loss.scale") == "2");
+  for (const SelectionCandidate& c : result.candidates) {
+    CHECK(c.cost_ratio_mean >= 1.0);
+    CHECK(c.area_cost_ratio.size() == 2);
+    CHECK(result.candidates[result.chosen].cost_ratio_mean <= c.cost_ratio_mean);
+  }
+  // A lambda of 10 flattens the costs: the search must not prefer it to 1e-4 here.
+  CHECK(result.candidates[result.chosen].values.at("learner.lambda") == "1e-4");
+  const std::string chosen_lambda = result.candidates[result.chosen].values.at("learner.lambda");
+  CHECK(result.settings.learner.batch.lambda == std::stod(chosen_lambda));
+
+  const TrainingData training = loadTrainingData(result.settings);
+  const TrainedCostModel trained = train(training, result.settings);
+  CHECK(trained.model.weights().size() == training.stack.features());
+}
