@@ -70,8 +70,35 @@ YAML::Node loadWithBase(const std::string& path, std::vector<std::string> chain)
 
 }  // namespace
 
-ConfigNode ConfigNode::load(const std::string& path) {
-  return ConfigNode(loadWithBase(path, {}), path, "");
+ConfigNode ConfigNode::load(const std::string& path, const std::vector<std::string>& overrides) {
+  YAML::Node root = loadWithBase(path, {});
+  for (const std::string& assignment : overrides) {
+    const std::size_t equals = assignment.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      throw ConfigError("--set '" + assignment + "': expected KEY=VALUE, e.g. learner.online.epochs=50");
+    }
+    YAML::Node value;
+    try {
+      value = YAML::Load(assignment.substr(equals + 1));
+    } catch (const YAML::Exception& e) {
+      throw ConfigError("--set '" + assignment + "': the value is not YAML: " + e.what());
+    }
+    // Walk the dotted key down the maps (copies of YAML::Node share the node they refer to).
+    std::vector<YAML::Node> chain = {root};
+    std::stringstream parts(assignment.substr(0, equals));
+    std::vector<std::string> keys;
+    for (std::string key; std::getline(parts, key, '.');) keys.push_back(key);
+    for (std::size_t k = 0; k + 1 < keys.size(); ++k) {
+      YAML::Node next = chain.back()[keys[k]];
+      if (next.IsDefined() && !next.IsNull() && !next.IsMap()) {
+        throw ConfigError("--set '" + assignment + "': '" + keys[k] + "' is not a map in " + path);
+      }
+      if (!next.IsMap()) chain.back()[keys[k]] = YAML::Node(YAML::NodeType::Map);
+      chain.push_back(chain.back()[keys[k]]);
+    }
+    chain.back()[keys.back()] = value;
+  }
+  return ConfigNode(root, path, "");
 }
 
 ConfigNode::ConfigNode(YAML::Node node, std::string file, std::string path)

@@ -18,8 +18,9 @@ class ConfigNode {
   /// Loads a YAML file; throws mmp::ConfigError naming the file on a parse error.  A top-level
   /// `base: FILE` (relative to this file) starts from that config: this file's keys are laid over
   /// it, maps merged key by key, anything else replaced; bases may have bases, not in a cycle.
-  /// Errors name this file, and keys keep their paths.
-  static ConfigNode load(const std::string& path);
+  /// Errors name this file, and keys keep their paths.  Each override "a.b=VALUE" (the command
+  /// line's --set) then sets key b of map a to the YAML VALUE; `null` removes a setting.
+  static ConfigNode load(const std::string& path, const std::vector<std::string>& overrides = {});
   ConfigNode(YAML::Node node, std::string file, std::string path);
 
   const std::string& file() const { return file_; }

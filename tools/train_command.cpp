@@ -29,6 +29,7 @@ struct TrainOptions {
   std::string config;
   std::string data_root;
   std::string output_dir;
+  std::vector<std::string> overrides;
   int threads = -1;
   bool validate = false;
 };
@@ -325,7 +326,7 @@ void runTrain(const TrainConfig& given) {
 
 // Runs train or --validate; on failure says that the output folder kept its previous contents.
 void runTrainCommand(const TrainOptions& options) {
-  TrainConfig config = loadTrainConfig(options.config, options.data_root, options.output_dir);
+  TrainConfig config = loadTrainConfig(options.config, options.data_root, options.output_dir, options.overrides);
   config.threads = options.threads;
   try {
     if (options.validate) runValidation(config);
@@ -344,6 +345,10 @@ void addTrainCommand(CLI::App& app) {
   cmd->add_option("config", options->config, "YAML settings (see configs/demo.yaml)")->required();
   cmd->add_option("--data-root", options->data_root, "folder the config's image paths start from (default: $MMP_DATA_ROOT or the config's data_root)");
   cmd->add_option("--output-dir", options->output_dir, "where to write the model, panels and metrics (default: the config's output_dir)");
+  cmd->add_option("--set", options->overrides,
+                  "KEY=VALUE: change one setting of the config, e.g. --set features.class_scores=true (repeatable; "
+                  "VALUE is YAML, null removes the setting)")
+      ->allow_extra_args(false);
   cmd->add_option("--threads", options->threads, "threads for the batch learner's oracle calls (0 = all cores)")
       ->check(CLI::Range(0, 256));
   cmd->add_flag("--validate", options->validate,

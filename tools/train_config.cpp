@@ -284,8 +284,9 @@ Behaviour parseBehaviour(const ConfigNode& node, const std::vector<LabelClass>& 
   return {};
 }
 
-TrainConfig loadTrainConfig(const std::string& path, const std::string& data_root_flag, const std::string& output_flag) {
-  const ConfigNode config = ConfigNode::load(path);
+TrainConfig loadTrainConfig(const std::string& path, const std::string& data_root_flag, const std::string& output_flag,
+                            const std::vector<std::string>& overrides) {
+  const ConfigNode config = ConfigNode::load(path, overrides);
   config.expectKeys({"data_root", "output_dir", "classes", "behaviour", "train", "holdout", "features",
                      "demonstrations", "loss", "learner", "evaluation", "classifier", "select"});
   TrainConfig c;

@@ -41,10 +41,10 @@ struct TrainConfig : PipelineSettings {
 };
 
 /// Reads and validates a train config.  data_root_flag / output_flag override the file when not
-/// empty ($MMP_DATA_ROOT too, see resolveDataRoot).  Throws mmp::ConfigError naming the file, the key
+/// empty ($MMP_DATA_ROOT too, see resolveDataRoot); overrides are --set KEY=VALUE (ConfigNode::load).  Throws mmp::ConfigError naming the file, the key
 /// path and what is allowed.
 TrainConfig loadTrainConfig(const std::string& path, const std::string& data_root_flag = "",
-                            const std::string& output_flag = "");
+                            const std::string& output_flag = "", const std::vector<std::string>& overrides = {});
 
 /// Parses a behaviour map {name, preferred, costs} against declared classes (exposed for tests).
 Behaviour parseBehaviour(const ConfigNode& node, const std::vector<LabelClass>& classes);

@@ -186,6 +186,23 @@ TEST_CASE("base: a config starts from another, maps merged key by key") {
   CHECK(c.loss.radius_px == 50.0);    // kept from the base
   CHECK(c.learner.kind == LearnerKind::Online);
   CHECK(c.output_dir == "out/config");  // named after the file run, not the base
+  // --set, after the bases: a dotted key into the maps (made if missing), null removes a setting.
+  const TrainConfig set = loadTrainConfig(dir.file("config.yaml"), "", "", {"loss.scale=5", "learner=null", "demonstrations.seed=4"});
+  CHECK(set.loss.scale == 5.0);
+  CHECK(set.loss.radius_px == 50.0);
+  CHECK(set.learner.kind == LearnerKind::Batch);
+  CHECK(set.demonstrations.seed == 4);
+  const auto setError = [&](const std::string& assignment) {
+    try {
+      loadTrainConfig(dir.file("config.yaml"), "", "", {assignment});
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(setError("loss.scale").find("--set 'loss.scale': expected KEY=VALUE") != std::string::npos);
+  CHECK(setError("loss.scale.x=1").find("'scale' is not a map") != std::string::npos);
+  CHECK(setError("loss.scale=abc").find("loss.scale: expected a finite number") != std::string::npos);
   CHECK(errorOf(write(dir, "base: missing.yaml\n")).find("cannot read config file '" + dir.file("missing.yaml") + "' (the base of") !=
         std::string::npos);
   write(dir, "base: loop_b.yaml\n", "loop_a.yaml");
