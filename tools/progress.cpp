@@ -10,13 +10,20 @@ static double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-Progress::Progress(std::string label) : label_(std::move(label)), enabled_(::isatty(STDERR_FILENO) == 1) {}
+Progress::Progress(std::string label)
+    : label_(std::move(label)), enabled_(::isatty(STDERR_FILENO) == 1), last_line_(now()) {}
 
 Progress::~Progress() { finish(); }
 
 void Progress::update(long done, long total, const std::string& status) {
-  if (!enabled_) return;
   const double t = now();
+  if (!enabled_) {  // a log file: a plain line at most every 30 s, so long runs show they are alive
+    if (t - last_line_ < 30.0) return;
+    last_line_ = t;
+    std::fprintf(stderr, "%s %ld/%ld %s\n", label_.c_str(), done, total, status.c_str());
+    std::fflush(stderr);
+    return;
+  }
   if (done < total && t - last_draw_ < 0.1) return;
   last_draw_ = t;
   constexpr int kWidth = 30;
@@ -32,7 +39,7 @@ void Progress::update(const std::string& label, long done, long total, const std
   if (label != label_) {
     finish();
     label_ = label;
-    last_draw_ = -1.0;
+    last_draw_ = -1.0;  // a new bar draws at once; log lines keep their 30 s
   }
   update(done, total, status);
 }

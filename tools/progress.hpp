@@ -1,4 +1,4 @@
-// A one-line progress display on stderr, shown only when stderr is a terminal.
+// Progress on stderr: a one-line bar when stderr is a terminal, else a plain line at most every 30 s.
 #pragma once
 
 #include <string>
@@ -20,6 +20,7 @@ class Progress {
   bool enabled_;
   bool drawn_ = false;
   double last_draw_ = -1.0;
+  double last_line_;  // when not on a terminal: the last plain line
 };
 
 }  // namespace mmp::tools
