@@ -197,7 +197,6 @@ std::vector<RegionSpec> parseRegions(const ConfigNode& config, const std::string
       continue;
     }
     const std::string pattern = item.text("images", "");
-    if (item.has("synthetic")) item.fail("synthetic", "not with 'images'");
     for (const char* file_key : {"labels", "demonstrations"}) {
       if (item.has(file_key) && item.text(file_key, "").find("{stem}") == std::string::npos) {
         item.fail(file_key, "with 'images', name each image's file through {stem}, e.g. masks/{stem}.png");
