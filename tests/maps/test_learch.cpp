@@ -1,10 +1,11 @@
-// LEARCH (maps/learch.hpp) and its regression trees (maps/regression_tree.hpp), on hand-made terrain
-// whose true cost is an interaction of two features.
+// LEARCH (maps/learch.hpp) and its regression trees (maps/regression_tree.hpp): on hand-made terrain
+// whose true cost is an interaction of two features, and through the model file.
 #include "maps/maps_support.hpp"
 
 #include <mmp/core/error.hpp>
 #include <mmp/learners/batch_subgradient.hpp>
 #include <mmp/maps/learch.hpp>
+#include <mmp/maps/pipeline.hpp>
 #include <mmp/maps/regression_tree.hpp>
 #include <mmp/planning/grid_planner.hpp>
 #include <mmp/planning/path.hpp>
@@ -369,4 +370,100 @@ TEST_CASE("LEARCH stops before its costs leave their bounds, keeping the last go
   CHECK_THROWS_WITH_AS(bad.validate(), doctest::Contains("learch.max_cost_ratio"), InvalidArgument);
   CHECK_THROWS_WITH_AS(learch(examples.list, Eigen::VectorXd::Zero(2), settings),
                        doctest::Contains("the start has 2 weights, the maps 3 features"), InvalidArgument);
+}
+
+TEST_CASE("a LEARCH cost model: saved and loaded, tiled or not, the same costs within its bounds, and bad tree arrays refused by name") {
+  test::TempDir dir;
+  PipelineSettings config = test::syntheticSettings();
+  config.train = {test::scene(1, 160), test::scene(2, 160)};
+  config.demonstrations.per_region = 6;
+  const TrainingData data = loadTrainingData(config);
+  std::vector<std::unique_ptr<PathExample>> owned;
+  std::vector<const PathExample*> examples;
+  for (const Region& r : data.regions) {
+    for (const std::vector<int>& demo : r.demonstrations) {
+      owned.push_back(std::make_unique<PathExample>(r.map, demo, exampleParams(config)));
+      examples.push_back(owned.back().get());
+    }
+  }
+  LearchSettings settings;
+  settings.rounds = 6;
+  settings.threads = 1;
+  const LearchResult result = learch(examples, Eigen::VectorXd::Zero(data.stack.features()), settings);
+  REQUIRE(result.trees.size() == 6);
+  const CostModel model(data.stack, result.weights, result.trees, {{"learner", "learch"}});
+  CHECK(model.form() == CostForm::Exponential);
+
+  // On the training maps the model's costs are those LEARCH planned on; the bound holds every cost.
+  std::array<double, 2> range = {std::numeric_limits<double>::infinity(), 0.0};
+  for (const Region& r : data.regions) {
+    for (double c : model.costs(*r.map).costs) range = {std::min(range[0], c), std::max(range[1], c)};
+  }
+  CHECK(range[0] == result.rounds.back().lowest);
+  CHECK(range[1] == result.rounds.back().highest);
+  const std::array<double, 2> bounds = model.costBounds();
+  CHECK(bounds[0] <= range[0]);
+  CHECK(bounds[1] >= range[1]);
+
+  // Saved and loaded: the same trees and the same costs, tiled or not.
+  model.save(dir.file("learch.mmp"));
+  const CostModel loaded = CostModel::load(dir.file("learch.mmp"));
+  Model stored_a, stored_b;
+  model.trees().store(stored_a);
+  loaded.trees().store(stored_b);
+  CHECK(stored_a.arrays == stored_b.arrays);
+  CHECK(loaded.info().at("learner") == "learch");
+  const cv::Mat image = test::syntheticImage(96, 120, 11);
+  const CostGrid a = model.costs(image), b = loaded.costs(image);
+  CHECK(a.costs == b.costs);  // bit for bit
+  CHECK(loaded.costs(image, TileSettings{12, -1, 2}).costs == a.costs);
+  CHECK(loaded.costs(loaded.features().map(image)).costs == a.costs);
+  for (double c : a.costs) REQUIRE((c >= bounds[0] && c <= bounds[1]));
+  std::vector<double> linear_only;
+  model.features().map(image).costs(model.weights(), linear_only, CostForm::Exponential);
+  CHECK(a.costs != linear_only);  // the trees are applied
+
+  // A model without trees (a linear one, or one written before LEARCH) still loads, without trees.
+  config.learner.batch.stop.max_iterations = 3;
+  train(data, config).model.save(dir.file("linear.mmp"));
+  CHECK(CostModel::load(dir.file("linear.mmp")).trees().empty());
+
+  // Corrupted tree arrays (the checksum made to match): refused, naming the file and the fault.
+  const Model saved = loadModel(dir.file("learch.mmp"));
+  const std::size_t d = static_cast<std::size_t>(saved.weights.size());
+  auto refusal = [&](const std::function<void(Model&)>& corrupt) {
+    Model m = saved;
+    corrupt(m);
+    saveModel(dir.file("bad.mmp"), m);
+    try {
+      CostModel::load(dir.file("bad.mmp"));
+    } catch (const DataError& e) {
+      return std::string(e.what());
+    }
+    return std::string("loaded");
+  };
+  const std::string file = "'" + dir.file("bad.mmp") + "': ";
+  CHECK(refusal([&](Model& m) { m.arrays["trees.feature"][0] = static_cast<double>(d); }) ==
+        file + "array 'trees.feature' entry 0 (tree 0, node 0) is " + std::to_string(d) + "; expected an integer in [-1, " +
+            std::to_string(d) + ")");
+  const std::string loop = refusal([](Model& m) { m.arrays["trees.left"][0] = 0.0; });
+  CHECK(loop.find(file + "tree 0 (entries 0 to ") == 0);
+  CHECK(loop.find("tree node 0 has child 0; a child must come after its node") != std::string::npos);
+  CHECK(refusal([](Model& m) { m.arrays["trees.right"][0] = 0.5; })
+            .find("array 'trees.right' entry 0 (tree 0, node 0) is 0.5; expected an integer") != std::string::npos);
+  CHECK(refusal([](Model& m) { m.arrays["trees.nodes"][0] = 1e9; })
+            .find("array 'trees.nodes' entry 0 (tree 0's node count, with ") != std::string::npos);
+  CHECK(refusal([](Model& m) {
+          for (const char* name : {"trees.feature", "trees.left", "trees.right"}) m.arrays[name].push_back(-1.0);
+          for (const char* name : {"trees.threshold", "trees.value"}) m.arrays[name].push_back(0.0);
+        }).find("array 'trees.nodes' counts ") != std::string::npos);
+  CHECK(refusal([](Model& m) { m.arrays["trees.threshold"].pop_back(); })
+            .find("array 'trees.threshold' has ") != std::string::npos);
+  CHECK(refusal([](Model& m) { m.arrays.erase("trees.value"); })
+            .find(file + "the model has some trees.* arrays but not 'trees.value'") == 0);
+  CHECK(refusal([](Model& m) { m.arrays["trees.steps"][1] = -0.5; })
+            .find("array 'trees.steps' entry 1 is -0.5; a tree's step must be > 0") != std::string::npos);
+  CHECK(refusal([](Model& m) { m.settings["costs"] = "linear"; })
+            .find("it holds 6 trees (a LEARCH log-cost) but setting 'costs' is 'linear'") != std::string::npos);
+  CHECK(refusal([](Model&) {}) == "loaded");
 }

@@ -31,6 +31,7 @@
 //   LearchSettings s;
 //   s.rounds = 30;
 //   const LearchResult r = learch(examples, Eigen::VectorXd::Zero(d), s);  // from uniform costs
+//   CostModel model(stack, r.weights, r.trees);                            // cost_model.hpp
 //
 // The result depends only on the examples, the start and the settings (not on the thread count).
 #pragma once
