@@ -8,7 +8,10 @@
 //   holdout:   [{image: .., labels: ..} | {synthetic: {seed: 9}}]
 //              an image entry may add resolution: 0.3, origin: [x, y], crs: EPSG:32640 when the file
 //              has no georeference (then demonstrations may be in world coordinates: path_files.hpp)
-//   features, demonstrations, loss, learner, evaluation, classifier: see the configs/ files.
+//   features, demonstrations, loss, learner, evaluation, classifier: see the configs/ files; and
+//   learner: {kind: learch, learch: {rounds: 30, step: 0.5, depth: 3, min_leaf_samples: 10,
+//             samples: 20000, max_cost_ratio: 1e6, seed: 1, start: uniform | batch | online}}
+//             (maps/learch.hpp; start batch / online: from that linear learner's weights)
 //
 // The settings land in a PipelineSettings (maps/pipeline_settings.hpp, whose defaults apply to every
 // key left out); demonstration files are read here (demonstration_file.hpp).

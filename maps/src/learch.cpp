@@ -97,7 +97,8 @@ void LearchSettings::validate() const {
 std::string LearchSettings::describe() const {
   std::ostringstream s;
   s << rounds << " rounds, step " << step << " / sqrt(t), depth " << depth << ", " << min_leaf_samples
-    << " cells a leaf, " << samples << " cells a round, max cost ratio " << max_cost_ratio;
+    << " cells a leaf, " << samples << " cells a round, max cost ratio " << max_cost_ratio << ", from "
+    << (from_linear ? "the linear model" : "uniform costs");
   return s.str();
 }
 

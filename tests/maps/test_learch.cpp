@@ -1,5 +1,5 @@
 // LEARCH (maps/learch.hpp) and its regression trees (maps/regression_tree.hpp): on hand-made terrain
-// whose true cost is an interaction of two features, and through the model file.
+// whose true cost is an interaction of two features, through the pipeline, and through the model file.
 #include "maps/maps_support.hpp"
 
 #include <mmp/core/error.hpp>
@@ -466,4 +466,67 @@ TEST_CASE("a LEARCH cost model: saved and loaded, tiled or not, the same costs w
   CHECK(refusal([](Model& m) { m.settings["costs"] = "linear"; })
             .find("it holds 6 trees (a LEARCH log-cost) but setting 'costs' is 'linear'") != std::string::npos);
   CHECK(refusal([](Model&) {}) == "loaded");
+}
+
+TEST_CASE("LEARCH in the pipeline: its settings are validated, the report and the model describe the run") {
+  PipelineSettings config = test::syntheticSettings();
+  config.train = {test::scene(1, 160), test::scene(2, 160)};
+  config.demonstrations.per_region = 6;
+  config.learner.learch.enabled = true;
+  config.learner.learch.rounds = 6;
+  config.threads = 1;
+  PipelineSettings bad = config;
+  bad.source = "mine";
+  bad.learner.learch.depth = 0;
+  CHECK_THROWS_WITH_AS(validate(bad), "mine: learner.learch.depth = 0 must be in [1, 16]", ConfigError);
+  const TrainingData data = loadTrainingData(config);
+  const TrainedCostModel trained = train(data, config);
+  const TrainingReport& report = trained.report;
+  CHECK(report.learch);
+  CHECK(report.passes == 6);
+  CHECK(report.pass_name == "round");
+  CHECK(report.trace.size() == 7);
+  CHECK(report.trace.back().iteration == 6);
+  CHECK(report.trace.back().value == report.objective);
+  CHECK(report.info == "Success: added 6 trees");
+  CHECK(report.examples == 12);
+  CHECK(report.largest_examples == 6);
+  CHECK(trained.model.form() == CostForm::Exponential);
+  CHECK(trained.model.trees().size() == 6);
+  CHECK(trained.model.weights().isZero());  // from uniform costs
+  CHECK(trained.model.info().at("learner") == "learch");
+  CHECK(trained.model.info().at("learch_stop") == report.info);
+  std::array<double, 2> range = {std::numeric_limits<double>::infinity(), 0.0};
+  for (const Region& r : data.regions) {
+    for (double c : trained.model.costs(*r.map).costs) range = {std::min(range[0], c), std::max(range[1], c)};
+  }
+  CHECK(range[0] == report.cost_range[0]);
+  CHECK(range[1] == report.cost_range[1]);
+}
+
+TEST_CASE("LEARCH in the pipeline starts from the linear model's weights and is reproducible with any thread count") {
+  PipelineSettings config = test::syntheticSettings();
+  config.train = {test::scene(1, 128)};
+  config.demonstrations.per_region = 6;
+  config.learner.batch.stop.max_iterations = 10;
+  config.learner.batch.steps = StepSchedule::constant(0.1);
+  config.learner.learch.enabled = true;
+  config.learner.learch.from_linear = true;
+  config.learner.learch.rounds = 4;
+  const TrainingData data = loadTrainingData(config);
+  PipelineSettings linear = config;
+  linear.learner.learch.enabled = false;
+  linear.learner.costs = CostForm::Exponential;
+  const Eigen::VectorXd start = train(data, linear).model.weights();
+  auto model = [&](int threads) {
+    PipelineSettings s = config;
+    s.threads = threads;
+    return train(data, s).model;
+  };
+  const CostModel one = model(1), two = model(2);
+  CHECK(one.weights() == start);
+  CHECK(one.trees().size() == 4);
+  const CostGrid a = one.costs(*data.regions[0].map), b = two.costs(*data.regions[0].map);
+  REQUIRE(a.costs.size() == b.costs.size());
+  CHECK(std::memcmp(a.costs.data(), b.costs.data(), sizeof(double) * a.costs.size()) == 0);
 }

@@ -49,6 +49,11 @@
 namespace mmp {
 
 struct LearchSettings {
+  /// The pipeline (pipeline.hpp: train) runs LEARCH instead of the linear learner of learner.kind.
+  bool enabled = false;
+  /// The pipeline's start: the weights of the linear learner of learner.kind, trained with
+  /// exponential costs (learner.costs does not apply to LEARCH); else uniform costs (w0 = 0).
+  bool from_linear = false;
   int rounds = 30;              ///< trees to add, >= 1
   double step = 0.5;            ///< eta_t = step / sqrt(t), > 0
   int depth = 3;                ///< splits from a tree's root to a leaf, in [1, 16]
