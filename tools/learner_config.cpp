@@ -38,8 +38,12 @@ BatchSubgradient::Params batchParams(const ConfigNode& node, BatchSubgradient::P
   return p;
 }
 
-mmp::LearnerSettings learnerSettings(const ConfigNode& config, const std::string& kind_key, mmp::LearnerSettings s) {
-  s.kind = parseLearnerKind(config.choice(kind_key, describe(s.kind), {"online", "batch"}));
+mmp::LearnerSettings learnerSettings(const ConfigNode& config, const std::string& kind_key, mmp::LearnerSettings s,
+                                     const std::vector<std::string>& more_kinds) {
+  std::vector<std::string> kinds = {"online", "batch"};
+  kinds.insert(kinds.end(), more_kinds.begin(), more_kinds.end());
+  const std::string kind = config.choice(kind_key, describe(s.kind), kinds);
+  if (kind == "online" || kind == "batch") s.kind = parseLearnerKind(kind);
   s.online = onlineParams(config.child("online"), s.online);
   s.batch = batchParams(config.child("batch"), s.batch);
   return s;

@@ -101,6 +101,9 @@ struct Pooled {
   }
 };
 
+// "batch", "online" or "learch".
+std::string learnerName(const TrainingReport& report) { return report.learch ? "learch" : describe(report.learner); }
+
 // Runs the pipeline with a progress bar per stage (labels start with `label`).
 RunResult runPipeline(const PipelineSettings& settings, const std::string& label = "") {
   Progress progress(label);
@@ -134,11 +137,15 @@ void printTraining(const RunResult& run, const TrainConfig& config) {
                 100.0 * training.class_score_accuracy);
   }
   const TrainingReport& t = run.trained.report;
-  const bool batch = t.learner == LearnerKind::Batch;
-  std::printf("  learner %s: %ld %ss in %.2f s (%.3f s each)%s, %s\n", describe(t.learner).c_str(), t.passes,
+  const bool batch = t.learner == LearnerKind::Batch || t.learch;
+  std::printf("  learner %s: %ld %ss in %.2f s (%.3f s each)%s, %s\n", learnerName(t).c_str(), t.passes,
               t.pass_name.c_str(), t.epoch_seconds * static_cast<double>(t.passes), t.epoch_seconds,
               batch ? (", objective " + std::to_string(t.objective)).c_str() : "", t.info.c_str());
-  if (config.learner.costs == CostForm::Linear) {
+  if (t.learch) {
+    std::printf("  LEARCH costs exp(w . f + %zu trees) from %.3g to %.3g on the training images; training prediction "
+                "loss per cell %.4f; training %.2f s in all\n",
+                run.trained.model.trees().size(), t.cost_range[0], t.cost_range[1], t.training_loss, t.train_seconds);
+  } else if (config.learner.costs == CostForm::Linear) {
     std::printf("  bias weight %.4g (floor %.4g%s), training prediction loss per cell %.4f; training %.2f s in all\n",
                 t.bias, t.bias_floor,
                 config.learner.calibrate_bias
@@ -291,9 +298,11 @@ void runTrain(const TrainConfig& given) {
                   {"epoch_seconds", report.epoch_seconds}};
   metrics["methods"] = printMethodTable(pooled.scores);
   metrics["learned_vs"] = printComparisons(pooled.scores);
-  metrics["learner"] = describe(report.learner);
+  metrics["learner"] = learnerName(report);
   metrics["epochs"] = report.passes;
   metrics["objective"] = report.objective;  // NaN for the online learner: written as null
+  metrics["learner_info"] = report.info;     // why it stopped (LEARCH: also an early stop to keep costs bounded)
+  metrics["training_cost_range"] = {report.cost_range[0], report.cost_range[1]};
   metrics["bias_floor"] = report.bias_floor;
   metrics["bias"] = report.bias;
   metrics["calibration_seconds"] = report.calibration_seconds;

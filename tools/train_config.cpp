@@ -243,6 +243,31 @@ SelectionSpace parseSelection(const ConfigNode& node, const PipelineSettings& se
   return space;
 }
 
+// kind: learch, and its section learch: {rounds, step, depth, min_leaf_samples, samples, max_cost_ratio,
+// seed, start: uniform | batch | online}.  start batch or online starts LEARCH from the weights of that
+// linear learner (its section's parameters, exponential costs): it sets learner.kind to it.
+void parseLearch(const ConfigNode& learner, CostLearnerSettings& s) {
+  LearchSettings& l = s.learch;
+  l.enabled = learner.text("kind", "") == "learch";
+  if (!l.enabled) {
+    if (learner.has("learch")) learner.fail("learch", "applies with kind: learch only");
+    return;
+  }
+  const ConfigNode node = learner.child("learch");
+  node.expectKeys({"rounds", "step", "depth", "min_leaf_samples", "samples", "max_cost_ratio", "seed", "start"});
+  l.rounds = static_cast<int>(node.integer("rounds", l.rounds, 1, 100000));
+  l.step = node.number("step", l.step, std::numeric_limits<double>::min(), kInf);
+  l.depth = static_cast<int>(node.integer("depth", l.depth, 1, 16));
+  l.min_leaf_samples = static_cast<int>(node.integer("min_leaf_samples", l.min_leaf_samples, 1, 100000000));
+  l.samples = static_cast<int>(node.integer("samples", l.samples, 1, 100000000));
+  l.max_cost_ratio = node.number("max_cost_ratio", l.max_cost_ratio, 1.0, kInf);
+  if (!(l.max_cost_ratio > 1.0)) node.fail("max_cost_ratio", "expected a number > 1, got 1");
+  l.seed = static_cast<std::uint64_t>(node.integer("seed", static_cast<long>(l.seed), 0));
+  const std::string start = node.choice("start", l.from_linear ? describe(s.kind) : "uniform", {"uniform", "batch", "online"});
+  l.from_linear = start != "uniform";
+  if (l.from_linear) s.kind = parseLearnerKind(start);
+}
+
 }  // namespace
 
 Behaviour parseBehaviour(const ConfigNode& node, const std::vector<LabelClass>& classes) {
@@ -350,8 +375,9 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
   c.loss.impassable_factor = l.number("impassable_factor", c.loss.impassable_factor, 1.0, kInf);
 
   const ConfigNode learner = config.child("learner");
-  learner.expectKeys({"kind", "costs", "min_cost", "calibrate_bias", "online", "batch"});
-  static_cast<LearnerSettings&>(c.learner) = learnerSettings(learner, "kind", c.learner);
+  learner.expectKeys({"kind", "costs", "min_cost", "calibrate_bias", "online", "batch", "learch"});
+  static_cast<LearnerSettings&>(c.learner) = learnerSettings(learner, "kind", c.learner, {"learch"});
+  parseLearch(learner, c.learner);
   c.learner.min_cost = learner.number("min_cost", c.learner.min_cost, 1e-9, kInf);
   c.learner.calibrate_bias = learner.boolean("calibrate_bias", c.learner.calibrate_bias);
   c.learner.costs = parseCostForm(learner.choice("costs", describe(c.learner.costs), {"linear", "exponential"}));

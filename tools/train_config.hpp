@@ -10,10 +10,13 @@
 //              has no georeference (then demonstrations may be in world coordinates: path_files.hpp)
 //              or many: {images: tiles/area3_*.jpg, labels: "masks/{stem}.png", area: area3}; images of
 //              one `area` are left out together in validation and may not be both trained on and held out
-//   features, demonstrations, loss, learner, evaluation, classifier: see the configs/ files.
 //   select:    {sweeps: 1, space: {learner.costs: [linear, exponential], loss.scale: [1, 3], ...}}
 //              settings chosen by leave-one-area-out validation (maps/settings_selection.hpp)
 //   base:      another config this one starts from (config.hpp)
+//   features, demonstrations, loss, learner, evaluation, classifier: see the configs/ files; and
+//   learner: {kind: learch, learch: {rounds: 30, step: 0.5, depth: 3, min_leaf_samples: 10,
+//             samples: 20000, max_cost_ratio: 1e6, seed: 1, start: uniform | batch | online}}
+//             (maps/learch.hpp; start batch / online: from that linear learner's weights)
 //
 // The settings land in a PipelineSettings (maps/pipeline_settings.hpp, whose defaults apply to every
 // key left out); demonstration files are read here (demonstration_file.hpp).

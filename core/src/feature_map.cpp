@@ -107,6 +107,18 @@ FeatureMap::FeatureMap(int rows, int cols, std::shared_ptr<const FeatureCode> co
                           " x " + std::to_string(cols_) + " cells x " + std::to_string(m) + " channels (need " +
                           std::to_string(expected) + ")");
   }
+  column_channel_.assign(static_cast<std::size_t>(features_), -1);
+  column_index_.assign(static_cast<std::size_t>(features_), 0);
+  for (std::size_t i = 0; i < code_->constants.size(); ++i) {
+    column_index_[static_cast<std::size_t>(code_->constants[i].first)] = static_cast<int>(i);
+  }
+  for (std::size_t j = 0; j < m; ++j) {
+    const std::vector<int>& columns = code_->channels[j].columns;
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      column_channel_[static_cast<std::size_t>(columns[i])] = static_cast<int>(j);
+      column_index_[static_cast<std::size_t>(columns[i])] = static_cast<int>(i);
+    }
+  }
   occurring_.assign(m * (kLevels / 64), 0);
   for (const std::uint8_t* cell = codes_.data(); cell != codes_.data() + codes_.size(); cell += m) {
     for (std::size_t j = 0; j < m; ++j) occurring_[j * (kLevels / 64) + cell[j] / 64] |= std::uint64_t{1} << (cell[j] % 64);

@@ -42,6 +42,16 @@ CostModel::CostModel(FeatureStack features, Eigen::VectorXd weights, CostForm fo
   info_[kCostsKey] = describe(form_);
 }
 
+CostModel::CostModel(FeatureStack features, Eigen::VectorXd weights, TreeEnsemble trees,
+                     std::map<std::string, std::string> info, std::string source)
+    : CostModel(std::move(features), std::move(weights), CostForm::Exponential, std::move(info), std::move(source)) {
+  if (trees.largestFeature() >= features_.features()) {
+    throw InvalidArgument(source_ + ": a tree splits on feature " + std::to_string(trees.largestFeature()) + "; the model has " +
+                          std::to_string(features_.features()) + " features");
+  }
+  trees_ = std::move(trees);
+}
+
 CostModel CostModel::load(const std::string& path) {
   Model model = loadModel(path);
   const std::string source = "'" + path + "'";
@@ -59,11 +69,22 @@ CostModel CostModel::load(const std::string& path) {
       throw DataError(source + ": setting 'costs' = '" + it->second + "' must be linear or exponential");
     }
   }
+  TreeEnsemble trees;
+  try {
+    trees = TreeEnsemble::fromModel(model, features.features());
+  } catch (const DataError& e) {
+    throw DataError(source + ": " + e.what());
+  }
+  if (!trees.empty() && form != CostForm::Exponential) {
+    throw DataError(source + ": it holds " + std::to_string(trees.size()) + " trees (a LEARCH log-cost) but setting 'costs' is '" +
+                    describe(form) + "'; trees need exponential costs");
+  }
   std::map<std::string, std::string> info;
   for (const auto& [key, value] : model.settings) {
     if (key.rfind("features.", 0) != 0) info[key] = value;
   }
   try {
+    if (!trees.empty()) return CostModel(std::move(features), std::move(model.weights), std::move(trees), std::move(info), source);
     return CostModel(std::move(features), std::move(model.weights), form, std::move(info), source);
   } catch (const InvalidArgument& e) {  // weights outside the positive-cost set: the file is at fault
     throw DataError(e.what());
@@ -75,7 +96,24 @@ void CostModel::save(const std::string& path) const {
   model.weights = weights_;
   model.settings = info_;
   features_.store(model);
+  trees_.store(model);
   saveModel(path, model);
+}
+
+std::array<double, 2> CostModel::costBounds() const {
+  // Features in [0, 1] with the bias at 1: w . f lies between the bias weight plus every negative
+  // weight and the bias weight plus every positive one.
+  double lower = weights_[kBiasIndex], upper = weights_[kBiasIndex];
+  for (Eigen::Index k = 0; k < weights_.size(); ++k) {
+    if (k == kBiasIndex) continue;
+    lower += std::min(0.0, weights_[k]);
+    upper += std::max(0.0, weights_[k]);
+  }
+  const std::array<double, 2> trees = trees_.range();
+  lower += trees[0];
+  upper += trees[1];
+  if (form_ == CostForm::Exponential) return {std::exp(lower), std::exp(upper)};
+  return {lower, upper};
 }
 
 int CostModel::haloCells(const TileSettings& tiles) const {
@@ -156,8 +194,7 @@ void CostModel::bandCosts(const cv::Mat& pixels, int top, int rows, int first, i
     const CellScores score(map, weights_);
     for (int r = r0; r < r1; ++r) {
       for (int c = c0; c < c1; ++c) {
-        const double sum = score((r - er0) * map.cols() + (c - ec0));
-        const double cost = form_ == CostForm::Exponential ? std::exp(sum) : sum;
+        const double cost = cellCost(score, map, (r - er0) * map.cols() + (c - ec0));
         if (!(cost > 0.0) || !std::isfinite(cost)) throw badCost(r, c, cost);
         out[static_cast<std::size_t>(r - first) * cols + c] = cost;
       }
@@ -176,11 +213,12 @@ CostGrid CostModel::costs(const FeatureMap& map) const {
   grid.cols = map.cols();
   grid.cell_size = features_.settings().cell_size;
   grid.frame = map.frame();
-  map.costs(weights_, grid.costs, form_);
-  for (std::size_t s = 0; s < grid.costs.size(); ++s) {
-    if (!(grid.costs[s] > 0.0) || !std::isfinite(grid.costs[s])) {  // exponential costs can overflow
-      throw badCost(static_cast<long long>(s) / grid.cols, static_cast<long long>(s) % grid.cols, grid.costs[s]);
-    }
+  const CellScores score(map, weights_);  // checks the map's feature count
+  grid.costs.resize(static_cast<std::size_t>(map.cells()));
+  for (int s = 0; s < map.cells(); ++s) {
+    const double cost = map.isBlocked(s) ? std::numeric_limits<double>::infinity() : cellCost(score, map, s);
+    if (!(cost > 0.0) || !std::isfinite(cost)) throw badCost(s / grid.cols, s % grid.cols, cost);  // exp can overflow
+    grid.costs[static_cast<std::size_t>(s)] = cost;
   }
   return grid;
 }

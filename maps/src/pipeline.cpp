@@ -1,5 +1,7 @@
 #include <mmp/maps/pipeline.hpp>
 
+#include "pipeline_learch.hpp"
+
 #include <mmp/core/error.hpp>
 #include <mmp/core/objective.hpp>
 #include <mmp/planning/demonstrations.hpp>
@@ -150,6 +152,7 @@ TrainedCostModel train(const TrainingData& training, const PipelineSettings& con
       owner.push_back(i);
     }
   }
+  if (config.learner.learch.enabled) return trainLearch(training, config, examples, owner, progress);
   ExampleList list;
   for (const auto& e : examples) list.push_back(e.get());
   const Eigen::Index d = training.stack.features();

@@ -49,6 +49,13 @@ void validate(const PipelineSettings& settings) {
     if (settings.class_scores) fail("features.class_scores", "needs labels on every training image; " + t.where + " has only demonstrations");
     if (settings.loss.by_class) fail("loss.by_class", "needs labels on every training image; " + t.where + " has only demonstrations");
   }
+  if (settings.learner.learch.enabled) {
+    try {
+      settings.learner.learch.validate();
+    } catch (const InvalidArgument& e) {
+      throw ConfigError(at + "learner." + e.what());  // "learner.learch.step = 0 must be finite > 0"
+    }
+  }
 }
 
 Behaviour Behaviour::make(const std::string& name, const std::vector<LabelClass>& classes,

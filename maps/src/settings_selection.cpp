@@ -46,7 +46,7 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 const std::vector<std::pair<std::string, std::string>>& selectionKeys() {
   static const std::vector<std::pair<std::string, std::string>> keys = {
-      {"learner.kind", "online or batch: the learner (the hypothesis class stays linear in the features)"},
+      {"learner.kind", "online, batch (linear in the features) or learch (boosted regression trees, from uniform costs)"},
       {"learner.costs", "linear or exponential: cell costs w . f or exp(w . f)"},
       {"learner.lambda", "> 0: the regularisation of the online and the batch learner"},
       {"learner.passes", "1..100000: online epochs or batch iterations"},
@@ -60,7 +60,9 @@ const std::vector<std::pair<std::string, std::string>>& selectionKeys() {
 
 void applySetting(PipelineSettings& s, const std::string& key, const std::string& value) {
   if (key == "learner.kind") {
-    s.learner.kind = parseLearnerKind(oneOf(key, value, {"online", "batch"}));
+    const std::string kind = oneOf(key, value, {"online", "batch", "learch"});
+    s.learner.learch.enabled = kind == "learch";
+    if (kind != "learch") s.learner.kind = parseLearnerKind(kind);
   } else if (key == "learner.costs") {
     s.learner.costs = parseCostForm(oneOf(key, value, {"linear", "exponential"}));
   } else if (key == "learner.lambda") {

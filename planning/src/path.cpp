@@ -35,6 +35,14 @@ double pathIntegral(const std::vector<int>& path, int cols, const std::vector<do
   return sum;
 }
 
+void addPathVisits(const std::vector<int>& path, int cols, double scale, std::vector<double>& visits) {
+  for (std::size_t i = 1; i < path.size(); ++i) {
+    const double half = scale * 0.5 * stepLength(path[i - 1], path[i], cols);
+    visits[static_cast<std::size_t>(path[i - 1])] += half;
+    visits[static_cast<std::size_t>(path[i])] += half;
+  }
+}
+
 void pathFeatures(const std::vector<int>& path, const FeatureMap& map, Eigen::VectorXd& out) {
   out.setZero(map.features());
   for (std::size_t i = 1; i < path.size(); ++i) {

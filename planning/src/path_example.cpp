@@ -4,6 +4,7 @@
 #include <mmp/planning/path.hpp>
 
 #include <cmath>
+#include <limits>
 
 namespace mmp {
 
@@ -51,6 +52,19 @@ PlanResult PathExample::planOn(const std::vector<double>& costs) const {
 PlanResult PathExample::plan(const Eigen::VectorXd& w) const {
   std::vector<double> costs;
   map_->costs(w, costs, params_.cost_form);
+  return planOn(costs);
+}
+
+PlanResult PathExample::planLogCosts(const std::vector<double>& log_costs, double loss_weight) const {
+  if (log_costs.size() != loss_.size()) {
+    throw InvalidArgument("path example: " + std::to_string(log_costs.size()) + " log-costs for " +
+                          std::to_string(loss_.size()) + " cells");
+  }
+  std::vector<double> costs(log_costs.size());
+  for (std::size_t s = 0; s < costs.size(); ++s) {
+    costs[s] = map_->isBlocked(static_cast<int>(s)) ? std::numeric_limits<double>::infinity()
+                                                    : std::exp(log_costs[s] - loss_weight * loss_[s]);
+  }
   return planOn(costs);
 }
 

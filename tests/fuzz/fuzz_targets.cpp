@@ -9,8 +9,7 @@
 #include "support.hpp"  // test::withModelChecksum
 
 #include <mmp/core/error.hpp>
-#include <mmp/core/model_file.hpp>
-#include <mmp/maps/feature_stack.hpp>
+#include <mmp/maps/cost_model.hpp>
 #include <mmp/maps/imagery.hpp>
 
 #include <opencv2/core.hpp>
@@ -98,19 +97,15 @@ void outcome(const char* target, const char* what) {
   if (verbose) std::fprintf(stderr, "[%s] %s\n", target, what);
 }
 
-// What `mmp plan` and `mmp costmap` do with a model file (tools/plan_command.cpp): load it, restore the
-// feature stack, map an image with it and turn the map into costs with the model's weights.
+// What `mmp plan` and `mmp costmap` do with a model file (tools/plan_command.cpp): load it as a CostModel
+// (the model file, the feature stack, a LEARCH model's trees), map an image with its stack and turn
+// the map into costs with its weights and trees.
 void useModelFile(const std::string& path) {
   try {
-    const Model model = loadModel(path);
-    const FeatureStack stack = FeatureStack::fromModel(model);
-    CostForm form = CostForm::Linear;
-    if (const auto it = model.settings.find("costs"); it != model.settings.end()) form = parseCostForm(it->second);
+    const CostModel model = CostModel::load(path);
     // Two cells a side (at least 16 pixels, at most 256): larger cells make the map fail, as it should.
-    const int side = std::clamp(2 * stack.settings().cell_size, 16, 256);
-    const FeatureMap map = stack.map(probeImage(side));
-    std::vector<double> costs;
-    map.costs(model.weights, costs, form);
+    const int side = std::clamp(2 * model.features().settings().cell_size, 16, 256);
+    model.costs(model.features().map(probeImage(side)));
     outcome("model_file", "costs computed");
   } catch (const Error& e) {
     outcome("model_file", e.what());

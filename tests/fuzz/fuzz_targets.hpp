@@ -7,7 +7,8 @@
 // and what a command does next with its result, and catches mmp::Error only: any other exception, a
 // crash, a sanitizer report, a hang or a huge allocation escapes to the fuzzer or the test.
 //
-//   model_file     loadModel -> FeatureStack::fromModel -> map a small image -> costs (as `mmp plan`);
+//   model_file     CostModel::load (loadModel, FeatureStack::fromModel, the trees) -> map a small image
+//                  -> CostModel::costs (as `mmp plan`);
 //                  the bytes as given, then with their checksum made to match (else few mutations
 //                  would get past it)
 //   train_config   loadTrainConfig (relative paths start at the config's folder, which holds only it)

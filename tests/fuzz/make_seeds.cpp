@@ -7,6 +7,7 @@
 
 #include <mmp/core/model_file.hpp>
 #include <mmp/maps/feature_stack.hpp>
+#include <mmp/maps/regression_tree.hpp>
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -75,6 +76,18 @@ void modelSeeds() {
   binned.complements = false;
   binned.bins = 3;
   saveModel(target("model_file", "bins_exponential.mmp"), stackModel(binned, "exponential").second);
+
+  // A LEARCH model: the same stack with two trees on its log-cost.
+  Model boosted = stackModel(binned, "exponential").second;
+  using Node = RegressionTree::Node;
+  TreeEnsemble trees;
+  trees.add(RegressionTree({{1, 0.5, 1, 2, 0.0}, {-1, 0.0, -1, -1, -0.5}, {-1, 0.0, -1, -1, 1.0}}, boosted.weights.size()), 0.5);
+  trees.add(RegressionTree({{2, 0.25, 1, 4, 0.0}, {3, 0.75, 2, 3, 0.0}, {-1, 0.0, -1, -1, 0.25}, {-1, 0.0, -1, -1, -1.0},
+                            Node{-1, 0.0, -1, -1, 0.5}},
+                           boosted.weights.size()),
+            0.25);
+  trees.store(boosted);
+  saveModel(target("model_file", "learch_trees.mmp"), boosted);
 
   // The class-score layer with one context radius.
   FeatureSettings small = binned;

@@ -88,7 +88,7 @@ TEST_CASE("the feature stack has the documented shape, names and range") {
   CHECK(FeatureStack::fit(settings, {&raw}).map(raw).features() == 1 + raw.features());
 }
 
-TEST_CASE("a coded map gives the dense computation's costs and path features, in at most 64 bytes a cell") {
+TEST_CASE("a coded map gives the dense computation's features, costs and path features, in at most 64 bytes a cell") {
   // The shipped settings (configs/follow_road.yaml): 3 scales, every colour space, edges, one
   // texture window, 9 bins, a 6-class score layer; random images and random weights.
   FeatureSettings settings;
@@ -125,6 +125,8 @@ TEST_CASE("a coded map gives the dense computation's costs and path features, in
     }
     const CellScores scores(coded, w), dense_scores(dense, w);
     for (int s = 0; s < coded.cells(); ++s) {
+      const Eigen::VectorXf f = dense.cellVector(s);  // one feature at a time, as a tree reads them
+      for (int k = 0; k < coded.features(); ++k) REQUIRE((coded.value(s, k) == f[k] && dense.value(s, k) == f[k]));
       REQUIRE(scores(s) >= scores.lower());
       REQUIRE(scores(s) <= scores.upper());
       REQUIRE(dense_scores(s) >= dense_scores.lower());

@@ -22,39 +22,8 @@ using namespace mmp;
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-RegionSpec scene(std::uint64_t seed, int size = 256) {
-  RegionSpec r = RegionSpec::scene(seed);
-  r.synthetic->rows = r.synthetic->cols = size;
-  r.synthetic->roads = 3;
-  r.synthetic->buildings = 30;
-  return r;
-}
-
-// Small synthetic scenes: two for training, two held out.
-PipelineSettings syntheticSettings() {
-  PipelineSettings s;
-  s.behaviour = Behaviour::make("follow_road", s.classes,
-                                {{"Road", 1}, {"Land", 6}, {"Vegetation", 8}, {"Water", kInf}, {"Building", 40}}, "Road");
-  s.train = {scene(1), scene(2)};
-  s.holdout = {scene(3), scene(4)};
-  s.features.cell_size = 4;
-  s.features.blur_sigmas = {0, 8};
-  s.features.texture_windows = {7};
-  s.features.bins = 5;
-  s.features.complements = false;
-  s.demonstrations = {10, 100.0, 1};
-  s.learner.kind = LearnerKind::Batch;
-  s.learner.batch.lambda = 1e-4;
-  s.learner.batch.stop.max_iterations = 60;
-  s.learner.batch.steps = StepSchedule::constant(1.0);
-  s.learner.batch.threads = 1;
-  s.evaluation.pairs = 20;
-  s.evaluation.min_separation_px = 100;
-  s.classifier.iterations = 40;
-  s.classifier.samples = 4000;
-  return s;
-}
+using test::scene;
+using test::syntheticSettings;
 
 }  // namespace
 

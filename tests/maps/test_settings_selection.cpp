@@ -91,8 +91,11 @@ TEST_CASE("validation folds leave a whole area out: its images are scored, never
 
 TEST_CASE("applySetting sets each key of the search space and names what is valid") {
   PipelineSettings s = twoAreaSettings();
+  applySetting(s, "learner.kind", "learch");
+  CHECK(s.learner.learch.enabled);
   applySetting(s, "learner.kind", "online");
   CHECK(s.learner.kind == LearnerKind::Online);
+  CHECK_FALSE(s.learner.learch.enabled);
   applySetting(s, "learner.costs", "exponential");
   CHECK(s.learner.costs == CostForm::Exponential);
   applySetting(s, "learner.lambda", "0.25");

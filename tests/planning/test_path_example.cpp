@@ -155,6 +155,39 @@ TEST_CASE("exponential costs: the oracle plans on exp(w.f - s l) for any sign of
   }
 }
 
+TEST_CASE("planning on log-costs w.f is the exponential oracle's search, and blocked cells stay impassable") {
+  Random rng(8);
+  for (int trial = 0; trial < 10; ++trial) {
+    auto map = std::make_shared<FeatureMap>(test::smoothFeatureMap(rng, 18, 22, 3));
+    PathExample::Params params;
+    params.loss = {LossShape::Linear, 3.0, 1.0};
+    params.cost_form = trial % 2 == 0 ? CostForm::Exponential : CostForm::Linear;  // not used by planLogCosts
+    const PathExample example(map, somePath(rng, 18, 22), params);
+    const Eigen::VectorXd w = 2.0 * test::randomVector(rng, 3);
+    std::vector<double> log_costs;
+    map->costs(w, log_costs);
+    PathExample::Params exponential = params;
+    exponential.cost_form = CostForm::Exponential;
+    const PathExample reference(map, example.demonstration(), exponential);
+    OracleResult r;
+    reference.solve(w, 1.0, r);
+    CHECK(example.planLogCosts(log_costs, 1.0).path == r.output);
+    CHECK(example.planLogCosts(log_costs, 0.0).path == reference.plan(w).path);
+    CHECK(example.beta() == doctest::Approx(r.beta));
+  }
+  // A blocked cell is impassable whatever its log-cost; a wrong size is refused.
+  auto map = std::make_shared<FeatureMap>(FeatureMap(3, 3, 1, std::vector<float>(9, 1.0f)));
+  std::vector<std::uint8_t> blocked(9, 0);
+  blocked[4] = 1;
+  map->setBlocked(blocked);
+  const PathExample example(map, {0, 1, 2}, PathExample::Params{});
+  const PlanResult plan = example.planLogCosts(std::vector<double>(9, 0.0), 0.0);
+  CHECK(std::find(plan.path.begin(), plan.path.end(), 4) == plan.path.end());
+  CHECK(plan.path == std::vector<int>{0, 1, 2});
+  CHECK_THROWS_WITH_AS(example.planLogCosts(std::vector<double>(8, 0.0), 0.0), doctest::Contains("8 log-costs for 9 cells"),
+                       InvalidArgument);
+}
+
 TEST_CASE("the path objective's subgradient matches a finite difference at generic w") {
   Random rng(4);
   std::vector<std::unique_ptr<PathExample>> examples;

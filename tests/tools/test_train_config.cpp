@@ -163,6 +163,46 @@ TEST_CASE("train config errors name the key path and what is valid") {
   }
 }
 
+TEST_CASE("learner kind learch: its settings, its start, and errors that name the key") {
+  test::TempDir dir;
+  const TrainConfig plain = loadTrainConfig(write(dir, minimalConfig()));
+  CHECK_FALSE(plain.learner.learch.enabled);
+  const TrainConfig c = loadTrainConfig(write(dir, minimalConfig() + "learner:\n  kind: learch\n  learch: {rounds: 12, step: 0.25, "
+                                                                       "depth: 4, min_leaf_samples: 5, samples: 999, "
+                                                                       "max_cost_ratio: 1e4, seed: 9}\n"));
+  const LearchSettings& l = c.learner.learch;
+  CHECK(l.enabled);
+  CHECK(l.rounds == 12);
+  CHECK(l.step == 0.25);
+  CHECK(l.depth == 4);
+  CHECK(l.min_leaf_samples == 5);
+  CHECK(l.samples == 999);
+  CHECK(l.max_cost_ratio == 1e4);
+  CHECK(l.seed == 9);
+  CHECK_FALSE(l.from_linear);
+  const TrainConfig online = loadTrainConfig(write(dir, minimalConfig() + "learner: {kind: learch, learch: {start: online}, "
+                                                                            "online: {epochs: 3}}\n"));
+  CHECK(online.learner.learch.from_linear);
+  CHECK(online.learner.kind == LearnerKind::Online);
+  CHECK(online.learner.online.stop.max_iterations == 3);
+  CHECK(loadTrainConfig(write(dir, minimalConfig() + "learner: {kind: learch}\n")).learner.learch.rounds == LearchSettings{}.rounds);
+
+  CHECK(errorOf(write(dir, minimalConfig() + "learner: {kind: boosted}\n"))
+            .find("learner.kind: 'boosted' is not one of: online, batch, learch") != std::string::npos);
+  CHECK(errorOf(write(dir, minimalConfig() + "learner: {kind: learch, learch: {depht: 2}}\n"))
+            .find("learner.learch.depht: unknown key; did you mean 'learner.learch.depth'") != std::string::npos);
+  CHECK(errorOf(write(dir, minimalConfig() + "learner: {kind: learch, learch: {depth: 40}}\n"))
+            .find("learner.learch.depth: expected an integer in [1, 16], got 40") != std::string::npos);
+  CHECK(errorOf(write(dir, minimalConfig() + "learner: {kind: learch, learch: {start: linear}}\n"))
+            .find("learner.learch.start: 'linear' is not one of: uniform, batch, online") != std::string::npos);
+  CHECK(errorOf(write(dir, minimalConfig() + "learner: {kind: learch, learch: {max_cost_ratio: 1}}\n"))
+            .find("learner.learch.max_cost_ratio: expected a number > 1") != std::string::npos);
+  CHECK(errorOf(write(dir, minimalConfig() + "learner: {kind: learch, learch: {step: 0}}\n")).find("learner.learch.step") !=
+        std::string::npos);
+  CHECK(errorOf(write(dir, minimalConfig() + "learner: {kind: batch, learch: {rounds: 3}}\n"))
+            .find("learner.learch: applies with kind: learch only") != std::string::npos);
+}
+
 TEST_CASE("every shipped train config loads, and the behaviours share every setting but the behaviour") {
   for (const char* name : {"demo", "demo_hide_in_vegetation", "follow_road", "hide_in_vegetation", "cross_country", "amphibious"}) {
     CAPTURE(name);

@@ -83,6 +83,16 @@ class FeatureMap {
 
   /// The features of cell index s = r * cols + c.
   Eigen::VectorXf cellVector(int s) const;
+  /// Feature k of cell s, cellVector(s)[k] without decoding the others (a tree's split reads one).
+  /// requires: 0 <= s < cells(), 0 <= k < features().
+  float value(int s, int k) const {
+    if (!code_) return values_[static_cast<std::size_t>(s) * features_ + k];
+    const int j = column_channel_[static_cast<std::size_t>(k)], i = column_index_[static_cast<std::size_t>(k)];
+    if (j < 0) return code_->constants[static_cast<std::size_t>(i)].second;
+    const FeatureCode::Channel& channel = code_->channels[static_cast<std::size_t>(j)];
+    const std::uint8_t q = codes_[static_cast<std::size_t>(s) * code_->channels.size() + static_cast<std::size_t>(j)];
+    return channel.values[q * channel.columns.size() + static_cast<std::size_t>(i)];
+  }
   /// out += scale * f(s), for path integrals.  requires: out.size() == features().
   void addCell(int s, double scale, Eigen::VectorXd& out) const;
   /// The same features, stored densely.
@@ -113,6 +123,9 @@ class FeatureMap {
   // bit per value): what CellScores' bounds range over.
   std::vector<float> lowest_, highest_;
   std::vector<std::uint64_t> occurring_;
+  // Coded maps, per feature column: the channel that sets it and its place among the channel's
+  // columns, or channel -1 and its place among the constants.
+  std::vector<int> column_channel_, column_index_;
   std::vector<std::string> names_;
   std::vector<std::uint8_t> blocked_;
   WorldFrame frame_;

@@ -1,6 +1,7 @@
 // CostModel: everything that turns an image into path costs -- the feature settings, the fitted
-// feature scaling and class-score layer (FeatureStack), the learned weights and the cost form -- and
-// the unit a navigation stack links against.  Three lines give a cost map:
+// feature scaling and class-score layer (FeatureStack), the learned weights and the cost form, and
+// for a LEARCH model the boosted trees of its log-cost (learch.hpp) -- and the unit a navigation stack
+// links against.  Three lines give a cost map:
 //
 //   const mmp::CostModel model = mmp::CostModel::load("out/demo/model.mmp");
 //   const cv::Mat image = mmp::loadImage("area.png");
@@ -17,10 +18,13 @@
 #include <mmp/maps/feature_stack.hpp>
 #include <mmp/maps/georeference.hpp>
 #include <mmp/maps/imagery.hpp>
+#include <mmp/maps/regression_tree.hpp>
 #include <mmp/planning/cost_grid.hpp>
 
 #include <opencv2/core.hpp>
 
+#include <array>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <map>
@@ -52,8 +56,16 @@ class CostModel {
   !*/
   CostModel(FeatureStack features, Eigen::VectorXd weights, CostForm form,
             std::map<std::string, std::string> info = {}, std::string source = "model");
+  /*!
+      A LEARCH model.  requires: weights.size() == features.features(), the trees' split features
+      below it (throws mmp::InvalidArgument naming the weight or feature otherwise).
+      ensures: a model whose costs are exp(w . f + trees(f)) (CostForm::Exponential).
+  !*/
+  CostModel(FeatureStack features, Eigen::VectorXd weights, TreeEnsemble trees,
+            std::map<std::string, std::string> info = {}, std::string source = "model");
 
-  /// Throws mmp::ModelFileError or mmp::DataError naming the file and what is wrong with it.
+  /// Throws mmp::ModelFileError or mmp::DataError naming the file and what is wrong with it (a tree
+  /// array included).  Files without trees, written before LEARCH too, load as weights-only models.
   static CostModel load(const std::string& path);
   /// Written atomically; throws mmp::ModelFileError naming the file.
   void save(const std::string& path) const;
@@ -82,16 +94,28 @@ class CostModel {
   const FeatureStack& features() const { return features_; }
   const Eigen::VectorXd& weights() const { return weights_; }
   CostForm form() const { return form_; }
+  /// The boosted part of the log-cost; empty unless LEARCH made the model.
+  const TreeEnsemble& trees() const { return trees_; }
+  /// lowest <= the cost of every cell of every image <= highest, from the weights (every feature of
+  /// a stacked map lies in [0, 1], the bias is 1) and the trees' leaf values: a bound, usually not
+  /// attained, e.g. for a fixed scale across tiles.  May be +inf for exponential costs.
+  std::array<double, 2> costBounds() const;
   const std::map<std::string, std::string>& info() const { return info_; }
   /// Where the model came from (its file), or "model": prefixed to messages.
   const std::string& source() const { return source_; }
 
  private:
   DataError badCost(long long row, long long col, double cost) const;
+  /// The cost of cell s of a map made by features(): every cost the model gives comes from here.
+  double cellCost(const CellScores& linear, const FeatureMap& map, int s) const {
+    const double sum = linear(s) + trees_(map, s);
+    return form_ == CostForm::Exponential ? std::exp(sum) : sum;
+  }
 
   FeatureStack features_;
   Eigen::VectorXd weights_;
   CostForm form_;
+  TreeEnsemble trees_;
   std::map<std::string, std::string> info_;
   std::string source_;
 };

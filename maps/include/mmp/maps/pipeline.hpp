@@ -12,7 +12,8 @@
 //                         demonstrations (from the settings, or generated on the labels)
 //   2. train              maximum margin planning through the path oracle with the chosen learner,
 //                         weights kept in the positive-cost set; then (optionally) the bias weight
-//                         for plain planning is calibrated on the demonstrations
+//                         for plain planning is calibrated on the demonstrations.  Or LEARCH
+//                         (settings.learner.learch, learch.hpp): boosted trees on the log-cost
 //   3. trainBaseline      the per-pixel classifier baseline (classifier_baseline.hpp)
 //   4. evaluateHoldout    reference paths on a holdout image and every method's plans, scored
 // validationFold() makes the settings that leave one training area out, for choosing settings
@@ -56,6 +57,9 @@ TrainingData loadTrainingData(const PipelineSettings& settings, const StageCallb
 struct TrainingReport {
   std::vector<TraceRecord> trace;
   LearnerKind learner = LearnerKind::Batch;
+  /// Trained by LEARCH (learner is then the kind of its linear start, if any): the trace holds one
+  /// record per model evaluated (iteration = its trees, value = the LEARCH objective), passes = trees.
+  bool learch = false;
   std::string trace_value;         ///< what the trace's values are (Learner::traceValueName)
   std::string pass_name;           ///< "iteration" or "epoch"
   std::string info;                ///< why the learner stopped
@@ -92,6 +96,11 @@ struct TrainedCostModel {
     the floored bias dominates every cell: a low-contrast map.  Afterwards the bias is chosen among
     floor * 2^-k (k = 0..7) by the lowest mean prediction loss L(y_pred) / |y_demo| on the training
     demonstrations (demonstrations only, no labels); ties keep the larger bias.
+
+    LEARCH (settings.learner.learch.enabled): learch() on the same examples, from uniform costs or
+    from the weights this function gives with learch off and exponential costs (learch.from_linear);
+    the model holds the trees.  A LEARCH run that stops early to keep its costs bounded returns the
+    model of its last good round; report.info says so.
 !*/
 TrainedCostModel train(const TrainingData& data, const PipelineSettings& settings, const StageCallback& progress = {});
 

@@ -15,6 +15,7 @@
 #include <mmp/learners/learner_settings.hpp>
 #include <mmp/maps/feature_stack.hpp>
 #include <mmp/maps/imagery.hpp>
+#include <mmp/maps/learch.hpp>
 #include <mmp/maps/synthetic_scene.hpp>
 #include <mmp/planning/loss.hpp>
 
@@ -89,7 +90,7 @@ struct LossSettings {
   double impassable_factor = 1.0;  ///< with by_class: an impassable cell's factor over the dearest passable class's
 };
 
-/// The learner of the cost map (batch subgradient by default) and how costs are formed.
+/// The learner of the cost map (batch subgradient by default, or LEARCH) and how costs are formed.
 struct CostLearnerSettings : LearnerSettings {
   /// The defaults of cost-map training: batch lambda 1e-4, constant step 10, 100 iterations, all
   /// cores; online lambda 1e-4, 20 shuffled epochs; both late-weighted averaging.
@@ -102,6 +103,8 @@ struct CostLearnerSettings : LearnerSettings {
   /// Cell costs w . f (the paper's MMP, weights kept in the positive-cost set) or exp(w . f)
   /// (no projection needed; the bias calibration is skipped: a bias scales every cost alike).
   CostForm costs = CostForm::Linear;
+  /// LEARCH (learch.hpp) instead, when learch.enabled: costs exp(w0 . f + boosted trees).
+  LearchSettings learch;
 };
 
 struct EvaluationSettings {
@@ -153,8 +156,9 @@ struct PipelineSettings {
 
 /// Throws mmp::ConfigError, naming the setting (as "loss.impassable_factor") after settings.source,
 /// if the settings do not fit together: no training image; a holdout image that is also a training
-/// image, or of an area (RegionSpec::area) that training uses; class_context_px without class_scores; impassable_factor != 1 without loss.by_class; the
-/// class-score layer or the class-weighted loss with a training image that has no labels.
+/// image, or of an area (RegionSpec::area) that training uses; class_context_px without class_scores;
+/// impassable_factor != 1 without loss.by_class; the class-score layer or the class-weighted loss with a
+/// training image that has no labels; LEARCH settings out of range (as "learner.learch.step").
 /// loadTrainingData (and so trainAndEvaluate) calls it first.
 void validate(const PipelineSettings& settings);
 

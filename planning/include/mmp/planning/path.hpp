@@ -22,6 +22,11 @@ double pathLength(const std::vector<int>& path, int cols);
 /// Trapezoid integral of per-cell values along the path.
 double pathIntegral(const std::vector<int>& path, int cols, const std::vector<double>& values);
 
+/// visits[s] += scale * the trapezoid weight of cell s along the path (half of each step that
+/// touches it, summed), the weight pathIntegral gives v(s): pathIntegral(path, cols, v) ==
+/// sum_s visits[s] v(s) for scale 1 and zero visits.  requires: visits.size() > every cell.
+void addPathVisits(const std::vector<int>& path, int cols, double scale, std::vector<double>& visits);
+
 /// F(y): the trapezoid integral of every feature along the path (size map.features()).
 void pathFeatures(const std::vector<int>& path, const FeatureMap& map, Eigen::VectorXd& out);
 

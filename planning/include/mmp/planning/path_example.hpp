@@ -55,11 +55,24 @@ class PathExample final : public StructuredExample {
   /// Plain prediction: the cheapest path under w (A* on w.f, or exp(w.f)), with its cost and expansions.
   PlanResult plan(const Eigen::VectorXd& w) const;
 
+  /*!
+      Planning on log-costs that need not be linear in the features (LEARCH, maps/learch.hpp).
+      requires: log_costs.size() == map().cells() (else mmp::InvalidArgument)
+      ensures: A* on the cell costs exp(log_costs[s] - loss_weight l(s)), +inf on blocked cells: with
+               log_costs = w.f the search of solve(w, loss_weight) (and of plan(w) for weight 0) under
+               CostForm::Exponential, whatever params.cost_form says.  A failed search (e.g. a cost
+               that overflowed to +inf cutting the goal off, or one that underflowed to 0) is in the
+               result's status, not thrown.
+  !*/
+  PlanResult planLogCosts(const std::vector<double>& log_costs, double loss_weight) const;
+
   const FeatureMap& map() const { return *map_; }
   const std::vector<int>& demonstration() const { return demonstration_; }
   const std::vector<double>& loss() const { return loss_; }
   /// L(y) of any path on this map: the trapezoid integral of the loss map.
   double pathLoss(const std::vector<int>& path) const;
+  /// beta_i, the weight of this example's term (see the file comment).
+  double beta() const { return beta_; }
   int start() const { return demonstration_.front(); }
   int goal() const { return demonstration_.back(); }
 

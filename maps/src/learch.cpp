@@ -1,0 +1,284 @@
+#include <mmp/maps/learch.hpp>
+
+#include <mmp/core/error.hpp>
+#include <mmp/core/random.hpp>
+#include <mmp/core/thread_pool.hpp>
+#include <mmp/planning/path.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace mmp {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr int kThresholds = 32;       // candidate thresholds per feature and tree (regression_tree.hpp)
+constexpr std::size_t kBlock = 16384;  // cells a task when a tree is added to the log-costs
+
+// What LEARCH keeps per training map: log c = linear + trees, each cell's two parts summed in the
+// order CostModel sums them (linear, then the trees in round order), so the training costs are the
+// saved model's costs bit for bit.
+struct MapState {
+  const FeatureMap* map = nullptr;
+  std::vector<double> linear;  // w0 . f, +inf on blocked cells
+  std::vector<double> trees;   // sum_t eta_t h_t(f)
+  std::vector<double> log_costs;
+  std::vector<double> costs;   // exp(log_costs)
+  std::vector<double> gradient;
+};
+
+// The range of the passable training cells' costs, and what is wrong with it ("" if nothing).
+struct CostRange {
+  double lowest = kInf, highest = 0.0;
+  std::string fault;
+  bool plannable = true;  // every cost and loss-augmented cost finite > 0
+};
+
+CostRange costRange(const std::vector<MapState>& states, const std::vector<std::vector<double>>& log_costs,
+                    double loss_max, double max_ratio) {
+  double lo = kInf, hi = -kInf;
+  bool finite = true;
+  for (std::size_t m = 0; m < states.size(); ++m) {
+    const FeatureMap& map = *states[m].map;
+    for (int s = 0; s < map.cells(); ++s) {
+      if (map.isBlocked(s)) continue;
+      const double v = log_costs[m][static_cast<std::size_t>(s)];
+      if (!std::isfinite(v)) finite = false;
+      else lo = std::min(lo, v), hi = std::max(hi, v);
+    }
+  }
+  CostRange r;
+  r.lowest = std::exp(lo);
+  r.highest = std::exp(hi);
+  const std::string range = "the passable training cells' costs range from " + numberText(r.lowest) + " to " + numberText(r.highest);
+  if (!finite || !std::isfinite(r.highest)) {
+    r.fault = "a passable training cell's cost is not finite";
+    r.plannable = false;
+  } else if (lo - loss_max < std::log(std::numeric_limits<double>::min())) {
+    r.fault = range + ", and loss augmentation (down to e^-" + numberText(loss_max) + ") would round the lowest to 0";
+    r.plannable = false;
+  } else if (hi - lo > std::log(max_ratio)) {
+    r.fault = range + ", a ratio of " + numberText(std::exp(hi - lo)) + " > max_cost_ratio " + numberText(max_ratio);
+  }
+  return r;
+}
+
+// One example's part of a round.
+struct Outcome {
+  std::vector<int> plan;  // y*_i, loss-augmented
+  double hinge = 0.0;     // beta_i [C(y_i) - C_aug(y*_i)]
+  double loss = 0.0;      // L_i(y_pred_i) / max(1, |y_i|)
+};
+
+void checkPlan(const PlanResult& plan, std::size_t k, const char* what) {
+  if (plan.status != PlanStatus::Success) {
+    throw Error("learch: the " + std::string(what) + " planner failed on example " + std::to_string(k) + ": " + plan.message);
+  }
+}
+
+}  // namespace
+
+void LearchSettings::validate() const {
+  auto fail = [](const std::string& key, const std::string& what) {
+    throw InvalidArgument("learch." + key + " " + what);
+  };
+  if (rounds < 1) fail("rounds", "= " + std::to_string(rounds) + " must be >= 1");
+  if (!(step > 0.0) || !std::isfinite(step)) fail("step", "= " + numberText(step) + " must be finite > 0");
+  if (depth < 1 || depth > 16) fail("depth", "= " + std::to_string(depth) + " must be in [1, 16]");
+  if (min_leaf_samples < 1) fail("min_leaf_samples", "= " + std::to_string(min_leaf_samples) + " must be >= 1");
+  if (samples < 1) fail("samples", "= " + std::to_string(samples) + " must be >= 1");
+  if (!(max_cost_ratio > 1.0)) fail("max_cost_ratio", "= " + numberText(max_cost_ratio) + " must be > 1");
+  if (threads < 0) fail("threads", "= " + std::to_string(threads) + " must be >= 0 (0: all cores)");
+}
+
+std::string LearchSettings::describe() const {
+  std::ostringstream s;
+  s << rounds << " rounds, step " << step << " / sqrt(t), depth " << depth << ", " << min_leaf_samples
+    << " cells a leaf, " << samples << " cells a round, max cost ratio " << max_cost_ratio << ", from "
+    << (from_linear ? "the linear model" : "uniform costs");
+  return s.str();
+}
+
+void logCosts(const FeatureMap& map, const Eigen::VectorXd& w, const TreeEnsemble& trees, std::vector<double>& out) {
+  if (trees.largestFeature() >= map.features()) {
+    throw InvalidArgument("log-costs: a tree splits on feature " + std::to_string(trees.largestFeature()) +
+                          "; the map has " + std::to_string(map.features()));
+  }
+  map.costs(w, out);  // w . f, +inf on blocked cells; checks w's size
+  if (trees.empty()) return;
+  for (int s = 0; s < map.cells(); ++s) {
+    double& v = out[static_cast<std::size_t>(s)];
+    if (std::isfinite(v)) v += trees(map, s);
+  }
+}
+
+LearchResult learch(const std::vector<const PathExample*>& examples, const Eigen::VectorXd& initial,
+                    const LearchSettings& settings, const LearchCallback& callback) {
+  settings.validate();
+  if (examples.empty()) throw InvalidArgument("learch: no examples");
+  const int d = examples.front()->map().features();
+  if (initial.size() != d) {
+    throw InvalidArgument("learch: the start has " + std::to_string(initial.size()) + " weights, the maps " +
+                          std::to_string(d) + " features");
+  }
+  const auto start = std::chrono::steady_clock::now();
+
+  // The maps in order of first appearance, and the largest loss (for the underflow check).
+  std::vector<MapState> states;
+  std::vector<std::size_t> map_of(examples.size());
+  double loss_max = 0.0;
+  for (std::size_t k = 0; k < examples.size(); ++k) {
+    const FeatureMap* map = &examples[k]->map();
+    if (map->features() != d) {
+      throw InvalidArgument("learch: example " + std::to_string(k) + "'s map has " + std::to_string(map->features()) +
+                            " features, example 0's " + std::to_string(d));
+    }
+    std::size_t m = 0;
+    while (m < states.size() && states[m].map != map) ++m;
+    if (m == states.size()) {
+      states.push_back({});
+      states.back().map = map;
+    }
+    map_of[k] = m;
+    for (double l : examples[k]->loss()) loss_max = std::max(loss_max, l);
+  }
+  for (MapState& state : states) {
+    logCosts(*state.map, initial, {}, state.linear);
+    state.trees.assign(state.linear.size(), 0.0);
+    state.log_costs = state.linear;
+  }
+
+  LearchResult result;
+  result.weights = initial;
+  ThreadPool pool(settings.threads);
+  Random rng(settings.seed);
+  std::vector<std::vector<double>> log_costs(states.size());
+  for (std::size_t m = 0; m < states.size(); ++m) log_costs[m] = states[m].log_costs;
+  CostRange range = costRange(states, log_costs, loss_max, settings.max_cost_ratio);
+  if (!range.plannable) {
+    result.info = Info::NumericalIssue;
+    result.message = "the starting costs cannot be planned on: " + range.fault + "; no tree added";
+    return result;
+  }
+  std::vector<Outcome> outcomes(examples.size());
+  while (true) {
+    // 1) the oracle calls on the current model, in parallel; 2) their sums in example order.
+    for (MapState& state : states) {
+      state.costs.resize(state.log_costs.size());
+      for (std::size_t s = 0; s < state.costs.size(); ++s) state.costs[s] = std::exp(state.log_costs[s]);
+    }
+    pool.parallelFor(examples.size(), [&](std::size_t k) {
+      const PathExample& e = *examples[k];
+      const MapState& state = states[map_of[k]];
+      PlanResult augmented = e.planLogCosts(state.log_costs, 1.0);
+      checkPlan(augmented, k, "loss-augmented");
+      const PlanResult plain = e.planLogCosts(state.log_costs, 0.0);
+      checkPlan(plain, k, "plain");
+      const double demonstrated = pathIntegral(e.demonstration(), state.map->cols(), state.costs);
+      // >= 0 but for rounding: the augmented optimum is at most the demonstration's augmented cost, C(y_i)
+      outcomes[k].hinge = e.beta() * std::max(0.0, demonstrated - augmented.cost);
+      outcomes[k].loss = e.pathLoss(plain.path) / std::max(1.0, pathLength(e.demonstration(), state.map->cols()));
+      outcomes[k].plan = std::move(augmented.path);
+    });
+    LearchRound round;
+    round.trees = static_cast<int>(result.trees.size());
+    round.step = result.trees.empty() ? 0.0 : result.trees.steps().back();
+    for (const Outcome& o : outcomes) round.objective += o.hinge, round.prediction_loss += o.loss;
+    round.prediction_loss /= static_cast<double>(examples.size());
+    round.lowest = range.lowest;
+    round.highest = range.highest;
+    round.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.rounds.push_back(round);
+    const std::string kept = std::to_string(result.trees.size()) + (result.trees.size() == 1 ? " tree" : " trees");
+    if (callback && !callback(round)) {
+      result.message = "stopped by the callback with " + kept;
+      break;
+    }
+    if (!range.fault.empty()) {  // only at the start: later rounds out of bounds are undone below
+      result.info = Info::NumericalIssue;
+      result.message = "the starting costs are out of bounds: " + range.fault + "; no tree added";
+      break;
+    }
+    if (round.trees == settings.rounds) {
+      result.message = "added " + kept;
+      break;
+    }
+
+    // 3) the functional gradient per map cell: beta_i (visits of y*_i - visits of y_i).
+    for (MapState& state : states) state.gradient.assign(state.log_costs.size(), 0.0);
+    for (std::size_t k = 0; k < examples.size(); ++k) {
+      const PathExample& e = *examples[k];
+      MapState& state = states[map_of[k]];
+      addPathVisits(outcomes[k].plan, state.map->cols(), e.beta(), state.gradient);
+      addPathVisits(e.demonstration(), state.map->cols(), -e.beta(), state.gradient);
+    }
+    std::vector<std::pair<std::size_t, int>> cells;  // (map, cell) with a gradient
+    for (std::size_t m = 0; m < states.size(); ++m) {
+      for (std::size_t s = 0; s < states[m].gradient.size(); ++s) {
+        if (states[m].gradient[s] != 0.0) cells.emplace_back(m, static_cast<int>(s));
+      }
+    }
+    if (cells.empty()) {
+      result.message = "every demonstration is loss-augmented optimal with " + kept + ": nothing to fit";
+      break;
+    }
+    if (cells.size() > static_cast<std::size_t>(settings.samples)) {  // a seeded draw, kept in cell order
+      for (std::size_t i = 0; i < static_cast<std::size_t>(settings.samples); ++i) {
+        std::swap(cells[i], cells[i + rng.below(cells.size() - i)]);
+      }
+      cells.resize(static_cast<std::size_t>(settings.samples));
+      std::sort(cells.begin(), cells.end());
+    }
+
+    // 4) the tree: features -> sign of the gradient, weighted by its size.
+    const Eigen::Index n = static_cast<Eigen::Index>(cells.size());
+    Eigen::MatrixXf samples(n, d);
+    Eigen::VectorXd targets(n), weights(n);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const auto [m, s] = cells[static_cast<std::size_t>(i)];
+      samples.row(i) = states[m].map->cellVector(s).transpose();
+      const double g = states[m].gradient[static_cast<std::size_t>(s)];
+      targets[i] = g > 0.0 ? 1.0 : -1.0;
+      weights[i] = std::abs(g);
+    }
+    RegressionTree tree =
+        RegressionTree::fit(samples, targets, weights, {settings.depth, settings.min_leaf_samples, kThresholds});
+
+    // 5) log c += eta_t h_t, checked before it is kept.
+    const double eta = settings.step / std::sqrt(static_cast<double>(result.trees.size() + 1));
+    std::vector<std::vector<double>> trees(states.size());
+    for (std::size_t m = 0; m < states.size(); ++m) {
+      const MapState& state = states[m];
+      trees[m] = state.trees;
+      log_costs[m].resize(state.linear.size());
+      const std::size_t cells_m = state.linear.size();
+      pool.parallelFor((cells_m + kBlock - 1) / kBlock, [&](std::size_t b) {
+        for (std::size_t s = b * kBlock; s < std::min(cells_m, (b + 1) * kBlock); ++s) {
+          if (std::isfinite(state.linear[s])) {
+            trees[m][s] += eta * tree.predict([&](int k) { return state.map->value(static_cast<int>(s), k); });
+          }
+          log_costs[m][s] = state.linear[s] + trees[m][s];
+        }
+      });
+    }
+    const CostRange next = costRange(states, log_costs, loss_max, settings.max_cost_ratio);
+    if (!next.fault.empty()) {
+      result.info = Info::NumericalIssue;
+      result.message = "round " + std::to_string(result.trees.size() + 1) + " (step " + numberText(eta) + ") was undone: " +
+                       next.fault + "; kept the model of the round before, with " + kept;
+      break;
+    }
+    result.trees.add(std::move(tree), eta);
+    for (std::size_t m = 0; m < states.size(); ++m) {
+      states[m].trees.swap(trees[m]);
+      states[m].log_costs = log_costs[m];
+    }
+    range = next;
+  }
+  return result;
+}
+
+}  // namespace mmp

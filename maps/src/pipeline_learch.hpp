@@ -1,0 +1,17 @@
+// train()'s LEARCH branch (pipeline.hpp, settings.learner.learch.enabled), kept apart from pipeline.cpp.
+#pragma once
+
+#include <mmp/maps/pipeline.hpp>
+
+#include <memory>
+#include <vector>
+
+namespace mmp {
+
+/// LEARCH on train()'s examples (owner[k]: the training region of example k), with the report and
+/// model info train() gives.
+TrainedCostModel trainLearch(const TrainingData& training, const PipelineSettings& settings,
+                             const std::vector<std::unique_ptr<PathExample>>& examples,
+                             const std::vector<std::size_t>& owner, const StageCallback& progress);
+
+}  // namespace mmp
