@@ -18,6 +18,7 @@
 #include <mmp/maps/render.hpp>
 #include <mmp/maps/settings_selection.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <tuple>
@@ -203,9 +204,14 @@ void runValidation(const TrainConfig& config) {
   std::printf("\nwrote %s: validation.json validation_pairs.csv\n", output.path().c_str());
 }
 
-std::string valuesText(const std::map<std::string, std::string>& values) {
+// A candidate's values, leaving out the keys that change nothing at them (settingApplies).
+std::string valuesText(const PipelineSettings& settings, const std::map<std::string, std::string>& values) {
+  PipelineSettings s = settings;
+  for (const auto& [key, value] : values) applySetting(s, key, value);
   std::string text;
-  for (const auto& [key, value] : values) text += (text.empty() ? "" : ", ") + key + " " + value;
+  for (const auto& [key, value] : values) {
+    if (settingApplies(s, key)) text += (text.empty() ? "" : ", ") + key + " " + value;
+  }
   return text;
 }
 
@@ -222,16 +228,22 @@ std::pair<TrainConfig, Json> runSelection(const TrainConfig& config) {
       config, space,
       [&](int candidate, const std::map<std::string, std::string>& values, const std::string& area,
           const std::string& stage, long done, long total) {
-        progress.update("selection: candidate " + std::to_string(candidate) + " (" + valuesText(values) +
+        progress.update("selection: candidate " + std::to_string(candidate) + " (" + valuesText(config, values) +
                             "), without " + area + ": " + stage,
                         done, total, "");
       });
   progress.finish();
-  std::printf("%-4s %-60s %10s %9s %9s %8s\n", "", "candidate", "cost ratio", "feasible", "MHD (px)", "seconds");
+  std::vector<std::string> texts;
+  int width = 9;
+  for (const SelectionCandidate& c : result.candidates) {
+    texts.push_back(valuesText(config, c.values));
+    width = std::max(width, static_cast<int>(texts.back().size()));
+  }
+  std::printf("%-4s %-*s %10s %9s %9s %8s\n", "", width, "candidate", "cost ratio", "feasible", "MHD (px)", "seconds");
   Json candidates = Json::array();
   for (std::size_t i = 0; i < result.candidates.size(); ++i) {
     const SelectionCandidate& c = result.candidates[i];
-    std::printf("%-4s %-60s %10.3f %9.2f %9.1f %8.0f\n", i == result.chosen ? "*" : "", valuesText(c.values).c_str(),
+    std::printf("%-4s %-*s %10.3f %9.2f %9.1f %8.0f\n", i == result.chosen ? "*" : "", width, texts[i].c_str(),
                 c.cost_ratio_mean, c.feasible_share, c.mhd_mean_px, c.seconds);
     Json by_area = Json::object();
     for (const auto& [area, ratio] : c.area_cost_ratio) by_area[area] = ratio;
@@ -239,7 +251,7 @@ std::pair<TrainConfig, Json> runSelection(const TrainConfig& config) {
                           {"feasible_share", c.feasible_share}, {"mhd_mean_px", c.mhd_mean_px},
                           {"area_cost_ratio", by_area}, {"seconds", c.seconds}});
   }
-  std::printf("chosen (*): %s\n\n", valuesText(result.candidates[result.chosen].values).c_str());
+  std::printf("chosen (*): %s\n\n", texts[result.chosen].c_str());
   TrainConfig chosen = config;
   static_cast<PipelineSettings&>(chosen) = result.settings;
   Json space_json = Json::object();

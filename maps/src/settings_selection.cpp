@@ -46,7 +46,7 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 const std::vector<std::pair<std::string, std::string>>& selectionKeys() {
   static const std::vector<std::pair<std::string, std::string>> keys = {
-      {"learner.kind", "online, batch (linear in the features) or learch (boosted regression trees, from uniform costs)"},
+      {"learner.kind", "online, batch (linear in the features) or learch (boosted regression trees on the log-cost)"},
       {"learner.costs", "linear or exponential: cell costs w . f or exp(w . f)"},
       {"learner.lambda", "> 0: the regularisation of the online and the batch learner"},
       {"learner.passes", "1..100000: online epochs or batch iterations"},
@@ -54,6 +54,10 @@ const std::vector<std::pair<std::string, std::string>>& selectionKeys() {
       {"loss.scale", "> 0: the margin asked of a path far from the demonstration"},
       {"loss.radius_px", "> 0: the distance (pixels) at which the loss reaches its scale"},
       {"features.bins", "0 or 2..64: soft bins per feature (0: the value and its complement)"},
+      {"learch.start", "uniform, online or batch: LEARCH's first log-cost (that linear learner's, exponential costs)"},
+      {"learch.rounds", "1..100000: trees LEARCH adds"},
+      {"learch.step", "> 0: LEARCH's step, eta_t = step / sqrt(t)"},
+      {"learch.depth", "1..16: the depth of LEARCH's trees"},
   };
   return keys;
 }
@@ -80,11 +84,29 @@ void applySetting(PipelineSettings& s, const std::string& key, const std::string
     if (bins == 1) throw InvalidArgument("select: features.bins: expected 0 or 2..64, got 1");
     s.features.bins = static_cast<int>(bins);
     s.features.complements = bins == 0;
+  } else if (key == "learch.start") {
+    const std::string start = oneOf(key, value, {"uniform", "online", "batch"});
+    s.learner.learch.from_linear = start != "uniform";
+    if (s.learner.learch.from_linear) s.learner.kind = parseLearnerKind(start);
+  } else if (key == "learch.rounds") {
+    s.learner.learch.rounds = static_cast<int>(integerIn(key, value, 1, 100000));
+  } else if (key == "learch.step") {
+    s.learner.learch.step = numberIn(key, value, std::numeric_limits<double>::min(), kInfinity);
+  } else if (key == "learch.depth") {
+    s.learner.learch.depth = static_cast<int>(integerIn(key, value, 1, 16));
   } else {
     std::string list;
     for (const auto& [name, what] : selectionKeys()) list += (list.empty() ? "" : ", ") + name;
     throw InvalidArgument("select: unknown key '" + key + "'; the search space may name " + list);
   }
+}
+
+bool settingApplies(const PipelineSettings& s, const std::string& key) {
+  const LearchSettings& learch = s.learner.learch;
+  if (key.rfind("learch.", 0) == 0) return learch.enabled;
+  if (key == "learner.costs" || key == "learner.calibrate_bias") return !learch.enabled;
+  if (key == "learner.lambda" || key == "learner.passes") return !learch.enabled || learch.from_linear;
+  return true;
 }
 
 SelectionResult selectSettings(const PipelineSettings& settings, const SelectionSpace& space,
@@ -150,6 +172,7 @@ SelectionResult selectSettings(const PipelineSettings& settings, const Selection
   result.chosen = score(current);
   for (int sweep = 0; sweep < space.sweeps; ++sweep) {
     for (const SelectionKey& key : space.keys) {
+      if (!settingApplies(settingsFor(current), key.name)) continue;  // its values would all train the same model
       for (const std::string& value : key.values) {
         std::map<std::string, std::string> values = current;
         values[key.name] = value;

@@ -108,6 +108,24 @@ TEST_CASE("applySetting sets each key of the search space and names what is vali
   applySetting(s, "features.bins", "0");
   CHECK(s.features.bins == 0);
   CHECK(s.features.complements);
+  CHECK_FALSE(settingApplies(s, "learch.step"));
+  CHECK(settingApplies(s, "learner.costs"));
+  applySetting(s, "learner.kind", "learch");
+  applySetting(s, "learch.rounds", "12");
+  applySetting(s, "learch.step", "0.25");
+  applySetting(s, "learch.depth", "4");
+  CHECK(s.learner.learch.rounds == 12);
+  CHECK(s.learner.learch.step == 0.25);
+  CHECK(s.learner.learch.depth == 4);
+  CHECK(settingApplies(s, "learch.step"));
+  CHECK_FALSE(settingApplies(s, "learner.costs"));
+  CHECK_FALSE(settingApplies(s, "learner.lambda"));  // from uniform costs: no linear learner runs
+  applySetting(s, "learch.start", "batch");
+  CHECK(s.learner.learch.from_linear);
+  CHECK(s.learner.kind == LearnerKind::Batch);
+  CHECK(settingApplies(s, "learner.lambda"));
+  CHECK_THROWS_WITH_AS(applySetting(s, "learch.depth", "17"), doctest::Contains("learch.depth: expected a number in [1, 16]"),
+                       InvalidArgument);
   CHECK_THROWS_WITH_AS(applySetting(s, "learner.speed", "1"), doctest::Contains("unknown key 'learner.speed'; the search space may name learner.kind"),
                        InvalidArgument);
   CHECK_THROWS_WITH_AS(applySetting(s, "learner.costs", "cubic"), doctest::Contains("expected one of linear, exponential, got 'cubic'"),
@@ -154,4 +172,21 @@ TEST_CASE("settings selection: coordinate search by leave-one-area-out validatio
   const TrainingData training = loadTrainingData(result.settings);
   const TrainedCostModel trained = train(training, result.settings);
   CHECK(trained.model.weights().size() == training.stack.features());
+}
+
+TEST_CASE("settings selection skips a key that does not apply at the current choice") {
+  PipelineSettings s = twoAreaSettings();
+  s.learner.learch.rounds = 4;
+  s.learner.learch.samples = 2000;
+  s.learner.learch.threads = 1;
+  // A linear learner: LEARCH's step changes nothing, so only the start is scored.
+  const SelectionResult linear = selectSettings(s, {{{"learner.kind", {"batch"}}, {"learch.step", {"0.5", "1"}}}});
+  CHECK(linear.candidates.size() == 1);
+  // LEARCH: the linear cost form changes nothing, its step does.
+  const SelectionResult learch =
+      selectSettings(s, {{{"learner.kind", {"learch"}}, {"learner.costs", {"linear", "exponential"}}, {"learch.step", {"0.5", "1"}}}});
+  REQUIRE(learch.candidates.size() == 2);
+  CHECK(learch.candidates[1].values.at("learch.step") == "1");
+  CHECK(learch.candidates[1].values.at("learner.costs") == "linear");
+  CHECK(learch.settings.learner.learch.enabled);
 }

@@ -11,7 +11,9 @@
 // for each, score every value with the other keys at their current choice; keep the value of lowest
 // score, the current one on a tie; `sweeps` times over the keys.  A candidate's score is the learned
 // planner's mean cost ratio pooled over every image of every training area, each scored by the model
-// trained on the other areas (validationFold); assignments already scored are not run again.  Only
+// trained on the other areas (validationFold); assignments already scored are not run again, nor is a
+// key that does not apply at the current choice (settingApplies: learch.* keys without learner.kind
+// learch, learner.costs with it), since its values would all train the same model.  Only
 // the training images are read: the holdout images are never opened.
 #pragma once
 
@@ -43,6 +45,14 @@ const std::vector<std::pair<std::string, std::string>>& selectionKeys();
              valid keys or values if either is unknown or the value is out of range.
 !*/
 void applySetting(PipelineSettings& settings, const std::string& key, const std::string& value);
+
+/*!
+    ensures: returns false when `key` changes nothing that training does under settings s: the
+             learch.* keys unless LEARCH is enabled; learner.costs and learner.calibrate_bias when it
+             is (LEARCH's costs are exp(log-cost)); learner.lambda and learner.passes when LEARCH
+             starts from uniform costs.  True for every other key.
+!*/
+bool settingApplies(const PipelineSettings& settings, const std::string& key);
 
 /// One scored assignment of the search space.
 struct SelectionCandidate {
