@@ -17,10 +17,18 @@ std::string describe(Info info) {
 LearnerKind parseLearnerKind(const std::string& name) {
   if (name == "batch") return LearnerKind::Batch;
   if (name == "online") return LearnerKind::Online;
-  throw InvalidArgument("learner '" + name + "': expected batch or online");
+  if (name == "dlpw") return LearnerKind::Dlpw;
+  throw InvalidArgument("learner '" + name + "': expected batch, online or dlpw");
 }
 
-std::string describe(LearnerKind kind) { return kind == LearnerKind::Batch ? "batch" : "online"; }
+std::string describe(LearnerKind kind) {
+  switch (kind) {
+    case LearnerKind::Batch: return "batch";
+    case LearnerKind::Online: return "online";
+    case LearnerKind::Dlpw: return "dlpw";
+  }
+  return "?";
+}
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

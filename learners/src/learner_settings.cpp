@@ -3,18 +3,44 @@
 #include <sstream>
 
 namespace mmp {
+namespace {
 
-double LearnerSettings::lambda() const { return kind == LearnerKind::Online ? online.lambda : batch.lambda; }
-void LearnerSettings::setLambda(double lambda) { (kind == LearnerKind::Online ? online.lambda : batch.lambda) = lambda; }
-int LearnerSettings::q() const { return kind == LearnerKind::Online ? online.q : batch.q; }
-
-long LearnerSettings::passes() const {
-  return kind == LearnerKind::Online ? online.stop.max_iterations : batch.stop.max_iterations;
+// The pass budget of the chosen learner: epochs (online, DLPW) or iterations (batch).
+template <typename Settings>
+auto& stopOf(Settings& s) {
+  switch (s.kind) {
+    case LearnerKind::Online: return s.online.stop;
+    case LearnerKind::Dlpw: return s.dlpw.stop;
+    case LearnerKind::Batch: break;
+  }
+  return s.batch.stop;
 }
 
-void LearnerSettings::setPasses(long passes) {
-  (kind == LearnerKind::Online ? online.stop.max_iterations : batch.stop.max_iterations) = passes;
+template <typename Settings>
+auto& lambdaOf(Settings& s) {
+  switch (s.kind) {
+    case LearnerKind::Online: return s.online.lambda;
+    case LearnerKind::Dlpw: return s.dlpw.lambda;
+    case LearnerKind::Batch: break;
+  }
+  return s.batch.lambda;
 }
+
+}  // namespace
+
+double LearnerSettings::lambda() const { return lambdaOf(*this); }
+void LearnerSettings::setLambda(double lambda) { lambdaOf(*this) = lambda; }
+int LearnerSettings::q() const {
+  switch (kind) {
+    case LearnerKind::Online: return online.q;
+    case LearnerKind::Dlpw: return 1;
+    case LearnerKind::Batch: break;
+  }
+  return batch.q;
+}
+
+long LearnerSettings::passes() const { return stopOf(*this).max_iterations; }
+void LearnerSettings::setPasses(long passes) { stopOf(*this).max_iterations = passes; }
 
 void LearnerSettings::setProjection(const ProjectionPtr& projection) {
   online.projection = projection;
@@ -22,23 +48,35 @@ void LearnerSettings::setProjection(const ProjectionPtr& projection) {
 }
 
 long LearnerSettings::callbacks(long examples) const {
-  return kind == LearnerKind::Online ? online.stop.max_iterations * examples : batch.stop.max_iterations;
+  return kind == LearnerKind::Online ? online.stop.max_iterations * examples : passes();
 }
 
 std::string LearnerSettings::describe() const {
   std::ostringstream s;
-  if (kind == LearnerKind::Online) {
-    s << "online GP, lambda " << online.lambda << ", " << online.stop.max_iterations << " epochs, averaging "
-      << mmp::describe(online.averaging);
-  } else {
-    s << "batch subgradient, lambda " << batch.lambda << ", " << batch.stop.max_iterations << " iterations, "
-      << batch.steps.describe() << ", averaging " << mmp::describe(batch.averaging);
+  switch (kind) {
+    case LearnerKind::Online:
+      s << "online GP, lambda " << online.lambda << ", " << online.stop.max_iterations << " epochs, averaging "
+        << mmp::describe(online.averaging);
+      break;
+    case LearnerKind::Dlpw:
+      s << "DLPW, lambda " << dlpw.lambda << ", " << dlpw.stop.max_iterations << " epochs, "
+        << (dlpw.passes == 0 ? std::string("LP to convergence") : std::to_string(dlpw.passes) + " diffusion passes")
+        << " a step" << (dlpw.warm_start ? ", warm starts" : "");
+      break;
+    case LearnerKind::Batch:
+      s << "batch subgradient, lambda " << batch.lambda << ", " << batch.stop.max_iterations << " iterations, "
+        << batch.steps.describe() << ", averaging " << mmp::describe(batch.averaging);
+      break;
   }
   return s.str();
 }
 
 std::unique_ptr<Learner> makeLearner(const LearnerSettings& settings) {
-  if (settings.kind == LearnerKind::Online) return std::make_unique<OnlineGreedyProjection>(settings.online);
+  switch (settings.kind) {
+    case LearnerKind::Online: return std::make_unique<OnlineGreedyProjection>(settings.online);
+    case LearnerKind::Dlpw: return std::make_unique<Dlpw>(settings.dlpw);
+    case LearnerKind::Batch: break;
+  }
   return std::make_unique<BatchSubgradient>(settings.batch);
 }
 

@@ -49,9 +49,9 @@ struct TraceRecord {
 /// Called once per iteration (batch) or round (online); returning false stops training.
 using TraceCallback = std::function<bool(const TraceRecord&)>;
 
-/// Which optimiser: BatchSubgradient or OnlineGreedyProjection.
-enum class LearnerKind { Batch, Online };
-/// "batch" or "online"; throws mmp::InvalidArgument naming the valid names otherwise.
+/// Which optimiser: BatchSubgradient, OnlineGreedyProjection or Dlpw (pairwise models only).
+enum class LearnerKind { Batch, Online, Dlpw };
+/// "batch", "online" or "dlpw"; throws mmp::InvalidArgument naming the valid names otherwise.
 LearnerKind parseLearnerKind(const std::string& name);
 std::string describe(LearnerKind kind);
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <mmp/learners/batch_subgradient.hpp>
+#include <mmp/learners/dlpw.hpp>
 #include <mmp/learners/online_greedy_projection.hpp>
 
 #include <memory>
@@ -20,6 +21,7 @@ struct LearnerSettings {
   LearnerKind kind = LearnerKind::Batch;
   OnlineGreedyProjection::Params online;  ///< used when kind is Online
   BatchSubgradient::Params batch;         ///< used when kind is Batch
+  Dlpw::Params dlpw;                      ///< used when kind is Dlpw (pairwise models only)
 
   /// The chosen learner's lambda, slack norm and pass budget (iterations or epochs).
   double lambda() const;
@@ -27,7 +29,7 @@ struct LearnerSettings {
   int q() const;
   long passes() const;
   void setPasses(long passes);
-  /// Sets the projection of both learners.
+  /// Sets the projection of the online and the batch learner (DLPW keeps its ball).
   void setProjection(const ProjectionPtr& projection);
   /// How many times the callback is called at most on `examples` examples: batch iterations, or
   /// online rounds (epochs x examples).  For progress bars.

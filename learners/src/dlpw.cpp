@@ -1,0 +1,122 @@
+#include <mmp/learners/dlpw.hpp>
+
+#include <mmp/core/error.hpp>
+#include <mmp/core/objective.hpp>
+#include <mmp/core/random.hpp>
+
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace mmp {
+
+Dlpw::Dlpw(Params params) : params_(params) {
+  if (!(params_.lambda > 0.0) || !std::isfinite(params_.lambda)) throw InvalidArgument("dlpw: lambda must be > 0 and finite");
+  if (params_.passes < 0) throw InvalidArgument("dlpw: passes (R) must be >= 0 (0: until the LP settles)");
+  if (params_.stop.max_iterations < 1) throw InvalidArgument("dlpw: max_iterations (epochs) must be >= 1");
+}
+
+const Eigen::VectorXd& Dlpw::train(const ExampleList& examples, Eigen::VectorXd initial) {
+  start();
+  diffusion_passes_ = 0;
+  const Eigen::Index d = commonDimension(examples);
+  std::vector<const PairwiseExample*> pairwise(examples.size());
+  for (std::size_t m = 0; m < examples.size(); ++m) {
+    pairwise[m] = dynamic_cast<const PairwiseExample*>(examples[m]);
+    if (pairwise[m] == nullptr) {
+      throw InvalidArgument("dlpw: example " + std::to_string(m) +
+                            " is not a pairwise model (PairwiseExample); DLPW trains pairwise models such as multilabel");
+    }
+  }
+  const double radius = 1.0 / std::sqrt(params_.lambda);
+  const L2BallProjection ball(params_.project ? radius : std::numeric_limits<double>::infinity());
+  Eigen::VectorXd w = startingPoint(std::move(initial), d, ball, "dlpw");
+
+  const std::size_t n = examples.size();
+  std::vector<DualMessages> messages(n);
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  Random rng(params_.seed);
+  PairwisePotentials theta;
+  Eigen::VectorXd next(d);
+  Info info = params_.stop.tolerance > 0.0 ? Info::NoConvergence : Info::Success;
+  std::string message = "ran " + std::to_string(params_.stop.max_iterations) + " epochs";
+  long t = 0;
+  bool stopped = false;
+  for (long epoch = 1; epoch <= params_.stop.max_iterations && !stopped; ++epoch) {
+    if (params_.shuffle) rng.shuffle(order.begin(), order.end());
+    const Eigen::VectorXd epoch_start = w;
+    double bound_sum = 0.0;
+    std::size_t visits = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (elapsed() > params_.stop.time_budget_seconds) {
+        info = Info::NoConvergence;
+        message = "time budget of " + std::to_string(params_.stop.time_budget_seconds) + " s ran out at round " + std::to_string(t);
+        stopped = true;
+        break;
+      }
+      ++t;
+      const PairwiseExample& example = *pairwise[order[k]];
+      const PairwiseGraph& graph = example.graph();
+      DualMessages& delta = messages[order[k]];
+      if (!params_.warm_start || delta.values.size() == 0) delta.reset(graph);
+      // 1) theta^(m)(w) with the loss, 2) R block coordinate passes on delta^(m) (eq. 11)
+      example.potentials(w, 1.0, theta);
+      if (params_.passes == 0) {
+        diffusion_passes_ += solveLp(graph, theta, delta, params_.lp).passes;
+      } else {
+        for (int r = 0; r < params_.passes; ++r) diffusionPass(graph, theta, delta);
+        diffusion_passes_ += params_.passes;
+      }
+      // 3) the subgradient of g(delta; theta(w)) - w . psi(y_m) in w: the features of the maximisers
+      //    of g's terms less those of the demonstration, then the Pegasos step and projection
+      const DualArgmax argmax = dualArgmax(graph, theta, delta);
+      const double eta = 1.0 / (params_.lambda * static_cast<double>(t));
+      next = (1.0 - eta * params_.lambda) * w;
+      const std::vector<int>& y = example.target();
+      double target_score = 0.0;
+      for (int i = 0; i < graph.variables(); ++i) {
+        example.addNodeFeatures(i, argmax.nodes[i], -eta, next);
+        example.addNodeFeatures(i, y[i], eta, next);
+        target_score += theta.node(i, y[i]);  // theta_i(y_i) has no loss at the demonstration
+      }
+      for (int e = 0; e < graph.edgeCount(); ++e) {
+        const auto [a, b] = graph.edges()[e];
+        example.addEdgeFeatures(e, argmax.edges[e].first, argmax.edges[e].second, -eta, next);
+        example.addEdgeFeatures(e, y[a], y[b], eta, next);
+        target_score += theta.edge(e, y[a], y[b]);
+      }
+      ball.project(next);
+      if (!next.allFinite()) {
+        info = Info::NumericalIssue;
+        message = "the step of round " + std::to_string(t) + " is not finite; kept the last good weights";
+        stopped = true;
+        break;
+      }
+      bound_sum += argmax.value - target_score;
+      ++visits;
+      w.swap(next);
+      iterations_ = t;
+    }
+    if (visits > 0) {
+      const double value = 0.5 * params_.lambda * w.squaredNorm() + bound_sum / static_cast<double>(visits);
+      trace_.push_back({t, value, w.norm(), elapsed()});
+      weights_ = w;
+      if (!report(trace_.back()) && !stopped) {
+        info = Info::NoConvergence;
+        message = "stopped by the callback after epoch " + std::to_string(epoch);
+        stopped = true;
+      }
+    }
+    if (!stopped && params_.stop.tolerance > 0.0 && (w - epoch_start).norm() <= params_.stop.tolerance * std::max(1.0, w.norm())) {
+      info = Info::Success;
+      message = "an epoch moved w less than the tolerance (epoch " + std::to_string(epoch) + ")";
+      stopped = true;
+    }
+  }
+  weights_ = w;
+  finish(info, message);
+  return weights_;
+}
+
+}  // namespace mmp
