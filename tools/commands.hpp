@@ -9,6 +9,8 @@ namespace mmp::tools {
 void addLettersCommand(CLI::App& app);
 /// `mmp ocr`: word recognition with the chain model over ten folds (small or large protocol).
 void addOcrCommand(CLI::App& app);
+/// `mmp multilabel`: Yeast or Scene with the pairwise label model, lambda chosen on validation.
+void addMultilabelCommand(CLI::App& app);
 
 /// `mmp train CONFIG.yaml`: maximum margin planning on imagery, evaluation against baselines, panels.
 void addTrainCommand(CLI::App& app);

@@ -38,6 +38,18 @@ BatchSubgradient::Params batchParams(const ConfigNode& node, BatchSubgradient::P
   return p;
 }
 
+Dlpw::Params dlpwParams(const ConfigNode& node, Dlpw::Params p) {
+  node.expectKeys({"lambda", "epochs", "passes", "warm_start", "shuffle", "seed", "time_budget_seconds"});
+  p.lambda = node.number("lambda", p.lambda, std::numeric_limits<double>::min(), kInf);
+  p.stop.max_iterations = node.integer("epochs", p.stop.max_iterations, 1, 1000000);
+  p.passes = static_cast<int>(node.integer("passes", p.passes, 0, 1000000));
+  p.warm_start = node.boolean("warm_start", p.warm_start);
+  p.shuffle = node.boolean("shuffle", p.shuffle);
+  p.seed = static_cast<std::uint64_t>(node.integer("seed", static_cast<long>(p.seed), 0));
+  p.stop.time_budget_seconds = node.number("time_budget_seconds", p.stop.time_budget_seconds, 0.0, kInf);
+  return p;
+}
+
 mmp::LearnerSettings learnerSettings(const ConfigNode& config, const std::string& kind_key, mmp::LearnerSettings s,
                                      const std::vector<std::string>& more_kinds) {
   std::vector<std::string> kinds = {"online", "batch"};

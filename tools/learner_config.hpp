@@ -5,6 +5,7 @@
 //   online: {lambda, q, epochs, averaging, shuffle, seed, tolerance, time_budget_seconds}
 //   batch:  {lambda, q, iterations, step: constant|gamma_over_t, step_size, averaging, threads,
 //            tolerance, time_budget_seconds}
+//   dlpw:   {lambda, epochs, passes, warm_start, shuffle, seed, time_budget_seconds}   (dlpwParams; pairwise models)
 #pragma once
 
 #include "config.hpp"
@@ -17,6 +18,7 @@ namespace mmp::tools {
 
 OnlineGreedyProjection::Params onlineParams(const ConfigNode& node, OnlineGreedyProjection::Params defaults);
 BatchSubgradient::Params batchParams(const ConfigNode& node, BatchSubgradient::Params defaults);
+Dlpw::Params dlpwParams(const ConfigNode& node, Dlpw::Params defaults);
 /// The keys `kind_key` (the kind), `online` and `batch` of `config`, each over its part of `defaults`.
 /// A front end with more kinds than these two (`mmp train`: learch) lists them in more_kinds: such a
 /// kind is accepted and leaves the LearnerKind as in defaults, for the caller to read kind_key.

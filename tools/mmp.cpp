@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   mmp::tools::addLettersCommand(app);
   mmp::tools::addOcrCommand(app);
+  mmp::tools::addMultilabelCommand(app);
   mmp::tools::addTrainCommand(app);
   mmp::tools::addCompareCommand(app);
   mmp::tools::addPlanCommand(app);

@@ -2,7 +2,7 @@
 # missing (one apt-get update, non-interactive), then configures and builds.
 #   MMP_BUILD_DIR   build folder (default: build)
 #   MMP_CMAKE_ARGS  extra CMake arguments, e.g. -DMMP_SANITIZE=ON
-#   MMP_BENCHMARKS  1: also install the benchmarks' peers (dlib, Boost.Graph) and build tools/bench_*
+#   MMP_BENCHMARKS  1: also install the benchmarks' peers (dlib, Boost.Graph, liblinear) and build tools/bench_*
 
 MMP_SOURCE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MMP_BUILD_DIR="${MMP_BUILD_DIR:-$MMP_SOURCE_DIR/build}"
@@ -10,7 +10,7 @@ MMP_PACKAGES=(cmake g++ make pkg-config libeigen3-dev libyaml-cpp-dev doctest-de
   libopencv-dev nlohmann-json3-dev libgdal-dev libompl-dev libboost-serialization-dev libboost-filesystem-dev
   libboost-system-dev)
 if [ "${MMP_BENCHMARKS:-0}" = 1 ]; then
-  MMP_PACKAGES+=(libdlib-dev libboost-dev libboost-graph-dev)
+  MMP_PACKAGES+=(libdlib-dev libboost-dev libboost-graph-dev liblinear-dev)
   MMP_CMAKE_ARGS="${MMP_CMAKE_ARGS:-} -DMMP_BUILD_BENCHMARKS=ON"
 fi
 

@@ -1,0 +1,78 @@
+// `mmp multilabel` and its experiment (tools/multilabel_experiment.hpp) on small generated files.
+#include "maps/maps_support.hpp"
+#include "support.hpp"
+
+#include "commands.hpp"
+#include "multilabel_experiment.hpp"
+
+#include <mmp/core/error.hpp>
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <set>
+
+using namespace mmp;
+using namespace mmp::tools;
+
+namespace {
+
+// Rows whose labels follow a linear rule of four inputs, written as LIBSVM multilabel lines.
+void writeRows(const std::string& path, Random& rng, const Eigen::MatrixXd& rule, int rows) {
+  std::ofstream out(path);
+  for (int r = 0; r < rows; ++r) {
+    const Eigen::VectorXd x = test::randomVector(rng, rule.cols());
+    const Eigen::VectorXd z = rule * x;
+    std::string labels;
+    for (Eigen::Index i = 0; i < z.size(); ++i) {
+      if (z[i] > 0) labels += (labels.empty() ? "" : ",") + std::to_string(i);
+    }
+    out << labels;
+    for (Eigen::Index j = 0; j < x.size(); ++j) out << ' ' << j + 1 << ':' << x[j];
+    out << '\n';
+  }
+}
+
+}  // namespace
+
+TEST_CASE("validation folds cut the training rows into a seeded partition") {
+  const auto folds = validationFolds(23, 5, 3);
+  REQUIRE(folds.size() == 5);
+  std::set<std::size_t> all;
+  for (const auto& f : folds) {
+    CHECK(f.size() >= 4);
+    all.insert(f.begin(), f.end());
+  }
+  CHECK(all.size() == 23);
+  CHECK(validationFolds(23, 5, 3) == folds);
+  CHECK(validationFolds(23, 5, 4) != folds);
+  CHECK_THROWS_WITH_AS(validationFolds(23, 1, 3), doctest::Contains("validation.folds 1: expected 2..23"), InvalidArgument);
+}
+
+TEST_CASE("mmp multilabel trains on one file, chooses lambda by cross-validation and scores the other") {
+  test::TempDir dir;
+  Random rng(12);
+  const Eigen::MatrixXd rule = Eigen::MatrixXd::NullaryExpr(4, 5, [&] { return rng.normal(); });
+  writeRows(dir.file("train.svm"), rng, rule, 120);
+  writeRows(dir.file("test.svm"), rng, rule, 80);
+  const std::string config = dir.file("multilabel.yaml");
+  std::ofstream(config) << "data_root: .\ntrain: {libsvm: train.svm}\ntest: {libsvm: test.svm}\nfeatures: 5\nlabels: 4\n"
+                           "learner: {kind: dlpw, dlpw: {epochs: 20}}\nvalidation: {lambdas: [0.01, 100], folds: 3}\n";
+  CLI::App app;
+  addMultilabelCommand(app);
+  app.parse(std::vector<std::string>{dir.file("out"), "--output-dir", config, "--config", "multilabel"});
+  std::ifstream in(dir.file("out/results.json"));
+  REQUIRE(in);
+  const nlohmann::json results = nlohmann::json::parse(in);
+  CHECK(results["validation"].size() == 2);
+  CHECK(results["lambda"] == 0.01);  // lambda 100 leaves w almost 0: every label off
+  CHECK(results["test_hamming"].get<double>() < 0.2);
+  CHECK(results["test_subset_error"].get<double>() >= results["test_hamming"].get<double>());
+
+  std::ofstream(config) << "train: {libsvm: train.svm}\ntest: {libsvm: test.svm}\ngraph: star\n";
+  CLI::App bad;
+  addMultilabelCommand(bad);
+  CHECK_THROWS_WITH(bad.parse(std::vector<std::string>{config, "--config", "multilabel"}),
+                    doctest::Contains("graph: 'star' is not one of: complete, chain, empty"));
+}
