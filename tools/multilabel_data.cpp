@@ -172,6 +172,14 @@ MultilabelTable parseLibsvmMultilabel(std::istream& in, const std::string& sourc
   data.features = features > 0 ? features : largest_index;
   data.labels = labels > 0 ? labels : largest_label + 1;
   const auto n = static_cast<Eigen::Index>(lines.size());
+  // The table is dense: refuse one that could not be held rather than ask for the memory.
+  constexpr double kMostCells = 67108864.0;  // 2^26 values: 512 MiB of doubles
+  if (static_cast<double>(n) * data.features > kMostCells || static_cast<double>(n) * data.labels > kMostCells) {
+    throw DataError(source_name + ": " + std::to_string(n) + " rows with feature indices up to " +
+                    std::to_string(data.features) + " and labels up to " + std::to_string(data.labels - 1) +
+                    " would make a dense table of more than 2^26 values; a mistyped index? (declare the features and "
+                    "labels to have such a line named)");
+  }
   data.x = Eigen::MatrixXd::Zero(n, data.features);
   data.y = LabelMatrix::Zero(n, data.labels);
   for (Eigen::Index i = 0; i < n; ++i) {

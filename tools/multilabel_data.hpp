@@ -63,7 +63,8 @@ struct MultilabelTable {
           is not an integer >= 0, is out of range or repeats; a feature that is not idx:value; an index
           that is not an integer >= 1, not above the previous one, or above the declared dimension; a
           value that is not a finite number. Throws mmp::DataError if there is no example.
-        - the matrix is dense: without a declared dimension, one stray huge index makes a huge matrix
+        - the matrix is dense: a table of more than 2^26 values (512 MiB) (a stray huge index without a declared
+          dimension) is refused with mmp::DataError instead of allocated
 !*/
 MultilabelTable parseLibsvmMultilabel(std::istream& in, const std::string& source_name, int features = 0,
                                       int labels = 0);

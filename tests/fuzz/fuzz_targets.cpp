@@ -4,6 +4,8 @@
 #include <mmp/maps/evaluation.hpp>
 #include "gzip_file.hpp"
 #include "letters.hpp"
+#include "multilabel_data.hpp"
+#include "multilabel_experiment.hpp"
 #include "train_config.hpp"
 
 #include "support.hpp"  // test::withModelChecksum
@@ -172,6 +174,38 @@ int fuzzLetters(const std::uint8_t* data, std::size_t size) {
   return 0;
 }
 
+int fuzzMultilabel(const std::uint8_t* data, std::size_t size) {
+  const std::string path = writeInput("multilabel", "rows.svm", data, size);
+  try {
+    // As `mmp multilabel` with the dimensions left to the file: the table, then the model on it.
+    const tools::MultilabelTable table = tools::readLibsvmMultilabel(path);
+    if (table.labels >= 1 && table.labels <= 8) {
+      tools::multilabelModel(table, tools::labelGraph("complete", table.labels));
+      outcome("multilabel", "LIBSVM model built");
+    }
+    outcome("multilabel", "LIBSVM read");
+  } catch (const Error& e) {
+    outcome("multilabel", e.what());
+  }
+  // The same bytes as a MULAN ARFF file with two labels, and as its XML label file.
+  static const std::string labels = "<labels><label name=\"a\"/><label name=\"b\"/></labels>";
+  static const std::string xml =
+      writeInput("multilabel", "labels.xml", reinterpret_cast<const std::uint8_t*>(labels.data()), labels.size());
+  try {
+    tools::readMulanArff(writeInput("multilabel", "rows.arff", data, size), xml);
+    outcome("multilabel", "ARFF read");
+  } catch (const Error& e) {
+    outcome("multilabel", e.what());
+  }
+  try {
+    tools::parseMulanLabels(std::string_view(reinterpret_cast<const char*>(data), size), path);
+    outcome("multilabel", "XML labels read");
+  } catch (const Error& e) {
+    outcome("multilabel", e.what());
+  }
+  return 0;
+}
+
 int fuzzPairs(const std::uint8_t* data, std::size_t size) {
   const std::string path = writeInput("pairs", "pairs.csv", data, size);
   try {
@@ -209,7 +243,8 @@ int fuzzImage(const std::uint8_t* data, std::size_t size) {
 const std::vector<Target>& targets() {
   static const std::vector<Target> all = {{"model_file", fuzzModelFile},     {"train_config", fuzzTrainConfig},
                                           {"demonstration", fuzzDemonstration}, {"letters", fuzzLetters},
-                                          {"pairs", fuzzPairs},             {"image", fuzzImage}};
+                                          {"pairs", fuzzPairs},             {"image", fuzzImage},
+                                          {"multilabel", fuzzMultilabel}};
   return all;
 }
 

@@ -14,6 +14,8 @@
 //   train_config   loadTrainConfig (relative paths start at the config's folder, which holds only it)
 //   demonstration  readDemonstrationFile on the bytes as .csv and as .yaml, then pathCells on a grid
 //   letters        readMaybeGzip -> parseLetters -> groupWords
+//   multilabel     readLibsvmMultilabel -> multilabelModel (up to 8 labels); the bytes as a MULAN ARFF
+//                  with two labels (readMulanArff) and as a MULAN XML label file (parseMulanLabels)
 //   pairs          readPairRecords
 //   image          loadImage, loadLabelMask (index and colour classes), cellLabels
 #pragma once
@@ -29,6 +31,7 @@ int fuzzModelFile(const std::uint8_t* data, std::size_t size);
 int fuzzTrainConfig(const std::uint8_t* data, std::size_t size);
 int fuzzDemonstration(const std::uint8_t* data, std::size_t size);
 int fuzzLetters(const std::uint8_t* data, std::size_t size);
+int fuzzMultilabel(const std::uint8_t* data, std::size_t size);
 int fuzzPairs(const std::uint8_t* data, std::size_t size);
 int fuzzImage(const std::uint8_t* data, std::size_t size);
 

@@ -193,6 +193,18 @@ void lettersSeeds() {
   }
 }
 
+// --- multilabel ----------------------------------------------------------------------------------
+
+void multilabelSeeds() {
+  writeText(target("multilabel", "rows.svm"), "0,1 1:0.5 2:-0.25 4:1\n2 2:1e-3\n\t1:1\n");
+  writeText(target("multilabel", "rows.arff"),
+            "@relation t\n@attribute x1 numeric\n@attribute a {0,1}\n@attribute x2 real\n@attribute b {0,1}\n"
+            "@data\n0.5,1,2,0\n{0 1, 1 1}\n");
+  writeText(target("multilabel", "labels.xml"),
+            "<?xml version=\"1.0\"?>\n<labels xmlns=\"http://mulan.sourceforge.net/labels\">\n<label name=\"a\"></label>\n"
+            "<!-- b -->\n<label name=\"b\"><label name=\"c\"/></label>\n</labels>\n");
+}
+
 // --- pairs.csv -----------------------------------------------------------------------------------
 
 void pairsSeeds() {
@@ -260,6 +272,7 @@ int main(int argc, char** argv) {
     trainConfigSeeds(MMP_SOURCE_DIR);
     demonstrationSeeds();
     lettersSeeds();
+    multilabelSeeds();
     pairsSeeds();
     imageSeeds();
   } catch (const std::exception& e) {
