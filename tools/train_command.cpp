@@ -243,13 +243,19 @@ std::pair<TrainConfig, Json> runSelection(const TrainConfig& config) {
   Json candidates = Json::array();
   for (std::size_t i = 0; i < result.candidates.size(); ++i) {
     const SelectionCandidate& c = result.candidates[i];
-    std::printf("%-4s %-*s %10.3f %9.2f %9.1f %8.0f\n", i == result.chosen ? "*" : "", width, texts[i].c_str(),
-                c.cost_ratio_mean, c.feasible_share, c.mhd_mean_px, c.seconds);
+    if (!c.failure.empty()) {
+      std::printf("%-4s %-*s %10s %9s %9s %8.0f  failed: %s\n", "", width, texts[i].c_str(), "-", "-", "-", c.seconds,
+                  c.failure.c_str());
+    } else {
+      std::printf("%-4s %-*s %10.3f %9.2f %9.1f %8.0f\n", i == result.chosen ? "*" : "", width, texts[i].c_str(),
+                  c.cost_ratio_mean, c.feasible_share, c.mhd_mean_px, c.seconds);
+    }
     Json by_area = Json::object();
     for (const auto& [area, ratio] : c.area_cost_ratio) by_area[area] = ratio;
     candidates.push_back({{"values", c.values}, {"cost_ratio_mean", c.cost_ratio_mean},
                           {"feasible_share", c.feasible_share}, {"mhd_mean_px", c.mhd_mean_px},
                           {"area_cost_ratio", by_area}, {"seconds", c.seconds}});
+    if (!c.failure.empty()) candidates.back()["failure"] = c.failure;
   }
   std::printf("chosen (*): %s\n\n", texts[result.chosen].c_str());
   TrainConfig chosen = config;

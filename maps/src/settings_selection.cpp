@@ -143,27 +143,36 @@ SelectionResult selectSettings(const PipelineSettings& settings, const Selection
     c.values = values;
     const auto start = std::chrono::steady_clock::now();
     std::vector<PlanScore> pooled;
-    for (std::size_t a = 0; a < areas.size(); ++a) {
-      const int number = static_cast<int>(result.candidates.size()) + 1;
-      StageCallback fold_progress;
-      if (progress) {
-        fold_progress = [&](const std::string& stage, long done, long total, const std::string&) {
-          progress(number, values, areas[a], stage, done, total);
-        };
+    std::size_t a = 0;  // the fold running
+    try {
+      for (; a < areas.size(); ++a) {
+        const int number = static_cast<int>(result.candidates.size()) + 1;
+        StageCallback fold_progress;
+        if (progress) {
+          fold_progress = [&](const std::string& stage, long done, long total, const std::string&) {
+            progress(number, values, areas[a], stage, done, total);
+          };
+        }
+        const RunResult run = trainAndEvaluate(validationFold(candidate_settings, static_cast<int>(a)), fold_progress);
+        std::vector<PlanScore> area_scores;
+        for (const HoldoutResult& h : run.holdouts) {
+          const std::vector<PlanScore>& learned = h.scores.at("learned");
+          area_scores.insert(area_scores.end(), learned.begin(), learned.end());
+        }
+        c.area_cost_ratio[areas[a]] = summarise(area_scores).cost_ratio_mean;
+        pooled.insert(pooled.end(), area_scores.begin(), area_scores.end());
       }
-      const RunResult run = trainAndEvaluate(validationFold(candidate_settings, static_cast<int>(a)), fold_progress);
-      std::vector<PlanScore> area_scores;
-      for (const HoldoutResult& h : run.holdouts) {
-        const std::vector<PlanScore>& learned = h.scores.at("learned");
-        area_scores.insert(area_scores.end(), learned.begin(), learned.end());
-      }
-      c.area_cost_ratio[areas[a]] = summarise(area_scores).cost_ratio_mean;
-      pooled.insert(pooled.end(), area_scores.begin(), area_scores.end());
+      const MethodSummary m = summarise(pooled);
+      c.cost_ratio_mean = m.cost_ratio_mean;
+      c.feasible_share = m.feasible_share;
+      c.mhd_mean_px = m.mhd_mean_px;
+    } catch (const Error& e) {
+      // A candidate that cannot be trained (e.g. costs that overflow) is out of the running; the
+      // search goes on with the others.
+      c.failure = "without " + areas[a] + ": " + e.what();
+      c.cost_ratio_mean = c.mhd_mean_px = std::numeric_limits<double>::infinity();
+      c.feasible_share = 0.0;
     }
-    const MethodSummary m = summarise(pooled);
-    c.cost_ratio_mean = m.cost_ratio_mean;
-    c.feasible_share = m.feasible_share;
-    c.mhd_mean_px = m.mhd_mean_px;
     c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     result.candidates.push_back(std::move(c));
     return result.candidates.size() - 1;
@@ -181,6 +190,9 @@ SelectionResult selectSettings(const PipelineSettings& settings, const Selection
       }
       current = result.candidates[result.chosen].values;
     }
+  }
+  if (!std::isfinite(result.candidates[result.chosen].cost_ratio_mean)) {
+    throw InvalidArgument("select: no candidate could be trained; the first: " + result.candidates.front().failure);
   }
   result.settings = settingsFor(current);
   return result;

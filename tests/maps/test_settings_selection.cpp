@@ -190,3 +190,19 @@ TEST_CASE("settings selection skips a key that does not apply at the current cho
   CHECK(learch.candidates[1].values.at("learner.costs") == "linear");
   CHECK(learch.settings.learner.learch.enabled);
 }
+
+TEST_CASE("a candidate whose training fails is kept with its failure and the search goes on") {
+  PipelineSettings s = twoAreaSettings();
+  s.learner.batch.steps = StepSchedule::constant(1e6);  // exponential costs overflow at the first step
+  const SelectionResult result =
+      selectSettings(s, {{{"learner.costs", {"linear", "exponential"}}, {"learner.lambda", {"1e-4"}}}});
+  REQUIRE(result.candidates.size() == 2);
+  const SelectionCandidate& failed = result.candidates[1];
+  CHECK(failed.failure.find("without east: ") == 0);
+  CHECK(failed.cost_ratio_mean == kInf);
+  CHECK(result.chosen == 0);
+  CHECK(result.settings.learner.costs == CostForm::Linear);
+  // With only the failing candidate there is nothing to choose.
+  CHECK_THROWS_WITH_AS(selectSettings(s, {{{"learner.costs", {"exponential"}}}}), doctest::Contains("no candidate could be trained"),
+                       InvalidArgument);
+}

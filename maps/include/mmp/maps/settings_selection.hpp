@@ -57,11 +57,14 @@ bool settingApplies(const PipelineSettings& settings, const std::string& key);
 /// One scored assignment of the search space.
 struct SelectionCandidate {
   std::map<std::string, std::string> values;  ///< key -> value, every key of the space
-  double cost_ratio_mean = 0.0;               ///< the score: pooled over the left-out areas
+  double cost_ratio_mean = 0.0;               ///< the score: pooled over the left-out areas (inf if failed)
   double feasible_share = 0.0;
   double mhd_mean_px = 0.0;
   std::map<std::string, double> area_cost_ratio;  ///< per left-out area
   double seconds = 0.0;
+  /// Why training failed ("without AREA: message"), empty if it did not: a failed candidate scores
+  /// inf and the search goes on without it.
+  std::string failure;
 };
 
 struct SelectionResult {
@@ -78,8 +81,10 @@ using SelectionProgress = std::function<void(int candidate, const std::map<std::
 /*!
     requires: settings whose training images show at least two areas, all with labels
     ensures: runs the procedure of the header and returns every candidate scored, the chosen one and
-             the settings to train with.  Throws mmp::InvalidArgument for an empty space, a key
-             given twice, a key or value applySetting refuses (before any training).
+             the settings to train with.  A candidate whose training throws mmp::Error is kept with
+             its failure and never chosen.  Throws mmp::InvalidArgument for an empty space, a key
+             given twice, a key or value applySetting refuses (before any training), or when no
+             candidate could be trained.
 !*/
 SelectionResult selectSettings(const PipelineSettings& settings, const SelectionSpace& space,
                                const SelectionProgress& progress = {});
