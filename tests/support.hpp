@@ -7,6 +7,7 @@
 #include <mmp/core/tasks/ranking.hpp>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -14,6 +15,15 @@
 #include <vector>
 
 namespace mmp::test {
+
+#ifdef MMP_TEST_DATA_ROOT
+/// A file of the shared data sets: under $MMP_DATA_ROOT if set, else ../shared/data beside the checkout.
+inline std::string sharedDataPath(const std::string& relative) {
+  const char* env = std::getenv("MMP_DATA_ROOT");
+  const std::string root = env != nullptr && *env != '\0' ? env : MMP_TEST_DATA_ROOT;
+  return root + "/" + relative;
+}
+#endif
 
 /// An integer uniformly distributed in [lo, hi].
 inline int randomInt(Random& rng, int lo, int hi) {

@@ -3,6 +3,7 @@
 // checkout (or $MMP_DATA_ROOT/multilabel/...), where the scene ARFF must read as its LIBSVM form; the
 // real-data cases say so and skip when the files are absent.
 #include "maps/maps_support.hpp"
+#include "support.hpp"
 
 #include "multilabel_data.hpp"
 
@@ -16,20 +17,13 @@
 #include <fstream>
 #include <sstream>
 
-#ifndef MMP_TEST_DATA_ROOT
-#define MMP_TEST_DATA_ROOT "../shared/data"
-#endif
 
 using namespace mmp;
 using namespace mmp::tools;
 
 namespace {
 
-std::string multilabelDataPath(const std::string& file) {
-  const char* env = std::getenv("MMP_DATA_ROOT");
-  const std::string root = env != nullptr && *env != '\0' ? env : MMP_TEST_DATA_ROOT;
-  return root + "/multilabel/" + file;
-}
+std::string multilabelDataPath(const std::string& file) { return test::sharedDataPath("multilabel/" + file); }
 
 MultilabelTable libsvm(const std::string& text, int features = 0, int labels = 0) {
   std::istringstream in(text);

@@ -3,6 +3,7 @@
 // Reads ../shared/data/ocr/letter.data.gz beside the checkout (or $MMP_DATA_ROOT/ocr/...); says so
 // and skips when the file is absent.
 #include "ocr_data.hpp"
+#include "support.hpp"
 
 #include <mmp/core/tasks/multiclass.hpp>
 #include <mmp/learners/online_greedy_projection.hpp>
@@ -16,20 +17,13 @@
 #include <memory>
 #include <sstream>
 
-#ifndef MMP_TEST_DATA_ROOT
-#define MMP_TEST_DATA_ROOT "../shared/data"
-#endif
 
 using namespace mmp;
 using namespace mmp::tools;
 
 namespace {
 
-std::string ocrDataPath() {
-  const char* env = std::getenv("MMP_DATA_ROOT");
-  const std::string root = env != nullptr && *env != '\0' ? env : MMP_TEST_DATA_ROOT;
-  return root + "/ocr/letter.data.gz";
-}
+std::string ocrDataPath() { return test::sharedDataPath("ocr/letter.data.gz"); }
 
 /// The first whole words of the file, at least `min_letters` letters (decompressed with zlib).
 std::string firstWords(const std::string& path, std::size_t min_letters) {
