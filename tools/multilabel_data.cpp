@@ -91,6 +91,10 @@ std::string lowered(std::string_view s) {
 
 // ---- LIBSVM multilabel ----------------------------------------------------------------------------
 
+// Label numbers a LIBSVM line may give (far above any multilabel benchmark's label count): each
+// label gets a column and a name, so a stray huge number must not become millions of them.
+constexpr int kMostLabels = 65536;
+
 MultilabelTable parseLibsvmMultilabel(std::istream& in, const std::string& source_name, int features, int labels) {
   if (features < 0 || labels < 0) {
     throw InvalidArgument("parseLibsvmMultilabel: features " + std::to_string(features) + " and labels " +
@@ -119,6 +123,10 @@ MultilabelTable parseLibsvmMultilabel(std::istream& in, const std::string& sourc
         if (!label || *label < 0) {
           wrong("label " + quoted(item) + " is not an integer >= 0; expected a comma-separated list of 0-based "
                 "labels (a line without labels starts with a space or a tab)");
+        }
+        if (*label >= kMostLabels) {
+          wrong("label " + std::to_string(*label) + " is above the " + std::to_string(kMostLabels - 1) +
+                " that a table may hold; expected 0-based label numbers");
         }
         if (labels > 0 && *label >= labels) {
           wrong("label " + std::to_string(*label) + " is out of range, expected 0.." + std::to_string(labels - 1) +

@@ -60,7 +60,7 @@ struct MultilabelTable {
           labels == 0: the count is the largest label seen + 1
         - returns the examples in file order, with label_names "0".."L-1"
         - throws mmp::DataError "<source_name>:<line>: ..." at the first malformed line: a label that
-          is not an integer >= 0, is out of range or repeats; a feature that is not idx:value; an index
+          is not an integer >= 0, is out of range (or above 65535) or repeats; a feature that is not idx:value; an index
           that is not an integer >= 1, not above the previous one, or above the declared dimension; a
           value that is not a finite number. Throws mmp::DataError if there is no example.
         - the matrix is dense: a table of more than 2^26 values (512 MiB) (a stray huge index without a declared

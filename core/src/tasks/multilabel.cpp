@@ -23,7 +23,8 @@ MultilabelData::MultilabelData(PairwiseGraph graph, Eigen::MatrixXd x, std::vect
                           " input columns, got " + std::to_string(x_.cols()));
   }
   for (Eigen::Index r = 0; r < x_.rows(); ++r) {
-    if (!x_.row(r).allFinite()) throw InvalidArgument("MultilabelData: row " + std::to_string(r) + " has a non-finite input");
+    // (Eigen offsets a null pointer for a row of zero columns: look only when there are inputs.)
+    if (x_.cols() > 0 && !x_.row(r).allFinite()) throw InvalidArgument("MultilabelData: row " + std::to_string(r) + " has a non-finite input");
     const std::vector<int>& labels = y_[r];
     if (static_cast<int>(labels.size()) != v) {
       throw InvalidArgument("MultilabelData: row " + std::to_string(r) + " has " + std::to_string(labels.size()) +
@@ -43,7 +44,7 @@ MultilabelData::MultilabelData(PairwiseGraph graph, Eigen::MatrixXd x, std::vect
 void MultilabelData::unaryInput(std::size_t row, int i, Eigen::VectorXd& u) const {
   u.resize(unary_width_);
   if (options_.input == UnaryInput::Whole) {
-    u.head(x_.cols()) = x_.row(static_cast<Eigen::Index>(row)).transpose();
+    if (x_.cols() > 0) u.head(x_.cols()) = x_.row(static_cast<Eigen::Index>(row)).transpose();
   } else {
     u[0] = x_(static_cast<Eigen::Index>(row), i);
   }
