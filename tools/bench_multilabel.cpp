@@ -51,7 +51,6 @@ Curve traceObjective(const std::string& name, LearnerSettings settings, const Ex
   const std::unique_ptr<Learner> learner = makeLearner(settings);
   double excluded = 0.0;
   const bool batch = settings.kind == LearnerKind::Batch;
-  long calls = 0;
   double next_evaluation = 0.0;  // evaluate at training times 0.01 s x 1.15^k, so about 40 points a decade at most
   learner->setCallback([&](const TraceRecord& record) {
     const double at = record.elapsed_seconds - excluded;
@@ -63,7 +62,6 @@ Curve traceObjective(const std::string& name, LearnerSettings settings, const Ex
     curve.seconds.push_back(at);
     curve.objective.push_back(value);
     excluded += secondsSince(start);
-    ++calls;
     return at < budget;
   });
   curve.w = learner->train(train);

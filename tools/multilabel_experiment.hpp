@@ -8,6 +8,7 @@
 #include <mmp/core/tasks/multilabel.hpp>
 #include <mmp/learners/learner_settings.hpp>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
