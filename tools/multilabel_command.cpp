@@ -125,7 +125,7 @@ void runMultilabelCommand(const MultilabelOptions& options) {
 
 void addMultilabelCommand(CLI::App& app) {
   auto options = std::make_shared<MultilabelOptions>();
-  CLI::App* cmd = app.add_subcommand("multilabel", "multilabel classification with a pairwise label model (Yeast, Scene)");
+  CLI::App* cmd = app.add_subcommand("multilabel", "Multilabel classification with a pairwise label model on Yeast or Scene (real data)");
   cmd->add_option("--config", options->config,
                   "YAML settings, configs/multilabel_yeast.yaml or multilabel_scene.yaml (default: configs/multilabel_yeast.yaml)");
   cmd->add_option("--data-root", options->data_root,
