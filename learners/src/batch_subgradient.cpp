@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace mmp {
 
@@ -22,7 +23,7 @@ const Eigen::VectorXd& BatchSubgradient::train(const ExampleList& examples, Eige
 
   ThreadPool pool(params_.threads);
   IterateAverage average(params_.averaging);
-  Eigen::VectorXd g(d), next(d);
+  Eigen::VectorXd g(d), next(d), good;
   Info info = params_.stop.tolerance > 0.0 ? Info::NoConvergence : Info::Success;
   std::string message = "reached max_iterations = " + std::to_string(params_.stop.max_iterations);
   for (long t = 1; t <= params_.stop.max_iterations; ++t) {
@@ -32,7 +33,16 @@ const Eigen::VectorXd& BatchSubgradient::train(const ExampleList& examples, Eige
       break;
     }
     // 1) all loss-augmented oracles at w_t, 2) c(w_t) and g of eq. 6
-    const ObjectiveValue value = objective.evaluate(w, &g, &pool);
+    ObjectiveValue value;
+    try {
+      value = objective.evaluate(w, &g, &pool);
+    } catch (const NumericalError& e) {
+      info = Info::NumericalIssue;
+      message = "iteration " + std::to_string(t) + ": " + e.what() + "; kept the weights of iteration " + std::to_string(t - 1);
+      if (good.size() == d) weights_ = good;  // the last weights the oracles could plan on
+      break;
+    }
+    good = w;
     if (!std::isfinite(value.value) || !g.allFinite()) {
       info = Info::NumericalIssue;
       message = "the objective or subgradient is not finite at iteration " + std::to_string(t) +
@@ -68,7 +78,11 @@ const Eigen::VectorXd& BatchSubgradient::train(const ExampleList& examples, Eige
   if (params_.averaging != Averaging::None && average.count() > 0 && info != Info::NumericalIssue) {
     weights_ = average.mean();
   }
-  objective_ = objective.evaluate(weights_, nullptr, &pool).value;
+  try {
+    objective_ = objective.evaluate(weights_, nullptr, &pool).value;
+  } catch (const NumericalError&) {
+    objective_ = std::numeric_limits<double>::quiet_NaN();  // the starting point itself overflowed
+  }
   finish(info, message);
   return weights_;
 }

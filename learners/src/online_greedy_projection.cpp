@@ -33,7 +33,7 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
   Random rng(params_.seed);
   IterateAverage average(params_.averaging);
   OracleResult prediction, augmented;
-  Eigen::VectorXd next(d), epoch_start;
+  Eigen::VectorXd next(d), epoch_start, good;
   const StepSchedule steps = StepSchedule::inverseLambdaT(params_.lambda);
   Info info = params_.stop.tolerance > 0.0 ? Info::NoConvergence : Info::Success;
   std::string message = "ran " + std::to_string(params_.stop.max_iterations) + " epochs";
@@ -52,12 +52,21 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
       }
       ++t;
       const StructuredExample& example = *examples[order[k]];
-      // 1) predict with the current w before seeing the demonstration; record the loss
-      example.solve(w, 0.0, prediction);
+      try {
+        // 1) predict with the current w before seeing the demonstration; 2) loss-augmented oracle
+        example.solve(w, 0.0, prediction);
+        example.solve(w, 1.0, augmented);
+      } catch (const NumericalError& e) {
+        info = Info::NumericalIssue;
+        message = "round " + std::to_string(t) + ": " + e.what() + "; kept the last good weights";
+        if (good.size() == d) w = good;  // the last weights the oracle could plan on
+        stopped = true;
+        break;
+      }
+      good = w;
       prediction_losses_.push_back(prediction.loss);
       cumulative_loss_ += prediction.loss;
-      // 2) loss-augmented oracle -> subgradient of c_t, 3) step 1/(lambda t) and project
-      example.solve(w, 1.0, augmented);
+      // 3) the subgradient of c_t, step 1/(lambda t) and project
       // w <- P[w - eta (lambda w + q beta h^(q-1) (psi* - psi_i))], formed on a copy so that a
       // non-finite step leaves the last good w in place; sparse psi touch only their entries.
       const double eta = steps.stepSize(t);

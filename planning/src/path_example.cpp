@@ -74,7 +74,14 @@ void PathExample::augmentedCosts(const Eigen::VectorXd& w, double loss_weight, s
     for (std::size_t s = 0; s < costs.size(); ++s) costs[s] -= loss_weight * loss_[s];
   }
   if (params_.cost_form == CostForm::Exponential) {
-    for (double& c : costs) c = std::exp(c);  // exp(w.f - s l): the loss discounts a cost by e^-(s l)
+    for (std::size_t s = 0; s < costs.size(); ++s) {
+      const double exponent = costs[s];
+      costs[s] = std::exp(exponent);  // exp(w.f - s l): the loss discounts a cost by e^-(s l)
+      if (!(costs[s] > 0.0 && costs[s] < std::numeric_limits<double>::infinity()) && !map_->isBlocked(static_cast<int>(s))) {
+        throw NumericalError("path example: the exponential cost of cell " + std::to_string(s) + " is exp(" +
+                             numberText(exponent) + "), outside the range of doubles: w has grown too large");
+      }
+    }
   }
 }
 

@@ -192,17 +192,22 @@ TEST_CASE("settings selection skips a key that does not apply at the current cho
 }
 
 TEST_CASE("a candidate whose training fails is kept with its failure and the search goes on") {
-  PipelineSettings s = twoAreaSettings();
-  s.learner.batch.steps = StepSchedule::constant(1e6);  // exponential costs overflow at the first step
+  const PipelineSettings s = twoAreaSettings();
+  // A training that throws, as one whose costs overflow in a way no learner can recover from would.
+  const SelectionProgress failing = [](int, const std::map<std::string, std::string>& values, const std::string& area,
+                                       const std::string&, long, long) {
+    if (values.at("learner.costs") == "exponential" && area == "west") throw InvalidArgument("simulated failure");
+  };
   const SelectionResult result =
-      selectSettings(s, {{{"learner.costs", {"linear", "exponential"}}, {"learner.lambda", {"1e-4"}}}});
+      selectSettings(s, {{{"learner.costs", {"linear", "exponential"}}, {"learner.lambda", {"1e-4"}}}}, failing);
   REQUIRE(result.candidates.size() == 2);
   const SelectionCandidate& failed = result.candidates[1];
-  CHECK(failed.failure.find("without east: ") == 0);
+  CHECK(failed.failure == "without west: simulated failure");
   CHECK(failed.cost_ratio_mean == kInf);
   CHECK(result.chosen == 0);
   CHECK(result.settings.learner.costs == CostForm::Linear);
   // With only the failing candidate there is nothing to choose.
-  CHECK_THROWS_WITH_AS(selectSettings(s, {{{"learner.costs", {"exponential"}}}}), doctest::Contains("no candidate could be trained"),
+  CHECK_THROWS_WITH_AS(selectSettings(s, {{{"learner.costs", {"exponential"}}}}, failing),
+                       doctest::Contains("no candidate could be trained; the first: without west: simulated failure"),
                        InvalidArgument);
 }

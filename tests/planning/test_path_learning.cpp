@@ -1,6 +1,7 @@
 #include "planning_support.hpp"
 #include "support.hpp"
 
+#include <mmp/core/error.hpp>
 #include <mmp/learners/batch_subgradient.hpp>
 #include <mmp/learners/online_greedy_projection.hpp>
 #include <mmp/planning/demonstrations.hpp>
@@ -97,4 +98,38 @@ TEST_CASE("both learners learn a planner that reproduces held-out demonstrations
                                                                            << online_sum / 8);
   CHECK(batch_sum < 0.4 * untrained_sum);
   CHECK(online_sum < 0.4 * untrained_sum);
+}
+
+TEST_CASE("exponential costs that overflow: the oracle says so by cell, and both learners keep their last good weights") {
+  Eigen::VectorXd true_w(4);
+  true_w << 0.2, 4.0, 0.0, 1.5;
+  PathExample::Params params;
+  params.loss = {LossShape::Linear, 3.0, 1.0};
+  params.cost_form = CostForm::Exponential;
+  const World world = makeWorld(3, true_w, params);
+  const ExampleList train = test::listOf(world.train);
+  OracleResult r;
+  CHECK_THROWS_WITH_AS(world.train[0]->solve(Eigen::VectorXd::Constant(4, 800.0), 1.0, r),
+                       doctest::Contains("the exponential cost of cell"), NumericalError);
+  CHECK_THROWS_AS(world.train[0]->solve(Eigen::VectorXd::Constant(4, -800.0), 1.0, r), NumericalError);
+
+  // Steps of 1e6: the first update sends exp(w . f) out of range.
+  OnlineGreedyProjection::Params op;
+  op.lambda = 1e-6;
+  op.stop.max_iterations = 3;
+  OnlineGreedyProjection online(op);
+  const Eigen::VectorXd online_w = online.train(train);
+  CHECK(online.info() == Info::NumericalIssue);
+  CHECK(online.message().find("kept the last good weights") != std::string::npos);
+  CHECK_NOTHROW(world.train[0]->solve(online_w, 1.0, r));  // the kept weights still plan
+
+  BatchSubgradient::Params bp;
+  bp.lambda = 1e-6;
+  bp.steps = StepSchedule::constant(1e6);
+  bp.stop.max_iterations = 5;
+  BatchSubgradient batch(bp);
+  const Eigen::VectorXd batch_w = batch.train(train);
+  CHECK(batch.info() == Info::NumericalIssue);
+  CHECK(batch.message().find("exponential cost of cell") != std::string::npos);
+  CHECK_NOTHROW(world.train[0]->solve(batch_w, 1.0, r));
 }

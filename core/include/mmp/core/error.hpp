@@ -33,6 +33,14 @@ class ConfigError : public Error {
   using Error::Error;
 };
 
+/// A computation left the range of doubles although its inputs were valid (exponential costs that
+/// overflow to inf or underflow to 0 at a large w).  Learners treat it as Info::NumericalIssue: they
+/// stop, keep their last good weights and say so.
+class NumericalError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// A model file cannot be read or written.
 class ModelFileError : public Error {
  public:

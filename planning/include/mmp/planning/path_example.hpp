@@ -45,7 +45,8 @@ class PathExample final : public StructuredExample {
           - output = the planned path's cells, start to goal
           - throws mmp::InvalidArgument if some passable cell's cost w.f - loss_weight * l is not > 0
             (naming the cell): constrain w with positiveCostProjection instead of clamping (linear
-            costs; exponential ones are always positive)
+            costs); throws mmp::NumericalError if an exponential cost overflows to inf or underflows
+            to 0 (naming the cell), which the learners answer by keeping their last good weights
   !*/
   void solve(const Eigen::VectorXd& w, double loss_weight, OracleResult& result) const override;
 
