@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -85,25 +86,13 @@ void ChainExample::checkWeights(const Eigen::VectorXd& w) const {
   }
 }
 
-double ChainExample::viterbi(const Eigen::VectorXd& w, double loss_weight, std::vector<int>& out) const {
+void ChainExample::emissionScores(const double* wd, double added_loss, double* emission) const {
+  // e_t(y) = bias(y) + sum of the active features' weights (+ added_loss if y is wrong: the
+  // Hamming loss decomposes over positions)
   const int K = layout_.labels;
-  const std::size_t L = length();
   const std::size_t first = data_->first(sequence_);
-  const double* wd = w.data();
-  // Scratch: the emission scores e_t (L x K), then the recursion's rows delta_t (L x K); on the
-  // stack for the usual sizes (a word of up to 19 letters over 26 labels).
-  constexpr std::size_t kStackScratch = 1024;
-  double stack_scratch[kStackScratch];
-  std::vector<double> heap_scratch;
-  if (2 * L * K > kStackScratch) heap_scratch.resize(2 * L * K);
-  double* const emission = heap_scratch.empty() ? stack_scratch : heap_scratch.data();
-  double* const delta = emission + L * K;
-
-  // 1) emission scores e_t(y) = bias(y) + sum of the active features' weights, plus the loss of a
-  //    wrong label when loss-augmented (the Hamming loss decomposes over positions)
   const double* bias = wd + layout_.emission(layout_.features, 0);
-  const double added_loss = loss_weight * options_.position_loss;
-  for (std::size_t t = 0; t < L; ++t) {
+  for (std::size_t t = 0; t < length(); ++t) {
     double* e = emission + t * K;
     std::copy(bias, bias + K, e);
     for (const std::int32_t* f = data_->activeBegin(first + t); f != data_->activeEnd(first + t); ++f) {
@@ -116,6 +105,23 @@ double ChainExample::viterbi(const Eigen::VectorXd& w, double loss_weight, std::
       }
     }
   }
+}
+
+double ChainExample::viterbi(const Eigen::VectorXd& w, double loss_weight, std::vector<int>& out) const {
+  const int K = layout_.labels;
+  const std::size_t L = length();
+  const double* wd = w.data();
+  // Scratch: the emission scores e_t (L x K), then the recursion's rows delta_t (L x K); on the
+  // stack for the usual sizes (a word of up to 19 letters over 26 labels).
+  constexpr std::size_t kStackScratch = 1024;
+  double stack_scratch[kStackScratch];
+  std::vector<double> heap_scratch;
+  if (2 * L * K > kStackScratch) heap_scratch.resize(2 * L * K);
+  double* const emission = heap_scratch.empty() ? stack_scratch : heap_scratch.data();
+  double* const delta = emission + L * K;
+
+  // 1) emission scores, plus the loss of a wrong label when loss-augmented
+  emissionScores(wd, loss_weight * options_.position_loss, emission);
 
   // 2) forward recursion delta_t(b) = e_t(b) + max_a [delta_{t-1}(a) + transition(a, b)]; only the
   //    maxima here (a plain max vectorises), the maximising a is found again when backtracking
@@ -283,6 +289,10 @@ void ChainExample::solve(const Eigen::VectorXd& w, double loss_weight, OracleRes
   checkWeights(w);
   if (!(loss_weight >= 0.0)) throw InvalidArgument("chain example: loss_weight must be >= 0");
   viterbi(w, loss_weight, result.output);
+  answer(result);
+}
+
+void ChainExample::answer(OracleResult& result) const {
   if (result.output == labels_) {
     result.psi_output = target_;
   } else {
@@ -291,6 +301,139 @@ void ChainExample::solve(const Eigen::VectorXd& w, double loss_weight, OracleRes
   result.psi_target = target_;
   result.loss = loss(result.output);  // recomputed from y*, not taken from the search
   result.beta = beta_;
+}
+
+void ChainExample::maxProduct(const Eigen::VectorXd& w, Eigen::MatrixXd& forward, Eigen::MatrixXd& backward) const {
+  checkWeights(w);
+  const int K = layout_.labels;
+  const Eigen::Index L = static_cast<Eigen::Index>(length());
+  // Column t of each K x L matrix is position t (Eigen is column-major).
+  Eigen::MatrixXd emission(K, L);
+  emissionScores(w.data(), 0.0, emission.data());
+  const auto transition = [&](int a, int b) { return w[layout_.transition(a, b)]; };
+  forward.resize(K, L);
+  backward.resize(K, L);
+  for (int y = 0; y < K; ++y) forward(y, 0) = emission(y, 0) + (layout_.start_end ? w[layout_.start(y)] : 0.0);
+  for (Eigen::Index t = 1; t < L; ++t) {
+    for (int b = 0; b < K; ++b) {
+      double best = forward(0, t - 1) + transition(0, b);
+      for (int a = 1; a < K; ++a) best = std::max(best, forward(a, t - 1) + transition(a, b));
+      forward(b, t) = best + emission(b, t);
+    }
+  }
+  for (int y = 0; y < K; ++y) backward(y, L - 1) = layout_.start_end ? w[layout_.end(y)] : 0.0;
+  for (Eigen::Index t = L - 2; t >= 0; --t) {
+    for (int a = 0; a < K; ++a) {
+      double best = transition(a, 0) + emission(0, t + 1) + backward(0, t + 1);
+      for (int b = 1; b < K; ++b) best = std::max(best, transition(a, b) + emission(b, t + 1) + backward(b, t + 1));
+      backward(a, t) = best;
+    }
+  }
+}
+
+void ChainExample::maxMarginals(const Eigen::VectorXd& w, MaxMarginals& m) const {
+  Eigen::MatrixXd forward, backward;
+  maxProduct(w, forward, backward);
+  m.score = (forward + backward).transpose();  // positions x labels
+  m.loss.setConstant(m.score.rows(), m.score.cols(), options_.position_loss);
+  m.target = labels_;
+  for (std::size_t t = 0; t < labels_.size(); ++t) m.loss(static_cast<Eigen::Index>(t), labels_[t]) = 0.0;
+}
+
+void ChainExample::bestWith(const Eigen::VectorXd& w, int position, int value, OracleResult& result) const {
+  const int K = layout_.labels;
+  const int L = static_cast<int>(length());
+  if (position < 0 || position >= L || value < 0 || value >= K) {
+    throw InvalidArgument("chain example: position " + std::to_string(position) + " and label " + std::to_string(value) +
+                          " outside 0.." + std::to_string(L - 1) + " and 0.." + std::to_string(K - 1));
+  }
+  Eigen::MatrixXd forward, backward;
+  maxProduct(w, forward, backward);
+  Eigen::MatrixXd emission(K, L);
+  emissionScores(w.data(), 0.0, emission.data());
+  const auto transition = [&](int a, int b) { return w[layout_.transition(a, b)]; };
+  std::vector<int>& y = result.output;
+  y.assign(static_cast<std::size_t>(L), 0);
+  y[static_cast<std::size_t>(position)] = value;
+  // back from the position along the forward maxima, on along the backward ones; lowest label on ties
+  for (int t = position; t > 0; --t) {
+    const int b = y[static_cast<std::size_t>(t)];
+    int arg = 0;
+    for (int a = 1; a < K; ++a) {
+      if (forward(a, t - 1) + transition(a, b) > forward(arg, t - 1) + transition(arg, b)) arg = a;
+    }
+    y[static_cast<std::size_t>(t - 1)] = arg;
+  }
+  for (int t = position; t + 1 < L; ++t) {
+    const int a = y[static_cast<std::size_t>(t)];
+    const auto next = [&](int b) { return transition(a, b) + emission(b, t + 1) + backward(b, t + 1); };
+    int arg = 0;
+    for (int b = 1; b < K; ++b) {
+      if (next(b) > next(arg)) arg = b;
+    }
+    y[static_cast<std::size_t>(t + 1)] = arg;
+  }
+  answer(result);
+}
+
+void ChainExample::exactSlackViolator(const Eigen::VectorXd& w, OracleResult& result) const {
+  checkWeights(w);
+  const int K = layout_.labels;
+  const int L = static_cast<int>(length());
+  constexpr double kNone = -std::numeric_limits<double>::infinity();
+  Eigen::MatrixXd emission(K, L);
+  emissionScores(w.data(), 0.0, emission.data());
+  // best(y, k) at position t: the best score of positions 0..t ending in y with k wrong labels;
+  // from(t) (y, k) = the previous label reaching it.  Viterbi over (label, errors so far).
+  const auto cell = [&](int y, int k) { return static_cast<Eigen::Index>(k) * K + y; };
+  Eigen::VectorXd best = Eigen::VectorXd::Constant(Eigen::Index(K) * (L + 1), kNone), next;
+  std::vector<std::vector<int>> from(static_cast<std::size_t>(L), std::vector<int>(std::size_t(K) * (L + 1), -1));
+  for (int y = 0; y < K; ++y) {
+    best[cell(y, y != labels_[0])] = emission(y, 0) + (layout_.start_end ? w[layout_.start(y)] : 0.0);
+  }
+  for (int t = 1; t < L; ++t) {
+    next.setConstant(best.size(), kNone);
+    for (int k = 0; k <= t; ++k) {
+      for (int a = 0; a < K; ++a) {
+        const double here = best[cell(a, k)];
+        if (here == kNone) continue;
+        for (int b = 0; b < K; ++b) {
+          const int errors = k + (b != labels_[static_cast<std::size_t>(t)]);
+          const double v = here + w[layout_.transition(a, b)] + emission(b, t);
+          if (v > next[cell(b, errors)]) {
+            next[cell(b, errors)] = v;
+            from[static_cast<std::size_t>(t)][static_cast<std::size_t>(cell(b, errors))] = a;
+          }
+        }
+      }
+    }
+    best.swap(next);
+  }
+  // the largest L(y) (1 + s(y) - s(y_i)) over error counts k >= 1; the demonstration if none is positive
+  const double target_score = target_.dot(w);
+  double top = 0.0;
+  int top_label = -1, top_errors = 0;
+  for (int k = 1; k <= L; ++k) {
+    for (int y = 0; y < K; ++y) {
+      const double s = best[cell(y, k)];
+      if (s == kNone) continue;
+      const double term = options_.position_loss * k * (1.0 + s + (layout_.start_end ? w[layout_.end(y)] : 0.0) - target_score);
+      if (term > top) top = term, top_label = y, top_errors = k;
+    }
+  }
+  if (top_label < 0) {
+    result.output = labels_;
+  } else {
+    result.output.resize(static_cast<std::size_t>(L));
+    int y = top_label, k = top_errors;
+    for (int t = L - 1; t >= 0; --t) {
+      result.output[static_cast<std::size_t>(t)] = y;
+      const int wrong = y != labels_[static_cast<std::size_t>(t)];
+      if (t > 0) y = from[static_cast<std::size_t>(t)][static_cast<std::size_t>(cell(y, k))];
+      k -= wrong;
+    }
+  }
+  answer(result);
 }
 
 LabelErrors labelErrors(const std::vector<const ChainExample*>& examples, const Eigen::VectorXd& w, ThreadPool* pool) {

@@ -4,6 +4,7 @@
 #include <mmp/core/random.hpp>
 #include <mmp/core/thread_pool.hpp>
 
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -145,6 +146,73 @@ void MultilabelExample::solve(const Eigen::VectorXd& w, double loss_weight, Orac
   }
   jointFeatures(result.output, result.psi_output);
   result.loss = loss(result.output);
+}
+
+double MultilabelExample::clampedMap(const PairwisePotentials& theta, int i, int k, std::vector<int>& labels) const {
+  PairwisePotentials clamped = theta;
+  constexpr double kExcluded = -1e100;  // finite: the search adds and compares, never subtracts it
+  for (int other = 0; other < clamped.states; ++other) {
+    if (other != k) clamped.node(i, other) = kExcluded;
+  }
+  exactMap(graph(), clamped, labels);
+  return assignmentScore(graph(), theta, labels);
+}
+
+void MultilabelExample::maxMarginals(const Eigen::VectorXd& w, MaxMarginals& m) const {
+  PairwisePotentials theta;
+  potentials(w, 0.0, theta);
+  const int v_count = graph().variables(), k_count = graph().states();
+  std::vector<int> map, labels;
+  const double map_score = exactMap(graph(), theta, map);
+  m.score.resize(v_count, k_count);
+  m.loss.resize(v_count, k_count);
+  m.target = target();
+  for (int i = 0; i < v_count; ++i) {
+    for (int k = 0; k < k_count; ++k) {
+      m.score(i, k) = k == map[i] ? map_score : clampedMap(theta, i, k, labels);
+      m.loss(i, k) = k == target()[i] ? 0.0 : 1.0 / v_count;
+    }
+  }
+}
+
+void MultilabelExample::bestWith(const Eigen::VectorXd& w, int position, int value, OracleResult& result) const {
+  if (position < 0 || position >= graph().variables() || value < 0 || value >= graph().states()) {
+    throw InvalidArgument("multilabel example: label " + std::to_string(position) + " and state " + std::to_string(value) +
+                          " outside 0.." + std::to_string(graph().variables() - 1) + " and 0.." +
+                          std::to_string(graph().states() - 1));
+  }
+  PairwisePotentials theta;
+  potentials(w, 0.0, theta);
+  clampedMap(theta, position, value, result.output);
+  jointFeatures(result.output, result.psi_output);
+  result.psi_target = target_psi_;
+  result.loss = loss(result.output);
+  result.beta = 1.0;
+}
+
+void MultilabelExample::exactSlackViolator(const Eigen::VectorXd& w, OracleResult& result) const {
+  const int v_count = graph().variables(), k_count = graph().states();
+  if (std::pow(double(k_count), double(v_count)) > double(1 << 20)) {
+    throw InvalidArgument("multilabel example: exact slack scaling enumerates K^V = " + std::to_string(k_count) + "^" +
+                          std::to_string(v_count) + " labellings, more than 2^20; use the approximate slack formulation");
+  }
+  PairwisePotentials theta;
+  potentials(w, 0.0, theta);
+  const double target_score = assignmentScore(graph(), theta, target());
+  std::vector<int> labels(static_cast<std::size_t>(v_count), 0);
+  double top = 0.0;
+  result.output = target();
+  while (true) {  // every labelling, as an odometer over the states
+    const double term = loss(labels) * (1.0 + assignmentScore(graph(), theta, labels) - target_score);
+    if (term > top) top = term, result.output = labels;
+    int i = v_count - 1;
+    while (i >= 0 && ++labels[static_cast<std::size_t>(i)] == k_count) labels[static_cast<std::size_t>(i--)] = 0;
+    if (i < 0) break;
+  }
+  jointFeatures(result.output, result.psi_output);
+  result.psi_target = target_psi_;
+  result.loss = loss(result.output);
+  result.beta = 1.0;
 }
 
 MultilabelErrors multilabelErrors(const std::vector<const MultilabelExample*>& examples, const Eigen::VectorXd& w,

@@ -8,6 +8,7 @@
 // ExampleList of the examples.
 #pragma once
 
+#include <mmp/core/formulation.hpp>
 #include <mmp/core/oracle.hpp>
 
 #include <cstdint>
@@ -121,11 +122,15 @@ struct ChainOptions {
         scores).  Ties go to the lowest label at each step of the recursion and of the final
         argmax.  One call costs O(L (|active| + K) K): for the OCR words (K = 26, ~30 of 128 pixels
         on, L ~ 8) a few microseconds.
+        As a DecomposableExample (slack scaling and PosLearn, formulation.hpp), positions are the
+        sequence's positions, L_t(v) = position_loss for v != label_t: max-marginals by a forward
+        and a backward max-product pass, O(L (|active| + K) K); the exact slack violator by Viterbi
+        over (position, label, errors so far), O(L^2 K^2).
     THREAD SAFETY
         As the oracle contract: solve(), predict() and jointFeatures() are const and use no shared
         mutable state.
 !*/
-class ChainExample final : public StructuredExample {
+class ChainExample final : public StructuredExample, public DecomposableExample {
  public:
   /// requires: data non-null, sequence < data->sequences(), options valid (throws InvalidArgument).
   ChainExample(std::shared_ptr<const ChainData> data, std::size_t sequence, ChainOptions options = {});
@@ -133,6 +138,12 @@ class ChainExample final : public StructuredExample {
   Eigen::Index dimension() const override { return layout_.dimension(); }
   /// output = y* (one label per position); psi sparse; loss and beta as above.
   void solve(const Eigen::VectorXd& w, double loss_weight, OracleResult& result) const override;
+
+  void maxMarginals(const Eigen::VectorXd& w, MaxMarginals& m) const override;
+  void bestWith(const Eigen::VectorXd& w, int position, int value, OracleResult& result) const override;
+  double lossResolution() const override { return options_.position_loss; }
+  double maxLoss() const override { return options_.position_loss * static_cast<double>(length()); }
+  void exactSlackViolator(const Eigen::VectorXd& w, OracleResult& result) const override;
 
   /// ensures: labels = argmax_y w . psi(y) (plain Viterbi, no psi built); returns the best score.
   double predict(const Eigen::VectorXd& w, std::vector<int>& labels) const;
@@ -153,6 +164,13 @@ class ChainExample final : public StructuredExample {
 
  private:
   double viterbi(const Eigen::VectorXd& w, double loss_weight, std::vector<int>& out) const;
+  /// e (L x K, row t = position t) = the emission scores under w, plus added_loss on wrong labels.
+  void emissionScores(const double* wd, double added_loss, double* e) const;
+  /// forward(t, y) = best score of positions 0..t ending in y; backward(t, y) = best score of
+  /// positions t+1.. given y at t (end weights included): max-marginal(t, y) = their sum.
+  void maxProduct(const Eigen::VectorXd& w, Eigen::MatrixXd& forward, Eigen::MatrixXd& backward) const;
+  /// result's psi, psi_target, loss and beta for the labelling in result.output.
+  void answer(OracleResult& result) const;
   void checkWeights(const Eigen::VectorXd& w) const;
 
   std::shared_ptr<const ChainData> data_;

@@ -14,6 +14,7 @@
 //   ... OnlineGreedyProjection / BatchSubgradient / Dlpw train them unchanged.
 #pragma once
 
+#include <mmp/core/formulation.hpp>
 #include <mmp/core/oracle.hpp>
 #include <mmp/core/pairwise.hpp>
 
@@ -100,10 +101,14 @@ enum class MultilabelInference {
         dual's terms (dualArgmax), and loss = g(delta) - w . psi_output, so that the score is the
         dual bound g >= the exact value and psi_output - psi_target is the subgradient of that bound
         in w at the converged messages (the subgradient DLPW uses).  beta = 1.
+        As a DecomposableExample (slack scaling and PosLearn, formulation.hpp), positions are the
+        labels, L_i(k) = 1/V for k != y_i: max-marginals and bestWith by branch and bound with the
+        position's state clamped (exact, whatever the inference setting: V (K - 1) + 1 searches),
+        the exact slack violator by enumerating all K^V labellings (refused above 2^20).
     THREAD SAFETY
         As the oracle contract.
 !*/
-class MultilabelExample final : public StructuredExample, public PairwiseExample {
+class MultilabelExample final : public StructuredExample, public PairwiseExample, public DecomposableExample {
  public:
   /// requires: data non-null, row < data->size().
   MultilabelExample(std::shared_ptr<const MultilabelData> data, std::size_t row,
@@ -118,6 +123,12 @@ class MultilabelExample final : public StructuredExample, public PairwiseExample
   void addEdgeFeatures(int e, int a, int b, double scale, Eigen::VectorXd& g) const override;
   const std::vector<int>& target() const override { return data_->labels(row_); }
 
+  void maxMarginals(const Eigen::VectorXd& w, MaxMarginals& m) const override;
+  void bestWith(const Eigen::VectorXd& w, int position, int value, OracleResult& result) const override;
+  double lossResolution() const override { return 1.0 / graph().variables(); }
+  double maxLoss() const override { return 1.0; }
+  void exactSlackViolator(const Eigen::VectorXd& w, OracleResult& result) const override;
+
   /// ensures: labels = the prediction under w by this example's inference (the LP's decoding).
   void predict(const Eigen::VectorXd& w, std::vector<int>& labels) const;
   /// ensures: psi = psi(labels), dense.
@@ -130,6 +141,8 @@ class MultilabelExample final : public StructuredExample, public PairwiseExample
 
  private:
   void checkWeights(const Eigen::VectorXd& w) const;
+  /// The exact MAP of theta with variable i held at state k: its labels and score.
+  double clampedMap(const PairwisePotentials& theta, int i, int k, std::vector<int>& labels) const;
 
   std::shared_ptr<const MultilabelData> data_;
   std::size_t row_;
