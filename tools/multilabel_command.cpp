@@ -53,7 +53,7 @@ MultilabelTable readTable(const ConfigNode& entry, const std::string& root, int 
 void runMultilabelCommand(const MultilabelOptions& options) {
   const ConfigNode config = ConfigNode::load(options.config);
   config.expectKeys({"data_root", "train", "test", "features", "labels", "graph", "inference", "learner", "validation",
-                     "output_dir"});
+                     "output_dir", "formulation"});
   const std::string root = resolveDataRoot(options.data_root, config);
   const int features = static_cast<int>(config.integer("features", 0, 0, 100000000));
   const int labels = static_cast<int>(config.integer("labels", 0, 0, 64));
@@ -66,6 +66,15 @@ void runMultilabelCommand(const MultilabelOptions& options) {
   settings.learner = learnerSettings(learner, "kind", settings.learner, {"dlpw"});
   if (learner.text("kind", "") == "dlpw") settings.learner.kind = LearnerKind::Dlpw;
   settings.learner.dlpw = dlpwParams(learner.child("dlpw"), settings.learner.dlpw);
+  settings.formulation = parseFormulation(
+      config.choice("formulation", "margin", {"margin", "slack", "slack_exact", "poslearn"}));
+  if (settings.formulation != Formulation::Margin && settings.learner.kind == LearnerKind::Dlpw) {
+    config.fail("formulation", "DLPW optimises margin scaling only; use learner.kind online, batch or cutting_plane");
+  }
+  if (settings.formulation != Formulation::Margin && settings.inference != MultilabelInference::Exact) {
+    config.fail("formulation", describe(settings.formulation) +
+                                   " needs inference: exact (the LP's relaxed answers carry no labelling's loss)");
+  }
   const ConfigNode validation = config.child("validation");
   validation.expectKeys({"lambdas", "folds", "seed"});
   settings.lambdas = validation.numbers("lambdas", {settings.learner.lambda()}, 1e-12, 1e12);
@@ -80,9 +89,9 @@ void runMultilabelCommand(const MultilabelOptions& options) {
   std::printf("multilabel: %zu training and %zu test rows, %d features, %d labels (%s, %s)\n", train.size(), test.size(),
               train.features, train.labels, train.source.c_str(), test.source.c_str());
   std::printf("model: %s label graph, unary weights per label and feature (+ bias), pairwise per edge and state pair; "
-              "%s inference; normalised Hamming loss\nlearner: %s\n",
+              "%s inference; normalised Hamming loss\nlearner: %s, %s formulation\n",
               settings.graph.c_str(), settings.inference == MultilabelInference::Exact ? "exact (branch and bound)" : "LP relaxation (max-sum diffusion)",
-              settings.learner.describe().c_str());
+              settings.learner.describe().c_str(), describe(settings.formulation).c_str());
   Progress progress("multilabel: ");
   const MultilabelResult r = runMultilabel(train, test, settings, [&](const std::string& stage) { progress.update(stage, 0, 1, ""); });
   progress.finish();
@@ -108,6 +117,7 @@ void runMultilabelCommand(const MultilabelOptions& options) {
                      {"graph", settings.graph},
                      {"inference", settings.inference == MultilabelInference::Exact ? "exact" : "lp"},
                      {"learner", settings.learner.describe()},
+                     {"formulation", describe(settings.formulation)},
                      {"lambda", r.lambda},
                      {"validation", validation_json},
                      {"train_hamming", r.train.hamming},

@@ -73,8 +73,9 @@ Trained trainWith(const MultilabelSettings& settings, double lambda, const Examp
   LearnerSettings learner = settings.learner;
   learner.setLambda(lambda);
   const std::unique_ptr<Learner> l = makeLearner(learner);
+  std::vector<FormulatedExample> adapters;
   Trained t;
-  t.w = l->train(examples);
+  t.w = l->train(formulate(examples, settings.formulation, adapters));
   t.seconds = l->seconds();
   t.passes = l->passes();
   t.info = describe(l->info()) + ": " + l->message();

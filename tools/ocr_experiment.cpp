@@ -72,8 +72,9 @@ OcrLearnerSettings chooseOnHeldOutWords(const OcrWords& words, std::vector<std::
   params.lambdas = settings.validation_lambdas;
   params.choose_passes = settings.validation_passes;
   params.tolerance = settings.validation_tolerance;
+  std::vector<FormulatedExample> adapters;
   HeldOutChoice choice = chooseOnHeldOut(
-      settings.learner, exampleList(fit_examples),
+      settings.learner, formulate(exampleList(fit_examples), settings.formulation, adapters),
       [&check_list](const Eigen::VectorXd& w) { return labelErrors(check_list, w).rate(); }, params);
   validation = std::move(choice.per_lambda);
   OcrLearnerSettings chosen = settings;
@@ -106,6 +107,7 @@ ChainOptions OcrLearnerSettings::chainOptions() const {
 std::string OcrLearnerSettings::describe() const {
   std::ostringstream s;
   s << learner.describe();
+  if (formulation != Formulation::Margin) s << ", " << mmp::describe(formulation) << " formulation";
   if (beta_by_length) s << ", beta 1/length";
   if (!validation_lambdas.empty()) {
     s << ", lambda" << (validation_passes ? " and passes" : "") << " chosen on " << validation_fraction
@@ -117,13 +119,15 @@ std::string OcrLearnerSettings::describe() const {
 const std::vector<std::string>& ocrConfigKeys() {
   static const std::vector<std::string> keys = {"data_root", "protocol",  "folds",  "output_dir", "curve",
                                                 "curve_points", "learner", "beta", "start_end", "online",
-                                                "batch", "validation"};
+                                                "batch", "validation", "formulation"};
   return keys;
 }
 
 OcrLearnerSettings ocrLearnerSettings(const ConfigNode& config) {
   OcrLearnerSettings s;
   s.learner = learnerSettings(config, "learner", s.learner);
+  s.formulation = parseFormulation(
+      config.choice("formulation", describe(s.formulation), {"margin", "slack", "slack_exact", "poslearn"}));
   s.start_end = config.boolean("start_end", s.start_end);
   s.beta_by_length = config.choice("beta", s.beta_by_length ? "by_length" : "one", {"one", "by_length"}) == "by_length";
   const ConfigNode validation = config.child("validation");
@@ -160,8 +164,9 @@ OcrFoldResult runOcrFold(const OcrWords& words, OcrProtocol protocol, int k, con
   const std::vector<ChainExample> test = makeExamples(words, split.test, settings.chainOptions());
   const double build_test_seconds = secondsSince(build_test_start);
   const std::vector<const ChainExample*> train_list = pointers(train), test_list = pointers(test);
+  std::vector<FormulatedExample> adapters;
   const TrainedWithCurve model = trainWithCurve(
-      chosen.learner, exampleList(train), curve_points,
+      chosen.learner, formulate(exampleList(train), settings.formulation, adapters), curve_points,
       curve_points > 0 ? curveOf(result.curve, train_list, test_list) : CurveCallback());
   result.curve_seconds = model.curve_seconds;
   result.train_seconds = secondsSince(train_start) - model.curve_seconds - build_test_seconds;

@@ -10,6 +10,7 @@
 #include "config.hpp"
 #include "ocr_data.hpp"
 
+#include <mmp/core/formulation.hpp>
 #include <mmp/learners/learner_settings.hpp>
 #include <mmp/learners/model_selection.hpp>
 
@@ -25,6 +26,8 @@ mmp::LearnerSettings ocrLearnerDefaults();
 /// Which learner trains the chain, and how.
 struct OcrLearnerSettings {
   mmp::LearnerSettings learner = ocrLearnerDefaults();
+  /// What the learner optimises: margin scaling, slack scaling (approximate or exact) or PosLearn.
+  mmp::Formulation formulation = mmp::Formulation::Margin;
   bool start_end = true;         ///< learn start and end weights (ChainLayout)
   /// beta_i = |y_i|^-q with the learner's q: every word counts the same (else every letter does).
   bool beta_by_length = false;
@@ -44,7 +47,7 @@ struct OcrLearnerSettings {
   std::string describe() const;
 };
 
-/// The settings of a config (keys: learner, beta, start_end, online, batch, validation); the
+/// The settings of a config (keys: learner, formulation, beta, start_end, online, batch, validation); the
 /// other keys of the file are the caller's to check.
 OcrLearnerSettings ocrLearnerSettings(const ConfigNode& config);
 /// Every top-level key of an OCR config (configs/ocr_*.yaml), for expectKeys().

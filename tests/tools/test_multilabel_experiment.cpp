@@ -70,9 +70,29 @@ TEST_CASE("mmp multilabel trains on one file, chooses lambda by cross-validation
   CHECK(results["test_hamming"].get<double>() < 0.2);
   CHECK(results["test_subset_error"].get<double>() >= results["test_hamming"].get<double>());
 
-  std::ofstream(config) << "train: {libsvm: train.svm}\ntest: {libsvm: test.svm}\ngraph: star\n";
-  CLI::App bad;
-  addMultilabelCommand(bad);
-  CHECK_THROWS_WITH(bad.parse(std::vector<std::string>{config, "--config", "multilabel"}),
-                    doctest::Contains("graph: 'star' is not one of: complete, chain, empty"));
+  // PosLearn through the same command: it says which formulation it trained
+  std::ofstream(config) << "data_root: .\ntrain: {libsvm: train.svm}\ntest: {libsvm: test.svm}\nfeatures: 5\nlabels: 4\n"
+                           "inference: exact\nformulation: poslearn\nlearner: {kind: batch, batch: {iterations: 30}}\n"
+                           "validation: {lambdas: [0.01]}\n";
+  CLI::App poslearn;
+  addMultilabelCommand(poslearn);
+  poslearn.parse(std::vector<std::string>{dir.file("out"), "--output-dir", config, "--config", "multilabel"});
+  const nlohmann::json trained = nlohmann::json::parse(std::ifstream(dir.file("out/results.json")));
+  CHECK(trained["formulation"] == "poslearn");
+  CHECK(trained["test_hamming"].get<double>() < 0.3);
+
+  const auto refused = [&](const std::string& text, const std::string& message) {
+    std::ofstream(config) << text;
+    CLI::App bad;
+    addMultilabelCommand(bad);
+    CHECK_THROWS_WITH(bad.parse(std::vector<std::string>{config, "--config", "multilabel"}), doctest::Contains(message.c_str()));
+  };
+  refused("train: {libsvm: train.svm}\ntest: {libsvm: test.svm}\ngraph: star\n",
+          "graph: 'star' is not one of: complete, chain, empty");
+  refused("train: {libsvm: train.svm}\ntest: {libsvm: test.svm}\nformulation: slack\n", "needs inference: exact");
+  refused("train: {libsvm: train.svm}\ntest: {libsvm: test.svm}\nformulation: slack\ninference: exact\n"
+          "learner: {kind: dlpw}\n",
+          "DLPW optimises margin scaling only");
+  refused("train: {libsvm: train.svm}\ntest: {libsvm: test.svm}\nformulation: slack-scaling\n",
+          "'slack-scaling' is not one of: margin, slack, slack_exact, poslearn");
 }

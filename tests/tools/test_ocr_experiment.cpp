@@ -73,4 +73,7 @@ TEST_CASE("OCR learner settings: beta by length follows the chosen learner's q")
   CHECK(settings.chainOptions().length_power == 1.0);
   CHECK(settings.describe().find("batch subgradient") == 0);
   CHECK(settings.describe().find("beta 1/length") != std::string::npos);
+  CHECK(settings.describe().find("formulation") == std::string::npos);
+  settings.formulation = Formulation::PosLearn;
+  CHECK(settings.describe().find("poslearn formulation") != std::string::npos);
 }
