@@ -117,13 +117,13 @@ std::string OcrLearnerSettings::describe() const {
 const std::vector<std::string>& ocrConfigKeys() {
   static const std::vector<std::string> keys = {"data_root", "protocol",  "folds",  "output_dir", "curve",
                                                 "curve_points", "learner", "beta", "start_end", "online",
-                                                "batch", "validation"};
+                                                "batch", "cutting_plane", "validation"};
   return keys;
 }
 
 OcrLearnerSettings ocrLearnerSettings(const ConfigNode& config) {
   OcrLearnerSettings s;
-  s.learner = learnerSettings(config, "learner", s.learner);
+  s.learner = learnerSettings(config, "learner", s.learner, {"cutting_plane"});
   s.start_end = config.boolean("start_end", s.start_end);
   s.beta_by_length = config.choice("beta", s.beta_by_length ? "by_length" : "one", {"one", "by_length"}) == "by_length";
   const ConfigNode validation = config.child("validation");
