@@ -169,6 +169,9 @@ int runBench(const BenchOptions& options) {
     const OcrProtocol protocol = parseOcrProtocol(name);
     if (config.choice("protocol", name, {"small", "large"}) != name) config.fail("protocol", "expected '" + name + "' in this file");
     OcrLearnerSettings ours = ocrLearnerSettings(config);
+    if (ours.learner.kind != LearnerKind::Online && ours.learner.kind != LearnerKind::Batch) {
+      config.fail("learner", "bench_ocr compares the online and the batch learner: choose one of those as ours");
+    }
     ours_kind[name] = ours.learner.kind;
     ours.learner.batch.threads = options.threads;
     for (int k = 0; k < options.folds; ++k) {

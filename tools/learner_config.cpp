@@ -50,14 +50,30 @@ Dlpw::Params dlpwParams(const ConfigNode& node, Dlpw::Params p) {
   return p;
 }
 
+CuttingPlane::Params cuttingPlaneParams(const ConfigNode& node, CuttingPlane::Params p) {
+  node.expectKeys({"lambda", "iterations", "tolerance", "absolute_tolerance", "plane_age_limit", "threads",
+                   "time_budget_seconds"});
+  p.lambda = node.number("lambda", p.lambda, std::numeric_limits<double>::min(), kInf);
+  p.stop.max_iterations = node.integer("iterations", p.stop.max_iterations, 1, 100000000);
+  p.stop.tolerance = node.number("tolerance", p.stop.tolerance, 0.0, kInf);
+  p.absolute_tolerance = node.number("absolute_tolerance", p.absolute_tolerance, 0.0, kInf);
+  p.plane_age_limit = node.integer("plane_age_limit", p.plane_age_limit, 1, 100000000);
+  p.threads = static_cast<int>(node.integer("threads", p.threads, 0, 256));
+  p.stop.time_budget_seconds = node.number("time_budget_seconds", p.stop.time_budget_seconds, 0.0, kInf);
+  return p;
+}
+
 mmp::LearnerSettings learnerSettings(const ConfigNode& config, const std::string& kind_key, mmp::LearnerSettings s,
                                      const std::vector<std::string>& more_kinds) {
   std::vector<std::string> kinds = {"online", "batch"};
   kinds.insert(kinds.end(), more_kinds.begin(), more_kinds.end());
   const std::string kind = config.choice(kind_key, describe(s.kind), kinds);
-  if (kind == "online" || kind == "batch") s.kind = parseLearnerKind(kind);
+  for (LearnerKind known : {LearnerKind::Online, LearnerKind::Batch, LearnerKind::Dlpw, LearnerKind::CuttingPlane}) {
+    if (kind == describe(known)) s.kind = known;
+  }
   s.online = onlineParams(config.child("online"), s.online);
   s.batch = batchParams(config.child("batch"), s.batch);
+  s.cutting_plane = cuttingPlaneParams(config.child("cutting_plane"), s.cutting_plane);
   return s;
 }
 

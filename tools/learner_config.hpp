@@ -1,16 +1,19 @@
 // Learner settings from a YAML section, shared by every subcommand that trains.
 //
-//   <kind_key>: online | batch   (learnerSettings: the kind, beside the two sections; the one place a
+//   <kind_key>: online | batch   (learnerSettings: the kind, beside the sections; the one place a
 //                                 learner's name becomes a LearnerKind; a caller may add kinds)
 //   online: {lambda, q, epochs, averaging, shuffle, seed, tolerance, time_budget_seconds}
 //   batch:  {lambda, q, iterations, step: constant|gamma_over_t, step_size, averaging, threads,
 //            tolerance, time_budget_seconds}
 //   dlpw:   {lambda, epochs, passes, warm_start, shuffle, seed, time_budget_seconds}   (dlpwParams; pairwise models)
+//   cutting_plane: {lambda, iterations, tolerance, absolute_tolerance, plane_age_limit, threads,
+//                   time_budget_seconds}   (cuttingPlaneParams; unconstrained, q = 1)
 #pragma once
 
 #include "config.hpp"
 
 #include <mmp/learners/batch_subgradient.hpp>
+#include <mmp/learners/cutting_plane.hpp>
 #include <mmp/learners/learner_settings.hpp>
 #include <mmp/learners/online_greedy_projection.hpp>
 
@@ -19,9 +22,13 @@ namespace mmp::tools {
 OnlineGreedyProjection::Params onlineParams(const ConfigNode& node, OnlineGreedyProjection::Params defaults);
 BatchSubgradient::Params batchParams(const ConfigNode& node, BatchSubgradient::Params defaults);
 Dlpw::Params dlpwParams(const ConfigNode& node, Dlpw::Params defaults);
-/// The keys `kind_key` (the kind), `online` and `batch` of `config`, each over its part of `defaults`.
-/// A front end with more kinds than these two (`mmp train`: learch) lists them in more_kinds: such a
-/// kind is accepted and leaves the LearnerKind as in defaults, for the caller to read kind_key.
+CuttingPlane::Params cuttingPlaneParams(const ConfigNode& node, CuttingPlane::Params defaults);
+/// The keys `kind_key` (the kind), `online`, `batch` and `cutting_plane` of `config`, each over its
+/// part of `defaults` (a section the caller's expectKeys does not allow is absent: its defaults stay).
+/// online and batch are always accepted; a front end offering more lists them in more_kinds.  A
+/// LearnerKind's name there ("cutting_plane", "dlpw") sets the kind; any other ("learch" of
+/// `mmp train`) leaves the LearnerKind as in defaults, for the caller to read kind_key.  The
+/// cutting plane is unconstrained, so only front ends without a projection (OCR, multilabel) offer it.
 mmp::LearnerSettings learnerSettings(const ConfigNode& config, const std::string& kind_key, mmp::LearnerSettings defaults,
                                      const std::vector<std::string>& more_kinds = {});
 

@@ -62,9 +62,8 @@ void runMultilabelCommand(const MultilabelOptions& options) {
   settings.inference = config.choice("inference", "lp", {"exact", "lp"}) == "exact" ? MultilabelInference::Exact
                                                                                     : MultilabelInference::Lp;
   const ConfigNode learner = config.child("learner");
-  learner.expectKeys({"kind", "online", "batch", "dlpw"});
-  settings.learner = learnerSettings(learner, "kind", settings.learner, {"dlpw"});
-  if (learner.text("kind", "") == "dlpw") settings.learner.kind = LearnerKind::Dlpw;
+  learner.expectKeys({"kind", "online", "batch", "dlpw", "cutting_plane"});
+  settings.learner = learnerSettings(learner, "kind", settings.learner, {"dlpw", "cutting_plane"});
   settings.learner.dlpw = dlpwParams(learner.child("dlpw"), settings.learner.dlpw);
   settings.formulation = parseFormulation(
       config.choice("formulation", "margin", {"margin", "slack", "slack_exact", "poslearn"}));

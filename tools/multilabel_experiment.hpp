@@ -36,7 +36,7 @@ struct MultilabelSettings {
   int states = 2;                    ///< per label (the synthetic model: 4)
   MultilabelOptions model;           ///< what the unary factors see
   MultilabelInference inference = MultilabelInference::Lp;
-  LearnerSettings learner;           ///< kind online, batch or dlpw; its lambda is replaced by the chosen one
+  LearnerSettings learner;           ///< kind online, batch, dlpw or cutting_plane; its lambda is replaced by the chosen one
   Formulation formulation = Formulation::Margin;  ///< slack and poslearn need exact inference
   std::vector<double> lambdas;       ///< candidates; one value: no validation
   int validation_folds = 5;          ///< >= 2: the training rows, shuffled (seeded), cut into this many folds

@@ -119,13 +119,13 @@ std::string OcrLearnerSettings::describe() const {
 const std::vector<std::string>& ocrConfigKeys() {
   static const std::vector<std::string> keys = {"data_root", "protocol",  "folds",  "output_dir", "curve",
                                                 "curve_points", "learner", "beta", "start_end", "online",
-                                                "batch", "validation", "formulation"};
+                                                "batch", "cutting_plane", "validation", "formulation"};
   return keys;
 }
 
 OcrLearnerSettings ocrLearnerSettings(const ConfigNode& config) {
   OcrLearnerSettings s;
-  s.learner = learnerSettings(config, "learner", s.learner);
+  s.learner = learnerSettings(config, "learner", s.learner, {"cutting_plane"});
   s.formulation = parseFormulation(
       config.choice("formulation", describe(s.formulation), {"margin", "slack", "slack_exact", "poslearn"}));
   s.start_end = config.boolean("start_end", s.start_end);

@@ -18,7 +18,8 @@ LearnerKind parseLearnerKind(const std::string& name) {
   if (name == "batch") return LearnerKind::Batch;
   if (name == "online") return LearnerKind::Online;
   if (name == "dlpw") return LearnerKind::Dlpw;
-  throw InvalidArgument("learner '" + name + "': expected batch, online or dlpw");
+  if (name == "cutting_plane") return LearnerKind::CuttingPlane;
+  throw InvalidArgument("learner '" + name + "': expected batch, online, dlpw or cutting_plane");
 }
 
 std::string describe(LearnerKind kind) {
@@ -26,6 +27,7 @@ std::string describe(LearnerKind kind) {
     case LearnerKind::Batch: return "batch";
     case LearnerKind::Online: return "online";
     case LearnerKind::Dlpw: return "dlpw";
+    case LearnerKind::CuttingPlane: return "cutting_plane";
   }
   return "?";
 }

@@ -11,6 +11,7 @@ auto& stopOf(Settings& s) {
   switch (s.kind) {
     case LearnerKind::Online: return s.online.stop;
     case LearnerKind::Dlpw: return s.dlpw.stop;
+    case LearnerKind::CuttingPlane: return s.cutting_plane.stop;
     case LearnerKind::Batch: break;
   }
   return s.batch.stop;
@@ -21,6 +22,7 @@ auto& lambdaOf(Settings& s) {
   switch (s.kind) {
     case LearnerKind::Online: return s.online.lambda;
     case LearnerKind::Dlpw: return s.dlpw.lambda;
+    case LearnerKind::CuttingPlane: return s.cutting_plane.lambda;
     case LearnerKind::Batch: break;
   }
   return s.batch.lambda;
@@ -33,7 +35,8 @@ void LearnerSettings::setLambda(double lambda) { lambdaOf(*this) = lambda; }
 int LearnerSettings::q() const {
   switch (kind) {
     case LearnerKind::Online: return online.q;
-    case LearnerKind::Dlpw: return 1;
+    case LearnerKind::Dlpw:
+    case LearnerKind::CuttingPlane: return 1;
     case LearnerKind::Batch: break;
   }
   return batch.q;
@@ -63,6 +66,10 @@ std::string LearnerSettings::describe() const {
         << (dlpw.passes == 0 ? std::string("LP to convergence") : std::to_string(dlpw.passes) + " diffusion passes")
         << " a step" << (dlpw.warm_start ? ", warm starts" : "");
       break;
+    case LearnerKind::CuttingPlane:
+      s << "cutting plane, lambda " << cutting_plane.lambda << ", relative gap " << cutting_plane.stop.tolerance
+        << ", up to " << cutting_plane.stop.max_iterations << " iterations";
+      break;
     case LearnerKind::Batch:
       s << "batch subgradient, lambda " << batch.lambda << ", " << batch.stop.max_iterations << " iterations, "
         << batch.steps.describe() << ", averaging " << mmp::describe(batch.averaging);
@@ -75,6 +82,7 @@ std::unique_ptr<Learner> makeLearner(const LearnerSettings& settings) {
   switch (settings.kind) {
     case LearnerKind::Online: return std::make_unique<OnlineGreedyProjection>(settings.online);
     case LearnerKind::Dlpw: return std::make_unique<Dlpw>(settings.dlpw);
+    case LearnerKind::CuttingPlane: return std::make_unique<CuttingPlane>(settings.cutting_plane);
     case LearnerKind::Batch: break;
   }
   return std::make_unique<BatchSubgradient>(settings.batch);

@@ -17,16 +17,21 @@ namespace mmp {
     training would return at that pass.  Online: round t ends pass t / n when n divides t, and its
     iterate is the latest.  Batch: at iteration t the learner reports w_t before stepping; its
     average holds w_2 .. w_t by then, i.e. the model it would return after t - 1 iterations (passes).
+    Cutting plane: at iteration t it publishes its best iterate so far, which is what it returns
+    after t iterations; nothing is averaged.
 !*/
 TrainedWithCurve trainWithCurve(const LearnerSettings& settings, const ExampleList& examples, int points,
                                 const CurveCallback& at_pass) {
   using Clock = std::chrono::steady_clock;
   const bool online = settings.kind == LearnerKind::Online;
+  const bool cutting_plane = settings.kind == LearnerKind::CuttingPlane;
   const long per_pass = online ? static_cast<long>(examples.size()) : 1;  // callbacks per pass
-  const long lag = online ? 0 : 1;  // the batch learner calls back once before its first step
+  const long lag = online || cutting_plane ? 0 : 1;  // the batch learner calls back once before its first step
   const long stride = std::max(1L, settings.passes() / std::max(1, points));
   const std::unique_ptr<Learner> learner = makeLearner(settings);
-  IterateAverage average(online ? settings.online.averaging : settings.batch.averaging);
+  IterateAverage average(online          ? settings.online.averaging
+                         : cutting_plane ? Averaging::None
+                                         : settings.batch.averaging);
   TrainedWithCurve out;
   long last_pass = 0;  // the last pass given to at_pass (0: none)
   if (at_pass) {

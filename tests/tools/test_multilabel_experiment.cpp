@@ -70,6 +70,20 @@ TEST_CASE("mmp multilabel trains on one file, chooses lambda by cross-validation
   CHECK(results["test_hamming"].get<double>() < 0.2);
   CHECK(results["test_subset_error"].get<double>() >= results["test_hamming"].get<double>());
 
+  // the cutting plane on exact inference, through the same config section
+  std::ofstream(config) << "data_root: .\ntrain: {libsvm: train.svm}\ntest: {libsvm: test.svm}\nfeatures: 5\nlabels: 4\n"
+                           "inference: exact\nlearner: {kind: cutting_plane, cutting_plane: {iterations: 500}}\n"
+                           "validation: {lambdas: [0.01]}\n";
+  CLI::App cutting_plane;
+  addMultilabelCommand(cutting_plane);
+  cutting_plane.parse(std::vector<std::string>{dir.file("out_cp"), "--output-dir", config, "--config", "multilabel"});
+  std::ifstream cp_in(dir.file("out_cp/results.json"));
+  REQUIRE(cp_in);
+  const nlohmann::json cp_results = nlohmann::json::parse(cp_in);
+  CHECK(cp_results["learner"].get<std::string>().find("cutting plane, lambda 0.01") == 0);
+  CHECK(cp_results["test_hamming"].get<double>() < 0.2);
+
+
   // PosLearn through the same command: it says which formulation it trained
   std::ofstream(config) << "data_root: .\ntrain: {libsvm: train.svm}\ntest: {libsvm: test.svm}\nfeatures: 5\nlabels: 4\n"
                            "inference: exact\nformulation: poslearn\nlearner: {kind: batch, batch: {iterations: 30}}\n"

@@ -1,9 +1,13 @@
 // The OCR experiment's error curve (ocr_experiment.hpp): each curve point must be the model that
-// training for that many passes returns, for both learners (the online learner calls back once per
-// word, the batch learner once per iteration and one iteration early).
+// training for that many passes returns, for every learner (the online learner calls back once per
+// word, the batch learner once per iteration and one iteration early, the cutting plane once per
+// iteration with its best weights so far).
 #include "ocr_experiment.hpp"
 
+#include <mmp/core/error.hpp>
+
 #include <doctest/doctest.h>
+#include <yaml-cpp/yaml.h>
 
 #include <sstream>
 
@@ -39,14 +43,15 @@ OcrWords syntheticWords() {
 
 }  // namespace
 
-TEST_CASE("OCR error curve: the point after p passes is the model trained for p passes, online and batch") {
+TEST_CASE("OCR error curve: the point after p passes is the model trained for p passes, for every learner") {
   const OcrWords words = syntheticWords();
-  for (LearnerKind kind : {LearnerKind::Online, LearnerKind::Batch}) {
+  for (LearnerKind kind : {LearnerKind::Online, LearnerKind::Batch, LearnerKind::CuttingPlane}) {
     CAPTURE(describe(kind));
     OcrLearnerSettings settings;
     settings.learner.kind = kind;
     settings.learner.setPasses(6);
     settings.learner.batch.steps = StepSchedule::constant(0.5);
+    settings.learner.cutting_plane.stop.tolerance = 0.0;  // all six iterations, whatever the gap
     const OcrFoldResult with_curve = runOcrFold(words, OcrProtocol::Large, 0, settings, 6);
     REQUIRE(with_curve.curve.passes == std::vector<long>{1, 2, 3, 4, 5, 6});
     for (long p = 1; p <= 6; ++p) {
@@ -76,4 +81,30 @@ TEST_CASE("OCR learner settings: beta by length follows the chosen learner's q")
   CHECK(settings.describe().find("formulation") == std::string::npos);
   settings.formulation = Formulation::PosLearn;
   CHECK(settings.describe().find("poslearn formulation") != std::string::npos);
+}
+
+TEST_CASE("OCR learner settings: learner: cutting_plane and its section are read from the config") {
+  const auto settingsOf = [](const std::string& yaml) {
+    const ConfigNode config(YAML::Load(yaml), "ocr.yaml", "");
+    config.expectKeys(ocrConfigKeys());
+    return ocrLearnerSettings(config);
+  };
+  const OcrLearnerSettings s = settingsOf(
+      "learner: cutting_plane\nbeta: by_length\ncutting_plane: {lambda: 0.05, iterations: 300, tolerance: 1e-4, "
+      "absolute_tolerance: 1e-9, plane_age_limit: 20, threads: 2, time_budget_seconds: 60}\n");
+  CHECK(s.learner.kind == LearnerKind::CuttingPlane);
+  CHECK(s.learner.lambda() == 0.05);
+  CHECK(s.learner.passes() == 300);
+  CHECK(s.learner.cutting_plane.stop.tolerance == 1e-4);
+  CHECK(s.learner.cutting_plane.absolute_tolerance == 1e-9);
+  CHECK(s.learner.cutting_plane.plane_age_limit == 20);
+  CHECK(s.learner.cutting_plane.threads == 2);
+  CHECK(s.learner.cutting_plane.stop.time_budget_seconds == 60.0);
+  CHECK(s.chainOptions().length_power == 1.0);  // q = 1
+  CHECK(s.describe().find("cutting plane, lambda 0.05") == 0);
+  CHECK_THROWS_WITH_AS(settingsOf("learner: cutting_plane\ncutting_plane: {q: 2}\n"),
+                       doctest::Contains("cutting_plane.q: unknown key"), ConfigError);
+  CHECK_THROWS_WITH_AS(settingsOf("cutting_plane: {lambda: 0}\n"), doctest::Contains("cutting_plane.lambda"), ConfigError);
+  CHECK_THROWS_WITH_AS(settingsOf("learner: cutting-plane\n"),
+                       doctest::Contains("'cutting-plane' is not one of: online, batch, cutting_plane"), ConfigError);
 }

@@ -189,6 +189,9 @@ TEST_CASE("learner kind learch: its settings, its start, and errors that name th
 
   CHECK(errorOf(write(dir, minimalConfig() + "learner: {kind: boosted}\n"))
             .find("learner.kind: 'boosted' is not one of: online, batch, learch") != std::string::npos);
+  // the cutting plane is unconstrained and cannot keep path costs positive: mmp train does not offer it
+  CHECK(errorOf(write(dir, minimalConfig() + "learner: {kind: cutting_plane}\n"))
+            .find("learner.kind: 'cutting_plane' is not one of: online, batch, learch") != std::string::npos);
   CHECK(errorOf(write(dir, minimalConfig() + "learner: {kind: learch, learch: {depht: 2}}\n"))
             .find("learner.learch.depht: unknown key; did you mean 'learner.learch.depth'") != std::string::npos);
   CHECK(errorOf(write(dir, minimalConfig() + "learner: {kind: learch, learch: {depth: 40}}\n"))

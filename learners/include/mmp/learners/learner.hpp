@@ -49,9 +49,10 @@ struct TraceRecord {
 /// Called once per iteration (batch) or round (online); returning false stops training.
 using TraceCallback = std::function<bool(const TraceRecord&)>;
 
-/// Which optimiser: BatchSubgradient, OnlineGreedyProjection or Dlpw (pairwise models only).
-enum class LearnerKind { Batch, Online, Dlpw };
-/// "batch", "online" or "dlpw"; throws mmp::InvalidArgument naming the valid names otherwise.
+/// Which optimiser: BatchSubgradient, OnlineGreedyProjection, Dlpw (pairwise models only) or
+/// CuttingPlane (unconstrained, q = 1).
+enum class LearnerKind { Batch, Online, Dlpw, CuttingPlane };
+/// "batch", "online", "dlpw" or "cutting_plane"; throws mmp::InvalidArgument naming the valid names otherwise.
 LearnerKind parseLearnerKind(const std::string& name);
 std::string describe(LearnerKind kind);
 
@@ -74,7 +75,8 @@ class Learner {
   virtual long passes() const = 0;
   /// Batch: c(weights()) of eq. 4.  Online: NaN (it never evaluates the whole objective).
   virtual double objective() const { return std::numeric_limits<double>::quiet_NaN(); }
-  /// What TraceRecord::value is: "objective c(w), eq. 4" or "mean prediction loss".
+  /// What TraceRecord::value is: "objective c(w), eq. 4" (the cutting plane: the least so far) or
+  /// "mean prediction loss".
   virtual const char* traceValueName() const = 0;
   /// What a pass is called: "iteration" or "epoch".
   virtual const char* passName() const = 0;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <mmp/learners/batch_subgradient.hpp>
+#include <mmp/learners/cutting_plane.hpp>
 #include <mmp/learners/dlpw.hpp>
 #include <mmp/learners/online_greedy_projection.hpp>
 
@@ -22,17 +23,20 @@ struct LearnerSettings {
   OnlineGreedyProjection::Params online;  ///< used when kind is Online
   BatchSubgradient::Params batch;         ///< used when kind is Batch
   Dlpw::Params dlpw;                      ///< used when kind is Dlpw (pairwise models only)
+  CuttingPlane::Params cutting_plane;     ///< used when kind is CuttingPlane
 
-  /// The chosen learner's lambda, slack norm and pass budget (iterations or epochs).
+  /// The chosen learner's lambda, slack norm (DLPW and the cutting plane: 1) and pass budget
+  /// (iterations or epochs).
   double lambda() const;
   void setLambda(double lambda);
   int q() const;
   long passes() const;
   void setPasses(long passes);
-  /// Sets the projection of the online and the batch learner (DLPW keeps its ball).
+  /// Sets the projection of the online and the batch learner (DLPW keeps its ball; the cutting
+  /// plane is unconstrained and ignores it: do not choose it where w must stay in a set).
   void setProjection(const ProjectionPtr& projection);
-  /// How many times the callback is called at most on `examples` examples: batch iterations, or
-  /// online rounds (epochs x examples).  For progress bars.
+  /// How many times the callback is called at most on `examples` examples: batch or cutting-plane
+  /// iterations, or online rounds (epochs x examples).  For progress bars.
   long callbacks(long examples) const;
   /// One line for a table: "online GP, lambda 0.01, 20 epochs, averaging late_weighted".
   std::string describe() const;

@@ -34,7 +34,7 @@ using CurveCallback = std::function<void(long pass, const Eigen::VectorXd& w)>;
 struct TrainedWithCurve {
   Eigen::VectorXd w;            ///< the learner's result
   long iterations = 0;          ///< Learner::iterations(): online rounds or batch iterations
-  std::string info;             ///< "success: <message>", plus ", objective <c(w)>" for the batch learner
+  std::string info;             ///< "success: <message>", plus ", objective <c(w)>" unless the learner is online
   double curve_seconds = 0.0;   ///< time spent in the curve callbacks (and their bookkeeping)
 };
 
