@@ -155,6 +155,7 @@ OcrFoldResult runOcrFold(const OcrWords& words, OcrProtocol protocol, int k, con
   const OcrLearnerSettings chosen =
       settings.validation_lambdas.empty() ? settings
                                            : chooseOnHeldOutWords(words, split.train, k, settings, result.validation);
+  result.validation_seconds = secondsSince(train_start);
   result.lambda = chosen.learner.lambda();
   result.passes = chosen.learner.passes();
 

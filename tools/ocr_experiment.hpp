@@ -70,7 +70,8 @@ struct OcrFoldResult {
   using Validation = mmp::LambdaValidation;
   std::vector<Validation> validation;
   double train_error = 0.0, test_error = 0.0;
-  double train_seconds = 0.0, test_seconds = 0.0, curve_seconds = 0.0;
+  /// train_seconds includes validation_seconds, the choice of lambda (and passes) if asked.
+  double train_seconds = 0.0, test_seconds = 0.0, curve_seconds = 0.0, validation_seconds = 0.0;
   long iterations = 0;
   std::string info;
   ErrorCurve curve;
