@@ -139,16 +139,7 @@ Json benchOcr(const BenchOptions& options, const std::string& name) {
 Json benchMultilabel(const BenchOptions& options, const std::string& set) {
   const ConfigNode config = ConfigNode::load(configPath(options, "multilabel_" + set + ".yaml"));
   const std::string root = resolveDataRoot(options.data_root, config);
-  MultilabelTable train, test;
-  if (set == "yeast") {
-    train = readLibsvmMultilabel(root + "/multilabel/yeast/yeast_train.svm", 103, 14);
-    test = readLibsvmMultilabel(root + "/multilabel/yeast/yeast_test.svm", 103, 14);
-  } else if (set == "scene") {
-    train = readMulanArff(root + "/multilabel/scene/scene-train.arff", root + "/multilabel/scene/scene.xml");
-    test = readMulanArff(root + "/multilabel/scene/scene-test.arff", root + "/multilabel/scene/scene.xml");
-  } else {
-    throw InvalidArgument("--sets: unknown set '" + set + "', expected yeast or scene");
-  }
+  const auto [train, test] = readStandardSplit(root, set);
   MultilabelSettings base;
   base.inference = MultilabelInference::Exact;  // slack and PosLearn need a labelling's loss
   base.lambdas = {1, 0.3, 0.1, 0.03, 0.01};

@@ -205,12 +205,8 @@ int main(int argc, char** argv) {
     settings.learner.kind = LearnerKind::Dlpw;
     settings.learner.dlpw.stop.max_iterations = 30;
     settings.lambdas = {1, 0.3, 0.1, 0.03, 0.01, 0.003, 0.001, 0.0003};  // as configs/multilabel_*.yaml
-    if (set == "yeast") {
-      train = readLibsvmMultilabel(data_root + "/multilabel/yeast/yeast_train.svm", 103, 14);
-      test = readLibsvmMultilabel(data_root + "/multilabel/yeast/yeast_test.svm", 103, 14);
-    } else if (set == "scene") {
-      train = readMulanArff(data_root + "/multilabel/scene/scene-train.arff", data_root + "/multilabel/scene/scene.xml");
-      test = readMulanArff(data_root + "/multilabel/scene/scene-test.arff", data_root + "/multilabel/scene/scene.xml");
+    if (set == "yeast" || set == "scene") {
+      std::tie(train, test) = readStandardSplit(data_root, set);
     } else if (set == "synthetic") {
       std::tie(train, test) = syntheticTables(100);
       settings.states = 4;

@@ -479,4 +479,16 @@ MultilabelTable readMulanArff(const std::string& arff_path, const std::string& x
   return parseMulanArff(text, arff_path, labels);
 }
 
+std::pair<MultilabelTable, MultilabelTable> readStandardSplit(const std::string& root, const std::string& set) {
+  if (set == "yeast") {
+    return {readLibsvmMultilabel(root + "/multilabel/yeast/yeast_train.svm", 103, 14),
+            readLibsvmMultilabel(root + "/multilabel/yeast/yeast_test.svm", 103, 14)};
+  }
+  if (set == "scene") {
+    return {readMulanArff(root + "/multilabel/scene/scene-train.arff", root + "/multilabel/scene/scene.xml"),
+            readMulanArff(root + "/multilabel/scene/scene-test.arff", root + "/multilabel/scene/scene.xml")};
+  }
+  throw InvalidArgument("multilabel set '" + set + "': expected yeast or scene");
+}
+
 }  // namespace mmp::tools

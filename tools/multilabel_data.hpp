@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <istream>
 #include <string>
+#include <utility>
 #include <string_view>
 #include <vector>
 
@@ -108,5 +109,9 @@ MultilabelTable parseMulanArff(std::istream& arff, const std::string& source_nam
 /// parseMulanLabels and parseMulanArff on the files at the two paths (gzip or plain); throws
 /// mmp::DataError naming the path if one cannot be opened.
 MultilabelTable readMulanArff(const std::string& arff_path, const std::string& xml_path);
+
+/// The standard train/test split of a shipped set under `root` (the folder holding multilabel/):
+/// "yeast" (LIBSVM, 103 features, 14 labels) or "scene" (MULAN); throws InvalidArgument otherwise.
+std::pair<MultilabelTable, MultilabelTable> readStandardSplit(const std::string& root, const std::string& set);
 
 }  // namespace mmp::tools
