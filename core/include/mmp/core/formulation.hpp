@@ -35,7 +35,7 @@ namespace mmp {
 enum class Formulation {
   Margin,    ///< margin scaling: the oracle contract's own loss-augmented answer
   Slack,     ///< slack scaling, its violator found by seed 004's search over a loss weight (sec. 3)
-  SlackExact,///< slack scaling with the task's exact violator (where the task can afford it)
+  SlackExact,  ///< slack scaling with the task's exact violator (where the task can afford it)
   PosLearn,  ///< per-position slacks, violators from max-marginals (seed 004, sec. 4)
 };
 /// "margin", "slack", "slack_exact" or "poslearn"; throws mmp::InvalidArgument naming them otherwise.
