@@ -10,7 +10,7 @@
 //    "yeast":{"margin":{"hamming":..,"subset":..},...},"scene":{...},"cutting_plane":{...}}
 //
 //   build/bin/bench_formulations [--folds N] [--protocols small,large] [--sets yeast,scene]
-//                                [--formulations margin,slack,slack_exact,poslearn] [--no-dlib]
+//                                [--formulations margin,slack,slack_exact,poslearn] [--extend-at-edge N] [--no-dlib]
 #include "config.hpp"
 #include "default_config.hpp"
 #include "dlib_chain.hpp"
@@ -45,6 +45,7 @@ struct BenchOptions {
   std::vector<std::string> formulations = {"margin", "slack", "slack_exact", "poslearn"};
   std::vector<std::string> ocr_learners = {"online"};
   std::vector<std::string> multilabel_learners = {"online", "cutting_plane"};
+  int extend_at_edge = 2;  ///< more lambdas while a choice is at the grid's edge (HeldOutParams)
   bool no_dlib = false;
   bool no_cutting_plane_check = false;
   double dlib_c = 100.0;
@@ -98,10 +99,12 @@ Json benchOcr(const BenchOptions& options, const std::string& name) {
   const OcrLearnerSettings base = ocrLearnerSettings(config);
   const double lambda = base.learner.lambda();
   // The config's lambda (chosen for margin scaling) and a wider grid above it: slack and PosLearn
-  // losses are larger (PosLearn sums a term per letter), so their best lambda tends to be larger.
+  // losses are larger (PosLearn sums a term per letter), so their best lambda tends to be larger; the
+  // grid grows by up to two steps of 3 where a fold's choice sits at its edge.
   const std::vector<double> lambdas = {9 * lambda, 3 * lambda, lambda, lambda / 3};
-  std::printf("\nOCR, %s protocol, %d fold(s): lambda among %g, %g, %g, %g per fold on 0.2 of its training words\n",
-              name.c_str(), options.folds, lambdas[0], lambdas[1], lambdas[2], lambdas[3]);
+  std::printf("\nOCR, %s protocol, %d fold(s): lambda among %g, %g, %g, %g per fold on 0.2 of its training words "
+              "(up to %d more, a step of 3 at a time, while the choice is at the grid's edge)\n",
+              name.c_str(), options.folds, lambdas[0], lambdas[1], lambdas[2], lambdas[3], options.extend_at_edge);
   std::printf("%-12s %-14s %10s %10s %10s %10s  %s\n", "formulation", "learner", "held-out", "test err", "train s",
               "valid. s", "lambdas");
   Json json = Json::object();
@@ -114,6 +117,7 @@ Json benchOcr(const BenchOptions& options, const std::string& name) {
       s.learner.kind = parseLearnerKind(learner);
       s.learner.setLambda(lambda);
       s.validation_lambdas = lambdas;
+      s.validation_extend_at_edge = options.extend_at_edge;
       const OcrRun run = runOcr(data.words, protocol, options.folds, s);
       if (run.held_out < best.held_out) best = run;
     }
@@ -143,13 +147,14 @@ Json benchMultilabel(const BenchOptions& options, const std::string& set) {
   MultilabelSettings base;
   base.inference = MultilabelInference::Exact;  // slack and PosLearn need a labelling's loss
   base.lambdas = {1, 0.3, 0.1, 0.03, 0.01};
+  base.extend_at_edge = options.extend_at_edge;
   base.learner.online.stop.max_iterations = 20;  // shuffled, late-weighted averaging: as the OCR configs
   base.learner.online.shuffle = true;
   base.learner.online.averaging = Averaging::LateWeighted;
   base.learner.cutting_plane.stop.max_iterations = 200;
-  std::printf("\n%s: %zu training, %zu test rows, %d labels; exact inference; learner and lambda (%s) by 5-fold "
-              "cross-validation on the training rows\n",
-              set.c_str(), train.size(), test.size(), train.labels, "1, 0.3, 0.1, 0.03, 0.01");
+  std::printf("\n%s: %zu training, %zu test rows, %d labels; exact inference; learner and lambda (1 .. 0.01, up to %d "
+              "more steps while the choice is at the grid's edge) by 5-fold cross-validation on the training rows\n",
+              set.c_str(), train.size(), test.size(), train.labels, options.extend_at_edge);
   std::printf("%-12s %-14s %8s %10s %10s %10s %10s\n", "formulation", "learner", "lambda", "valid. Ham", "test Ham",
               "subset", "train s");
   Json json = Json::object();
@@ -245,6 +250,9 @@ int main(int argc, char** argv) {
   app.add_option("--formulations", options.formulations, "margin, slack, slack_exact, poslearn")->delimiter(',');
   app.add_option("--ocr-learners", options.ocr_learners, "learners tried on OCR: online, batch, cutting_plane")->delimiter(',');
   app.add_option("--multilabel-learners", options.multilabel_learners, "learners tried on Yeast and Scene")->delimiter(',');
+  app.add_option("--extend-at-edge", options.extend_at_edge, "more lambdas, a grid step at a time, while a choice is at the grid's edge")
+      ->check(CLI::Range(0, 10))
+      ->capture_default_str();
   app.add_option("--config-dir", options.config_dir, "folder with the ocr_*.yaml and multilabel_*.yaml configs");
   app.add_option("--data-root", options.data_root, "folder holding ocr/ and multilabel/ (default: the configs' data_root)");
   app.add_option("--dlib-c", options.dlib_c, "dlib's C; the cutting-plane check uses lambda = 1/C")->capture_default_str();

@@ -75,11 +75,12 @@ void runMultilabelCommand(const MultilabelOptions& options) {
                                    " needs inference: exact (the LP's relaxed answers carry no labelling's loss)");
   }
   const ConfigNode validation = config.child("validation");
-  validation.expectKeys({"lambdas", "folds", "seed"});
+  validation.expectKeys({"lambdas", "folds", "seed", "extend_at_edge"});
   settings.lambdas = validation.numbers("lambdas", {settings.learner.lambda()}, 1e-12, 1e12);
   if (settings.lambdas.empty()) validation.fail("lambdas", "list at least one lambda");
   settings.validation_folds = static_cast<int>(validation.integer("folds", settings.validation_folds, 2, 1000));
   settings.validation_seed = static_cast<std::uint64_t>(validation.integer("seed", 1, 0));
+  settings.extend_at_edge = static_cast<int>(validation.integer("extend_at_edge", 0, 0, 10));
   const std::string output_dir = !options.output_dir.empty() ? options.output_dir : config.text("output_dir", "out/multilabel");
   OutputFolder output(output_dir);
 
@@ -108,15 +109,15 @@ void runMultilabelCommand(const MultilabelOptions& options) {
   }
   std::printf("\n%-10s %10s %12s\n%-10s %10.4f %12.4f\n%-10s %10.4f %12.4f\n", "", "Hamming", "subset err", "train",
               r.train.hamming, r.train.subset, "test", r.test.hamming, r.test.subset);
-  std::printf("lambda %g, %ld epochs/iterations, training %.2f s, testing %.2f s (%s)\n", r.lambda, r.passes,
-              r.train_seconds, r.test_seconds, r.info.c_str());
+  std::printf("lambda %g, %s formulation, %ld epochs/iterations, training %.2f s, testing %.2f s (%s)\n", r.lambda,
+              describe(r.formulation).c_str(), r.passes, r.train_seconds, r.test_seconds, r.info.c_str());
   const Json json = {{"task", "multilabel"},
                      {"train", train.source},
                      {"test", test.source},
                      {"graph", settings.graph},
                      {"inference", settings.inference == MultilabelInference::Exact ? "exact" : "lp"},
                      {"learner", settings.learner.describe()},
-                     {"formulation", describe(settings.formulation)},
+                     {"formulation", describe(r.formulation)},
                      {"lambda", r.lambda},
                      {"validation", validation_json},
                      {"train_hamming", r.train.hamming},

@@ -3,9 +3,11 @@
 #include <mmp/core/error.hpp>
 #include <mmp/core/random.hpp>
 #include <mmp/core/thread_pool.hpp>
+#include <mmp/learners/model_selection.hpp>
 
 #include <chrono>
 #include <numeric>
+#include <optional>
 
 namespace mmp::tools {
 
@@ -66,6 +68,7 @@ struct Trained {
   Eigen::VectorXd w;
   double seconds = 0.0;
   long passes = 0;
+  Formulation formulation = Formulation::Margin;
   std::string info;
 };
 
@@ -78,6 +81,7 @@ Trained trainWith(const MultilabelSettings& settings, double lambda, const Examp
   t.w = l->train(formulate(examples, settings.formulation, adapters));
   t.seconds = l->seconds();
   t.passes = l->passes();
+  t.formulation = l->formulation();
   t.info = describe(l->info()) + ": " + l->message();
   return t;
 }
@@ -102,7 +106,8 @@ MultilabelResult runMultilabel(const MultilabelTable& train, const MultilabelTab
     const std::vector<std::vector<std::size_t>> folds =
         validationFolds(train.size(), settings.validation_folds, settings.validation_seed);
     std::size_t best = 0;
-    for (double lambda : settings.lambdas) {
+    std::vector<double> tried;
+    const auto evaluate = [&](double lambda) {
       MultilabelValidation v{lambda, {}, 0.0};
       for (std::size_t k = 0; k < folds.size(); ++k) {
         if (progress) progress("validation: lambda " + numberText(lambda) + ", fold " + std::to_string(k + 1));
@@ -122,7 +127,14 @@ MultilabelResult runMultilabel(const MultilabelTable& train, const MultilabelTab
       v.held_out.hamming /= static_cast<double>(v.held_out.rows);
       v.held_out.subset /= static_cast<double>(v.held_out.rows);
       result.validation.push_back(v);
+      tried.push_back(lambda);
       if (v.held_out.hamming < result.validation[best].held_out.hamming) best = result.validation.size() - 1;
+    };
+    for (double lambda : settings.lambdas) evaluate(lambda);
+    for (int extra = 0; extra < settings.extend_at_edge; ++extra) {
+      const std::optional<double> next = beyondGridEdge(tried, result.validation[best].lambda);
+      if (!next) break;
+      evaluate(*next);
     }
     result.lambda = result.validation[best].lambda;
   }
@@ -133,6 +145,7 @@ MultilabelResult runMultilabel(const MultilabelTable& train, const MultilabelTab
   result.train_seconds = t.seconds;
   result.passes = t.passes;
   result.info = t.info;
+  result.formulation = t.formulation;
   if (progress) progress("testing");
   const MultilabelExamples tests = multilabelExamples(test_model, settings.inference);
   const auto start = std::chrono::steady_clock::now();

@@ -39,6 +39,7 @@ struct MultilabelSettings {
   LearnerSettings learner;           ///< kind online, batch, dlpw or cutting_plane; its lambda is replaced by the chosen one
   Formulation formulation = Formulation::Margin;  ///< slack and poslearn need exact inference
   std::vector<double> lambdas;       ///< candidates; one value: no validation
+  int extend_at_edge = 0;            ///< up to this many more lambdas while the choice is at the grid's edge (beyondGridEdge)
   int validation_folds = 5;          ///< >= 2: the training rows, shuffled (seeded), cut into this many folds
   std::uint64_t validation_seed = 1;
 };
@@ -59,6 +60,7 @@ struct MultilabelResult {
   MultilabelErrors train, test;
   double train_seconds = 0.0, test_seconds = 0.0;
   long passes = 0;
+  Formulation formulation = Formulation::Margin;  ///< as the final training's learner reports it
   std::string info;
   Eigen::VectorXd weights;
 };

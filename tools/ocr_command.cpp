@@ -93,6 +93,7 @@ Json foldJson(const OcrFoldResult& r, bool curve) {
                {"test_seconds", r.test_seconds},
                {"passes", r.passes},
                {"iterations", r.iterations},
+               {"formulation", describe(r.formulation)},
                {"info", r.info}};
   for (const auto& v : r.validation) {
     fold["validation"].push_back({{"lambda", v.lambda},

@@ -72,6 +72,7 @@ OcrLearnerSettings chooseOnHeldOutWords(const OcrWords& words, std::vector<std::
   params.lambdas = settings.validation_lambdas;
   params.choose_passes = settings.validation_passes;
   params.tolerance = settings.validation_tolerance;
+  params.extend_at_edge = settings.validation_extend_at_edge;
   std::vector<FormulatedExample> adapters;
   HeldOutChoice choice = chooseOnHeldOut(
       settings.learner, formulate(exampleList(fit_examples), settings.formulation, adapters),
@@ -131,13 +132,14 @@ OcrLearnerSettings ocrLearnerSettings(const ConfigNode& config) {
   s.start_end = config.boolean("start_end", s.start_end);
   s.beta_by_length = config.choice("beta", s.beta_by_length ? "by_length" : "one", {"one", "by_length"}) == "by_length";
   const ConfigNode validation = config.child("validation");
-  validation.expectKeys({"lambdas", "fraction", "seed", "choose_passes", "tolerance"});
+  validation.expectKeys({"lambdas", "fraction", "seed", "choose_passes", "tolerance", "extend_at_edge"});
   s.validation_lambdas = validation.numbers("lambdas", {}, std::numeric_limits<double>::min(),
                                             std::numeric_limits<double>::infinity());
   s.validation_fraction = validation.number("fraction", s.validation_fraction, 0.01, 0.9);
   s.validation_seed = static_cast<std::uint64_t>(validation.integer("seed", static_cast<long>(s.validation_seed), 0));
   s.validation_passes = validation.boolean("choose_passes", s.validation_passes);
   s.validation_tolerance = validation.number("tolerance", s.validation_tolerance, 0.0, 1.0);
+  s.validation_extend_at_edge = static_cast<int>(validation.integer("extend_at_edge", s.validation_extend_at_edge, 0, 10));
   return s;
 }
 
@@ -172,6 +174,7 @@ OcrFoldResult runOcrFold(const OcrWords& words, OcrProtocol protocol, int k, con
   result.curve_seconds = model.curve_seconds;
   result.train_seconds = secondsSince(train_start) - model.curve_seconds - build_test_seconds;
   result.iterations = model.iterations;
+  result.formulation = model.formulation;
   result.info = model.info;
 
   // 3) test

@@ -41,6 +41,7 @@ struct OcrLearnerSettings {
   /// model after p passes does not depend on the configured count, so one run per lambda serves.
   bool validation_passes = false;
   double validation_tolerance = 0.0;
+  int validation_extend_at_edge = 0;  ///< more lambdas while the choice is at the grid's edge (HeldOutParams)
 
   ChainOptions chainOptions() const;
   /// One line for a table: "online GP, lambda 0.01, 20 epochs, averaging late_weighted, beta 1/length".
@@ -73,6 +74,7 @@ struct OcrFoldResult {
   /// train_seconds includes validation_seconds, the choice of lambda (and passes) if asked.
   double train_seconds = 0.0, test_seconds = 0.0, curve_seconds = 0.0, validation_seconds = 0.0;
   long iterations = 0;
+  mmp::Formulation formulation = mmp::Formulation::Margin;  ///< as the final training's learner reports it
   std::string info;
   ErrorCurve curve;
 };

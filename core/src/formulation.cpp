@@ -179,4 +179,21 @@ ExampleList formulate(const ExampleList& examples, Formulation formulation, std:
   return list;
 }
 
+Formulation formulationOf(const ExampleList& examples) {
+  const auto of = [](const StructuredExample* example) {
+    const auto* formulated = dynamic_cast<const FormulatedExample*>(example);
+    return formulated != nullptr ? formulated->formulation() : Formulation::Margin;
+  };
+  if (examples.empty()) return Formulation::Margin;
+  const Formulation first = of(examples.front());
+  for (std::size_t i = 1; i < examples.size(); ++i) {
+    const Formulation f = of(examples[i]);
+    if (f != first) {
+      throw InvalidArgument("the examples mix formulations: example 0 is " + describe(first) + ", example " +
+                            std::to_string(i) + " is " + describe(f) + "; wrap every example alike (formulate)");
+    }
+  }
+  return first;
+}
+
 }  // namespace mmp

@@ -16,7 +16,7 @@ BatchSubgradient::BatchSubgradient(Params params) : params_(std::move(params)) {
 }
 
 const Eigen::VectorXd& BatchSubgradient::train(const ExampleList& examples, Eigen::VectorXd initial) {
-  start();
+  start(examples);
   const Objective objective(examples, {params_.lambda, params_.q});
   const Eigen::Index d = objective.dimension();
   Eigen::VectorXd w = startingPoint(std::move(initial), d, *params_.projection, "batch subgradient");

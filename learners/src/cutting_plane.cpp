@@ -121,7 +121,7 @@ CuttingPlane::CuttingPlane(Params params) : params_(std::move(params)) {
 }
 
 const Eigen::VectorXd& CuttingPlane::train(const ExampleList& examples, Eigen::VectorXd initial) {
-  start();
+  start(examples);
   gap_ = dual_ = objective_ = std::numeric_limits<double>::quiet_NaN();
   planes_ = max_planes_ = 0;
   const Eigen::Index d = commonDimension(examples);

@@ -17,7 +17,7 @@ Dlpw::Dlpw(Params params) : params_(params) {
 }
 
 const Eigen::VectorXd& Dlpw::train(const ExampleList& examples, Eigen::VectorXd initial) {
-  start();
+  start(examples);
   diffusion_passes_ = 0;
   const Eigen::Index d = commonDimension(examples);
   std::vector<const PairwiseExample*> pairwise(examples.size());

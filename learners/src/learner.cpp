@@ -36,8 +36,9 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-void Learner::start() {
+void Learner::start(const ExampleList& examples) {
   start_ = std::chrono::steady_clock::now();
+  formulation_ = formulationOf(examples);
   info_ = Info::InvalidInput;
   message_ = "running";
   iterations_ = 0;

@@ -51,6 +51,7 @@ TrainedWithCurve trainWithCurve(const LearnerSettings& settings, const ExampleLi
   }
   out.w = learner->train(examples);
   out.iterations = learner->iterations();
+  out.formulation = learner->formulation();
   out.info = describe(learner->info()) + ": " + learner->message();
   if (!online) {
     char objective[64];
@@ -66,9 +67,20 @@ TrainedWithCurve trainWithCurve(const LearnerSettings& settings, const ExampleLi
   return out;
 }
 
+std::optional<double> beyondGridEdge(const std::vector<double>& tried, double chosen) {
+  std::vector<double> grid(tried);
+  std::sort(grid.begin(), grid.end());
+  grid.erase(std::unique(grid.begin(), grid.end()), grid.end());
+  if (grid.size() < 2) return std::nullopt;
+  if (chosen == grid.back()) return chosen * chosen / grid[grid.size() - 2];
+  if (chosen == grid.front()) return chosen * chosen / grid[1];
+  return std::nullopt;
+}
+
 HeldOutChoice chooseOnHeldOut(const LearnerSettings& settings, const ExampleList& fit,
                               const WeightsError& held_out_error, const HeldOutParams& params) {
   if (params.lambdas.empty()) throw InvalidArgument("chooseOnHeldOut: no candidate lambdas (params.lambdas is empty)");
+  if (params.extend_at_edge < 0) throw InvalidArgument("chooseOnHeldOut: extend_at_edge must be >= 0");
   const int points = params.choose_passes ? static_cast<int>(std::min(50L, settings.passes())) : 0;
   struct Candidate {
     double lambda;
@@ -76,8 +88,9 @@ HeldOutChoice chooseOnHeldOut(const LearnerSettings& settings, const ExampleList
     double error;
   };
   std::vector<Candidate> candidates;
+  std::vector<double> tried;
   HeldOutChoice choice;
-  for (double lambda : params.lambdas) {
+  const auto evaluate = [&](double lambda) {
     LearnerSettings trial = settings;
     trial.setLambda(lambda);
     LambdaValidation v;
@@ -98,16 +111,28 @@ HeldOutChoice chooseOnHeldOut(const LearnerSettings& settings, const ExampleList
     }
     if (v.curve_passes.empty()) candidates.push_back({lambda, v.passes, v.error});
     choice.per_lambda.push_back(std::move(v));
-  }
-  double lowest = std::numeric_limits<double>::infinity();
-  for (const Candidate& c : candidates) lowest = std::min(lowest, c.error);
-  const Candidate* pick = nullptr;
-  for (const Candidate& c : candidates) {
-    if (c.error <= lowest + params.tolerance && (pick == nullptr || c.passes < pick->passes)) pick = &c;
+    tried.push_back(lambda);
+  };
+  const auto pick = [&] {
+    double lowest = std::numeric_limits<double>::infinity();
+    for (const Candidate& c : candidates) lowest = std::min(lowest, c.error);
+    const Candidate* best = nullptr;
+    for (const Candidate& c : candidates) {
+      if (c.error <= lowest + params.tolerance && (best == nullptr || c.passes < best->passes)) best = &c;
+    }
+    return *best;
+  };
+  for (double lambda : params.lambdas) evaluate(lambda);
+  Candidate picked = pick();
+  for (int extra = 0; extra < params.extend_at_edge; ++extra) {
+    const std::optional<double> next = beyondGridEdge(tried, picked.lambda);
+    if (!next) break;
+    evaluate(*next);
+    picked = pick();
   }
   choice.chosen = settings;
-  choice.chosen.setLambda(pick->lambda);
-  if (params.choose_passes) choice.chosen.setPasses(pick->passes);
+  choice.chosen.setLambda(picked.lambda);
+  if (params.choose_passes) choice.chosen.setPasses(picked.passes);
   return choice;
 }
 

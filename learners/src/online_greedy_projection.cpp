@@ -21,7 +21,7 @@ double OnlineGreedyProjection::meanLoss() const {
 }
 
 const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples, Eigen::VectorXd initial) {
-  start();
+  start(examples);
   prediction_losses_.clear();
   cumulative_loss_ = 0.0;
   const Eigen::Index d = commonDimension(examples);

@@ -1,6 +1,7 @@
 #include "support.hpp"
 
 #include <mmp/core/error.hpp>
+#include <mmp/core/formulation.hpp>
 #include <mmp/core/objective.hpp>
 #include <mmp/core/tasks/chain.hpp>
 #include <mmp/learners/batch_subgradient.hpp>
@@ -270,6 +271,34 @@ TEST_CASE("cutting plane reaches the batch optimum on chain examples (sparse psi
     examples.push_back(std::make_unique<ChainExample>(data, s, ChainOptions{true, 1.0, 1.0}));
   }
   checkAgainstBatch(test::listOf(examples), 0.05, 20000);
+}
+
+TEST_CASE("every learner reports the formulation it trained, and refuses examples that mix formulations") {
+  Random rng(35);
+  const auto data = randomChains(rng, 6, 3, 4, 4);
+  std::vector<std::unique_ptr<ChainExample>> examples;
+  for (std::size_t s = 0; s < data->sequences(); ++s) {
+    examples.push_back(std::make_unique<ChainExample>(data, s, ChainOptions{true, 1.0, 1.0}));
+  }
+  const ExampleList plain = test::listOf(examples);
+  for (const LearnerKind kind : {LearnerKind::Online, LearnerKind::Batch, LearnerKind::CuttingPlane}) {
+    CAPTURE(describe(kind));
+    LearnerSettings settings;
+    settings.kind = kind;
+    settings.online.stop.max_iterations = 2;
+    settings.batch.stop.max_iterations = 3;
+    settings.cutting_plane.stop.max_iterations = 3;
+    const std::unique_ptr<Learner> learner = makeLearner(settings);
+    for (const Formulation f : {Formulation::Slack, Formulation::PosLearn, Formulation::Margin}) {
+      std::vector<FormulatedExample> adapters;
+      learner->train(formulate(plain, f, adapters));
+      CHECK(learner->formulation() == f);
+    }
+    FormulatedExample slack(*examples[1], Formulation::Slack);
+    const ExampleList mixed{examples[0].get(), &slack};
+    CHECK_THROWS_WITH_AS(learner->train(mixed), doctest::Contains("example 0 is margin, example 1 is slack"),
+                         InvalidArgument);
+  }
 }
 
 TEST_CASE("cutting plane: a small plane age limit bounds the working set and still converges") {

@@ -9,6 +9,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <limits>
 
 using namespace mmp;
@@ -160,4 +161,50 @@ TEST_CASE("chooseOnHeldOut: lambda alone keeps the pass count, and no candidates
 
   params.lambdas.clear();
   CHECK_THROWS_AS(chooseOnHeldOut(settings, fit_list, error, params), InvalidArgument);
+}
+
+TEST_CASE("beyondGridEdge: one grid step past the largest or smallest value, nothing inside or for one value") {
+  CHECK(beyondGridEdge({0.3, 1.0, 0.1}, 1.0).value() == doctest::Approx(1.0 / 0.3));
+  CHECK(beyondGridEdge({0.3, 1.0, 0.1}, 0.1).value() == doctest::Approx(0.1 * 0.1 / 0.3));
+  CHECK_FALSE(beyondGridEdge({0.3, 1.0, 0.1}, 0.3));
+  CHECK_FALSE(beyondGridEdge({0.5}, 0.5));
+  CHECK_FALSE(beyondGridEdge({0.5, 0.5}, 0.5));
+}
+
+TEST_CASE("chooseOnHeldOut: extend_at_edge follows a choice at the grid's edge and stops inside it") {
+  Random rng(9);
+  const auto fit = test::randomMulticlass(rng, 20, 3, 4);
+  const ExampleList fit_list = test::listOf(fit);
+  const LearnerSettings settings = settingsOf(LearnerKind::Online, 3);
+  HeldOutParams params;
+  params.lambdas = {0.1, 0.01};
+  params.extend_at_edge = 2;
+  const auto lambdasOf = [](const HeldOutChoice& c) {
+    std::vector<double> out;
+    for (const LambdaValidation& v : c.per_lambda) out.push_back(v.lambda);
+    return out;
+  };
+  // the smallest weights win: lambda grows past the grid, a step of 10 at a time, twice
+  const WeightsError small = [](const Eigen::VectorXd& w) { return w.norm(); };
+  HeldOutChoice choice = chooseOnHeldOut(settings, fit_list, small, params);
+  REQUIRE(lambdasOf(choice).size() == 4);
+  CHECK(lambdasOf(choice)[2] == doctest::Approx(1.0));
+  CHECK(lambdasOf(choice)[3] == doctest::Approx(10.0));
+  CHECK(choice.chosen.lambda() == doctest::Approx(10.0));
+  // the largest weights win: it goes down instead
+  const WeightsError large = [](const Eigen::VectorXd& w) { return -w.norm(); };
+  choice = chooseOnHeldOut(settings, fit_list, large, params);
+  REQUIRE(lambdasOf(choice).size() == 4);
+  CHECK(choice.chosen.lambda() == doctest::Approx(0.0001));
+  // a choice inside the grid adds nothing
+  LearnerSettings middle = settings;
+  middle.setLambda(0.05);
+  const double target = trainWithCurve(middle, fit_list, 0, CurveCallback()).w.norm();
+  const WeightsError near = [target](const Eigen::VectorXd& w) { return std::abs(w.norm() - target); };
+  params.lambdas = {0.5, 0.05, 0.005};
+  choice = chooseOnHeldOut(settings, fit_list, near, params);
+  CHECK(lambdasOf(choice).size() == 3);
+  CHECK(choice.chosen.lambda() == 0.05);
+  params.extend_at_edge = -1;
+  CHECK_THROWS_AS(chooseOnHeldOut(settings, fit_list, near, params), InvalidArgument);
 }

@@ -108,3 +108,20 @@ TEST_CASE("OCR learner settings: learner: cutting_plane and its section are read
   CHECK_THROWS_WITH_AS(settingsOf("learner: cutting-plane\n"),
                        doctest::Contains("'cutting-plane' is not one of: online, batch, cutting_plane"), ConfigError);
 }
+
+TEST_CASE("OCR learner settings: the validation section, extend_at_edge included, and its bounds") {
+  const auto settingsOf = [](const std::string& yaml) {
+    const ConfigNode config(YAML::Load(yaml), "ocr.yaml", "");
+    config.expectKeys(ocrConfigKeys());
+    return ocrLearnerSettings(config);
+  };
+  const OcrLearnerSettings s =
+      settingsOf("validation: {lambdas: [0.03, 0.01], fraction: 0.25, choose_passes: true, extend_at_edge: 2}\n");
+  CHECK(s.validation_lambdas == std::vector<double>{0.03, 0.01});
+  CHECK(s.validation_fraction == 0.25);
+  CHECK(s.validation_passes);
+  CHECK(s.validation_extend_at_edge == 2);
+  CHECK(settingsOf("learner: online\n").validation_extend_at_edge == 0);
+  CHECK_THROWS_WITH_AS(settingsOf("validation: {lambdas: [0.01], extend_at_edge: -1}\n"),
+                       doctest::Contains("validation.extend_at_edge"), ConfigError);
+}

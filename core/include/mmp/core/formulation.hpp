@@ -132,4 +132,8 @@ class FormulatedExample final : public StructuredExample {
 ExampleList formulate(const ExampleList& examples, Formulation formulation, std::vector<FormulatedExample>& adapters,
                       SlackSearch search = {});
 
+/// The formulation a list of examples trains: FormulatedExample's, Margin for any other example.
+/// Throws mmp::InvalidArgument naming two examples whose formulations differ.
+Formulation formulationOf(const ExampleList& examples);
+
 }  // namespace mmp

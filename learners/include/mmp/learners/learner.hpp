@@ -10,6 +10,7 @@
 // Learners are written against the oracle contract (mmp/core/oracle.hpp) alone.
 #pragma once
 
+#include <mmp/core/formulation.hpp>
 #include <mmp/core/oracle.hpp>
 #include <mmp/core/projection.hpp>
 
@@ -71,6 +72,9 @@ class Learner {
   !*/
   virtual const Eigen::VectorXd& train(const ExampleList& examples, Eigen::VectorXd initial = Eigen::VectorXd()) = 0;
   virtual LearnerKind kind() const = 0;
+  /// The formulation the last train() optimised, read from its examples (mmp/core/formulation.hpp:
+  /// FormulatedExample's, margin scaling for any other example).
+  Formulation formulation() const { return formulation_; }
   /// Passes over the examples run: batch iterations or online epochs.
   virtual long passes() const = 0;
   /// Batch: c(weights()) of eq. 4.  Online: NaN (it never evaluates the whole objective).
@@ -92,7 +96,8 @@ class Learner {
   double seconds() const { return seconds_; }
 
  protected:
-  void start();
+  /// Resets the report and records the examples' formulation; throws if they mix formulations.
+  void start(const ExampleList& examples);
   double elapsed() const;
   /// Passes the record to the callback; returns false if the callback asked to stop.
   bool report(const TraceRecord& record);
@@ -108,6 +113,7 @@ class Learner {
   Eigen::VectorXd weights_;
   std::vector<TraceRecord> trace_;
   double seconds_ = 0.0;
+  Formulation formulation_ = Formulation::Margin;
   std::chrono::steady_clock::time_point start_;
 };
 

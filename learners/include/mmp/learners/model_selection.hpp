@@ -21,6 +21,7 @@
 
 #include <Eigen/Dense>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,7 @@ using CurveCallback = std::function<void(long pass, const Eigen::VectorXd& w)>;
 struct TrainedWithCurve {
   Eigen::VectorXd w;            ///< the learner's result
   long iterations = 0;          ///< Learner::iterations(): online rounds or batch iterations
+  Formulation formulation = Formulation::Margin;  ///< Learner::formulation(): what the learner optimised
   std::string info;             ///< "success: <message>", plus ", objective <c(w)>" unless the learner is online
   double curve_seconds = 0.0;   ///< time spent in the curve callbacks (and their bookkeeping)
 };
@@ -68,12 +70,20 @@ struct HeldOutParams {
   /// the model after p passes does not depend on the configured count, so one run per lambda serves.
   bool choose_passes = false;
   double tolerance = 0.0;           ///< take the fewest passes within this of the lowest error
+  /// Up to this many more lambdas, one at a time, while the choice is the largest or smallest
+  /// tried (beyondGridEdge): a grid whose edge wins has not bracketed the best lambda.
+  int extend_at_edge = 0;
 };
 
 struct HeldOutChoice {
   LearnerSettings chosen;                    ///< the settings with the chosen lambda (and passes)
-  std::vector<LambdaValidation> per_lambda;  ///< one per params.lambdas, in that order
+  std::vector<LambdaValidation> per_lambda;  ///< one per lambda tried: params.lambdas in order, then extensions
 };
+
+/// The next lambda of a grid search whose choice sits at the edge of the grid: if `chosen` is the
+/// largest (smallest) of the distinct values in `tried`, and there are at least two, the value one
+/// step beyond it, the step being the ratio to its neighbour (chosen^2 / neighbour); else nothing.
+std::optional<double> beyondGridEdge(const std::vector<double>& tried, double chosen);
 
 /// The error of weights w on the held-out examples (lower is better).
 using WeightsError = std::function<double(const Eigen::VectorXd& w)>;
@@ -83,7 +93,8 @@ using WeightsError = std::function<double(const Eigen::VectorXd& w)>;
         - params.lambdas non-empty, each > 0; fit non-empty (Learner::train's contract)
     ensures
         - trains settings with each lambda on fit and records held_out_error of the result (and,
-          with choose_passes, of the model after each curve pass) in per_lambda
+          with choose_passes, of the model after each curve pass) in per_lambda; then, up to
+          params.extend_at_edge times, tries beyondGridEdge of the choice so far
         - chosen = settings with the lambda, and with choose_passes the pass count, of the fewest
           passes whose error is within params.tolerance of the lowest seen (the first lambda on ties)
         - throws mmp::InvalidArgument if params.lambdas is empty
