@@ -68,7 +68,8 @@ struct MultilabelResult {
 /*!
     requires: tables with the same label count and feature count
     ensures: chooses lambda by the lowest Hamming loss over the validation folds of the training
-             rows (each fold scored by the model trained on the others; the first lambda on a tie),
+             rows (each fold scored by the model trained on the others; the first lambda on a tie;
+             settings.extend_at_edge more lambdas at most while the choice is at the grid's edge),
              trains on every training row with it and scores the test rows; `progress` (optional) is
              told each stage.
 !*/
