@@ -70,6 +70,17 @@ TEST_CASE("mmp multilabel trains on one file, chooses lambda by cross-validation
   CHECK(results["test_hamming"].get<double>() < 0.2);
   CHECK(results["test_subset_error"].get<double>() >= results["test_hamming"].get<double>());
 
+  // lambda 0.01 is the grid's smaller edge: extend_at_edge tries one step (x 1e-4) beyond it
+  std::ofstream(config) << "data_root: .\ntrain: {libsvm: train.svm}\ntest: {libsvm: test.svm}\nfeatures: 5\nlabels: 4\n"
+                           "learner: {kind: dlpw, dlpw: {epochs: 20}}\n"
+                           "validation: {lambdas: [0.01, 100], folds: 3, extend_at_edge: 1}\n";
+  CLI::App extended;
+  addMultilabelCommand(extended);
+  extended.parse(std::vector<std::string>{dir.file("out_edge"), "--output-dir", config, "--config", "multilabel"});
+  const nlohmann::json edge = nlohmann::json::parse(std::ifstream(dir.file("out_edge/results.json")));
+  REQUIRE(edge["validation"].size() == 3);
+  CHECK(edge["validation"][2]["lambda"].get<double>() == doctest::Approx(1e-6));
+
   // the cutting plane on exact inference, through the same config section
   std::ofstream(config) << "data_root: .\ntrain: {libsvm: train.svm}\ntest: {libsvm: test.svm}\nfeatures: 5\nlabels: 4\n"
                            "inference: exact\nlearner: {kind: cutting_plane, cutting_plane: {iterations: 500}}\n"
