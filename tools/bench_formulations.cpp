@@ -87,7 +87,11 @@ std::string lambdasText(const std::vector<double>& lambdas) {
   std::map<double, int> count;
   for (double l : lambdas) ++count[l];
   std::string text;
-  for (const auto& [l, n] : count) text += (text.empty() ? "" : " ") + numberText(l) + "x" + std::to_string(n);
+  for (const auto& [l, n] : count) {
+    char entry[48];
+    std::snprintf(entry, sizeof entry, "%s%.4gx%d", text.empty() ? "" : " ", l, n);
+    text += entry;
+  }
   return text;
 }
 
