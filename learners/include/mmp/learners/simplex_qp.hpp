@@ -1,6 +1,9 @@
 // A convex quadratic programme over the probability simplex, solved by pairwise SMO: the working-set
 // dual of the 1-slack cutting-plane learner (cutting_plane.hpp), kept apart so that it can be tested
-// on its own.
+// on its own.  Own code rather than a library: Debian 12 packages no C or C++ QP solver (cvxopt is
+// Python; dlib's SMO is a benchmark-only peer here, never a dependency of the library), and this dual
+// is small (one variable per working-set plane), dense and warm-started each iteration, which pairwise
+// SMO handles exactly to a KKT tolerance in a few dozen lines.
 //
 //   Eigen::VectorXd alpha;                               // empty: start at the best vertex
 //   const SimplexQpResult r = solveSimplexQp(Q, c, alpha);
