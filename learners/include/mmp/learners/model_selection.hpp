@@ -97,7 +97,7 @@ using WeightsError = std::function<double(const Eigen::VectorXd& w)>;
           params.extend_at_edge times, tries beyondGridEdge of the choice so far
         - chosen = settings with the lambda, and with choose_passes the pass count, of the fewest
           passes whose error is within params.tolerance of the lowest seen (the first lambda on ties)
-        - throws mmp::InvalidArgument if params.lambdas is empty
+        - throws mmp::InvalidArgument if params.lambdas is empty or params.extend_at_edge < 0
 !*/
 HeldOutChoice chooseOnHeldOut(const LearnerSettings& settings, const ExampleList& fit,
                               const WeightsError& held_out_error, const HeldOutParams& params);
