@@ -2,6 +2,7 @@
 // Random problems are drawn with mmp::Random, so a seed gives the same problem with every standard library.
 #pragma once
 
+#include <mmp/core/tasks/chain.hpp>
 #include <mmp/core/tasks/multiclass.hpp>
 #include <mmp/core/random.hpp>
 #include <mmp/core/tasks/ranking.hpp>
@@ -47,6 +48,34 @@ inline std::vector<std::unique_ptr<MulticlassExample>> randomMulticlass(Random& 
     out.push_back(std::make_unique<MulticlassExample>(std::move(x), label, classes));
   }
   return out;
+}
+
+/// Random sequences: `labels` labels, `features` binary features (each on with probability
+/// `density`), lengths uniform in min_length..max_length (no draw when they are equal).
+inline std::shared_ptr<ChainData> randomChains(Random& rng, int sequences, int labels, int features, int min_length,
+                                               int max_length, double density = 0.4) {
+  auto data = std::make_shared<ChainData>(labels, features);
+  for (int s = 0; s < sequences; ++s) {
+    const int length = min_length == max_length ? min_length : randomInt(rng, min_length, max_length);
+    std::vector<std::vector<int>> active(length);
+    std::vector<int> y(length);
+    for (int t = 0; t < length; ++t) {
+      for (int f = 0; f < features; ++f) {
+        if (rng.uniform() < density) active[t].push_back(f);
+      }
+      y[t] = randomInt(rng, 0, labels - 1);
+    }
+    data->addSequence(active, y);
+  }
+  return data;
+}
+
+/// One ChainExample per sequence of `data`.
+inline std::vector<std::unique_ptr<ChainExample>> chainExamples(const std::shared_ptr<ChainData>& data,
+                                                                ChainOptions options = {}) {
+  std::vector<std::unique_ptr<ChainExample>> examples;
+  for (std::size_t s = 0; s < data->sequences(); ++s) examples.push_back(std::make_unique<ChainExample>(data, s, options));
+  return examples;
 }
 
 template <class T>

@@ -13,24 +13,6 @@ using namespace mmp;
 
 namespace {
 
-/// A store of random sequences: `labels` labels, `features` features, lengths 1..max_length.
-std::shared_ptr<ChainData> randomChains(Random& rng, int sequences, int labels, int features, int max_length) {
-  auto data = std::make_shared<ChainData>(labels, features);
-  for (int s = 0; s < sequences; ++s) {
-    const int L = test::randomInt(rng, 1, max_length);
-    std::vector<std::vector<int>> active(L);
-    std::vector<int> y(L);
-    for (int t = 0; t < L; ++t) {
-      for (int f = 0; f < features; ++f) {
-        if (rng.uniform() < 0.4) active[t].push_back(f);
-      }
-      y[t] = test::randomInt(rng, 0, labels - 1);
-    }
-    data->addSequence(active, y);
-  }
-  return data;
-}
-
 /// w . psi(y) written out from the definition in chain.hpp, independently of jointFeatures().
 double directScore(const ChainExample& e, const Eigen::VectorXd& w, const std::vector<int>& y) {
   const ChainData& data = e.data();
@@ -88,7 +70,7 @@ TEST_CASE("chain layout: the documented indices cover 0 .. dimension - 1 exactly
 TEST_CASE("Viterbi equals brute-force enumeration on short random chains (plain and loss-augmented)") {
   Random rng(21);
   for (bool start_end : {true, false}) {
-    auto data = randomChains(rng, 40, 3, 5, 5);
+    auto data = test::randomChains(rng, 40, 3, 5, 1, 5);
     for (std::size_t s = 0; s < data->sequences(); ++s) {
       const ChainExample e(data, s, {start_end, 1.5, 0.0});
       const Eigen::VectorXd w = test::randomVector(rng, e.dimension());
@@ -116,7 +98,7 @@ TEST_CASE("Viterbi equals brute-force enumeration on short random chains (plain 
 
 TEST_CASE("loss-augmented Viterbi reports the recomputed Hamming loss, and beta follows the length") {
   Random rng(22);
-  auto data = randomChains(rng, 60, 5, 8, 9);
+  auto data = test::randomChains(rng, 60, 5, 8, 1, 9);
   OracleResult r;
   for (std::size_t s = 0; s < data->sequences(); ++s) {
     const ChainExample e(data, s, {true, 0.5, 2.0});
@@ -141,11 +123,8 @@ TEST_CASE("the chain objective's subgradient equals a central finite difference 
   Random rng(23);
   for (int q : {1, 2}) {
     for (double length_power : {0.0, 1.0}) {
-      auto data = randomChains(rng, 8, 3, 4, 4);
-      std::vector<std::unique_ptr<ChainExample>> examples;
-      for (std::size_t s = 0; s < data->sequences(); ++s) {
-        examples.push_back(std::make_unique<ChainExample>(data, s, ChainOptions{true, 1.0, length_power}));
-      }
+      auto data = test::randomChains(rng, 8, 3, 4, 1, 4);
+      const auto examples = test::chainExamples(data, ChainOptions{true, 1.0, length_power});
       const Objective objective(test::listOf(examples), {0.2, q});
       const Eigen::VectorXd w = test::randomVector(rng, objective.dimension());
       Eigen::VectorXd g;
@@ -167,7 +146,7 @@ TEST_CASE("the chain objective's subgradient equals a central finite difference 
 
 TEST_CASE("label errors are the same serially and on a thread pool") {
   Random rng(24);
-  auto data = randomChains(rng, 50, 4, 6, 7);
+  auto data = test::randomChains(rng, 50, 4, 6, 1, 7);
   std::vector<ChainExample> examples;
   std::vector<const ChainExample*> list;
   for (std::size_t s = 0; s < data->sequences(); ++s) examples.emplace_back(data, s);
@@ -210,7 +189,7 @@ TEST_CASE("chain data and examples refuse bad input") {
 
 TEST_CASE("long chains (over 64 positions) give the same psi and an optimal score") {
   Random rng(25);
-  auto data = randomChains(rng, 6, 4, 7, 150);
+  auto data = test::randomChains(rng, 6, 4, 7, 1, 150);
   for (std::size_t s = 0; s < data->sequences(); ++s) {
     const ChainExample e(data, s);
     const Eigen::VectorXd w = test::randomVector(rng, e.dimension());

@@ -19,22 +19,6 @@ using namespace mmp;
 
 namespace {
 
-std::shared_ptr<ChainData> tinyChains(Random& rng, int sequences, int labels, int features, int length) {
-  auto data = std::make_shared<ChainData>(labels, features);
-  for (int s = 0; s < sequences; ++s) {
-    std::vector<std::vector<int>> active(length);
-    std::vector<int> y(length);
-    for (int t = 0; t < length; ++t) {
-      for (int f = 0; f < features; ++f) {
-        if (rng.uniform() < 0.5) active[t].push_back(f);
-      }
-      y[t] = test::randomInt(rng, 0, labels - 1);
-    }
-    data->addSequence(active, y);
-  }
-  return data;
-}
-
 std::shared_ptr<const MultilabelData> tinyMultilabel(Random& rng, int rows, int labels, int states) {
   Eigen::MatrixXd x(rows, 3);
   std::vector<std::vector<int>> y(rows, std::vector<int>(labels));
@@ -140,7 +124,7 @@ TEST_CASE("formulation names parse and bad ones are refused with the valid names
 
 TEST_CASE("chain: max-marginals, best labellings with a position held, and the exact slack violator equal brute force") {
   Random rng(11);
-  const auto data = tinyChains(rng, 6, 3, 3, 4);
+  const auto data = test::randomChains(rng, 6, 3, 3, 4, 4, 0.5);
   for (std::size_t s = 0; s < data->sequences(); ++s) {
     ChainOptions options;
     options.position_loss = 0.25 + 0.25 * static_cast<double>(s % 3);
@@ -204,7 +188,7 @@ TEST_CASE("multilabel: max-marginals with a label held and the exact slack viola
 TEST_CASE("approximate slack scaling: never worse than margin scaling's violator, equal to brute force when the "
           "violator is a loss-augmented argmax") {
   Random rng(13);
-  const auto data = tinyChains(rng, 40, 3, 3, 4);
+  const auto data = test::randomChains(rng, 40, 3, 3, 4, 4, 0.5);
   int on_hull = 0;
   for (std::size_t s = 0; s < data->sequences(); ++s) {
     ChainOptions options;
@@ -233,7 +217,7 @@ TEST_CASE("approximate slack scaling: never worse than margin scaling's violator
 
 TEST_CASE("PosLearn's hinge is the brute-force sum of per-position slack terms") {
   Random rng(14);
-  const auto data = tinyChains(rng, 8, 3, 2, 4);
+  const auto data = test::randomChains(rng, 8, 3, 2, 4, 4, 0.5);
   for (std::size_t s = 0; s < data->sequences(); ++s) {
     const ChainExample example(data, s);
     const FormulatedExample poslearn(example, Formulation::PosLearn);
@@ -251,7 +235,7 @@ TEST_CASE("PosLearn's hinge is the brute-force sum of per-position slack terms")
 
 TEST_CASE("each formulation's subgradient matches a finite difference of its hinge") {
   Random rng(15);
-  const auto chains = tinyChains(rng, 12, 3, 3, 4);
+  const auto chains = test::randomChains(rng, 12, 3, 3, 4, 4, 0.5);
   const auto multilabel = tinyMultilabel(rng, 6, 4, 2);
   for (Formulation f : {Formulation::Margin, Formulation::Slack, Formulation::SlackExact, Formulation::PosLearn}) {
     CAPTURE(describe(f));
@@ -282,7 +266,7 @@ TEST_CASE("each formulation's subgradient matches a finite difference of its hin
 
 TEST_CASE("formulations need a decomposable loss and valid search settings") {
   Random rng(16);
-  const auto data = tinyChains(rng, 1, 2, 1, 2);
+  const auto data = test::randomChains(rng, 1, 2, 1, 2, 2, 0.5);
   const ChainExample chain(data, 0);
   struct Plain final : StructuredExample {
     Eigen::Index dimension() const override { return 1; }

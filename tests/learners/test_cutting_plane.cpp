@@ -100,24 +100,6 @@ std::vector<std::unique_ptr<MulticlassExample>> noisyLinearMulticlass(Random& rn
   return out;
 }
 
-/// Random sequences: `labels` labels, `features` binary features, lengths 1..max_length.
-std::shared_ptr<ChainData> randomChains(Random& rng, int sequences, int labels, int features, int max_length) {
-  auto data = std::make_shared<ChainData>(labels, features);
-  for (int s = 0; s < sequences; ++s) {
-    const int length = test::randomInt(rng, 1, max_length);
-    std::vector<std::vector<int>> active(length);
-    std::vector<int> y(length);
-    for (int t = 0; t < length; ++t) {
-      for (int f = 0; f < features; ++f) {
-        if (rng.uniform() < 0.4) active[t].push_back(f);
-      }
-      y[t] = test::randomInt(rng, 0, labels - 1);
-    }
-    data->addSequence(active, y);
-  }
-  return data;
-}
-
 // The optimum of eq. 4 (q = 1) to compare with: a long batch subgradient run, steps 1/(lambda t),
 // late-weighted averaging.
 double batchOptimum(const ExampleList& list, double lambda, long iterations) {
@@ -265,21 +247,15 @@ TEST_CASE("cutting plane reaches the batch optimum on multiclass examples, with 
 
 TEST_CASE("cutting plane reaches the batch optimum on chain examples (sparse psi, beta by length)") {
   Random rng(32);
-  const auto data = randomChains(rng, 24, 3, 4, 5);
-  std::vector<std::unique_ptr<ChainExample>> examples;
-  for (std::size_t s = 0; s < data->sequences(); ++s) {
-    examples.push_back(std::make_unique<ChainExample>(data, s, ChainOptions{true, 1.0, 1.0}));
-  }
+  const auto data = test::randomChains(rng, 24, 3, 4, 1, 5);
+  const auto examples = test::chainExamples(data, ChainOptions{true, 1.0, 1.0});
   checkAgainstBatch(test::listOf(examples), 0.05, 20000);
 }
 
 TEST_CASE("every learner reports the formulation it trained, and refuses examples that mix formulations") {
   Random rng(35);
-  const auto data = randomChains(rng, 6, 3, 4, 4);
-  std::vector<std::unique_ptr<ChainExample>> examples;
-  for (std::size_t s = 0; s < data->sequences(); ++s) {
-    examples.push_back(std::make_unique<ChainExample>(data, s, ChainOptions{true, 1.0, 1.0}));
-  }
+  const auto data = test::randomChains(rng, 6, 3, 4, 1, 4);
+  const auto examples = test::chainExamples(data, ChainOptions{true, 1.0, 1.0});
   const ExampleList plain = test::listOf(examples);
   for (const LearnerKind kind : {LearnerKind::Online, LearnerKind::Batch, LearnerKind::CuttingPlane}) {
     CAPTURE(describe(kind));

@@ -57,52 +57,43 @@ TEST_CASE("mmp multilabel trains on one file, chooses lambda by cross-validation
   writeRows(dir.file("train.svm"), rng, rule, 120);
   writeRows(dir.file("test.svm"), rng, rule, 80);
   const std::string config = dir.file("multilabel.yaml");
-  std::ofstream(config) << "data_root: .\ntrain: {libsvm: train.svm}\ntest: {libsvm: test.svm}\nfeatures: 5\nlabels: 4\n"
-                           "learner: {kind: dlpw, dlpw: {epochs: 20}}\nvalidation: {lambdas: [0.01, 100], folds: 3}\n";
-  CLI::App app;
-  addMultilabelCommand(app);
-  app.parse(std::vector<std::string>{dir.file("out"), "--output-dir", config, "--config", "multilabel"});
-  std::ifstream in(dir.file("out/results.json"));
-  REQUIRE(in);
-  const nlohmann::json results = nlohmann::json::parse(in);
+  // Runs mmp multilabel on the two files with these further settings; its results.json.
+  const auto run = [&](const std::string& settings, const std::string& out) {
+    std::ofstream(config) << "data_root: .\ntrain: {libsvm: train.svm}\ntest: {libsvm: test.svm}\nfeatures: 5\nlabels: 4\n"
+                          << settings;
+    CLI::App app;
+    addMultilabelCommand(app);
+    app.parse(std::vector<std::string>{dir.file(out), "--output-dir", config, "--config", "multilabel"});
+    std::ifstream in(dir.file(out + "/results.json"));
+    REQUIRE(in);
+    return nlohmann::json::parse(in);
+  };
+  const nlohmann::json results =
+      run("learner: {kind: dlpw, dlpw: {epochs: 20}}\nvalidation: {lambdas: [0.01, 100], folds: 3}\n", "out");
   CHECK(results["validation"].size() == 2);
   CHECK(results["lambda"] == 0.01);  // lambda 100 leaves w almost 0: every label off
   CHECK(results["test_hamming"].get<double>() < 0.2);
   CHECK(results["test_subset_error"].get<double>() >= results["test_hamming"].get<double>());
 
   // lambda 0.01 is the grid's smaller edge: extend_at_edge tries one step (x 1e-4) beyond it
-  std::ofstream(config) << "data_root: .\ntrain: {libsvm: train.svm}\ntest: {libsvm: test.svm}\nfeatures: 5\nlabels: 4\n"
-                           "learner: {kind: dlpw, dlpw: {epochs: 20}}\n"
-                           "validation: {lambdas: [0.01, 100], folds: 3, extend_at_edge: 1}\n";
-  CLI::App extended;
-  addMultilabelCommand(extended);
-  extended.parse(std::vector<std::string>{dir.file("out_edge"), "--output-dir", config, "--config", "multilabel"});
-  const nlohmann::json edge = nlohmann::json::parse(std::ifstream(dir.file("out_edge/results.json")));
+  const nlohmann::json edge = run(
+      "learner: {kind: dlpw, dlpw: {epochs: 20}}\nvalidation: {lambdas: [0.01, 100], folds: 3, extend_at_edge: 1}\n",
+      "out_edge");
   REQUIRE(edge["validation"].size() == 3);
   CHECK(edge["validation"][2]["lambda"].get<double>() == doctest::Approx(1e-6));
 
   // the cutting plane on exact inference, through the same config section
-  std::ofstream(config) << "data_root: .\ntrain: {libsvm: train.svm}\ntest: {libsvm: test.svm}\nfeatures: 5\nlabels: 4\n"
-                           "inference: exact\nlearner: {kind: cutting_plane, cutting_plane: {iterations: 500}}\n"
-                           "validation: {lambdas: [0.01]}\n";
-  CLI::App cutting_plane;
-  addMultilabelCommand(cutting_plane);
-  cutting_plane.parse(std::vector<std::string>{dir.file("out_cp"), "--output-dir", config, "--config", "multilabel"});
-  std::ifstream cp_in(dir.file("out_cp/results.json"));
-  REQUIRE(cp_in);
-  const nlohmann::json cp_results = nlohmann::json::parse(cp_in);
+  const nlohmann::json cp_results = run(
+      "inference: exact\nlearner: {kind: cutting_plane, cutting_plane: {iterations: 500}}\nvalidation: {lambdas: [0.01]}\n",
+      "out_cp");
   CHECK(cp_results["learner"].get<std::string>().find("cutting plane, lambda 0.01") == 0);
   CHECK(cp_results["test_hamming"].get<double>() < 0.2);
 
-
   // PosLearn through the same command: it says which formulation it trained
-  std::ofstream(config) << "data_root: .\ntrain: {libsvm: train.svm}\ntest: {libsvm: test.svm}\nfeatures: 5\nlabels: 4\n"
-                           "inference: exact\nformulation: poslearn\nlearner: {kind: batch, batch: {iterations: 30}}\n"
-                           "validation: {lambdas: [0.01]}\n";
-  CLI::App poslearn;
-  addMultilabelCommand(poslearn);
-  poslearn.parse(std::vector<std::string>{dir.file("out"), "--output-dir", config, "--config", "multilabel"});
-  const nlohmann::json trained = nlohmann::json::parse(std::ifstream(dir.file("out/results.json")));
+  const nlohmann::json trained = run(
+      "inference: exact\nformulation: poslearn\nlearner: {kind: batch, batch: {iterations: 30}}\n"
+      "validation: {lambdas: [0.01]}\n",
+      "out_poslearn");
   CHECK(trained["formulation"] == "poslearn");
   CHECK(trained["test_hamming"].get<double>() < 0.3);
 
