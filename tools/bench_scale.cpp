@@ -13,7 +13,7 @@
 #include "train_config.hpp"
 
 #include <mmp/maps/imagery.hpp>
-#include <mmp/maps/pipeline.hpp>
+#include <mmp/maps/training/pipeline.hpp>
 #include <mmp/planning/grid_planner.hpp>
 #include <mmp/planning/path_example.hpp>
 

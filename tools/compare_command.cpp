@@ -3,7 +3,7 @@
 // spread of the pairs more often than not; the paired bootstrap says whether a difference could be
 // chance.
 #include "commands.hpp"
-#include <mmp/maps/evaluation.hpp>
+#include <mmp/maps/training/evaluation.hpp>
 
 #include <mmp/core/error.hpp>
 

@@ -1,27 +1,26 @@
 // `mmp train CONFIG.yaml`: maximum margin planning from imagery and demonstrations, end to end.
-// Reads the config into PipelineSettings, runs the pipeline (maps/pipeline.hpp: train on the training
-// images, score the learned planner and two baselines -- uniform cost, per-pixel classifier -- on the
-// holdout images), prints the tables and writes the model, a Figure-2-style panel per holdout image,
-// a training curve, metrics.json and pairs.csv (sec. 6.2 of the subgradient paper).  --validate
-// runs the same path once per training image left out (validationFold) and writes validation.json.
+// Reads the config into PipelineSettings, makes one library call for the whole run
+// (maps/training/training_run.hpp: select: if given, train on the training images, score the learned
+// planner and two baselines -- uniform cost, per-pixel classifier -- on the holdout images, pool the
+// holdout report), prints what it returns and writes the model, a Figure-2-style panel per holdout
+// image, a training curve, metrics.json and pairs.csv (sec. 6.2 of the subgradient paper).
+// --validate runs leave-one-area-out validation (validateByArea) and writes validation.json.
 #include "commands.hpp"
 #include "failure.hpp"
 #include "json_output.hpp"
-#include <mmp/maps/output_folder.hpp>
 #include "progress.hpp"
 #include "train_config.hpp"
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/file_io.hpp>
-#include <mmp/maps/pipeline.hpp>
-#include <mmp/maps/pipeline_figures.hpp>
+#include <mmp/maps/output_folder.hpp>
 #include <mmp/maps/render.hpp>
-#include <mmp/maps/settings_selection.hpp>
+#include <mmp/maps/training/pipeline_figures.hpp>
+#include <mmp/maps/training/training_run.hpp>
 
 #include <algorithm>
 #include <cstdio>
 #include <memory>
-#include <tuple>
 
 namespace mmp::tools {
 namespace {
@@ -43,14 +42,6 @@ Json summaryJson(const MethodSummary& m) {
           {"pairs", m.pairs}};
 }
 
-Json sharesJson(const std::map<std::string, double>& lengths, const std::vector<LabelClass>& classes) {
-  double total = 0.0;
-  for (const auto& [name, length] : lengths) total += length;
-  Json o = Json::object();
-  for (const LabelClass& c : classes) o[c.name] = total > 0.0 ? lengths.at(c.name) / total : 0.0;
-  return o;
-}
-
 Json traceJson(const TrainingReport& report) {
   Json records = Json::array();
   for (const TraceRecord& r : report.trace) {
@@ -61,61 +52,47 @@ Json traceJson(const TrainingReport& report) {
 }
 
 // Prints the table of methods (in report order) and returns their summaries as JSON.
-Json printMethodTable(const std::map<std::string, std::vector<PlanScore>>& scores) {
+Json printMethodTable(const HoldoutReport& report) {
   std::printf("%-11s %16s %15s %15s %14s %14s %16s %9s\n", "method", "cost ratio mean", "cost ratio p95",
               "dist mean (px)", "dist p95 (px)", "MHD mean (px)", "preferred share", "feasible");
   Json o = Json::object();
-  for (const std::string& method : methodNames()) {
-    if (scores.count(method) == 0) continue;
-    const MethodSummary m = summarise(scores.at(method));
-    std::printf("%-11s %16.3f %15.3f %15.1f %14.1f %14.1f %16.3f %9.2f\n", method.c_str(), m.cost_ratio_mean,
+  for (const Method method : report.methodsScored()) {
+    const MethodSummary m = report.summary(method);
+    std::printf("%-11s %16.3f %15.3f %15.1f %14.1f %14.1f %16.3f %9.2f\n", methodName(method), m.cost_ratio_mean,
                 m.cost_ratio_p95, m.dist_mean_px, m.dist_p95_px, m.mhd_mean_px, m.preferred_share, m.feasible_share);
-    o[method] = summaryJson(m);
+    o[methodName(method)] = summaryJson(m);
   }
   return o;
 }
 
 // Prints and returns, for each baseline, how much lower the learned mean cost ratio is on the same
 // pairs, with its 95 % paired-bootstrap interval.
-Json printComparisons(const std::map<std::string, std::vector<PlanScore>>& scores) {
+Json printComparisons(const HoldoutReport& report) {
   Json o = Json::object();
-  if (scores.count("learned") == 0) return o;
-  for (const std::string& method : methodNames()) {
-    if (method == "learned" || scores.count(method) == 0) continue;
-    const PairedComparison c = comparePaired(scores.at("learned"), scores.at(method));
+  if (report.scores.count(Method::Learned) == 0) return o;
+  for (const Method method : report.methodsScored()) {
+    if (method == Method::Learned) continue;
+    const PairedComparison c = report.learnedVersus(method);
     const std::string said = verdict(c) == std::string("could be chance") ? verdict(c) : "learned " + std::string(verdict(c));
     std::printf("learned vs %-10s mean cost ratio %.3f lower, 95 %% paired-bootstrap interval [%.3f, %.3f]: %s\n",
-                method.c_str(), c.gain, c.low, c.high, said.c_str());
-    o[method] = {{"gain", c.gain}, {"ci95_low", c.low}, {"ci95_high", c.high}, {"verdict", verdict(c)}};
+                methodName(method), c.gain, c.low, c.high, said.c_str());
+    o[methodName(method)] = {{"gain", c.gain}, {"ci95_low", c.low}, {"ci95_high", c.high}, {"verdict", verdict(c)}};
   }
   return o;
 }
 
-// The scores of every holdout image of the runs so far, per method, and their pair records.
-struct Pooled {
-  std::map<std::string, std::vector<PlanScore>> scores;
-  std::vector<PairRecord> records;
-
-  void add(const HoldoutResult& holdout) {
-    for (const auto& [method, list] : holdout.scores) scores[method].insert(scores[method].end(), list.begin(), list.end());
-    addPairRecords(holdout.region.spec.name, holdout.region.cols(), holdout.references, holdout.scores, records);
-  }
-};
-
-// "batch", "online" or "learch".
-std::string learnerName(const TrainingReport& report) { return report.learch ? "learch" : describe(report.learner); }
-
-// Runs the pipeline with a progress bar per stage (labels start with `label`).
-RunResult runPipeline(const PipelineSettings& settings, const std::string& label = "") {
-  Progress progress(label);
-  RunResult run = trainAndEvaluate(settings, [&](const std::string& stage, long done, long total, const std::string& detail) {
-    progress.update(label + stage, done, total, detail);
-  });
-  progress.finish();
-  return run;
+Json sharesJson(const std::map<std::string, double>& lengths, const std::vector<LabelClass>& classes) {
+  Json o = Json::object();
+  for (const auto& [name, share] : HoldoutReport::shares(lengths, classes)) o[name] = share;
+  return o;
 }
 
-void printTraining(const RunResult& run, const TrainConfig& config) {
+// "batch", "online" or "learch".
+std::string learnerName(const TrainingReport& report) {
+  return report.hypothesis == CostHypothesis::Learch ? "learch" : describe(report.learner);
+}
+
+void printTraining(const RunResult& run, const PipelineSettings& config) {
   const TrainingData& training = run.training;
   for (const Region& r : training.regions) {
     std::printf("  train %-24s %5d x %-5d cells of %d px, %zu demonstrations%s\n", r.spec.name.c_str(), r.rows(),
@@ -138,11 +115,12 @@ void printTraining(const RunResult& run, const TrainConfig& config) {
                 100.0 * training.class_score_accuracy);
   }
   const TrainingReport& t = run.trained.report;
-  const bool batch = t.learner == LearnerKind::Batch || t.learch;
+  const bool learch = t.hypothesis == CostHypothesis::Learch;
+  const bool batch = t.learner == LearnerKind::Batch || learch;
   std::printf("  learner %s: %ld %ss in %.2f s (%.3f s each)%s, %s\n", learnerName(t).c_str(), t.passes,
               t.pass_name.c_str(), t.epoch_seconds * static_cast<double>(t.passes), t.epoch_seconds,
               batch ? (", objective " + std::to_string(t.objective)).c_str() : "", t.info.c_str());
-  if (t.learch) {
+  if (learch) {
     std::printf("  LEARCH costs exp(w . f + %zu trees) from %.3g to %.3g on the training images; training prediction "
                 "loss per cell %.4f; training %.2f s in all\n",
                 run.trained.model.trees().size(), t.cost_range[0], t.cost_range[1], t.training_loss, t.train_seconds);
@@ -169,37 +147,35 @@ void printTraining(const RunResult& run, const TrainConfig& config) {
   }
 }
 
-// Leave one training area out: for each area of the training images, train on the others and score on
-// its images as on holdout images.  For choosing settings without touching the holdout images; writes
-// validation.json.
+// Leave one training area out (validateByArea): for choosing settings without touching the holdout
+// images; writes validation.json.
 void runValidation(const TrainConfig& config) {
   const std::vector<std::string> areas = trainingAreas(config);
-  const int folds = static_cast<int>(areas.size());
   validationFold(config, 0);  // refuses unusable settings before anything is written
   OutputFolder output(config.output_dir);
-  std::printf("mmp train --validate %s: behaviour '%s', leaving out each of %d training areas in turn "
+  std::printf("mmp train --validate %s: behaviour '%s', leaving out each of %zu training areas in turn "
               "(the holdout images are not used)\n",
-              config.source.c_str(), config.behaviour.name.c_str(), folds);
-  Pooled pooled;
+              config.source.c_str(), config.behaviour.name.c_str(), areas.size());
+  Progress progress("");
+  const ValidationReport validation = validateByArea(
+      config, [&](int fold, const std::string& area, const std::string& stage, long done, long total, const std::string& detail) {
+        progress.update("fold " + std::to_string(fold + 1) + "/" + std::to_string(areas.size()) + " " + area + ": " + stage,
+                        done, total, detail);
+      });
+  progress.finish();
   Json folds_json = Json::object();
-  for (int i = 0; i < folds; ++i) {
-    const std::string& name = areas[static_cast<std::size_t>(i)];
-    const RunResult run = runPipeline(validationFold(config, i),
-                                      "fold " + std::to_string(i + 1) + "/" + std::to_string(folds) + " " + name + ": ");
-    Pooled fold;
-    for (const HoldoutResult& holdout : run.holdouts) fold.add(holdout), pooled.add(holdout);
-    std::printf("\nleft out %s (%zu images, %zu pairs; trained in %.1f s)\n", name.c_str(), run.holdouts.size(),
-                fold.scores.at("learned").size(), run.trained.report.train_seconds);
-    folds_json[name] = printMethodTable(fold.scores);
-    std::fflush(stdout);
+  for (const ValidationFold& fold : validation.folds) {
+    std::printf("\nleft out %s (%d images, %d pairs; trained in %.1f s)\n", fold.area.c_str(), fold.images,
+                fold.report.pairs, fold.training.train_seconds);
+    folds_json[fold.area] = printMethodTable(fold.report);
   }
   std::printf("\nall folds pooled\n");
-  Json validation = {{"behaviour", config.behaviour.name}};
-  validation["methods"] = printMethodTable(pooled.scores);
-  validation["learned_vs"] = printComparisons(pooled.scores);
-  validation["folds"] = folds_json;
-  writeFileAtomically(output.file("validation.json"), jsonText(validation) + "\n");
-  writePairRecords(output.file("validation_pairs.csv"), pooled.records);
+  Json json = {{"behaviour", config.behaviour.name}};
+  json["methods"] = printMethodTable(validation.pooled);
+  json["learned_vs"] = printComparisons(validation.pooled);
+  json["folds"] = folds_json;
+  writeFileAtomically(output.file("validation.json"), jsonText(json) + "\n");
+  writePairRecords(output.file("validation_pairs.csv"), validation.pooled.records);
   output.commit();
   std::printf("\nwrote %s: validation.json validation_pairs.csv\n", output.path().c_str());
 }
@@ -215,24 +191,9 @@ std::string valuesText(const PipelineSettings& settings, const std::map<std::str
   return text;
 }
 
-// The `select:` section: leave-one-area-out validation over the search space (training images only),
-// its table printed; returns the settings to train with and the table as JSON.
-std::pair<TrainConfig, Json> runSelection(const TrainConfig& config) {
+// Prints the table of the `select:` search (run on the training images only) and returns it as JSON.
+Json printSelection(const TrainConfig& config, const SelectionResult& result) {
   const SelectionSpace& space = *config.select;
-  const std::vector<std::string> areas = trainingAreas(config);
-  std::printf("choosing settings (select:): coordinate search over %zu settings, %d sweep%s; each candidate trained "
-              "%zu times, leaving out each training area (the holdout images are not read)\n",
-              space.keys.size(), space.sweeps, space.sweeps == 1 ? "" : "s", areas.size());
-  Progress progress("selection: ");
-  const SelectionResult result = selectSettings(
-      config, space,
-      [&](int candidate, const std::map<std::string, std::string>& values, const std::string& area,
-          const std::string& stage, long done, long total) {
-        progress.update("selection: candidate " + std::to_string(candidate) + " (" + valuesText(config, values) +
-                            "), without " + area + ": " + stage,
-                        done, total, "");
-      });
-  progress.finish();
   std::vector<std::string> texts;
   int width = 9;
   for (const SelectionCandidate& c : result.candidates) {
@@ -258,64 +219,35 @@ std::pair<TrainConfig, Json> runSelection(const TrainConfig& config) {
     if (!c.failure.empty()) candidates.back()["failure"] = c.failure;
   }
   std::printf("chosen (*): %s\n\n", texts[result.chosen].c_str());
-  TrainConfig chosen = config;
-  static_cast<PipelineSettings&>(chosen) = result.settings;
   Json space_json = Json::object();
   for (const SelectionKey& key : space.keys) space_json[key.name] = key.values;
-  const Json selection = {{"procedure", "coordinate search from each key's first value, keys in order, " +
-                                            std::to_string(space.sweeps) + " sweep(s); score: learned mean cost "
-                                            "ratio pooled over leave-one-training-area-out folds"},
-                          {"areas", areas},
-                          {"space", space_json},
-                          {"candidates", candidates},
-                          {"chosen", result.candidates[result.chosen].values}};
-  return {chosen, selection};
+  return {{"procedure", "coordinate search from each key's first value, keys in order, " +
+                            std::to_string(space.sweeps) + " sweep(s); score: learned mean cost "
+                            "ratio pooled over leave-one-training-area-out folds"},
+          {"areas", trainingAreas(config)},
+          {"space", space_json},
+          {"candidates", candidates},
+          {"chosen", result.candidates[result.chosen].values}};
 }
 
-void runTrain(const TrainConfig& given) {
-  OutputFolder output(given.output_dir);
-  std::printf("mmp train %s: behaviour '%s' (preferred class %s), %zu training and %zu holdout images\n",
-              given.source.c_str(), given.behaviour.name.c_str(), given.behaviour.preferred_name.c_str(),
-              given.train.size(), given.holdout.size());
-  Json selection;
-  TrainConfig config = given;
-  if (given.select) std::tie(config, selection) = runSelection(given);
-  const RunResult run = runPipeline(config);
-  printTraining(run, config);
-  const TrainingReport& report = run.trained.report;
-  run.trained.model.save(output.file("model.mmp"));
-  std::vector<std::string> outputs = {"model.mmp"};
-
-  Pooled pooled;
-  std::map<std::string, double> learned_lengths, reference_lengths;
+// metrics.json: the run's figures, its learner's report and, with select:, the selection's table.
+Json metricsJson(const TrainingRun& r, const Json& methods, const Json& learned_vs, const Json& selection) {
+  const PipelineSettings& config = r.settings;
+  const TrainingReport& report = r.run.trained.report;
   Json regions_json = Json::object();
-  double reference_share = 0.0;
-  int reference_pairs = 0;
-  for (const HoldoutResult& holdout : run.holdouts) {
+  for (const auto& [name, summaries] : r.report.region_summaries) {
     Json region_json = Json::object();
-    for (const auto& [method, scores] : holdout.scores) region_json[method] = summaryJson(summarise(scores));
-    region_json["reference_preferred_share"] = holdout.reference_preferred_share;
-    regions_json[holdout.region.spec.name] = region_json;
-    pooled.add(holdout);
-    addClassLengths(holdout.region, holdout.plans.at("learned"), config.classes, learned_lengths);
-    addClassLengths(holdout.region, holdout.references, config.classes, reference_lengths);
-    reference_share += holdout.reference_preferred_share * static_cast<double>(holdout.references.size());
-    reference_pairs += static_cast<int>(holdout.references.size());
-    const std::string panel = "panel_" + holdout.region.spec.name + "." + config.evaluation.panel_format;
-    writeImage(output.file(panel), holdoutPanel(run.training.regions.front(), holdout, config));
-    outputs.push_back(panel);
+    for (const Method method : methodsByName()) {
+      if (summaries.count(method) != 0) region_json[methodName(method)] = summaryJson(summaries.at(method));
+    }
+    region_json["reference_preferred_share"] = r.report.region_reference_preferred_share.at(name);
+    regions_json[name] = region_json;
   }
-  writeImage(output.file("training_curve.png"), trainingCurve(report, config.behaviour.name));
-  outputs.push_back("training_curve.png");
-
-  std::printf("\nholdout: %zu images, %d start/goal pairs; behaviour '%s', preferred class %s (reference paths: %.3f)\n",
-              config.holdout.size(), reference_pairs, config.behaviour.name.c_str(),
-              config.behaviour.preferred_name.c_str(), reference_share / std::max(1, reference_pairs));
   Json metrics = {{"behaviour", config.behaviour.name},
                   {"train_seconds", report.train_seconds},
                   {"epoch_seconds", report.epoch_seconds}};
-  metrics["methods"] = printMethodTable(pooled.scores);
-  metrics["learned_vs"] = printComparisons(pooled.scores);
+  metrics["methods"] = methods;
+  metrics["learned_vs"] = learned_vs;
   metrics["learner"] = learnerName(report);
   metrics["epochs"] = report.passes;
   metrics["objective"] = report.objective;  // NaN for the online learner: written as null
@@ -326,24 +258,69 @@ void runTrain(const TrainConfig& given) {
   metrics["calibration_seconds"] = report.calibration_seconds;
   metrics["training_prediction_loss"] = report.training_loss;
   metrics["examples"] = report.examples;
-  metrics["features"] = run.training.stack.features();
+  metrics["features"] = r.run.training.stack.features();
   metrics["cell_size_px"] = config.features.cell_size;
   metrics["largest_training_image"] = {{"name", report.largest_region},
                                        {"cells", report.largest_cells},
                                        {"demonstrations", report.largest_examples},
                                        {"epoch_seconds", report.largest_epoch_seconds}};
-  metrics["holdout_pairs"] = reference_pairs;
-  metrics["reference_preferred_share"] = reference_share / std::max(1, reference_pairs);
-  metrics["learned_class_shares"] = sharesJson(learned_lengths, config.classes);
-  metrics["reference_class_shares"] = sharesJson(reference_lengths, config.classes);
+  metrics["holdout_pairs"] = r.report.pairs;
+  metrics["reference_preferred_share"] = r.report.referencePreferredShare();
+  metrics["learned_class_shares"] = sharesJson(r.report.learned_lengths, config.classes);
+  metrics["reference_class_shares"] = sharesJson(r.report.reference_lengths, config.classes);
   metrics["impassable_cost"] = impassableCost(config);
-  metrics["classifier_cost_scale"] = run.classifier ? run.classifier->cost_scale : std::numeric_limits<double>::quiet_NaN();
+  metrics["classifier_cost_scale"] = r.run.classifier ? r.run.classifier->cost_scale : std::numeric_limits<double>::quiet_NaN();
   metrics["regions"] = regions_json;
-  if (config.select) metrics["selection"] = selection;
+  if (r.selection) metrics["selection"] = selection;
   metrics["trace_value"] = report.trace_value;
   metrics["trace"] = traceJson(report);
-  writeFileAtomically(output.file("metrics.json"), jsonText(metrics) + "\n");
-  writePairRecords(output.file("pairs.csv"), pooled.records);
+  return metrics;
+}
+
+void runTrain(const TrainConfig& config) {
+  OutputFolder output(config.output_dir);
+  std::printf("mmp train %s: behaviour '%s' (preferred class %s), %zu training and %zu holdout images\n",
+              config.source.c_str(), config.behaviour.name.c_str(), config.behaviour.preferred_name.c_str(),
+              config.train.size(), config.holdout.size());
+  if (config.select) {
+    std::printf("choosing settings (select:): coordinate search over %zu settings, %d sweep%s; each candidate trained "
+                "%zu times, leaving out each training area (the holdout images are not read)\n",
+                config.select->keys.size(), config.select->sweeps, config.select->sweeps == 1 ? "" : "s",
+                trainingAreas(config).size());
+  }
+  Progress progress("");
+  const TrainingRun r = trainAndReport(
+      config, config.select ? &*config.select : nullptr,
+      [&](int candidate, const std::map<std::string, std::string>& values, const std::string& area,
+          const std::string& stage, long done, long total) {
+        progress.update("selection: candidate " + std::to_string(candidate) + " (" + valuesText(config, values) +
+                            "), without " + area + ": " + stage,
+                        done, total, "");
+      },
+      [&](const std::string& stage, long done, long total, const std::string& detail) {
+        progress.update(stage, done, total, detail);
+      });
+  progress.finish();
+  const Json selection = r.selection ? printSelection(config, *r.selection) : Json();
+  const PipelineSettings& settings = r.settings;
+  printTraining(r.run, settings);
+  r.run.trained.model.save(output.file("model.mmp"));
+  std::vector<std::string> outputs = {"model.mmp"};
+  for (const HoldoutResult& holdout : r.run.holdouts) {
+    const std::string panel = "panel_" + holdout.region.spec.name + "." + settings.evaluation.panel_format;
+    writeImage(output.file(panel), holdoutPanel(r.run.training.regions.front(), holdout, settings));
+    outputs.push_back(panel);
+  }
+  writeImage(output.file("training_curve.png"), trainingCurve(r.run.trained.report, settings.behaviour.name));
+  outputs.push_back("training_curve.png");
+
+  std::printf("\nholdout: %zu images, %d start/goal pairs; behaviour '%s', preferred class %s (reference paths: %.3f)\n",
+              settings.holdout.size(), r.report.pairs, settings.behaviour.name.c_str(),
+              settings.behaviour.preferred_name.c_str(), r.report.referencePreferredShare());
+  const Json methods = printMethodTable(r.report);
+  const Json learned_vs = printComparisons(r.report);
+  writeFileAtomically(output.file("metrics.json"), jsonText(metricsJson(r, methods, learned_vs, selection)) + "\n");
+  writePairRecords(output.file("pairs.csv"), r.report.records);
   outputs.insert(outputs.end(), {"metrics.json", "pairs.csv"});
   output.commit();
   std::printf("\nwrote %s:", output.path().c_str());

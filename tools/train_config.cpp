@@ -3,6 +3,8 @@
 #include "demonstration_file.hpp"
 #include "learner_config.hpp"
 
+#include <mmp/maps/training/setting_keys.hpp>
+
 #include <mmp/core/error.hpp>
 
 #include <glob.h>
@@ -222,7 +224,9 @@ SelectionSpace parseSelection(const ConfigNode& node, const PipelineSettings& se
   if (!node.has("space")) node.fail("space", "required: a map of setting -> list of values to try");
   const ConfigNode s = node.child("space");
   std::vector<std::string> known;
-  for (const auto& [name, what] : selectionKeys()) known.push_back(name);
+  for (const SettingKey& k : settingKeys()) {
+    if (k.selectable) known.push_back(k.key);
+  }
   s.expectKeys(known);
   for (const std::string& key : s.keys()) {
     SelectionKey k{key, s.texts(key, {})};
@@ -243,29 +247,58 @@ SelectionSpace parseSelection(const ConfigNode& node, const PipelineSettings& se
   return space;
 }
 
-// kind: learch, and its section learch: {rounds, step, depth, min_leaf_samples, samples, max_cost_ratio,
-// seed, start: uniform | batch | online}.  start batch or online starts LEARCH from the weights of that
-// linear learner (its section's parameters, exponential costs): it sets learner.kind to it.
-void parseLearch(const ConfigNode& learner, CostLearnerSettings& s) {
-  LearchSettings& l = s.learch;
-  l.enabled = learner.text("kind", "") == "learch";
-  if (!l.enabled) {
-    if (learner.has("learch")) learner.fail("learch", "applies with kind: learch only");
-    return;
+// A whole number's bound as a long (the seeds' upper bound, 2^63 - 1, is not exact as a double).
+long longBound(double v) {
+  constexpr double kLongMax = static_cast<double>(std::numeric_limits<long>::max());
+  if (v >= kLongMax) return std::numeric_limits<long>::max();
+  if (v <= -kLongMax) return std::numeric_limits<long>::min();
+  return static_cast<long>(v);
+}
+
+// The section "a.b" of the config (an empty map where it is missing).  Never assign ConfigNodes: a
+// yaml-cpp node assigned to is overwritten in the tree it belongs to.
+ConfigNode sectionOf(const ConfigNode& config, const std::string& dotted) {
+  const std::size_t dot = dotted.find('.');
+  if (dot == std::string::npos) return config.child(dotted);
+  return sectionOf(config.child(dotted.substr(0, dot)), dotted.substr(dot + 1));
+}
+
+// Every key of the settings table (setting_keys.hpp) the config sets, read through its section's node
+// (so errors name the file and the key path) with the table's range, in the table's order.
+void readSettingKeys(const ConfigNode& config, PipelineSettings& s) {
+  for (const SettingKey& k : settingKeys()) {
+    if (!k.in_config) continue;
+    const std::string leaf = k.key.substr(k.key.rfind('.') + 1);
+    const ConfigNode node = sectionOf(config, k.key.substr(0, k.key.rfind('.')));
+    if (!node.has(leaf)) continue;
+    SettingValue v;
+    switch (k.type) {
+      case SettingType::Number: v.number = node.number(leaf, 0.0, k.low, k.high); break;
+      case SettingType::Integer: v.integer = node.integer(leaf, 0, longBound(k.low), longBound(k.high)); break;
+      case SettingType::Boolean: v.boolean = node.boolean(leaf, false); break;
+      case SettingType::Choice: v.choice = node.choice(leaf, k.valid.front(), k.valid); break;
+      case SettingType::Numbers: v.numbers = node.numbers(leaf, {}, k.low, k.high); break;
+      case SettingType::Integers: v.integers = node.integers(leaf, {}, longBound(k.low), longBound(k.high)); break;
+      case SettingType::Choices: v.choices = node.texts(leaf, {}, k.valid); break;
+    }
+    try {
+      k.set(s, v);
+    } catch (const InvalidArgument& e) {
+      const std::string what = e.what();  // "[i]: reason" for an item of a list, else the reason
+      if (what.front() == '[') node.fail(leaf + what.substr(0, what.find(']') + 1), what.substr(what.find(": ") + 2));
+      node.fail(leaf, what);
+    }
   }
-  const ConfigNode node = learner.child("learch");
-  node.expectKeys({"rounds", "step", "depth", "min_leaf_samples", "samples", "max_cost_ratio", "seed", "start"});
-  l.rounds = static_cast<int>(node.integer("rounds", l.rounds, 1, 100000));
-  l.step = node.number("step", l.step, std::numeric_limits<double>::min(), kInf);
-  l.depth = static_cast<int>(node.integer("depth", l.depth, 1, 16));
-  l.min_leaf_samples = static_cast<int>(node.integer("min_leaf_samples", l.min_leaf_samples, 1, 100000000));
-  l.samples = static_cast<int>(node.integer("samples", l.samples, 1, 100000000));
-  l.max_cost_ratio = node.number("max_cost_ratio", l.max_cost_ratio, 1.0, kInf);
-  if (!(l.max_cost_ratio > 1.0)) node.fail("max_cost_ratio", "expected a number > 1, got 1");
-  l.seed = static_cast<std::uint64_t>(node.integer("seed", static_cast<long>(l.seed), 0));
-  const std::string start = node.choice("start", l.from_linear ? describe(s.kind) : "uniform", {"uniform", "batch", "online"});
-  l.from_linear = start != "uniform";
-  if (l.from_linear) s.kind = parseLearnerKind(start);
+}
+
+// The keys a section of the config may hold: the table's keys in it and the named sub-sections.
+std::vector<std::string> sectionKeys(const std::string& section, std::vector<std::string> more = {}) {
+  for (const SettingKey& k : settingKeys()) {
+    if (k.in_config && k.key.rfind(section + ".", 0) == 0 && k.key.find('.', section.size() + 1) == std::string::npos) {
+      more.push_back(k.key.substr(section.size() + 1));
+    }
+  }
+  return more;
 }
 
 }  // namespace
@@ -329,80 +362,19 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
   if (c.train.empty()) config.fail("train", "the list is empty");
   if (c.holdout.empty()) config.fail("holdout", "the list is empty");
 
-  const ConfigNode f = config.child("features");
-  f.expectKeys({"cell_size", "blur_sigmas", "colour_spaces", "gradient", "texture_windows", "complements",
-                "bins", "scaling_quantile", "class_scores", "class_context_px"});
-  c.features.cell_size = static_cast<int>(f.integer("cell_size", c.features.cell_size, 1, 256));
-  c.features.blur_sigmas = f.numbers("blur_sigmas", c.features.blur_sigmas, 0.0, 1000.0);
-  if (c.features.blur_sigmas.empty()) f.fail("blur_sigmas", "list at least one scale (0 = no blur)");
-  const std::vector<std::string> spaces = f.texts("colour_spaces", {"rgb", "hsv", "lab"}, {"rgb", "hsv", "lab"});
-  if (spaces.empty()) f.fail("colour_spaces", "list at least one of rgb, hsv, lab");
-  auto uses = [&](const char* s) { return std::find(spaces.begin(), spaces.end(), s) != spaces.end(); };
-  c.features.rgb = uses("rgb");
-  c.features.hsv = uses("hsv");
-  c.features.lab = uses("lab");
-  c.features.gradient = f.boolean("gradient", c.features.gradient);
-  std::vector<long> windows(c.features.texture_windows.begin(), c.features.texture_windows.end());
-  windows = f.integers("texture_windows", windows, 3, 255);
-  c.features.texture_windows.clear();
-  for (std::size_t i = 0; i < windows.size(); ++i) {
-    if (windows[i] % 2 == 0) f.fail("texture_windows[" + std::to_string(i) + "]", "a window side must be odd, got " + std::to_string(windows[i]));
-    c.features.texture_windows.push_back(static_cast<int>(windows[i]));
+  for (const char* section : {"features", "demonstrations", "loss", "evaluation", "classifier"}) {
+    config.child(section).expectKeys(sectionKeys(section));
   }
-  c.features.bins = static_cast<int>(f.integer("bins", 0, 0, 64));
-  if (c.features.bins == 1) f.fail("bins", "expected 0 (plain features) or 2..64 soft bins per feature, got 1");
-  c.features.complements = f.boolean("complements", c.features.bins == 0);
-  if (c.features.bins >= 2 && c.features.complements) {
-    f.fail("complements", "complements are redundant with bins (the bins of a feature sum to 1); set complements: false");
-  }
-  c.features.scaling_quantile = f.number("scaling_quantile", c.features.scaling_quantile, 0.0, 0.49);
-  c.class_scores = f.boolean("class_scores", c.class_scores);
-  c.class_context_px = f.numbers("class_context_px", {}, c.features.cell_size, 100000.0);
-
-  const ConfigNode d = config.child("demonstrations");
-  d.expectKeys({"per_region", "min_separation_px", "seed"});
-  c.demonstrations.per_region = static_cast<int>(d.integer("per_region", c.demonstrations.per_region, 1, 100000));
-  c.demonstrations.min_separation_px = d.number("min_separation_px", c.demonstrations.min_separation_px, 0.0, kInf);
-  c.demonstrations.seed = static_cast<std::uint64_t>(d.integer("seed", static_cast<long>(c.demonstrations.seed), 0));
-
-  const ConfigNode l = config.child("loss");
-  l.expectKeys({"shape", "radius_px", "scale", "length_weighting", "by_class", "impassable_factor"});
-  c.loss.shape = parseLossShape(l.choice("shape", describe(c.loss.shape), {"linear", "step", "gaussian"}));
-  c.loss.radius_px = l.number("radius_px", c.loss.radius_px, 1e-9, kInf);
-  c.loss.scale = l.number("scale", c.loss.scale, 1e-9, kInf);
-  c.loss.length_weighting = l.boolean("length_weighting", c.loss.length_weighting);
-  c.loss.by_class = l.boolean("by_class", c.loss.by_class);
-  c.loss.impassable_factor = l.number("impassable_factor", c.loss.impassable_factor, 1.0, kInf);
-
   const ConfigNode learner = config.child("learner");
-  learner.expectKeys({"kind", "costs", "min_cost", "calibrate_bias", "online", "batch", "learch"});
+  learner.expectKeys(sectionKeys("learner", {"online", "batch", "learch"}));
+  learner.child("learch").expectKeys(sectionKeys("learner.learch"));
+  // The online and batch sections, shared with the other commands (learner_config.hpp); the kind is
+  // the table's learner.kind, which the sections leave alone.
   static_cast<LearnerSettings&>(c.learner) = learnerSettings(learner, "kind", c.learner, {"learch"});
-  parseLearch(learner, c.learner);
-  c.learner.min_cost = learner.number("min_cost", c.learner.min_cost, 1e-9, kInf);
-  c.learner.calibrate_bias = learner.boolean("calibrate_bias", c.learner.calibrate_bias);
-  c.learner.costs = parseCostForm(learner.choice("costs", describe(c.learner.costs), {"linear", "exponential"}));
-
-  const ConfigNode e = config.child("evaluation");
-  e.expectKeys({"pairs", "min_separation_px", "seed", "impassable_cost", "panel_paths", "panel_height",
-                "panel_format"});
-  c.evaluation.pairs = static_cast<int>(e.integer("pairs", c.evaluation.pairs, 1, 100000));
-  c.evaluation.min_separation_px = e.number("min_separation_px", c.evaluation.min_separation_px, 0.0, kInf);
-  c.evaluation.seed = static_cast<std::uint64_t>(e.integer("seed", static_cast<long>(c.evaluation.seed), 0));
-  if (e.has("impassable_cost")) c.evaluation.impassable_cost = e.number("impassable_cost", 0.0, 1e-9, 1e12);
-  c.evaluation.panel_paths = static_cast<int>(e.integer("panel_paths", c.evaluation.panel_paths, 0, 1000));
-  c.evaluation.panel_height = static_cast<int>(e.integer("panel_height", c.evaluation.panel_height, 64, 4096));
-  c.evaluation.panel_format = e.choice("panel_format", c.evaluation.panel_format, {"png", "jpg"});
-
-  const ConfigNode k = config.child("classifier");
-  k.expectKeys({"enabled", "lambda", "iterations", "step_size", "samples", "seed", "cost_scales"});
-  c.classifier.enabled = k.boolean("enabled", c.classifier.enabled);
-  c.classifier.lambda = k.number("lambda", c.classifier.lambda, 0.0, kInf);
-  c.classifier.iterations = k.integer("iterations", c.classifier.iterations, 1, 1000000);
-  c.classifier.step_size = k.number("step_size", c.classifier.step_size, 1e-12, kInf);
-  c.classifier.samples = static_cast<int>(k.integer("samples", c.classifier.samples, 10, 10000000));
-  c.classifier.seed = static_cast<std::uint64_t>(k.integer("seed", static_cast<long>(c.classifier.seed), 0));
-  c.classifier.cost_scales = k.numbers("cost_scales", c.classifier.cost_scales, 1e-6, 1e6);
-  if (c.classifier.cost_scales.empty()) k.fail("cost_scales", "list at least one cost scale > 0");
+  readSettingKeys(config, c);
+  if (learner.has("learch") && c.learner.hypothesis != CostHypothesis::Learch) {
+    learner.fail("learch", "applies with kind: learch only");
+  }
   validate(c);  // what the settings must satisfy together, as for any caller of the library
   if (config.has("select")) c.select = parseSelection(config.child("select"), c);
   return c;

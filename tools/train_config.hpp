@@ -27,8 +27,8 @@
 
 #include "config.hpp"
 
-#include <mmp/maps/pipeline_settings.hpp>
-#include <mmp/maps/settings_selection.hpp>
+#include <mmp/maps/training/pipeline_settings.hpp>
+#include <mmp/maps/training/settings_selection.hpp>
 
 #include <optional>
 #include <string>

@@ -10,7 +10,7 @@
 #include <mmp/maps/georeference.hpp>
 #include <mmp/maps/imagery.hpp>
 #include <mmp/maps/nav2_map.hpp>
-#include <mmp/maps/pipeline.hpp>
+#include <mmp/maps/training/pipeline.hpp>
 #include <mmp/planning/grid_planner.hpp>
 #include <mmp/planning/ompl_planning.hpp>
 #include <mmp/planning/path.hpp>

@@ -1,7 +1,7 @@
 #include "fuzz_targets.hpp"
 
 #include "demonstration_file.hpp"
-#include <mmp/maps/evaluation.hpp>
+#include <mmp/maps/training/evaluation.hpp>
 #include "gzip_file.hpp"
 #include "letters.hpp"
 #include "multilabel_data.hpp"

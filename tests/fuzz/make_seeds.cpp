@@ -3,7 +3,7 @@
 //   fuzz_make_seeds <folder>        (tests/fuzz/corpus; the files there are this program's output)
 // Every file is small (a few hundred bytes, the train configs a few kilobytes).
 #include "demonstration_file.hpp"
-#include <mmp/maps/evaluation.hpp>
+#include <mmp/maps/training/evaluation.hpp>
 
 #include <mmp/core/model_file.hpp>
 #include <mmp/maps/feature_stack.hpp>

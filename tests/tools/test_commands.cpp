@@ -6,7 +6,7 @@
 #include "demonstration_file.hpp"
 #include "json_output.hpp"
 #include "train_config.hpp"
-#include <mmp/maps/pipeline.hpp>
+#include <mmp/maps/training/pipeline.hpp>
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/model_file.hpp>

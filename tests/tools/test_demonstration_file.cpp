@@ -1,7 +1,7 @@
 #include "maps/maps_support.hpp"
 
 #include "demonstration_file.hpp"
-#include <mmp/maps/regions.hpp>
+#include <mmp/maps/training/regions.hpp>
 
 #include <mmp/core/error.hpp>
 #include <mmp/planning/path.hpp>

@@ -7,12 +7,25 @@
 // and `mmp train` reads demonstrations from it (tools/ also reads YAML paths).
 #pragma once
 
-#include <mmp/maps/pipeline_settings.hpp>
+#include <mmp/core/world_frame.hpp>
+#include <mmp/planning/cost_field.hpp>
 
 #include <string>
 #include <vector>
 
 namespace mmp {
+
+/// A demonstrated path drawn on an image: pixel points (x = column, y = row; fractions allowed), or
+/// world points (x east, y north in the image's frame, e.g. a GPS track in the image's CRS).
+struct PixelPoint {
+  double x = 0.0, y = 0.0;
+};
+
+struct PixelPath {
+  std::string name;  ///< e.g. "1", "2", ... in file order
+  std::vector<PixelPoint> points;
+  bool world = false;  ///< points are world coordinates of the image's frame, not pixels
+};
 
 /// ensures: the paths in file order.  Throws mmp::DataError naming the file and the line at fault and
 /// the format expected, or if the file holds no point.

@@ -12,7 +12,7 @@
 // ratio on the training images' own demonstrations (never on holdout images).
 #pragma once
 
-#include <mmp/maps/regions.hpp>
+#include <mmp/maps/training/regions.hpp>
 
 #include <Eigen/Dense>
 #include <string>

@@ -3,7 +3,7 @@
 // has a `select:` section; a program calls it directly:
 //
 //   SelectionSpace space;
-//   space.keys = {{"learner.costs", {"linear", "exponential"}}, {"loss.scale", {"1", "3"}}};
+//   space.keys = {{"learner.costs", {"linear", "exponential"}}, {"loss.scale", {"1", "3"}}};  // setting_keys.hpp
 //   const SelectionResult chosen = selectSettings(settings, space);
 //   RunResult run = trainAndEvaluate(chosen.settings);           // pipeline.hpp
 //
@@ -11,13 +11,14 @@
 // for each, score every value with the other keys at their current choice; keep the value of lowest
 // score, the current one on a tie; `sweeps` times over the keys.  A candidate's score is the learned
 // planner's mean cost ratio pooled over every image of every training area, each scored by the model
-// trained on the other areas (validationFold); assignments already scored are not run again, nor is a
-// key that does not apply at the current choice (settingApplies: learch.* keys without learner.kind
-// learch, learner.costs with it), since its values would all train the same model.  Only
+// trained on the other areas (validateByArea, holdout_report.hpp); assignments already scored are not run again, nor is a
+// key that does not apply at the current choice (settingApplies: learner.learch.* keys without
+// learner.kind learch, learner.costs with it), since its values would all train the same model.  Only
 // the training images are read: the holdout images are never opened.
 #pragma once
 
-#include <mmp/maps/pipeline.hpp>
+#include <mmp/maps/training/holdout_report.hpp>
+#include <mmp/maps/training/setting_keys.hpp>
 
 #include <functional>
 #include <map>
@@ -37,18 +38,9 @@ struct SelectionSpace {
   int sweeps = 1;  ///< passes over the keys
 };
 
-/// The keys a search space may name, each with what it sets and its valid values.
-const std::vector<std::pair<std::string, std::string>>& selectionKeys();
-
-/*!
-    ensures: sets `key` of settings to `value`; throws mmp::InvalidArgument naming the key and the
-             valid keys or values if either is unknown or the value is out of range.
-!*/
-void applySetting(PipelineSettings& settings, const std::string& key, const std::string& value);
-
 /*!
     ensures: returns false when `key` changes nothing that training does under settings s: the
-             learch.* keys unless LEARCH is enabled; learner.costs and learner.calibrate_bias when it
+             learner.learch.* keys unless the cost learner is LEARCH; learner.costs and learner.calibrate_bias when it
              is (LEARCH's costs are exp(log-cost)); learner.lambda and learner.passes when LEARCH
              starts from uniform costs.  True for every other key.
 !*/

@@ -1,10 +1,10 @@
 // Leave-one-area-out validation and the settings selection (maps/settings_selection.hpp) on small
 // synthetic scenes and on scenes written to files.
-#include "maps/maps_support.hpp"
+#include "maps/training/training_support.hpp"
 
 #include <mmp/core/error.hpp>
-#include <mmp/maps/pipeline.hpp>
-#include <mmp/maps/settings_selection.hpp>
+#include <mmp/maps/training/pipeline.hpp>
+#include <mmp/maps/training/settings_selection.hpp>
 
 #include <doctest/doctest.h>
 #include <opencv2/imgcodecs.hpp>
@@ -92,10 +92,10 @@ TEST_CASE("validation folds leave a whole area out: its images are scored, never
 TEST_CASE("applySetting sets each key of the search space and names what is valid") {
   PipelineSettings s = twoAreaSettings();
   applySetting(s, "learner.kind", "learch");
-  CHECK(s.learner.learch.enabled);
+  CHECK(s.learner.hypothesis == CostHypothesis::Learch);
   applySetting(s, "learner.kind", "online");
   CHECK(s.learner.kind == LearnerKind::Online);
-  CHECK_FALSE(s.learner.learch.enabled);
+  CHECK(s.learner.hypothesis == CostHypothesis::Linear);
   applySetting(s, "learner.costs", "exponential");
   CHECK(s.learner.costs == CostForm::Exponential);
   applySetting(s, "learner.lambda", "0.25");
@@ -108,30 +108,30 @@ TEST_CASE("applySetting sets each key of the search space and names what is vali
   applySetting(s, "features.bins", "0");
   CHECK(s.features.bins == 0);
   CHECK(s.features.complements);
-  CHECK_FALSE(settingApplies(s, "learch.step"));
+  CHECK_FALSE(settingApplies(s, "learner.learch.step"));
   CHECK(settingApplies(s, "learner.costs"));
   applySetting(s, "learner.kind", "learch");
-  applySetting(s, "learch.rounds", "12");
-  applySetting(s, "learch.step", "0.25");
-  applySetting(s, "learch.depth", "4");
+  applySetting(s, "learner.learch.rounds", "12");
+  applySetting(s, "learner.learch.step", "0.25");
+  applySetting(s, "learner.learch.depth", "4");
   CHECK(s.learner.learch.rounds == 12);
   CHECK(s.learner.learch.step == 0.25);
   CHECK(s.learner.learch.depth == 4);
-  CHECK(settingApplies(s, "learch.step"));
+  CHECK(settingApplies(s, "learner.learch.step"));
   CHECK_FALSE(settingApplies(s, "learner.costs"));
   CHECK_FALSE(settingApplies(s, "learner.lambda"));  // from uniform costs: no linear learner runs
-  applySetting(s, "learch.start", "batch");
+  applySetting(s, "learner.learch.start", "batch");
   CHECK(s.learner.learch.from_linear);
   CHECK(s.learner.kind == LearnerKind::Batch);
   CHECK(settingApplies(s, "learner.lambda"));
-  CHECK_THROWS_WITH_AS(applySetting(s, "learch.depth", "17"), doctest::Contains("learch.depth: expected a number in [1, 16]"),
+  CHECK_THROWS_WITH_AS(applySetting(s, "learner.learch.depth", "17"), doctest::Contains("learner.learch.depth: expected a whole number 1..16, got '17'"),
                        InvalidArgument);
-  CHECK_THROWS_WITH_AS(applySetting(s, "learner.speed", "1"), doctest::Contains("unknown key 'learner.speed'; the search space may name learner.kind"),
+  CHECK_THROWS_WITH_AS(applySetting(s, "learner.speed", "1"), doctest::Contains("unknown setting 'learner.speed'; the settings are features.cell_size"),
                        InvalidArgument);
   CHECK_THROWS_WITH_AS(applySetting(s, "learner.costs", "cubic"), doctest::Contains("expected one of linear, exponential, got 'cubic'"),
                        InvalidArgument);
   CHECK_THROWS_WITH_AS(applySetting(s, "learner.passes", "2.5"), doctest::Contains("whole number"), InvalidArgument);
-  CHECK_THROWS_WITH_AS(applySetting(s, "loss.scale", "-1"), doctest::Contains("loss.scale: expected a number in"),
+  CHECK_THROWS_WITH_AS(applySetting(s, "loss.scale", "-1"), doctest::Contains("loss.scale: expected a number > 0, got '-1'"),
                        InvalidArgument);
 }
 
@@ -180,15 +180,15 @@ TEST_CASE("settings selection skips a key that does not apply at the current cho
   s.learner.learch.samples = 2000;
   s.learner.learch.threads = 1;
   // A linear learner: LEARCH's step changes nothing, so only the start is scored.
-  const SelectionResult linear = selectSettings(s, {{{"learner.kind", {"batch"}}, {"learch.step", {"0.5", "1"}}}});
+  const SelectionResult linear = selectSettings(s, {{{"learner.kind", {"batch"}}, {"learner.learch.step", {"0.5", "1"}}}});
   CHECK(linear.candidates.size() == 1);
   // LEARCH: the linear cost form changes nothing, its step does.
   const SelectionResult learch =
-      selectSettings(s, {{{"learner.kind", {"learch"}}, {"learner.costs", {"linear", "exponential"}}, {"learch.step", {"0.5", "1"}}}});
+      selectSettings(s, {{{"learner.kind", {"learch"}}, {"learner.costs", {"linear", "exponential"}}, {"learner.learch.step", {"0.5", "1"}}}});
   REQUIRE(learch.candidates.size() == 2);
-  CHECK(learch.candidates[1].values.at("learch.step") == "1");
+  CHECK(learch.candidates[1].values.at("learner.learch.step") == "1");
   CHECK(learch.candidates[1].values.at("learner.costs") == "linear");
-  CHECK(learch.settings.learner.learch.enabled);
+  CHECK(learch.settings.learner.hypothesis == CostHypothesis::Learch);
 }
 
 TEST_CASE("a candidate whose training fails is kept with its failure and the search goes on") {

@@ -2,7 +2,7 @@
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/thread_pool.hpp>
-#include <mmp/maps/learch.hpp>
+#include <mmp/maps/training/learch.hpp>
 
 #include <chrono>
 #include <limits>
@@ -14,13 +14,13 @@ TrainedCostModel trainLearch(const TrainingData& training, const PipelineSetting
                              const std::vector<std::size_t>& owner, const StageCallback& progress) {
   const auto start = std::chrono::steady_clock::now();
   TrainingReport report;
-  report.learch = true;
+  report.hypothesis = CostHypothesis::Learch;
   report.learner = config.learner.kind;
   report.examples = static_cast<int>(examples.size());
   Eigen::VectorXd initial = Eigen::VectorXd::Zero(training.stack.features());  // uniform costs
   if (config.learner.learch.from_linear) {
     PipelineSettings linear = config;
-    linear.learner.learch.enabled = false;
+    linear.learner.hypothesis = CostHypothesis::Linear;
     linear.learner.costs = CostForm::Exponential;  // the start of a log-cost: w0 . f
     initial = train(training, linear, progress).model.weights();
   }

@@ -1,7 +1,7 @@
-// train()'s LEARCH branch (pipeline.hpp, settings.learner.learch.enabled), kept apart from pipeline.cpp.
+// train()'s LEARCH branch (pipeline.hpp, settings.learner.hypothesis Learch), kept apart from pipeline.cpp.
 #pragma once
 
-#include <mmp/maps/pipeline.hpp>
+#include <mmp/maps/training/pipeline.hpp>
 
 #include <memory>
 #include <vector>

@@ -1,4 +1,4 @@
-#include <mmp/maps/pipeline.hpp>
+#include <mmp/maps/training/pipeline.hpp>
 
 #include "pipeline_learch.hpp"
 
@@ -67,11 +67,6 @@ void calibrateBias(const std::vector<std::unique_ptr<PathExample>>& examples, bo
 }
 
 }  // namespace
-
-const std::vector<std::string>& methodNames() {
-  static const std::vector<std::string> names = {"learned", "uniform", "classifier"};
-  return names;
-}
 
 std::shared_ptr<const std::vector<double>> classLossWeights(const Region& region, const PipelineSettings& config) {
   if (!config.loss.by_class) return nullptr;
@@ -152,7 +147,7 @@ TrainedCostModel train(const TrainingData& training, const PipelineSettings& con
       owner.push_back(i);
     }
   }
-  if (config.learner.learch.enabled) return trainLearch(training, config, examples, owner, progress);
+  if (config.learner.hypothesis == CostHypothesis::Learch) return trainLearch(training, config, examples, owner, progress);
   ExampleList list;
   for (const auto& e : examples) list.push_back(e.get());
   const Eigen::Index d = training.stack.features();
@@ -290,11 +285,11 @@ HoldoutResult evaluateHoldout(const PipelineSettings& config, int index, const C
                     "evaluation.min_separation_px");
   }
 
-  std::map<std::string, std::vector<double>> costs;
+  std::map<Method, std::vector<double>> costs;
   result.learned_costs = model.costs(*region.map).costs;
-  costs["learned"] = result.learned_costs;
-  costs["uniform"] = std::vector<double>(static_cast<std::size_t>(region.cells()), 1.0);
-  if (classifier) costs["classifier"] = classifierCosts(*region.map, *classifier, classifier->cost_scale);
+  costs[Method::Learned] = result.learned_costs;
+  costs[Method::Uniform] = std::vector<double>(static_cast<std::size_t>(region.cells()), 1.0);
+  if (classifier) costs[Method::Classifier] = classifierCosts(*region.map, *classifier, classifier->cost_scale);
 
   PlanScorer scorer(region, config.behaviour.preferred, impassableCost(config), config.features.cell_size);
   GridPlanner planner(region.rows(), region.cols());
@@ -306,7 +301,7 @@ HoldoutResult evaluateHoldout(const PipelineSettings& config, int index, const C
     for (const auto& [method, method_costs] : costs) {
       PlanResult plan = planner.plan(method_costs, reference.front(), reference.back());
       if (plan.status != PlanStatus::Success) {
-        throw Error("evaluation: the " + method + " planner failed on " + region.spec.name + ": " + plan.message);
+        throw Error("evaluation: the " + std::string(methodName(method)) + " planner failed on " + region.spec.name + ": " + plan.message);
       }
       result.scores[method].push_back(scorer.score(plan.path));
       result.plans[method].push_back(std::move(plan.path));

@@ -1,4 +1,4 @@
-#include <mmp/maps/evaluation.hpp>
+#include <mmp/maps/training/evaluation.hpp>
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/file_io.hpp>
@@ -151,16 +151,37 @@ void addClassLengths(const Region& region, const std::vector<std::vector<int>>& 
   }
 }
 
+const std::vector<Method>& methods() {
+  static const std::vector<Method> all = {Method::Learned, Method::Uniform, Method::Classifier};
+  return all;
+}
+
+const std::vector<Method>& methodsByName() {
+  static const std::vector<Method> all = {Method::Classifier, Method::Learned, Method::Uniform};
+  return all;
+}
+
+const char* methodName(Method method) {
+  switch (method) {
+    case Method::Learned: return "learned";
+    case Method::Uniform: return "uniform";
+    case Method::Classifier: return "classifier";
+  }
+  return "?";
+}
+
 void addPairRecords(const std::string& region, int cols, const std::vector<std::vector<int>>& references,
-                    const std::map<std::string, std::vector<PlanScore>>& scores, std::vector<PairRecord>& out) {
-  for (const auto& [method, list] : scores) {
+                    const std::map<Method, std::vector<PlanScore>>& scores, std::vector<PairRecord>& out) {
+  for (const Method method : methodsByName()) {
+    if (scores.count(method) == 0) continue;
+    const std::vector<PlanScore>& list = scores.at(method);
     if (list.size() != references.size()) {
-      throw InvalidArgument("pair records: " + std::to_string(list.size()) + " " + method + " scores for " +
+      throw InvalidArgument("pair records: " + std::to_string(list.size()) + " " + methodName(method) + " scores for " +
                             std::to_string(references.size()) + " reference paths");
     }
     for (std::size_t k = 0; k < list.size(); ++k) {
       const int start = references[k].front(), goal = references[k].back();
-      out.push_back({region, static_cast<int>(k), start / cols, start % cols, goal / cols, goal % cols, method,
+      out.push_back({region, static_cast<int>(k), start / cols, start % cols, goal / cols, goal % cols, methodName(method),
                      list[k].cost_ratio, list[k].feasible, list[k].preferred_share, list[k].mhd_px});
     }
   }

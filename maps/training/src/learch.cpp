@@ -1,4 +1,4 @@
-#include <mmp/maps/learch.hpp>
+#include <mmp/maps/training/learch.hpp>
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/random.hpp>

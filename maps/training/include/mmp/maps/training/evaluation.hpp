@@ -14,7 +14,7 @@
 // feasible plans.
 #pragma once
 
-#include <mmp/maps/regions.hpp>
+#include <mmp/maps/training/regions.hpp>
 
 #include <cstdint>
 #include <map>
@@ -22,6 +22,15 @@
 #include <vector>
 
 namespace mmp {
+
+/// The compared methods, in report order: the learned cost map, uniform costs, the per-pixel classifier.
+enum class Method { Learned, Uniform, Classifier };
+/// Every method, in report order.
+const std::vector<Method>& methods();
+/// Every method, in the alphabetical order of its name (the order of pairs.csv and metrics.json).
+const std::vector<Method>& methodsByName();
+/// "learned", "uniform", "classifier": the names in pairs.csv, metrics.json and `mmp compare --method`.
+const char* methodName(Method method);
 
 struct PlanScore {
   double cost_ratio = 1.0;
@@ -100,9 +109,10 @@ struct PairRecord {
   double mhd_px = 0.0;  ///< NaN when read from a pairs.csv written before the column existed
 };
 
-/// The records of one region's pairs: scores[method][k] is pair k, whose reference is references[k].
+/// The records of one region's pairs: scores[method][k] is pair k, whose reference is references[k];
+/// the methods in the alphabetical order of their names.
 void addPairRecords(const std::string& region, int cols, const std::vector<std::vector<int>>& references,
-                    const std::map<std::string, std::vector<PlanScore>>& scores, std::vector<PairRecord>& out);
+                    const std::map<Method, std::vector<PlanScore>>& scores, std::vector<PairRecord>& out);
 
 /// pairs.csv: a header, then one line per record (`mmp compare` reads it back).
 void writePairRecords(const std::string& path, const std::vector<PairRecord>& records);

@@ -1,10 +1,10 @@
 // The cost-map pipeline as a library (maps/pipeline.hpp), on small synthetic scenes: settings are
 // plain structs here, no YAML.
-#include "maps/maps_support.hpp"
+#include "maps/training/training_support.hpp"
 
 #include <mmp/core/error.hpp>
 #include <mmp/maps/cost_model.hpp>
-#include <mmp/maps/pipeline.hpp>
+#include <mmp/maps/training/pipeline.hpp>
 #include <mmp/planning/grid_planner.hpp>
 #include <mmp/planning/path.hpp>
 
@@ -143,9 +143,9 @@ TEST_CASE("on the synthetic scene the learned planner beats uniform costs on hel
   for (int i = 0; i < 2; ++i) {
     const HoldoutResult h = evaluateHoldout(config, i, trained.model, &*classifier);
     CHECK(h.references.size() == 20);
-    learned.insert(learned.end(), h.scores.at("learned").begin(), h.scores.at("learned").end());
-    uniform.insert(uniform.end(), h.scores.at("uniform").begin(), h.scores.at("uniform").end());
-    classified.insert(classified.end(), h.scores.at("classifier").begin(), h.scores.at("classifier").end());
+    learned.insert(learned.end(), h.scores.at(Method::Learned).begin(), h.scores.at(Method::Learned).end());
+    uniform.insert(uniform.end(), h.scores.at(Method::Uniform).begin(), h.scores.at(Method::Uniform).end());
+    classified.insert(classified.end(), h.scores.at(Method::Classifier).begin(), h.scores.at(Method::Classifier).end());
   }
   const MethodSummary l = summarise(learned), u = summarise(uniform);
   MESSAGE("holdout cost ratio: learned " << l.cost_ratio_mean << ", uniform " << u.cost_ratio_mean << ", classifier "
@@ -241,7 +241,7 @@ TEST_CASE("pair records: written and read back, and runs on other pairs refused 
   uniform[0].cost_ratio = 3.0;
   uniform[1].cost_ratio = 1.0;
   std::vector<PairRecord> records;
-  addPairRecords("tile", 10, {{3, 4, 15}, {27, 38}}, {{"learned", learned}, {"uniform", uniform}}, records);
+  addPairRecords("tile", 10, {{3, 4, 15}, {27, 38}}, {{Method::Learned, learned}, {Method::Uniform, uniform}}, records);
   REQUIRE(records.size() == 4);
   writePairRecords(dir.file("pairs.csv"), records);
   const std::vector<PairRecord> back = readPairRecords(dir.file("pairs.csv"));
@@ -320,8 +320,8 @@ TEST_CASE("training images may bring demonstrations instead of labels") {
   const TrainedCostModel trained = train(training, config);
   CHECK(trained.report.examples == 2);
   const HoldoutResult h = evaluateHoldout(config, 0, trained.model, nullptr);
-  CHECK(h.scores.count("classifier") == 0);
-  CHECK(h.scores.at("learned").size() == h.references.size());
+  CHECK(h.scores.count(Method::Classifier) == 0);
+  CHECK(h.scores.at(Method::Learned).size() == h.references.size());
 
   // A point off the image is refused, naming the region and the path.
   config.train[0].demonstrations[1].points.push_back({170, 10});

@@ -2,7 +2,7 @@
 // training curve.  Colours: demonstrations and reference paths cyan, learned plans red.
 #pragma once
 
-#include <mmp/maps/pipeline.hpp>
+#include <mmp/maps/training/pipeline.hpp>
 
 #include <opencv2/core.hpp>
 

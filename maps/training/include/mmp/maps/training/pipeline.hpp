@@ -4,7 +4,8 @@
 //   PipelineSettings settings = ...;                          // pipeline_settings.hpp
 //   RunResult run = trainAndEvaluate(settings);               // all the steps below
 //   run.trained.model.save("model.mmp");
-//   summarise(run.holdouts[0].scores.at("learned")).cost_ratio_mean;
+//   summarise(run.holdouts[0].scores.at(Method::Learned)).cost_ratio_mean;
+//   reportHoldouts(run.holdouts, settings.classes);           // holdout_report.hpp: the figures pooled
 //
 // The steps, callable on their own:
 //   1. loadTrainingData   images, labels, raw features; the feature scaling (and the class-score
@@ -13,7 +14,7 @@
 //   2. train              maximum margin planning through the path oracle with the chosen learner,
 //                         weights kept in the positive-cost set; then (optionally) the bias weight
 //                         for plain planning is calibrated on the demonstrations.  Or LEARCH
-//                         (settings.learner.learch, learch.hpp): boosted trees on the log-cost
+//                         (settings.learner.hypothesis, learch.hpp): boosted trees on the log-cost
 //   3. trainBaseline      the per-pixel classifier baseline (classifier_baseline.hpp)
 //   4. evaluateHoldout    reference paths on a holdout image and every method's plans, scored
 // validationFold() makes the settings that leave one training area out, for choosing settings
@@ -23,11 +24,11 @@
 // run and with any thread count.  Progress goes to the StageCallback; nothing is printed.
 #pragma once
 
-#include <mmp/maps/classifier_baseline.hpp>
+#include <mmp/maps/training/classifier_baseline.hpp>
 #include <mmp/maps/cost_model.hpp>
-#include <mmp/maps/evaluation.hpp>
-#include <mmp/maps/pipeline_settings.hpp>
-#include <mmp/maps/regions.hpp>
+#include <mmp/maps/training/evaluation.hpp>
+#include <mmp/maps/training/pipeline_settings.hpp>
+#include <mmp/maps/training/regions.hpp>
 #include <mmp/planning/path_example.hpp>
 
 #include <array>
@@ -57,9 +58,9 @@ TrainingData loadTrainingData(const PipelineSettings& settings, const StageCallb
 struct TrainingReport {
   std::vector<TraceRecord> trace;
   LearnerKind learner = LearnerKind::Batch;
-  /// Trained by LEARCH (learner is then the kind of its linear start, if any): the trace holds one
-  /// record per model evaluated (iteration = its trees, value = the LEARCH objective), passes = trees.
-  bool learch = false;
+  /// Learch: trained by LEARCH (learner is then the kind of its linear start, if any): the trace holds
+  /// one record per model evaluated (iteration = its trees, value = the LEARCH objective), passes = trees.
+  CostHypothesis hypothesis = CostHypothesis::Linear;
   std::string trace_value;         ///< what the trace's values are (Learner::traceValueName)
   std::string pass_name;           ///< "iteration" or "epoch"
   std::string info;                ///< why the learner stopped
@@ -97,7 +98,7 @@ struct TrainedCostModel {
     floor * 2^-k (k = 0..7) by the lowest mean prediction loss L(y_pred) / |y_demo| on the training
     demonstrations (demonstrations only, no labels); ties keep the larger bias.
 
-    LEARCH (settings.learner.learch.enabled): learch() on the same examples, from uniform costs or
+    LEARCH (settings.learner.hypothesis Learch): learch() on the same examples, from uniform costs or
     from the weights this function gives with learch off and exponential costs (learch.from_linear);
     the model holds the trees.  A LEARCH run that stops early to keep its costs bounded returns the
     model of its last good round; report.info says so.
@@ -108,14 +109,11 @@ TrainedCostModel train(const TrainingData& data, const PipelineSettings& setting
 /// mean cost ratio of the training demonstrations.
 std::optional<LinearClassifier> trainBaseline(const TrainingData& data, const PipelineSettings& settings);
 
-/// The names of the compared methods, in report order.
-const std::vector<std::string>& methodNames();  // learned, uniform, classifier
-
 struct HoldoutResult {
   Region region;                   ///< without its raw feature values and feature map (released after scoring)
   std::vector<std::vector<int>> references;
-  std::map<std::string, std::vector<std::vector<int>>> plans;   ///< per method, per pair
-  std::map<std::string, std::vector<PlanScore>> scores;         ///< per method, per pair
+  std::map<Method, std::vector<std::vector<int>>> plans;   ///< per method, per pair
+  std::map<Method, std::vector<PlanScore>> scores;         ///< per method, per pair
   double reference_preferred_share = 0.0;                       ///< mean over the reference paths
   std::vector<double> learned_costs;
 };

@@ -49,8 +49,6 @@
 namespace mmp {
 
 struct LearchSettings {
-  /// The pipeline (pipeline.hpp: train) runs LEARCH instead of the linear learner of learner.kind.
-  bool enabled = false;
   /// The pipeline's start: the weights of the linear learner of learner.kind, trained with
   /// exponential costs (learner.costs does not apply to LEARCH); else uniform costs (w0 = 0).
   bool from_linear = false;

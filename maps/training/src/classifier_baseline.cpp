@@ -1,4 +1,4 @@
-#include <mmp/maps/classifier_baseline.hpp>
+#include <mmp/maps/training/classifier_baseline.hpp>
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/tasks/multiclass.hpp>

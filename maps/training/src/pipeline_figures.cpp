@@ -1,4 +1,4 @@
-#include <mmp/maps/pipeline_figures.hpp>
+#include <mmp/maps/training/pipeline_figures.hpp>
 
 #include <mmp/maps/render.hpp>
 
@@ -35,7 +35,7 @@ cv::Mat holdoutPanel(const Region& train, const HoldoutResult& holdout, const Pi
                                                   holdout.references.size());
   for (std::size_t k = 0; k < shown; ++k) {
     drawPath(right, holdout.references[k], region.cols(), right_scale, kDemoColour, 2);
-    drawPath(right, holdout.plans.at("learned")[k], region.cols(), right_scale, kLearnedColour, 2);
+    drawPath(right, holdout.plans.at(Method::Learned)[k], region.cols(), right_scale, kLearnedColour, 2);
   }
   return makePanel({{"training: " + train.spec.name + " (" + std::to_string(train.demonstrations.size()) +
                          " demonstrations, cyan)", left},

@@ -1,4 +1,4 @@
-#include <mmp/maps/pipeline_settings.hpp>
+#include <mmp/maps/training/pipeline_settings.hpp>
 
 #include <mmp/core/error.hpp>
 
@@ -49,7 +49,19 @@ void validate(const PipelineSettings& settings) {
     if (settings.class_scores) fail("features.class_scores", "needs labels on every training image; " + t.where + " has only demonstrations");
     if (settings.loss.by_class) fail("loss.by_class", "needs labels on every training image; " + t.where + " has only demonstrations");
   }
-  if (settings.learner.learch.enabled) {
+  if (!settings.class_context_px.empty()) {
+    for (std::size_t i = 0; i < settings.class_context_px.size(); ++i) {
+      if (!(settings.class_context_px[i] >= settings.features.cell_size)) {
+        fail("features.class_context_px[" + std::to_string(i) + "]",
+             "a radius must be >= features.cell_size (" + std::to_string(settings.features.cell_size) + "), got " +
+                 numberText(settings.class_context_px[i]));
+      }
+    }
+  }
+  if (settings.features.bins >= 2 && settings.features.complements) {
+    fail("features.complements", "complements are redundant with bins (the bins of a feature sum to 1); set complements: false");
+  }
+  if (settings.learner.hypothesis == CostHypothesis::Learch) {
     try {
       settings.learner.learch.validate();
     } catch (const InvalidArgument& e) {
@@ -92,6 +104,21 @@ RegionSpec RegionSpec::scene(std::uint64_t seed) {
   r.synthetic->seed = seed;
   r.name = r.where = "synthetic-" + std::to_string(seed);
   return r;
+}
+
+std::string costLearnerName(const CostLearnerSettings& settings) {
+  return settings.hypothesis == CostHypothesis::Learch ? "learch" : describe(settings.kind);
+}
+
+void setCostLearner(CostLearnerSettings& settings, const std::string& name) {
+  if (name == "learch") {
+    settings.hypothesis = CostHypothesis::Learch;
+  } else if (name == "online" || name == "batch") {
+    settings.hypothesis = CostHypothesis::Linear;
+    settings.kind = parseLearnerKind(name);
+  } else {
+    throw InvalidArgument("learner.kind: expected one of online, batch, learch, got '" + name + "'");
+  }
 }
 
 CostLearnerSettings::CostLearnerSettings() {

@@ -1,4 +1,4 @@
-#include <mmp/maps/regions.hpp>
+#include <mmp/maps/training/regions.hpp>
 
 #include <mmp/core/error.hpp>
 #include <mmp/maps/georeference.hpp>

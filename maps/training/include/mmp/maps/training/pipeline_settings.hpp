@@ -15,7 +15,8 @@
 #include <mmp/learners/learner_settings.hpp>
 #include <mmp/maps/feature_stack.hpp>
 #include <mmp/maps/imagery.hpp>
-#include <mmp/maps/learch.hpp>
+#include <mmp/maps/path_files.hpp>
+#include <mmp/maps/training/learch.hpp>
 #include <mmp/maps/synthetic_scene.hpp>
 #include <mmp/planning/loss.hpp>
 
@@ -39,18 +40,6 @@ struct Behaviour {
   /// unknown or impassable.
   static Behaviour make(const std::string& name, const std::vector<LabelClass>& classes,
                         const std::vector<std::pair<std::string, double>>& costs, const std::string& preferred);
-};
-
-/// A demonstrated path drawn on an image: pixel points (x = column, y = row; fractions allowed), or
-/// world points (x east, y north in the image's frame, e.g. a GPS track in the image's CRS).
-struct PixelPoint {
-  double x = 0.0, y = 0.0;
-};
-
-struct PixelPath {
-  std::string name;  ///< e.g. "1", "2", ... in file order
-  std::vector<PixelPoint> points;
-  bool world = false;  ///< points are world coordinates of the image's frame, not pixels
 };
 
 /// One image of the training or holdout set.
@@ -90,6 +79,10 @@ struct LossSettings {
   double impassable_factor = 1.0;  ///< with by_class: an impassable cell's factor over the dearest passable class's
 };
 
+/// The hypothesis class of a cost map: linear in the features (costs w . f or exp(w . f), learned by
+/// the online or batch subgradient learner of `kind`), or LEARCH's boosted trees on the log-cost.
+enum class CostHypothesis { Linear, Learch };
+
 /// The learner of the cost map (batch subgradient by default, or LEARCH) and how costs are formed.
 struct CostLearnerSettings : LearnerSettings {
   /// The defaults of cost-map training: batch lambda 1e-4, constant step 10, 100 iterations, all
@@ -103,9 +96,17 @@ struct CostLearnerSettings : LearnerSettings {
   /// Cell costs w . f (the paper's MMP, weights kept in the positive-cost set) or exp(w . f)
   /// (no projection needed; the bias calibration is skipped: a bias scales every cost alike).
   CostForm costs = CostForm::Linear;
-  /// LEARCH (learch.hpp) instead, when learch.enabled: costs exp(w0 . f + boosted trees).
+  CostHypothesis hypothesis = CostHypothesis::Linear;
+  /// LEARCH's settings (learch.hpp), with hypothesis Learch: costs exp(w0 . f + boosted trees).
   LearchSettings learch;
 };
+
+/// "online", "batch" or "learch": the cost learner as configs name it (learner.kind).
+std::string costLearnerName(const CostLearnerSettings& settings);
+/// Sets the cost learner from its name: online or batch (hypothesis Linear, that LearnerKind) or learch
+/// (hypothesis Learch; the LearnerKind stays, as LEARCH's linear start).  Throws mmp::InvalidArgument
+/// naming the valid names.
+void setCostLearner(CostLearnerSettings& settings, const std::string& name);
 
 struct EvaluationSettings {
   int pairs = 40;                   ///< start/goal pairs per holdout image

@@ -1,11 +1,11 @@
 // LEARCH (maps/learch.hpp) and its regression trees (maps/regression_tree.hpp): on hand-made terrain
 // whose true cost is an interaction of two features, through the pipeline, and through the model file.
-#include "maps/maps_support.hpp"
+#include "maps/training/training_support.hpp"
 
 #include <mmp/core/error.hpp>
 #include <mmp/learners/batch_subgradient.hpp>
-#include <mmp/maps/learch.hpp>
-#include <mmp/maps/pipeline.hpp>
+#include <mmp/maps/training/learch.hpp>
+#include <mmp/maps/training/pipeline.hpp>
 #include <mmp/maps/regression_tree.hpp>
 #include <mmp/planning/grid_planner.hpp>
 #include <mmp/planning/path.hpp>
@@ -472,7 +472,7 @@ TEST_CASE("LEARCH in the pipeline: its settings are validated, the report and th
   PipelineSettings config = test::syntheticSettings();
   config.train = {test::scene(1, 160), test::scene(2, 160)};
   config.demonstrations.per_region = 6;
-  config.learner.learch.enabled = true;
+  config.learner.hypothesis = CostHypothesis::Learch;
   config.learner.learch.rounds = 6;
   config.threads = 1;
   PipelineSettings bad = config;
@@ -482,7 +482,7 @@ TEST_CASE("LEARCH in the pipeline: its settings are validated, the report and th
   const TrainingData data = loadTrainingData(config);
   const TrainedCostModel trained = train(data, config);
   const TrainingReport& report = trained.report;
-  CHECK(report.learch);
+  CHECK(report.hypothesis == CostHypothesis::Learch);
   CHECK(report.passes == 6);
   CHECK(report.pass_name == "round");
   CHECK(report.trace.size() == 7);
@@ -510,12 +510,12 @@ TEST_CASE("LEARCH in the pipeline starts from the linear model's weights and is 
   config.demonstrations.per_region = 6;
   config.learner.batch.stop.max_iterations = 10;
   config.learner.batch.steps = StepSchedule::constant(0.1);
-  config.learner.learch.enabled = true;
+  config.learner.hypothesis = CostHypothesis::Learch;
   config.learner.learch.from_linear = true;
   config.learner.learch.rounds = 4;
   const TrainingData data = loadTrainingData(config);
   PipelineSettings linear = config;
-  linear.learner.learch.enabled = false;
+  linear.learner.hypothesis = CostHypothesis::Linear;
   linear.learner.costs = CostForm::Exponential;
   const Eigen::VectorXd start = train(data, linear).model.weights();
   auto model = [&](int threads) {

@@ -1,0 +1,103 @@
+#include <mmp/maps/training/holdout_report.hpp>
+
+#include <mmp/core/error.hpp>
+
+namespace mmp {
+
+void HoldoutReport::add(const HoldoutResult& holdout, const std::vector<LabelClass>& classes) {
+  const std::string& name = holdout.region.spec.name;
+  regions.push_back(name);
+  for (const auto& [method, list] : holdout.scores) {
+    scores[method].insert(scores[method].end(), list.begin(), list.end());
+    region_summaries[name][method] = summarise(list);
+  }
+  addPairRecords(name, holdout.region.cols(), holdout.references, holdout.scores, records);
+  addClassLengths(holdout.region, holdout.plans.at(Method::Learned), classes, learned_lengths);
+  addClassLengths(holdout.region, holdout.references, classes, reference_lengths);
+  region_reference_preferred_share[name] = holdout.reference_preferred_share;
+  const int n = static_cast<int>(holdout.references.size());
+  pairs += n;
+  reference_preferred_sum += holdout.reference_preferred_share * n;
+}
+
+void HoldoutReport::add(const HoldoutReport& other) {
+  for (const auto& [method, list] : other.scores) scores[method].insert(scores[method].end(), list.begin(), list.end());
+  records.insert(records.end(), other.records.begin(), other.records.end());
+  regions.insert(regions.end(), other.regions.begin(), other.regions.end());
+  for (const auto& [name, summaries] : other.region_summaries) region_summaries[name] = summaries;
+  for (const auto& [name, share] : other.region_reference_preferred_share) region_reference_preferred_share[name] = share;
+  for (const auto& [name, length] : other.learned_lengths) learned_lengths[name] += length;
+  for (const auto& [name, length] : other.reference_lengths) reference_lengths[name] += length;
+  pairs += other.pairs;
+  reference_preferred_sum += other.reference_preferred_sum;
+}
+
+std::vector<Method> HoldoutReport::methodsScored() const {
+  std::vector<Method> scored;
+  for (const Method m : methods()) {
+    if (scores.count(m) != 0) scored.push_back(m);
+  }
+  return scored;
+}
+
+MethodSummary HoldoutReport::summary(Method method) const {
+  if (scores.count(method) == 0) throw InvalidArgument(std::string("holdout report: no ") + methodName(method) + " scores");
+  return summarise(scores.at(method));
+}
+
+PairedComparison HoldoutReport::learnedVersus(Method baseline) const {
+  if (scores.count(Method::Learned) == 0 || scores.count(baseline) == 0) {
+    throw InvalidArgument(std::string("holdout report: learned or ") + methodName(baseline) + " scores missing");
+  }
+  return comparePaired(scores.at(Method::Learned), scores.at(baseline));
+}
+
+std::map<std::string, double> HoldoutReport::shares(const std::map<std::string, double>& lengths,
+                                                    const std::vector<LabelClass>& classes) {
+  double total = 0.0;
+  for (const auto& [name, length] : lengths) total += length;
+  std::map<std::string, double> out;
+  for (const LabelClass& c : classes) {
+    const auto it = lengths.find(c.name);
+    out[c.name] = total > 0.0 && it != lengths.end() ? it->second / total : 0.0;
+  }
+  return out;
+}
+
+double HoldoutReport::referencePreferredShare() const { return pairs > 0 ? reference_preferred_sum / pairs : 0.0; }
+
+HoldoutReport reportHoldouts(const std::vector<HoldoutResult>& holdouts, const std::vector<LabelClass>& classes) {
+  HoldoutReport report;
+  for (const HoldoutResult& h : holdouts) report.add(h, classes);
+  return report;
+}
+
+ValidationReport validateByArea(const PipelineSettings& settings, const FoldProgress& progress) {
+  const std::vector<std::string> areas = trainingAreas(settings);
+  validationFold(settings, 0);  // refuses unusable settings before any training
+  ValidationReport validation;
+  for (std::size_t a = 0; a < areas.size(); ++a) {
+    const int index = static_cast<int>(a);
+    StageCallback fold_progress;
+    if (progress) {
+      fold_progress = [&](const std::string& stage, long done, long total, const std::string& detail) {
+        progress(index, areas[a], stage, done, total, detail);
+      };
+    }
+    ValidationFold fold;
+    fold.area = areas[a];
+    try {
+      const RunResult run = trainAndEvaluate(validationFold(settings, index), fold_progress);
+      fold.images = static_cast<int>(run.holdouts.size());
+      fold.report = reportHoldouts(run.holdouts, settings.classes);
+      fold.training = run.trained.report;
+    } catch (const Error& e) {
+      throw ValidationFailure(areas[a], e.what());
+    }
+    validation.pooled.add(fold.report);
+    validation.folds.push_back(std::move(fold));
+  }
+  return validation;
+}
+
+}  // namespace mmp

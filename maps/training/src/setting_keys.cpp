@@ -1,0 +1,475 @@
+#include <mmp/maps/training/setting_keys.hpp>
+
+#include <mmp/core/error.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace mmp {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kPositive = 1e-9;  // "> 0" for the settings whose smallest useful value is far above it
+constexpr long kMaxSeed = std::numeric_limits<long>::max();
+
+std::string number(double v) {
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return numberText(v);
+}
+
+template <class T>
+std::string list(const std::vector<T>& values) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    std::ostringstream item;
+    if constexpr (std::is_same_v<T, double>) item << number(values[i]);
+    else item << values[i];
+    out += (i == 0 ? "" : ", ") + item.str();
+  }
+  return out + "]";
+}
+
+std::string boolean(bool b) { return b ? "true" : "false"; }
+
+// Key builders: the common shapes of a setting.
+SettingKey numberKey(std::string key, double low, double high, std::string meaning,
+                     std::function<double&(PipelineSettings&)> field) {
+  SettingKey k;
+  k.key = std::move(key);
+  k.type = SettingType::Number;
+  k.low = low;
+  k.high = high;
+  k.meaning = std::move(meaning);
+  k.get = [field](const PipelineSettings& s) { return number(field(const_cast<PipelineSettings&>(s))); };
+  k.set = [field](PipelineSettings& s, const SettingValue& v) { field(s) = v.number; };
+  return k;
+}
+
+template <class Int>
+SettingKey integerKey(std::string key, long low, long high, std::string meaning, std::function<Int&(PipelineSettings&)> field) {
+  SettingKey k;
+  k.key = std::move(key);
+  k.type = SettingType::Integer;
+  k.low = static_cast<double>(low);
+  k.high = static_cast<double>(high);
+  k.meaning = std::move(meaning);
+  k.get = [field](const PipelineSettings& s) { return std::to_string(field(const_cast<PipelineSettings&>(s))); };
+  k.set = [field](PipelineSettings& s, const SettingValue& v) { field(s) = static_cast<Int>(v.integer); };
+  return k;
+}
+
+SettingKey booleanKey(std::string key, std::string meaning, std::function<bool&(PipelineSettings&)> field) {
+  SettingKey k;
+  k.key = std::move(key);
+  k.type = SettingType::Boolean;
+  k.meaning = std::move(meaning);
+  k.get = [field](const PipelineSettings& s) { return boolean(field(const_cast<PipelineSettings&>(s))); };
+  k.set = [field](PipelineSettings& s, const SettingValue& v) { field(s) = v.boolean; };
+  return k;
+}
+
+SettingKey choiceKey(std::string key, std::vector<std::string> valid, std::string meaning,
+                     std::function<std::string(const PipelineSettings&)> get,
+                     std::function<void(PipelineSettings&, const std::string&)> set) {
+  SettingKey k;
+  k.key = std::move(key);
+  k.type = SettingType::Choice;
+  k.valid = std::move(valid);
+  k.meaning = std::move(meaning);
+  k.get = std::move(get);
+  k.set = [set](PipelineSettings& s, const SettingValue& v) { set(s, v.choice); };
+  return k;
+}
+
+SettingKey selectOnly(SettingKey k) {
+  k.in_config = false;
+  k.selectable = true;
+  return k;
+}
+
+SettingKey selectable(SettingKey k) {
+  k.selectable = true;
+  return k;
+}
+
+std::vector<SettingKey> makeKeys() {
+  using S = PipelineSettings;
+  std::vector<SettingKey> keys;
+  // features
+  keys.push_back(integerKey<int>("features.cell_size", 1, 256, "pixels per side of a grid cell",
+                                 [](S& s) -> int& { return s.features.cell_size; }));
+  {
+    SettingKey k;
+    k.key = "features.blur_sigmas";
+    k.type = SettingType::Numbers;
+    k.low = 0.0;
+    k.high = 1000.0;
+    k.meaning = "Gaussian blur scales (pixels) of the colour features; 0 = no blur; at least one";
+    k.get = [](const S& s) { return list(s.features.blur_sigmas); };
+    k.set = [](S& s, const SettingValue& v) {
+      if (v.numbers.empty()) throw InvalidArgument("list at least one scale (0 = no blur)");
+      s.features.blur_sigmas = v.numbers;
+    };
+    keys.push_back(k);
+  }
+  {
+    SettingKey k;
+    k.key = "features.colour_spaces";
+    k.type = SettingType::Choices;
+    k.valid = {"rgb", "hsv", "lab"};
+    k.meaning = "colour spaces whose channels become features; at least one";
+    k.get = [](const S& s) {
+      std::vector<std::string> spaces;
+      if (s.features.rgb) spaces.push_back("rgb");
+      if (s.features.hsv) spaces.push_back("hsv");
+      if (s.features.lab) spaces.push_back("lab");
+      std::string out = "[";
+      for (std::size_t i = 0; i < spaces.size(); ++i) out += (i == 0 ? "" : ", ") + spaces[i];
+      return out + "]";
+    };
+    k.set = [](S& s, const SettingValue& v) {
+      if (v.choices.empty()) throw InvalidArgument("list at least one of rgb, hsv, lab");
+      const auto uses = [&](const char* c) { return std::find(v.choices.begin(), v.choices.end(), c) != v.choices.end(); };
+      s.features.rgb = uses("rgb");
+      s.features.hsv = uses("hsv");
+      s.features.lab = uses("lab");
+    };
+    keys.push_back(k);
+  }
+  keys.push_back(booleanKey("features.gradient", "the gradient magnitude of the grey image as a feature",
+                            [](S& s) -> bool& { return s.features.gradient; }));
+  {
+    SettingKey k;
+    k.key = "features.texture_windows";
+    k.type = SettingType::Integers;
+    k.low = 3;
+    k.high = 255;
+    k.meaning = "odd window sides (pixels) of the local standard deviation (texture) features";
+    k.get = [](const S& s) {
+      return list(std::vector<long>(s.features.texture_windows.begin(), s.features.texture_windows.end()));
+    };
+    k.set = [](S& s, const SettingValue& v) {
+      std::vector<int> windows;
+      for (std::size_t i = 0; i < v.integers.size(); ++i) {
+        if (v.integers[i] % 2 == 0) {
+          throw InvalidArgument("[" + std::to_string(i) + "]: a window side must be odd, got " + std::to_string(v.integers[i]));
+        }
+        windows.push_back(static_cast<int>(v.integers[i]));
+      }
+      s.features.texture_windows = windows;
+    };
+    keys.push_back(k);
+  }
+  {
+    SettingKey k = integerKey<int>("features.bins", 0, 64,
+                                   "soft bins per feature, 0 or 2..64 (0: the plain value, with its complement by default)",
+                                   [](S& s) -> int& { return s.features.bins; });
+    k.set = [](S& s, const SettingValue& v) {
+      if (v.integer == 1) throw InvalidArgument("expected 0 (plain features) or 2..64 soft bins per feature, got 1");
+      s.features.bins = static_cast<int>(v.integer);
+      s.features.complements = v.integer == 0;  // complements' default follows bins
+    };
+    keys.push_back(selectable(k));
+  }
+  keys.push_back(booleanKey("features.complements",
+                            "add 1 - value beside each plain feature (default: true without bins; redundant with bins)",
+                            [](S& s) -> bool& { return s.features.complements; }));
+  keys.push_back(numberKey("features.scaling_quantile", 0.0, 0.49,
+                           "features are scaled to [0, 1] between this quantile and 1 - it of the training images",
+                           [](S& s) -> double& { return s.features.scaling_quantile; }));
+  keys.push_back(booleanKey("features.class_scores",
+                            "label-assisted: append a multiclass SVM's class scores, trained on the training labels",
+                            [](S& s) -> bool& { return s.class_scores; }));
+  {
+    SettingKey k;
+    k.key = "features.class_context_px";
+    k.type = SettingType::Numbers;
+    k.low = 1.0;
+    k.high = 100000.0;
+    k.meaning = "radii (pixels, >= cell_size) within which each class score's maximum is a feature too";
+    k.get = [](const S& s) { return list(s.class_context_px); };
+    k.set = [](S& s, const SettingValue& v) { s.class_context_px = v.numbers; };
+    keys.push_back(k);
+  }
+  // demonstrations
+  keys.push_back(integerKey<int>("demonstrations.per_region", 1, 100000,
+                                 "demonstrations generated per labelled training image",
+                                 [](S& s) -> int& { return s.demonstrations.per_region; }));
+  keys.push_back(numberKey("demonstrations.min_separation_px", 0.0, kInf, "smallest start-goal distance (pixels)",
+                           [](S& s) -> double& { return s.demonstrations.min_separation_px; }));
+  keys.push_back(integerKey<std::uint64_t>("demonstrations.seed", 0, kMaxSeed, "seed of the generated demonstrations",
+                                           [](S& s) -> std::uint64_t& { return s.demonstrations.seed; }));
+  // loss
+  keys.push_back(choiceKey("loss.shape", {"linear", "step", "gaussian"},
+                           "how the loss grows with the distance to the demonstration",
+                           [](const S& s) { return describe(s.loss.shape); },
+                           [](S& s, const std::string& v) { s.loss.shape = parseLossShape(v); }));
+  keys.push_back(selectable(numberKey("loss.radius_px", kPositive, kInf, "distance (pixels) at which the loss reaches its scale",
+                                      [](S& s) -> double& { return s.loss.radius_px; })));
+  keys.push_back(selectable(numberKey("loss.scale", kPositive, kInf, "the margin asked of a path far from the demonstration",
+                                      [](S& s) -> double& { return s.loss.scale; })));
+  keys.push_back(booleanKey("loss.length_weighting", "weight each cell's loss by the path length through it",
+                            [](S& s) -> bool& { return s.loss.length_weighting; }));
+  keys.push_back(booleanKey("loss.by_class",
+                            "label-assisted: scale each training cell's loss by how dear its class is (needs labels)",
+                            [](S& s) -> bool& { return s.loss.by_class; }));
+  keys.push_back(numberKey("loss.impassable_factor", 1.0, kInf,
+                           "with by_class: an impassable cell's loss factor over the dearest passable class's",
+                           [](S& s) -> double& { return s.loss.impassable_factor; }));
+  // learner
+  keys.push_back(selectable(choiceKey(
+      "learner.kind", {"online", "batch", "learch"},
+      "the cost learner: online or batch subgradient (costs linear or exponential in the features), or learch "
+      "(boosted regression trees on the log-cost)",
+      [](const S& s) { return costLearnerName(s.learner); },
+      [](S& s, const std::string& v) { setCostLearner(s.learner, v); })));
+  keys.push_back(selectable(choiceKey("learner.costs", {"linear", "exponential"},
+                                      "cell costs w . f (kept positive by projection) or exp(w . f)",
+                                      [](const S& s) { return describe(s.learner.costs); },
+                                      [](S& s, const std::string& v) { s.learner.costs = parseCostForm(v); })));
+  keys.push_back(numberKey("learner.min_cost", kPositive, kInf, "the smallest loss-augmented cell cost the projection allows",
+                           [](S& s) -> double& { return s.learner.min_cost; }));
+  keys.push_back(selectable(booleanKey("learner.calibrate_bias",
+                                       "after training, choose the bias for plain planning on the demonstrations",
+                                       [](S& s) -> bool& { return s.learner.calibrate_bias; })));
+  {
+    SettingKey k = numberKey("learner.lambda", 1e-12, 1e6, "the regularisation of both the online and the batch learner",
+                             [](S& s) -> double& { return s.learner.online.lambda; });
+    k.set = [](S& s, const SettingValue& v) { s.learner.online.lambda = s.learner.batch.lambda = v.number; };
+    k.get = [](const S& s) { return number(s.learner.kind == LearnerKind::Batch ? s.learner.batch.lambda : s.learner.online.lambda); };
+    keys.push_back(selectOnly(k));
+  }
+  {
+    SettingKey k = integerKey<long>("learner.passes", 1, 100000, "online epochs and batch iterations",
+                                    [](S& s) -> long& { return s.learner.online.stop.max_iterations; });
+    k.set = [](S& s, const SettingValue& v) {
+      s.learner.online.stop.max_iterations = s.learner.batch.stop.max_iterations = v.integer;
+    };
+    k.get = [](const S& s) {
+      return std::to_string(s.learner.kind == LearnerKind::Batch ? s.learner.batch.stop.max_iterations
+                                                                 : s.learner.online.stop.max_iterations);
+    };
+    keys.push_back(selectOnly(k));
+  }
+  // learner.learch
+  keys.push_back(selectable(choiceKey(
+      "learner.learch.start", {"uniform", "batch", "online"},
+      "LEARCH's first log-cost: uniform, or the weights of that linear learner (exponential costs)",
+      [](const S& s) { return s.learner.learch.from_linear ? describe(s.learner.kind) : std::string("uniform"); },
+      [](S& s, const std::string& v) {
+        s.learner.learch.from_linear = v != "uniform";
+        if (s.learner.learch.from_linear) s.learner.kind = parseLearnerKind(v);
+      })));
+  keys.push_back(selectable(integerKey<int>("learner.learch.rounds", 1, 100000, "trees LEARCH adds",
+                                            [](S& s) -> int& { return s.learner.learch.rounds; })));
+  keys.push_back(selectable(numberKey("learner.learch.step", std::numeric_limits<double>::min(), kInf,
+                                      "LEARCH's step, eta_t = step / sqrt(t)",
+                                      [](S& s) -> double& { return s.learner.learch.step; })));
+  keys.push_back(selectable(integerKey<int>("learner.learch.depth", 1, 16, "the depth of LEARCH's trees",
+                                            [](S& s) -> int& { return s.learner.learch.depth; })));
+  keys.push_back(integerKey<int>("learner.learch.min_leaf_samples", 1, 100000000, "cells in each leaf",
+                                 [](S& s) -> int& { return s.learner.learch.min_leaf_samples; }));
+  keys.push_back(integerKey<int>("learner.learch.samples", 1, 100000000, "the most cells a tree is fitted to",
+                                 [](S& s) -> int& { return s.learner.learch.samples; }));
+  {
+    SettingKey k = numberKey("learner.learch.max_cost_ratio", 1.0, kInf,
+                             "highest / lowest passable training cost allowed (> 1); a round past it stops LEARCH "
+                             "with the last good model",
+                             [](S& s) -> double& { return s.learner.learch.max_cost_ratio; });
+    k.set = [](S& s, const SettingValue& v) {
+      if (!(v.number > 1.0)) throw InvalidArgument("expected a number > 1, got " + number(v.number));
+      s.learner.learch.max_cost_ratio = v.number;
+    };
+    keys.push_back(k);
+  }
+  keys.push_back(integerKey<std::uint64_t>("learner.learch.seed", 0, kMaxSeed, "seed of the draw of cells of a round",
+                                           [](S& s) -> std::uint64_t& { return s.learner.learch.seed; }));
+  // evaluation
+  keys.push_back(integerKey<int>("evaluation.pairs", 1, 100000, "seeded start/goal pairs per holdout image",
+                                 [](S& s) -> int& { return s.evaluation.pairs; }));
+  keys.push_back(numberKey("evaluation.min_separation_px", 0.0, kInf, "smallest start-goal distance (pixels)",
+                           [](S& s) -> double& { return s.evaluation.min_separation_px; }));
+  keys.push_back(integerKey<std::uint64_t>("evaluation.seed", 0, kMaxSeed, "seed of the pairs (plus the image's index)",
+                                           [](S& s) -> std::uint64_t& { return s.evaluation.seed; }));
+  {
+    SettingKey k = numberKey("evaluation.impassable_cost", kPositive, 1e12,
+                             "cost charged for an impassable cell a plan crosses (default: 10 x the dearest passable class)",
+                             [](S& s) -> double& { return s.evaluation.impassable_cost; });
+    k.get = [](const S& s) {
+      return std::isnan(s.evaluation.impassable_cost) ? std::string("10 x the dearest passable class")
+                                                      : number(s.evaluation.impassable_cost);
+    };
+    keys.push_back(k);
+  }
+  keys.push_back(integerKey<int>("evaluation.panel_paths", 0, 1000, "pairs drawn on each panel",
+                                 [](S& s) -> int& { return s.evaluation.panel_paths; }));
+  keys.push_back(integerKey<int>("evaluation.panel_height", 64, 4096, "panel height (pixels)",
+                                 [](S& s) -> int& { return s.evaluation.panel_height; }));
+  keys.push_back(choiceKey("evaluation.panel_format", {"png", "jpg"}, "panel file format (jpg: smaller, lossy)",
+                           [](const S& s) { return s.evaluation.panel_format; },
+                           [](S& s, const std::string& v) { s.evaluation.panel_format = v; }));
+  // classifier
+  keys.push_back(booleanKey("classifier.enabled", "train and score the per-pixel classifier baseline",
+                            [](S& s) -> bool& { return s.classifier.enabled; }));
+  keys.push_back(numberKey("classifier.lambda", 0.0, kInf, "the classifier's regularisation",
+                           [](S& s) -> double& { return s.classifier.lambda; }));
+  keys.push_back(integerKey<long>("classifier.iterations", 1, 1000000, "the classifier's batch iterations",
+                                  [](S& s) -> long& { return s.classifier.iterations; }));
+  keys.push_back(numberKey("classifier.step_size", 1e-12, kInf, "the classifier's constant step",
+                           [](S& s) -> double& { return s.classifier.step_size; }));
+  keys.push_back(integerKey<int>("classifier.samples", 10, 10000000, "training cells drawn from the training labels",
+                                 [](S& s) -> int& { return s.classifier.samples; }));
+  keys.push_back(integerKey<std::uint64_t>("classifier.seed", 0, kMaxSeed, "seed of the drawn cells",
+                                           [](S& s) -> std::uint64_t& { return s.classifier.seed; }));
+  {
+    SettingKey k;
+    k.key = "classifier.cost_scales";
+    k.type = SettingType::Numbers;
+    k.low = 1e-6;
+    k.high = 1e6;
+    k.meaning = "cost = 1 + a (1 - sigmoid(score)); a is chosen among these on the training images";
+    k.get = [](const S& s) { return list(s.classifier.cost_scales); };
+    k.set = [](S& s, const SettingValue& v) {
+      if (v.numbers.empty()) throw InvalidArgument("list at least one cost scale > 0");
+      s.classifier.cost_scales = v.numbers;
+    };
+    keys.push_back(k);
+  }
+  return keys;
+}
+
+bool isWhole(double v) { return std::isfinite(v) && v == std::floor(v); }
+
+double parseNumber(const std::string& text, bool* ok) {
+  std::size_t used = 0;
+  double v = std::numeric_limits<double>::quiet_NaN();
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (text == "inf" || text == ".inf") v = kInf, used = text.size();
+  *ok = used != 0 && used == text.size();
+  return v;
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+
+std::vector<std::string> listItems(const std::string& text) {
+  std::string t = trim(text);
+  if (t.size() >= 2 && t.front() == '[' && t.back() == ']') t = t.substr(1, t.size() - 2);
+  std::vector<std::string> items;
+  if (trim(t).empty()) return items;
+  std::stringstream in(t);
+  for (std::string item; std::getline(in, item, ',');) items.push_back(trim(item));
+  return items;
+}
+
+}  // namespace
+
+const std::vector<SettingKey>& settingKeys() {
+  static const std::vector<SettingKey> keys = makeKeys();
+  return keys;
+}
+
+const SettingKey* findSettingKey(const std::string& key) {
+  for (const SettingKey& k : settingKeys()) {
+    if (k.key == key) return &k;
+  }
+  return nullptr;
+}
+
+std::string rangeText(const SettingKey& k) {
+  const auto oneOf = [&] {
+    std::string out;
+    for (const std::string& v : k.valid) out += (out.empty() ? "" : ", ") + v;
+    return out;
+  };
+  const auto interval = [&](bool whole) {
+    if (k.low > 0.0 && k.low <= kPositive && std::isinf(k.high)) return std::string("> 0");
+    if (std::isinf(k.high)) return ">= " + number(k.low);
+    if (whole) return number(k.low) + ".." + (k.high >= static_cast<double>(kMaxSeed) ? std::string("2^63-1") : number(k.high));
+    return "[" + number(k.low) + ", " + number(k.high) + "]";
+  };
+  switch (k.type) {
+    case SettingType::Number: return "a number " + interval(false);
+    case SettingType::Integer: return "a whole number " + interval(true);
+    case SettingType::Boolean: return "true or false";
+    case SettingType::Choice: return "one of " + oneOf();
+    case SettingType::Numbers: return "a list of numbers, each " + interval(false);
+    case SettingType::Integers: return "a list of whole numbers, each " + interval(true);
+    case SettingType::Choices: return "a list of " + oneOf();
+  }
+  return "";
+}
+
+SettingValue parseSettingValue(const SettingKey& k, const std::string& text) {
+  const auto fail = [&]() -> SettingValue {
+    throw InvalidArgument(k.key + ": expected " + rangeText(k) + ", got '" + text + "'");
+  };
+  const auto numberOf = [&](const std::string& item, bool whole) {
+    bool ok = false;
+    const double v = parseNumber(item, &ok);
+    if (!ok || !(v >= k.low && v <= k.high) || (whole && !isWhole(v))) fail();
+    return v;
+  };
+  const auto choiceOf = [&](const std::string& item) {
+    if (std::find(k.valid.begin(), k.valid.end(), item) == k.valid.end()) fail();
+    return item;
+  };
+  SettingValue v;
+  switch (k.type) {
+    case SettingType::Number: v.number = numberOf(trim(text), false); break;
+    case SettingType::Integer: v.integer = static_cast<long>(numberOf(trim(text), true)); break;
+    case SettingType::Boolean:
+      if (trim(text) != "true" && trim(text) != "false") fail();
+      v.boolean = trim(text) == "true";
+      break;
+    case SettingType::Choice: v.choice = choiceOf(trim(text)); break;
+    case SettingType::Numbers:
+      for (const std::string& item : listItems(text)) v.numbers.push_back(numberOf(item, false));
+      break;
+    case SettingType::Integers:
+      for (const std::string& item : listItems(text)) v.integers.push_back(static_cast<long>(numberOf(item, true)));
+      break;
+    case SettingType::Choices:
+      for (const std::string& item : listItems(text)) v.choices.push_back(choiceOf(item));
+      break;
+  }
+  return v;
+}
+
+void applySetting(PipelineSettings& settings, const std::string& key, const std::string& value) {
+  const SettingKey* k = findSettingKey(key);
+  if (k == nullptr) {
+    std::string known;
+    for (const SettingKey& s : settingKeys()) known += (known.empty() ? "" : ", ") + s.key;
+    throw InvalidArgument("unknown setting '" + key + "'; the settings are " + known);
+  }
+  const SettingValue v = parseSettingValue(*k, value);
+  try {
+    k->set(settings, v);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(key + (e.what()[0] == '[' ? "" : ": ") + e.what());
+  }
+}
+
+std::string settingsReference() {
+  const PipelineSettings defaults;
+  std::string out = "| key | valid values | default | meaning |\n|---|---|---|---|\n";
+  for (const SettingKey& k : settingKeys()) {
+    std::string where;
+    if (!k.in_config) where = " (`select:` only)";
+    else if (k.selectable) where = " (also in `select:`)";
+    out += "| `" + k.key + "`" + where + " | " + rangeText(k) + " | " + k.get(defaults) + " | " + k.meaning + " |\n";
+  }
+  return out;
+}
+
+}  // namespace mmp
