@@ -17,15 +17,6 @@
 
 namespace mmp::test {
 
-#ifdef MMP_TEST_DATA_ROOT
-/// A file of the shared data sets: under $MMP_DATA_ROOT if set, else ../shared/data beside the checkout.
-inline std::string sharedDataPath(const std::string& relative) {
-  const char* env = std::getenv("MMP_DATA_ROOT");
-  const std::string root = env != nullptr && *env != '\0' ? env : MMP_TEST_DATA_ROOT;
-  return root + "/" + relative;
-}
-#endif
-
 /// An integer uniformly distributed in [lo, hi].
 inline int randomInt(Random& rng, int lo, int hi) {
   return lo + static_cast<int>(rng.below(static_cast<std::uint64_t>(hi - lo) + 1));

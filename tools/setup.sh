@@ -3,12 +3,14 @@
 #   MMP_BUILD_DIR   build folder (default: build)
 #   MMP_CMAKE_ARGS  extra CMake arguments, e.g. -DMMP_SANITIZE=ON
 #   MMP_BENCHMARKS  1: also install the benchmarks' peers (dlib, Boost.Graph, liblinear) and build tools/bench_*
+# Builds go through ccache (its cache is kept between runs on the same machine; CCACHE_BASEDIR is the
+# checkout, so a fresh clone in another folder hits the same entries).
 
 MMP_SOURCE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MMP_BUILD_DIR="${MMP_BUILD_DIR:-$MMP_SOURCE_DIR/build}"
 MMP_PACKAGES=(cmake g++ make pkg-config libeigen3-dev libyaml-cpp-dev doctest-dev libcli11-dev zlib1g-dev libjpeg-dev
   libopencv-dev nlohmann-json3-dev libgdal-dev libompl-dev libboost-serialization-dev libboost-filesystem-dev
-  libboost-system-dev)
+  libboost-system-dev ccache)
 if [ "${MMP_BENCHMARKS:-0}" = 1 ]; then
   MMP_PACKAGES+=(libdlib-dev libboost-dev libboost-graph-dev liblinear-dev)
   MMP_CMAKE_ARGS="${MMP_CMAKE_ARGS:-} -DMMP_BUILD_BENCHMARKS=ON"
@@ -27,8 +29,15 @@ mmp_install_packages() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
+# Compiler launcher arguments: ccache, with paths taken relative to the checkout (and no working
+# folder in the hash of debug builds), so that every clone shares the cache.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$MMP_SOURCE_DIR}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
+mmp_ccache_args() {
+  if command -v ccache > /dev/null; then echo "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"; fi
+}
+
 mmp_build() {
   # shellcheck disable=SC2086
-  cmake -S "$MMP_SOURCE_DIR" -B "$MMP_BUILD_DIR" -DCMAKE_BUILD_TYPE=Release ${MMP_CMAKE_ARGS:-}
+  cmake -S "$MMP_SOURCE_DIR" -B "$MMP_BUILD_DIR" -DCMAKE_BUILD_TYPE=Release $(mmp_ccache_args) ${MMP_CMAKE_ARGS:-}
   cmake --build "$MMP_BUILD_DIR" -j"$(nproc)"
 }

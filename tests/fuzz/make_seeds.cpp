@@ -3,6 +3,7 @@
 //   fuzz_make_seeds <folder>        (tests/fuzz/corpus; the files there are this program's output)
 // Every file is small (a few hundred bytes, the train configs a few kilobytes).
 #include "demonstration_file.hpp"
+#include "test_paths.hpp"
 #include <mmp/maps/training/evaluation.hpp>
 
 #include <mmp/core/model_file.hpp>
@@ -269,7 +270,7 @@ int main(int argc, char** argv) {
   try {
     g_root = argv[1];
     modelSeeds();
-    trainConfigSeeds(MMP_SOURCE_DIR);
+    trainConfigSeeds(mmp::test::sourceDir());
     demonstrationSeeds();
     lettersSeeds();
     multilabelSeeds();

@@ -3,6 +3,7 @@
 // exception, a crash or (in the sanitizer builds) a sanitizer report.  Inputs in pending/ wait for a
 // fix and are not replayed.
 #include "fuzz_targets.hpp"
+#include "test_paths.hpp"
 
 #include <doctest/doctest.h>
 
@@ -38,7 +39,7 @@ std::size_t replay(const char* name) {
   const auto& all = mmp::fuzz::targets();
   const auto target = std::find_if(all.begin(), all.end(), [&](const auto& t) { return std::string(t.name) == name; });
   REQUIRE(target != all.end());
-  const fs::path root = MMP_FUZZ_DIR;
+  const fs::path root = mmp::test::fuzzDir();
   const std::vector<fs::path> seeds = filesIn(root / "corpus" / name);
   std::vector<fs::path> inputs = seeds;
   for (const fs::path& f : filesIn(root / "regressions" / name)) inputs.push_back(f);

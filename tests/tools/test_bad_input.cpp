@@ -5,6 +5,7 @@
 // success fails the row.  One row at least per failure class of the reliability issue.
 #include "maps/maps_support.hpp"
 #include "support.hpp"
+#include "test_paths.hpp"
 
 #include <mmp/core/model_file.hpp>
 #include <mmp/maps/feature_stack.hpp>
@@ -67,10 +68,10 @@ Outcome runMmp(const test::TempDir& dir, std::vector<std::string> args, std::chr
       ::setrlimit(RLIMIT_AS, &cap);
     }
     if (::chdir(dir.file("").c_str()) != 0) ::_exit(127);
-    std::vector<char*> argv{const_cast<char*>(MMP_EXECUTABLE)};
+    std::vector<char*> argv{const_cast<char*>(mmp::test::executable())};
     for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
-    ::execv(MMP_EXECUTABLE, argv.data());
+    ::execv(mmp::test::executable(), argv.data());
     ::_exit(127);
   }
   Outcome outcome;
@@ -417,7 +418,7 @@ TEST_CASE("bad input: no silent success (checksums, weights, damaged images, ful
          f.write("data/ocr/letter.data.gz", gzip.substr(0, flushed));
          // no --config: the default is configs/letters.yaml in the working directory
          std::filesystem::create_directories(f.dir.file("configs"));
-         f.write("configs/letters.yaml", readText(std::string(MMP_SOURCE_DIR) + "/configs/letters.yaml"));
+         f.write("configs/letters.yaml", readText(std::string(mmp::test::sourceDir()) + "/configs/letters.yaml"));
          return std::vector<std::string>{"letters", "--data-root", f.dir.file("data")};
        },
        1, "letter.data.gz.*(truncated|unexpected end)"},

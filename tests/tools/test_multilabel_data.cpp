@@ -4,6 +4,7 @@
 // real-data cases say so and skip when the files are absent.
 #include "maps/maps_support.hpp"
 #include "support.hpp"
+#include "test_paths.hpp"
 
 #include "multilabel_data.hpp"
 

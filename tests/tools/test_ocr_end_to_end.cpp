@@ -4,6 +4,7 @@
 // and skips when the file is absent.
 #include "ocr_data.hpp"
 #include "support.hpp"
+#include "test_paths.hpp"
 
 #include <mmp/core/tasks/multiclass.hpp>
 #include <mmp/learners/online_greedy_projection.hpp>

@@ -1,5 +1,6 @@
 #include "maps/maps_support.hpp"
 #include "support.hpp"
+#include "test_paths.hpp"
 
 #include "train_config.hpp"
 
@@ -211,7 +212,7 @@ TEST_CASE("learner kind learch: its settings, its start, and errors that name th
 TEST_CASE("every shipped train config loads, and the behaviours share every setting but the behaviour") {
   for (const char* name : {"demo", "demo_hide_in_vegetation"}) {
     CAPTURE(name);
-    CHECK_NOTHROW(loadTrainConfig(std::string(MMP_SOURCE_DIR) + "/configs/" + name + ".yaml"));
+    CHECK_NOTHROW(loadTrainConfig(std::string(mmp::test::sourceDir()) + "/configs/" + name + ".yaml"));
   }
   // The real-tile configs name images under ../shared/data beside the checkout (or $MMP_DATA_ROOT).
   const std::string aerial = test::sharedDataPath("aerial");
@@ -221,12 +222,12 @@ TEST_CASE("every shipped train config loads, and the behaviours share every sett
   } else {
     for (const char* name : {"follow_road", "hide_in_vegetation", "cross_country", "amphibious"}) {
       CAPTURE(name);
-      CHECK_NOTHROW(loadTrainConfig(std::string(MMP_SOURCE_DIR) + "/configs/" + name + ".yaml"));
+      CHECK_NOTHROW(loadTrainConfig(std::string(mmp::test::sourceDir()) + "/configs/" + name + ".yaml"));
     }
   }
   for (const char* name : {"follow_road", "hide_in_vegetation", "cross_country", "amphibious"}) {
     CAPTURE(name);
-    const YAML::Node own = YAML::LoadFile(std::string(MMP_SOURCE_DIR) + "/configs/" + name + ".yaml");
+    const YAML::Node own = YAML::LoadFile(std::string(mmp::test::sourceDir()) + "/configs/" + name + ".yaml");
     std::set<std::string> keys;
     for (const auto& entry : own) keys.insert(entry.first.Scalar());
     CHECK(keys == std::set<std::string>{"base", "output_dir", "behaviour"});
