@@ -125,7 +125,23 @@ std::string ConfigNode::keyName(const YAML::Node& key) const {
   return key.Scalar();
 }
 
+namespace {
+ConfigNode::KeysObserver& keysObserver() {
+  static ConfigNode::KeysObserver observer;
+  return observer;
+}
+}  // namespace
+
+void ConfigNode::observeExpectedKeys(KeysObserver observer) { keysObserver() = std::move(observer); }
+
+std::string ConfigNode::dump() const {
+  YAML::Emitter out;
+  out << node_;
+  return out.c_str();
+}
+
 void ConfigNode::expectKeys(const std::vector<std::string>& allowed) const {
+  if (keysObserver()) keysObserver()(path_, allowed);
   if (!node_.IsMap()) return;
   for (const auto& entry : node_) {
     const std::string key = keyName(entry.first);

@@ -7,6 +7,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -31,6 +32,13 @@ class ConfigNode {
   bool has(const std::string& key) const;
   /// Throws if this map has a key outside `allowed`, naming the nearest allowed key.
   void expectKeys(const std::vector<std::string>& allowed) const;
+  /// Called by every expectKeys with the section's key path ("features", "train[0].synthetic") and
+  /// the keys allowed there; empty: none.  For the test that docs/config.md names every key a config
+  /// can hold.  Not thread-safe: set it while no config is read.
+  using KeysObserver = std::function<void(const std::string& path, const std::vector<std::string>& allowed)>;
+  static void observeExpectedKeys(KeysObserver observer);
+  /// This node as YAML text (a config merged with its bases and --set: what was read).
+  std::string dump() const;
   /// A child map (empty if missing and optional).
   ConfigNode child(const std::string& key) const;
 

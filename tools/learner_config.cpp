@@ -1,5 +1,8 @@
 #include "learner_config.hpp"
 
+#include <mmp/core/error.hpp>
+
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 
@@ -73,8 +76,35 @@ mmp::LearnerSettings learnerSettings(const ConfigNode& config, const std::string
   }
   s.online = onlineParams(config.child("online"), s.online);
   s.batch = batchParams(config.child("batch"), s.batch);
-  s.cutting_plane = cuttingPlaneParams(config.child("cutting_plane"), s.cutting_plane);
+  if (config.has("cutting_plane")) s.cutting_plane = cuttingPlaneParams(config.child("cutting_plane"), s.cutting_plane);
   return s;
+}
+
+namespace {
+// A finite double as YAML reads it back exactly.
+std::string yamlNumber(double v) { return exactNumberText(v); }
+}  // namespace
+
+void writeLearnerSections(YAML::Node& learner, const mmp::LearnerSettings& s) {
+  YAML::Node online = learner["online"];
+  online["lambda"] = yamlNumber(s.online.lambda);
+  online["q"] = s.online.q;
+  online["epochs"] = s.online.stop.max_iterations;
+  online["averaging"] = describe(s.online.averaging);
+  online["shuffle"] = s.online.shuffle;
+  online["seed"] = s.online.seed;
+  online["tolerance"] = yamlNumber(s.online.stop.tolerance);
+  if (std::isfinite(s.online.stop.time_budget_seconds)) online["time_budget_seconds"] = yamlNumber(s.online.stop.time_budget_seconds);
+  YAML::Node batch = learner["batch"];
+  batch["lambda"] = yamlNumber(s.batch.lambda);
+  batch["q"] = s.batch.q;
+  batch["iterations"] = s.batch.stop.max_iterations;
+  batch["step"] = s.batch.steps.kind() == StepSchedule::Kind::Constant ? "constant" : "gamma_over_t";
+  batch["step_size"] = yamlNumber(s.batch.steps.parameter());
+  batch["averaging"] = describe(s.batch.averaging);
+  batch["threads"] = s.batch.threads;
+  batch["tolerance"] = yamlNumber(s.batch.stop.tolerance);
+  if (std::isfinite(s.batch.stop.time_budget_seconds)) batch["time_budget_seconds"] = yamlNumber(s.batch.stop.time_budget_seconds);
 }
 
 std::string resolveDataRoot(const std::string& flag, const ConfigNode& config) {

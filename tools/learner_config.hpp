@@ -32,6 +32,10 @@ CuttingPlane::Params cuttingPlaneParams(const ConfigNode& node, CuttingPlane::Pa
 mmp::LearnerSettings learnerSettings(const ConfigNode& config, const std::string& kind_key, mmp::LearnerSettings defaults,
                                      const std::vector<std::string>& more_kinds = {});
 
+/// The `online` and `batch` sections as a config would write them, every key with its value in `s` (an
+/// unlimited time budget left out: it is the default) (the inverse of learnerSettings' sections, for `mmp train --print-config`).
+void writeLearnerSections(YAML::Node& learner, const mmp::LearnerSettings& s);
+
 /// The data folder: the --data-root flag if given, else $MMP_DATA_ROOT, else the config's
 /// data_root (relative to the config file's folder).  Empty if none is set.
 std::string resolveDataRoot(const std::string& flag, const ConfigNode& config);

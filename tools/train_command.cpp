@@ -32,6 +32,8 @@ struct TrainOptions {
   std::vector<std::string> overrides;
   int threads = -1;
   bool validate = false;
+  bool print_config = false;
+  bool keys = false;
 };
 
 Json summaryJson(const MethodSummary& m) {
@@ -330,6 +332,15 @@ void runTrain(const TrainConfig& config) {
 
 // Runs train or --validate; on failure says that the output folder kept its previous contents.
 void runTrainCommand(const TrainOptions& options) {
+  if (options.keys) {
+    std::printf("%s", settingsReference().c_str());
+    return;
+  }
+  if (options.config.empty()) throw ConfigError("train: give a config file, e.g. mmp train configs/demo.yaml");
+  if (options.print_config) {
+    std::printf("%s", effectiveTrainConfig(options.config, options.data_root, options.overrides).c_str());
+    return;
+  }
   TrainConfig config = loadTrainConfig(options.config, options.data_root, options.output_dir, options.overrides);
   config.threads = options.threads;
   try {
@@ -346,7 +357,7 @@ void addTrainCommand(CLI::App& app) {
   auto options = std::make_shared<TrainOptions>();
   CLI::App* cmd = app.add_subcommand(
       "train", "Learn a cost map from demonstrations (maximum margin planning), score it on holdout images, draw panels");
-  cmd->add_option("config", options->config, "YAML settings (see configs/demo.yaml)")->required();
+  cmd->add_option("config", options->config, "YAML settings (see configs/demo.yaml; every key: docs/config.md)");
   cmd->add_option("--data-root", options->data_root, "folder the config's image paths start from (default: $MMP_DATA_ROOT or the config's data_root)");
   cmd->add_option("--output-dir", options->output_dir, "where to write the model, panels and metrics (default: the config's output_dir)");
   cmd->add_option("--set", options->overrides,
@@ -358,6 +369,11 @@ void addTrainCommand(CLI::App& app) {
   cmd->add_flag("--validate", options->validate,
                 "leave each training area (each image without 'area') out in turn: train on the others, score on it "
                 "(holdout images unused); writes validation.json instead of a model");
+  cmd->add_flag("--print-config", options->print_config,
+                "print the config as it is read -- merged with its bases and --set, every setting at its value -- and stop");
+  cmd->add_flag("--keys", options->keys, "print the table of settings (key, valid values, default, meaning) and stop");
+  cmd->footer("Examples:\n  mmp train configs/demo.yaml\n  mmp train configs/follow_road.yaml --set learner.online.epochs=10 "
+              "--output-dir out/quick\n  mmp train configs/follow_road.yaml --validate\n  mmp train configs/demo.yaml --print-config");
   cmd->callback([options] { runTrainCommand(*options); });
 }
 

@@ -380,4 +380,29 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
   return c;
 }
 
+std::string effectiveTrainConfig(const std::string& path, const std::string& data_root_flag,
+                                const std::vector<std::string>& overrides) {
+  const TrainConfig c = loadTrainConfig(path, data_root_flag, "", overrides);
+  YAML::Node root = YAML::Load(ConfigNode::load(path, overrides).dump());
+  root.remove("base");  // merged in already
+  for (const SettingKey& k : settingKeys()) {
+    if (!k.in_config) continue;
+    if (k.key == "evaluation.impassable_cost" && std::isnan(c.evaluation.impassable_cost)) continue;  // a rule, not a number
+    YAML::Node node = root;
+    std::string rest = k.key;
+    for (std::size_t dot = rest.find('.'); dot != std::string::npos; dot = rest.find('.')) {
+      node.reset(node[rest.substr(0, dot)]);  // reset, not assign: assigning a yaml-cpp node overwrites it
+      rest = rest.substr(dot + 1);
+    }
+    node[rest] = YAML::Load(k.get(c));
+  }
+  if (c.learner.hypothesis != CostHypothesis::Learch) root["learner"].remove("learch");
+  YAML::Node learner = root["learner"];
+  writeLearnerSections(learner, c.learner);
+  YAML::Emitter out;
+  out << root;
+  return "# " + path + " as mmp train reads it: merged with its bases and --set, every setting at its value\n" +
+         std::string(out.c_str()) + "\n";
+}
+
 }  // namespace mmp::tools

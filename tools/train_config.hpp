@@ -49,6 +49,12 @@ struct TrainConfig : PipelineSettings {
 TrainConfig loadTrainConfig(const std::string& path, const std::string& data_root_flag = "",
                             const std::string& output_flag = "", const std::vector<std::string>& overrides = {});
 
+/// The config at `path` as loadTrainConfig reads it -- merged with its bases and overrides -- with every
+/// setting it leaves out written at its default: YAML that loads as the same settings.  Throws what
+/// loadTrainConfig throws.
+std::string effectiveTrainConfig(const std::string& path, const std::string& data_root_flag = "",
+                                const std::vector<std::string>& overrides = {});
+
 /// Parses a behaviour map {name, preferred, costs} against declared classes (exposed for tests).
 Behaviour parseBehaviour(const ConfigNode& node, const std::vector<LabelClass>& classes);
 

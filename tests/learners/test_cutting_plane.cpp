@@ -347,7 +347,8 @@ TEST_CASE("cutting plane: budgets, callback and the curve of model selection") {
     CuttingPlane::Params short_run = p;
     short_run.stop.max_iterations = pass;
     CuttingPlane learner(short_run);
-    CAPTURE(pass);
+    const long passes = pass;  // a structured binding cannot be captured (C++17)
+    CAPTURE(passes);
     CHECK(learner.train(list) == w);
   }
 }

@@ -369,8 +369,9 @@ TEST_CASE("the real scene multilabel data: the MULAN ARFF reads as the LIBSVM fo
   // both readers on the same data: the LIBSVM files copy the ARFF's values as text
   for (const auto& [arff_data, svm_file] :
        {std::pair{&train, "scene/scene_train"}, std::pair{&test, "scene/scene_test"}}) {
-    CAPTURE(svm_file);
-    const MultilabelTable svm = readLibsvmMultilabel(multilabelDataPath(svm_file), 294, 6);
+    const std::string file = svm_file;  // a structured binding cannot be captured (C++17)
+    CAPTURE(file);
+    const MultilabelTable svm = readLibsvmMultilabel(multilabelDataPath(file), 294, 6);
     checkLayout(svm);
     REQUIRE(svm.size() == arff_data->size());
     CHECK(svm.x == arff_data->x);

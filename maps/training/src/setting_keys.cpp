@@ -16,7 +16,7 @@ constexpr long kMaxSeed = std::numeric_limits<long>::max();
 
 std::string number(double v) {
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return numberText(v);
+  return exactNumberText(v);
 }
 
 template <class T>

@@ -4,7 +4,10 @@
 // and its message names the file, key, row or cell at fault and what would be valid.
 #pragma once
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -51,6 +54,18 @@ class ModelFileError : public Error {
 inline std::string numberText(double v) {
   char text[32];
   std::snprintf(text, sizeof text, "%.10g", v);
+  return text;
+}
+
+/// A number in the fewest significant digits that read back as the same double ("0.1", not
+/// "0.10000000000000001"), without an exponent between 1e-4 and 1e15 ("10", not "1e+01"); inf as "inf".
+inline std::string exactNumberText(double v) {
+  char text[32];
+  const bool plain = std::fabs(v) >= 1e-4 && std::fabs(v) < 1e15;
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, v);
+    if (std::strtod(text, nullptr) == v && !(plain && std::strchr(text, 'e') != nullptr)) break;
+  }
   return text;
 }
 
