@@ -64,7 +64,8 @@ int main(int argc, char** argv) {
                 grid.frame.extentText().c_str());
     std::filesystem::create_directories(out);
 
-    // The exact optimum on the 8-connected grid: A*.  No path or bad ends are statuses, not exceptions.
+    // The exact optimum on the 8-connected grid: A*.  No path, or an impassable end, comes back as a
+    // status with a message (not an exception); this program makes it an error.
     mmp::GridPlanner astar(grid.rows, grid.cols);
     const mmp::PlanResult exact = astar.plan(grid.costs, start, goal);
     if (exact.status != mmp::PlanStatus::Success) throw mmp::DataError("A*: " + exact.message);

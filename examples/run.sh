@@ -43,6 +43,7 @@ if command -v ccache > /dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=c
 configure=(cmake -S "$examples" -B "$work/build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}")
 echo "+ ${configure[*]}"
 "${configure[@]}" > "$work/configure.log" || { cat "$work/configure.log"; exit 1; }
+grep -- "-- mmp " "$work/configure.log" || true
 run cmake --build "$work/build" -j2
 bin=$work/build
 mkdir -p "$work/run"
