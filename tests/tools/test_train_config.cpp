@@ -4,6 +4,8 @@
 
 #include "train_config.hpp"
 
+#include <mmp/maps/training/setting_keys.hpp>
+
 #include <mmp/core/error.hpp>
 
 #include <doctest/doctest.h>
@@ -11,6 +13,8 @@
 
 #include <fstream>
 #include <filesystem>
+#include <iterator>
+#include <regex>
 #include <set>
 #include <yaml-cpp/yaml.h>
 
@@ -313,4 +317,70 @@ TEST_CASE("select: the search space is checked key by key when the config loads"
             .find("select.space.loss.scale[1]: expected a number > 0, got '-2'") != std::string::npos);
   CHECK(errorOf(write(dir, minimalConfig() + "select: {space: {}}\n")).find("select.space: name at least one setting") !=
         std::string::npos);
+}
+
+TEST_CASE("docs/config.md names every key a train config can hold, and its settings table is the library's") {
+  const std::string doc = [] {
+    std::ifstream in(std::string(mmp::test::sourceDir()) + "/docs/config.md");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }();
+  REQUIRE_FALSE(doc.empty());
+  const std::string begin = "<!-- settings:begin -->\n", end = "<!-- settings:end -->";
+  const std::size_t from = doc.find(begin), to = doc.find(end);
+  REQUIRE(from != std::string::npos);
+  REQUIRE(to != std::string::npos);
+  // regenerate with: build/bin/mmp train --keys
+  CHECK(doc.substr(from + begin.size(), to - from - begin.size()) == settingsReference());
+
+  // Every key the reader allows in every section it reads, on configs that visit every section.
+  std::set<std::string> keys;
+  ConfigNode::observeExpectedKeys([&](const std::string& path, const std::vector<std::string>& allowed) {
+    const std::string section = std::regex_replace(path, std::regex("\\[[0-9]+\\]"), "[]");
+    if (section == "select.space") return;  // the settings table's keys, marked there
+    for (const std::string& key : allowed) keys.insert(section.empty() ? key : section + "." + key);
+  });
+  test::TempDir dir;
+  cv::imwrite(dir.file("a.png"), test::randomImage(1, 64, 64));
+  cv::imwrite(dir.file("a_labels.png"), cv::Mat(64, 64, CV_8UC1, cv::Scalar(2)));
+  cv::imwrite(dir.file("h1.png"), test::randomImage(2, 64, 64));
+  std::filesystem::create_directories(dir.file("labels"));
+  cv::imwrite(dir.file("labels/h1.png"), cv::Mat(64, 64, CV_8UC1, cv::Scalar(2)));
+  std::ofstream(dir.file("a.csv")) << "path,x,y\n0,1,1\n0,40,40\n";
+  const std::string files =
+      "classes:\n  - {name: Road, index: 2, colour: '#6EC1E4'}\n  - {name: Land, index: 1}\n"
+      "behaviour: {name: b, preferred: Road, costs: {Road: 1, Land: 5}}\n"
+      "train:\n  - {image: a.png, labels: a_labels.png, demonstrations: a.csv, resolution: 1, origin: [0, 0]}\n"
+      "holdout:\n  - {images: 'h*.png', labels: 'labels/{stem}.png', area: x}\n"
+      "learner: {kind: learch, learch: {start: batch}}\nselect: {space: {loss.scale: [1, 2]}}\n";
+  const std::string where = dir.file("files.yaml");
+  std::ofstream(where) << files;
+  CHECK(loadTrainConfig(where).select);
+  loadTrainConfig(std::string(mmp::test::sourceDir()) + "/configs/demo.yaml");
+  ConfigNode::observeExpectedKeys({});
+  CHECK(keys.count("train[].synthetic.seed") == 1);
+  CHECK(keys.count("learner.learch.depth") == 1);
+  CHECK(keys.count("holdout[].crs") == 1);
+  for (const std::string& key : keys) {
+    CAPTURE(key);
+    CHECK(doc.find("`" + key + "`") != std::string::npos);
+  }
+}
+
+TEST_CASE("--print-config: the effective config loads as the same settings, and prints itself") {
+  test::TempDir dir;
+  const std::string given = write(dir, minimalConfig() + "loss: {scale: 3}\nlearner: {kind: online, online: {lambda: 0.1}}\n");
+  const std::string effective = effectiveTrainConfig(given, "", {"features.bins=5", "features.complements=false"});
+  CHECK(effective.find("bins: 5") != std::string::npos);
+  CHECK(std::regex_search(effective, std::regex("lambda: 0\\.1[,}\\n]")));  // the shortest exact text
+  CHECK(effective.find("texture_windows: [7]") != std::string::npos);  // a default, written out
+  const std::string again = write(dir, effective, "effective.yaml");
+  const TrainConfig a = loadTrainConfig(given, "", "", {"features.bins=5", "features.complements=false"});
+  const TrainConfig b = loadTrainConfig(again);
+  for (const SettingKey& k : settingKeys()) {
+    CAPTURE(k.key);
+    CHECK(k.get(a) == k.get(b));
+  }
+  CHECK(b.learner.online.lambda == 0.1);
+  const std::string printed = effectiveTrainConfig(again);
+  CHECK(printed.substr(printed.find('\n')) == effective.substr(effective.find('\n')));  // but the first line (the file's name)
 }
