@@ -121,11 +121,12 @@ void runLetters(const LettersOptions& options) {
 void addLettersCommand(CLI::App& app) {
   auto options = std::make_shared<LettersOptions>();
   CLI::App* cmd = app.add_subcommand("letters", "Single-letter OCR recognition with both learners (real data)");
-  cmd->add_option("--config", options->config,
+  cmd->add_option("config,--config", options->config,
                   "YAML settings (default: configs/letters.yaml, else <mmp's folder>/../share/mmp/configs/letters.yaml)");
   cmd->add_option("--data-root", options->data_root, "folder holding ocr/letter.data.gz (default: $MMP_DATA_ROOT or the config's data_root)");
   cmd->add_option("--threads", options->threads, "threads for the batch learner's oracle calls (0 = all cores)")
       ->check(CLI::Range(0, 256));
+  cmd->footer("Examples:\n  mmp letters\n  mmp letters configs/letters.yaml --data-root ../shared/data");
   cmd->callback([options] {
     if (options->config.empty()) options->config = defaultConfigPath("letters.yaml", "--config");
     runLetters(*options);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <string>
 
 int main(int argc, char** argv) {
   CLI::App app{"mmp: learn planning cost maps and structured predictors by maximum margin"};
@@ -18,10 +19,41 @@ int main(int argc, char** argv) {
   mmp::tools::addCompareCommand(app);
   mmp::tools::addPlanCommand(app);
   mmp::tools::addCostmapCommand(app);
+  app.footer("Run 'mmp COMMAND --help' for a command's options and examples.");
+  // Every error, the command line's own included, exits 1 with "mmp: error: ..." on stderr.
+  std::string commands;
+  bool known = false;
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    commands += (commands.empty() ? "" : ", ") + sub->get_name();
+    known = known || (argc > 1 && sub->get_name() == argv[1]);
+  }
+  if (argc > 1 && argv[1][0] != '-' && !known) {
+    std::cerr << "mmp: error: unknown command '" << argv[1] << "'; the commands are " << commands << " (mmp --help)\n";
+    return 1;
+  }
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::Success& e) {  // --help, --version
     return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string where = "mmp";
+    for (const CLI::App* sub = &app; !sub->get_subcommands().empty();) {
+      sub = sub->get_subcommands().front();
+      where += " " + sub->get_name();
+    }
+    if (where == "mmp" && argc <= 1) {
+      std::cerr << "mmp: error: give a command: " << commands << " (mmp --help)\n";
+    } else {
+      // CLI11 says "Could not convert: --threads = abc"; say which value, and of what.
+      std::string what = e.what();
+      const std::string convert = "Could not convert: ";
+      if (what.rfind(convert, 0) == 0 && what.find(" = ") != std::string::npos) {
+        const std::size_t eq = what.find(" = ");
+        what = what.substr(convert.size(), eq - convert.size()) + ": expected a number, got '" + what.substr(eq + 3) + "'";
+      }
+      std::cerr << "mmp: error: " << what << " (" << where << " --help lists the options)\n";
+    }
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "mmp: error: " << mmp::tools::describeFailure(e) << "\n";
     return 1;

@@ -136,11 +136,12 @@ void runMultilabelCommand(const MultilabelOptions& options) {
 void addMultilabelCommand(CLI::App& app) {
   auto options = std::make_shared<MultilabelOptions>();
   CLI::App* cmd = app.add_subcommand("multilabel", "Multilabel classification with a pairwise label model on Yeast or Scene (real data)");
-  cmd->add_option("--config", options->config,
+  cmd->add_option("config,--config", options->config,
                   "YAML settings, configs/multilabel_yeast.yaml or multilabel_scene.yaml (default: configs/multilabel_yeast.yaml)");
   cmd->add_option("--data-root", options->data_root,
                   "folder holding multilabel/ (default: $MMP_DATA_ROOT or the config's data_root)");
   cmd->add_option("--output-dir", options->output_dir, "folder for results.json (default: the config's output_dir)");
+  cmd->footer("Examples:\n  mmp multilabel\n  mmp multilabel configs/multilabel_scene.yaml");
   cmd->callback([options] {
     if (options->config.empty()) options->config = defaultConfigPath("multilabel_yeast.yaml", "--config");
     runMultilabelCommand(*options);

@@ -184,7 +184,7 @@ void runOcr(const OcrOptions& options) {
 void addOcrCommand(CLI::App& app) {
   auto options = std::make_shared<OcrOptions>();
   CLI::App* cmd = app.add_subcommand("ocr", "OCR word recognition with the chain model over ten folds (real data)");
-  cmd->add_option("--config", options->config,
+  cmd->add_option("config,--config", options->config,
                   "YAML settings, configs/ocr_small.yaml or ocr_large.yaml (default: configs/ocr_small.yaml, else "
                   "<mmp's folder>/../share/mmp/configs/ocr_small.yaml)");
   cmd->add_option("--data-root", options->data_root, "folder holding ocr/letter.data.gz (default: $MMP_DATA_ROOT or the config's data_root)");
@@ -201,6 +201,7 @@ void addOcrCommand(CLI::App& app) {
                "with --lambdas: also choose the number of epochs/iterations on the held-out training words");
   cmd->add_option("--folds", options->folds, "run only the first N folds of the config (a quick look)");
   cmd->add_option("--output-dir", options->output_dir, "folder for results.json and error_per_epoch.png (default: the config's output_dir)");
+  cmd->footer("Examples:\n  mmp ocr --folds 1\n  mmp ocr configs/ocr_large.yaml");
   cmd->callback([options] {
     if (options->config.empty()) options->config = defaultConfigPath("ocr_small.yaml", "--config");
     runOcr(*options);

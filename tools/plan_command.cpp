@@ -269,6 +269,8 @@ void addPlanCommand(CLI::App& app) {
   cmd->add_option("--out", o->out, "path file to write (CSV path,x,y at cell centres, plus world_x,world_y when the "
                                    "image has a world frame; readable as demonstrations)");
   cmd->add_option("--png", o->png, "picture of the path over the image");
+  cmd->footer("Examples:\n  mmp plan --model out/demo/model.mmp --image scene.png --start 10,10 --goal 500,480 --png plan.png\n"
+              "  mmp plan --model model.mmp --image tile.tif --world --start 320010,2777262 --goal 320400,2777000 --planner bitstar");
   cmd->callback([o] { runPlan(*o); });
 }
 
@@ -290,6 +292,8 @@ void addCostmapCommand(CLI::App& app) {
   cmd->add_option("--tile-cells", o->tiles.tile_cells, "cells per tile side: memory grows with the tile, not the image")
       ->capture_default_str();
   cmd->add_option("--threads", o->tiles.threads, "tiles computed at once (0 = all cores)")->capture_default_str();
+  cmd->footer("Examples:\n  mmp costmap --model out/demo/model.mmp --image scene.png --png costs.png\n"
+              "  mmp costmap --model model.mmp --image tile.tif --raw costs.tif --nav2 nav2_map");
   cmd->callback([o] {
     if (o->png.empty() && o->raw.empty() && o->nav2.empty()) {
       throw InvalidArgument("mmp costmap: give --png, --raw and/or --nav2");

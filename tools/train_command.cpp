@@ -357,7 +357,7 @@ void addTrainCommand(CLI::App& app) {
   auto options = std::make_shared<TrainOptions>();
   CLI::App* cmd = app.add_subcommand(
       "train", "Learn a cost map from demonstrations (maximum margin planning), score it on holdout images, draw panels");
-  cmd->add_option("config", options->config, "YAML settings (see configs/demo.yaml; every key: docs/config.md)");
+  cmd->add_option("config,--config", options->config, "YAML settings (see configs/demo.yaml; every key: docs/config.md)");
   cmd->add_option("--data-root", options->data_root, "folder the config's image paths start from (default: $MMP_DATA_ROOT or the config's data_root)");
   cmd->add_option("--output-dir", options->output_dir, "where to write the model, panels and metrics (default: the config's output_dir)");
   cmd->add_option("--set", options->overrides,
