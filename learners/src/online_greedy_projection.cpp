@@ -73,9 +73,9 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
       next = (1.0 - eta * params_.lambda) * w;
       addTermSubgradient(augmented, w, params_.q, -eta, next);
       params_.projection->project(next);
-      if (!next.allFinite()) {
+      if (const std::string why = rejected(next); !why.empty()) {
         info = Info::NumericalIssue;
-        message = "the step of round " + std::to_string(t) + " is not finite; kept the last good weights";
+        message = "the step of round " + std::to_string(t) + " " + why + "; kept the last good weights";
         stopped = true;
         break;
       }
