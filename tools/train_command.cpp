@@ -274,6 +274,7 @@ std::pair<TrainConfig, Json> runSelection(const TrainConfig& config) {
 
 void runTrain(const TrainConfig& given) {
   OutputFolder output(given.output_dir);
+  for (const std::string& stale : output.removedStale()) std::printf("removed '%s', left by a run that was killed\n", stale.c_str());
   std::printf("mmp train %s: behaviour '%s' (preferred class %s), %zu training and %zu holdout images\n",
               given.source.c_str(), given.behaviour.name.c_str(), given.behaviour.preferred_name.c_str(),
               given.train.size(), given.holdout.size());
