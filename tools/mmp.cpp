@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <string>
+#include <vector>
 
 int main(int argc, char** argv) {
   CLI::App app{"mmp: learn planning cost maps and structured predictors by maximum margin"};
@@ -21,7 +23,13 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // CLI11's own wording ("Could not convert: --threads = x", "--threads: Value 999 not in range 0
+    // to 256") under the same prefix as every other error, with where to read the valid values.
+    const std::vector<CLI::App*> parsed = app.get_subcommands();
+    const std::string command = parsed.empty() ? "mmp" : "mmp " + parsed.front()->get_name();
+    std::cerr << "mmp: error: " << e.what() << "\n(see '" << command << " --help' for the valid values)\n";
+    return e.get_exit_code();
   } catch (const std::exception& e) {
     std::cerr << "mmp: error: " << mmp::tools::describeFailure(e) << "\n";
     return 1;

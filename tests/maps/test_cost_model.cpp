@@ -96,6 +96,74 @@ TEST_CASE("tile settings that cannot give untiled costs are refused, naming the 
                        doctest::Contains("do not cover cell rows [10, 20)"), InvalidArgument);
 }
 
+TEST_CASE("tile settings past their range are refused with the range, before any arithmetic overflows") {
+  const cv::Mat image = test::syntheticImage(120, 120, SyntheticSceneParams{}.seed);
+  const CostModel model = test::randomCostModel(image, 1);
+  TileSettings tiles;
+  tiles.tile_cells = std::numeric_limits<int>::max();  // r0 + tile_cells would overflow: an all-zero map
+  CHECK_THROWS_WITH_AS(model.costs(image, tiles), doctest::Contains("tile_cells = 2147483647 is out of range: use 17 to 1048576"),
+                       InvalidArgument);
+  tiles.tile_cells = TileSettings::kMaxTileCells;  // the largest is fine: one tile
+  CHECK(model.costs(image, tiles).costs == model.costs(image).costs);
+  tiles.threads = 100000;
+  CHECK_THROWS_WITH_AS(model.costs(image, tiles), doctest::Contains("threads = 100000 is out of range: use 0 (every core) to 256"),
+                       InvalidArgument);
+}
+
+TEST_CASE("cost bounds: every model's costs stay within CostLimits, or the model says why not") {
+  Eigen::VectorXd w(3);
+  w << 1.0, 0.5, 2.0;  // bias 1
+  const auto linear = costBounds(w, CostForm::Linear);
+  CHECK(linear[0] == 1.0);
+  CHECK(linear[1] == 3.5);
+  CHECK(costRangeFault(linear).empty());
+  const auto exponential = costBounds(w, CostForm::Exponential);
+  CHECK(exponential[0] == doctest::Approx(std::exp(1.0)));
+  CHECK(exponential[1] == doctest::Approx(std::exp(3.5)));
+  CHECK(costRangeFault(exponential).empty());
+  // exp(100) = 2.7e43 overflows float32: the online learner's runaway of the issue.
+  w << 100.0, 0.0, 1.0;
+  CHECK(costRangeFault(costBounds(w, CostForm::Exponential)).find("above the highest cost a model may give, 1e+30") !=
+        std::string::npos);
+  w << 0.0, -40.0, 0.0;  // a spread of e^40 = 2.4e17
+  CHECK(costRangeFault(costBounds(w, CostForm::Exponential)).find("> 1e+12, the most a model may spread them") != std::string::npos);
+  w << 1.0, 2e12, 0.0;
+  CHECK(!costRangeFault(costBounds(w, CostForm::Linear)).empty());
+  CHECK(costRangeCheck(CostForm::Linear)(w) == costRangeFault(costBounds(w, CostForm::Linear)));
+}
+
+TEST_CASE("a raster refuses costs a 32-bit float cannot hold instead of writing them as nodata") {
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> fine = {1.0, inf, 3e38};
+  const std::vector<float> values = rasterCosts(fine.data(), fine.size(), 3, 0, "'m.mmp'");
+  CHECK(values[0] == 1.0f);
+  CHECK(std::isinf(values[1]));  // impassable: nodata, as meant
+  CHECK(values[2] == 3e38f);
+  const std::vector<double> huge = {1.0, 2.0, 3.0, 4.0, 1e44, 5.0};
+  CHECK_THROWS_WITH_AS(rasterCosts(huge.data(), huge.size(), 3, 10, "'m.mmp'"),
+                       doctest::Contains("'m.mmp' gives cell (row 11, col 1) the cost 1e+44, outside what a 32-bit float raster holds"),
+                       DataError);
+  const std::vector<double> tiny = {1e-300};
+  CHECK_THROWS_AS(rasterCosts(tiny.data(), tiny.size(), 1, 0, "m"), DataError);
+
+  // writeCostRaster on a model whose costs overflow float32: refused, the old file untouched.
+  const cv::Mat image = test::syntheticImage(64, 64, 2);
+  const CostModel small = test::randomCostModel(image, 3);
+  Eigen::VectorXd w = small.weights();
+  w[kBiasIndex] = 100.0;  // every cost about e^100
+  const CostModel runaway(small.features(), w, CostForm::Exponential, {}, "'runaway.mmp'");
+  test::TempDir dir;
+  std::ofstream(dir.file("old.tiff")) << "old";
+  ImageRows rows = [&] {
+    REQUIRE(cv::imwrite(dir.file("scene.png"), image));
+    return ImageRows(dir.file("scene.png"));
+  }();
+  CHECK_THROWS_WITH_AS(writeCostRaster(runaway, rows, dir.file("old.tiff")),
+                       doctest::Contains("'runaway.mmp' gives cell (row 0, col 0) the cost"), DataError);
+  std::ifstream old(dir.file("old.tiff"));
+  CHECK(std::string(std::istreambuf_iterator<char>(old), {}) == "old");
+}
+
 TEST_CASE("a cost map streamed band by band into a float TIFF holds the in-memory costs") {
   const cv::Mat image_in_memory = test::syntheticImage(230, 190, 4);
   const CostModel model = test::randomCostModel(image_in_memory, 2);

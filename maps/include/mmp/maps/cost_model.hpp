@@ -39,10 +39,34 @@ namespace mmp {
 /// tile what they see in the whole image, so the costs equal the untiled computation's; memory
 /// grows with the tile, not the image.
 struct TileSettings {
-  int tile_cells = 256;    ///< >= 1, and tiles must hold the largest blur and texture window
+  /// The largest tile side: a tile of more cells than an image mmp reads whole, and small enough
+  /// that tile arithmetic (a tile's end, its halo) never overflows an int.
+  static constexpr int kMaxTileCells = 1 << 20;
+  /// The most threads computing tiles at once.
+  static constexpr int kMaxThreads = 256;
+  int tile_cells = 256;    ///< in [1, kMaxTileCells], and tiles must hold the largest blur and texture window
   int overlap_cells = -1;  ///< -1: exactly the features' reach, the least that gives untiled costs
-  int threads = 0;         ///< tiles computed at once; 0 = every core
+  int threads = 0;         ///< tiles computed at once, in [0, kMaxThreads]; 0 = every core
 };
+
+/// The costs a model may give on any image, for every cost form: the highest within what a 32-bit
+/// float raster (--raw) holds, with room, and the spread highest / lowest within the LEARCH rule's
+/// kind of limit (learch.hpp: max_cost_ratio, there on the training cells).  Training stops at the
+/// last weights inside them (costRangeCheck); a model outside them is refused by writeCostRaster.
+struct CostLimits {
+  static constexpr double kHighest = 1e30;   ///< float32 holds up to 3.4e38
+  static constexpr double kLowest = 1e-30;   ///< float32 holds down to 1.2e-38 (normal)
+  static constexpr double kMaxRatio = 1e12;  ///< highest / lowest
+};
+
+/// lowest <= the cost of every cell of every image <= highest, for weights w (every feature of a
+/// stacked map lies in [0, 1], the bias is 1) plus a log-cost part in tree_range (LEARCH's trees).
+std::array<double, 2> costBounds(const Eigen::VectorXd& w, CostForm form, std::array<double, 2> tree_range = {0.0, 0.0});
+/// Why bounds lie outside CostLimits (naming the range and the limit), "" if they lie inside.
+std::string costRangeFault(const std::array<double, 2>& bounds);
+/// For Learner::setWeightCheck: costRangeFault(costBounds(w, form)).  Convex in w for both forms
+/// (a linear inequality in w for Linear costs with w >= 0; bounds on sums of |w_k| for Exponential).
+std::function<std::string(const Eigen::VectorXd& w)> costRangeCheck(CostForm form);
 
 class CostModel {
  public:
@@ -75,7 +99,8 @@ class CostModel {
   /// the setting and the least value that works), mmp::DataError if a cell's cost is not finite > 0
   /// (exponential costs can overflow).
   CostGrid costs(const cv::Mat& image, const TileSettings& tiles = {}) const;
-  /// The same, with the grid in the image's world frame (per cell: image.frame.coarsened(cell_size)).
+  /// The same, with the grid in the image's world frame (per cell: image.frame.coarsened(cell_size));
+  /// cells holding a pixel without data (image.valid) cost +inf and are listed in grid.unknown.
   CostGrid costs(const GeoImage& image, const TileSettings& tiles = {}) const;
   /// The costs of cell rows [first, first + count) of an image of `rows` x `cols` cells, written
   /// row-major to out (count * cols values), from `pixels`: the image's pixel rows [top, top +
@@ -88,6 +113,9 @@ class CostModel {
   /// mmp::InvalidArgument naming the setting and the least value that works if they do not suit
   /// the features.
   int haloCells(const TileSettings& tiles) const;
+  /// Throws mmp::InvalidArgument naming the model (source()) and the setting if a blur, texture
+  /// window or class context radius of its features is wider than a width x height px image.
+  void checkImage(int width, int height) const;
   /// The same on a feature map made by features().
   CostGrid costs(const FeatureMap& map) const;
 
@@ -120,10 +148,22 @@ class CostModel {
   std::string source_;
 };
 
+/*!
+    ensures
+        - the costs [costs, costs + count) of cell rows first_row on (cols a row) as the 32-bit
+          floats of a cost raster: +inf (impassable) stays +inf, the raster's nodata
+        - throws mmp::DataError naming `source`, the cell and the range a float holds if a finite
+          cost is above it (it would turn +inf: nodata, impassable) or below its smallest normal
+          value (it would turn 0 or lose its precision): such a model is refused, never written
+!*/
+std::vector<float> rasterCosts(const double* costs, std::size_t count, int cols, long long first_row,
+                               const std::string& source);
+
 /// What writeCostRaster wrote.
 struct CostRasterInfo {
   int rows = 0, cols = 0;               ///< cells
-  double lowest = 0.0, highest = 0.0;   ///< the cost range
+  double lowest = 0.0, highest = 0.0;   ///< the cost range of the cells with data
+  long long unknown = 0;                ///< cells without data in the image: +inf, the raster's nodata
   WorldFrame frame;                     ///< the cells' world frame, as written
 };
 
@@ -134,6 +174,7 @@ struct CostRasterInfo {
           (FloatTiffWriter), band by band of
           tiles.tile_cells cell rows: memory grows with the band (tile_cells x the image width), not
           with the image, and the values equal CostModel::costs(image)
+        - cells holding a pixel without data (image.valid()) are written +inf, the raster's nodata
         - progress(done, total) after each band, in cell rows
         - throws as CostModel::costs does, mmp::Error naming the file if writing fails (the old file
           is then untouched)
