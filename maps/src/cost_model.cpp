@@ -136,7 +136,7 @@ std::array<double, 2> costBounds(const Eigen::VectorXd& w, CostForm form, std::a
 }
 
 std::string costRangeFault(const std::array<double, 2>& bounds) {
-  const std::string range = "the costs may range from " + numberText(bounds[0]) + " to " + numberText(bounds[1]);
+  const std::string range = "the costs range from " + numberText(bounds[0]) + " to " + numberText(bounds[1]);
   if (!(bounds[1] <= CostLimits::kHighest)) {
     return range + ", above the highest cost a model may give, " + numberText(CostLimits::kHighest);
   }
@@ -150,8 +150,21 @@ std::string costRangeFault(const std::array<double, 2>& bounds) {
   return "";
 }
 
-std::function<std::string(const Eigen::VectorXd& w)> costRangeCheck(CostForm form) {
-  return [form](const Eigen::VectorXd& w) { return costRangeFault(costBounds(w, form)); };
+std::string trainingCostFault(const std::vector<const FeatureMap*>& maps, const Eigen::VectorXd& w, CostForm form) {
+  std::array<double, 2> range = {std::numeric_limits<double>::infinity(), 0.0};
+  std::vector<double> costs;
+  for (const FeatureMap* map : maps) {
+    map->costs(w, costs, form);  // +inf on blocked cells, which do not count
+    for (int s = 0; s < map->cells(); ++s) {
+      if (map->isBlocked(s)) continue;
+      const double c = costs[static_cast<std::size_t>(s)];
+      if (!(c > 0.0) || !std::isfinite(c)) return "gives a passable training cell the cost " + numberText(c);
+      range = {std::min(range[0], c), std::max(range[1], c)};
+    }
+  }
+  if (range[0] > range[1]) return "";  // no passable cell
+  const std::string fault = costRangeFault(range);
+  return fault.empty() ? fault : "on the training cells: " + fault;
 }
 
 std::array<double, 2> CostModel::costBounds() const { return mmp::costBounds(weights_, form_, trees_.range()); }

@@ -110,7 +110,7 @@ TEST_CASE("tile settings past their range are refused with the range, before any
                        InvalidArgument);
 }
 
-TEST_CASE("cost bounds: every model's costs stay within CostLimits, or the model says why not") {
+TEST_CASE("cost limits: a range outside CostLimits is named, on bounds and on training cells") {
   Eigen::VectorXd w(3);
   w << 1.0, 0.5, 2.0;  // bias 1
   const auto linear = costBounds(w, CostForm::Linear);
@@ -121,15 +121,32 @@ TEST_CASE("cost bounds: every model's costs stay within CostLimits, or the model
   CHECK(exponential[0] == doctest::Approx(std::exp(1.0)));
   CHECK(exponential[1] == doctest::Approx(std::exp(3.5)));
   CHECK(costRangeFault(exponential).empty());
-  // exp(100) = 2.7e43 overflows float32: the online learner's runaway of the issue.
-  w << 100.0, 0.0, 1.0;
-  CHECK(costRangeFault(costBounds(w, CostForm::Exponential)).find("above the highest cost a model may give, 1e+30") !=
-        std::string::npos);
-  w << 0.0, -40.0, 0.0;  // a spread of e^40 = 2.4e17
-  CHECK(costRangeFault(costBounds(w, CostForm::Exponential)).find("> 1e+12, the most a model may spread them") != std::string::npos);
-  w << 1.0, 2e12, 0.0;
-  CHECK(!costRangeFault(costBounds(w, CostForm::Linear)).empty());
-  CHECK(costRangeCheck(CostForm::Linear)(w) == costRangeFault(costBounds(w, CostForm::Linear)));
+  CHECK(costRangeFault({1e-3, 1e31}).find("above the highest cost a model may give, 1e+30") != std::string::npos);
+  CHECK(costRangeFault({1e-31, 1.0}).find("below the lowest cost a model may give, 1e-30") != std::string::npos);
+  CHECK(costRangeFault({1.0, 2e12}).find("a ratio of 2e+12 > 1e+12, the most a model may spread them") != std::string::npos);
+
+  // On training cells: the range the weights give the map's passable cells.
+  const cv::Mat image = test::syntheticImage(64, 64, 2);
+  const CostModel model = test::randomCostModel(image, 3);
+  const FeatureMap map = model.features().map(image);
+  Eigen::VectorXd v = Eigen::VectorXd::Zero(map.features());
+  v[kBiasIndex] = 1.0;
+  CHECK(trainingCostFault({&map}, v, CostForm::Exponential).empty());  // every cost e
+  v[kBiasIndex] = 100.0;  // e^100 = 2.7e43: the online learner's runaway of the issue
+  CHECK(trainingCostFault({&map}, v, CostForm::Exponential).find("on the training cells: the costs range from 2.688") == 0);
+  v[kBiasIndex] = 1.0;
+  // A weight of 60 on a feature that spans at least 0.5 over the map: a spread of e^30 = 1.1e13 > 1e12
+  // (and at most e^61 = 3e26 < 1e30).
+  int varied = -1;
+  for (int k = 1; k < map.features() && varied < 0; ++k) {
+    double lo = 1.0, hi = 0.0;
+    for (int s = 0; s < map.cells(); ++s) lo = std::min<double>(lo, map.value(s, k)), hi = std::max<double>(hi, map.value(s, k));
+    if (hi - lo >= 0.5) varied = k;
+  }
+  REQUIRE(varied > 0);
+  v[varied] = 60.0;
+  CHECK(trainingCostFault({&map}, v, CostForm::Exponential).find("the most a model may spread them") != std::string::npos);
+  CHECK(trainingCostFault({&map}, v, CostForm::Linear).empty());  // the same weights as linear costs: 1 + 60 f
 }
 
 TEST_CASE("a raster refuses costs a 32-bit float cannot hold instead of writing them as nodata") {

@@ -51,7 +51,7 @@ struct TraceRecord {
 using TraceCallback = std::function<bool(const TraceRecord&)>;
 
 /// Why the weights w may not be kept, or "" if they may: a bound on what the weights mean, beyond
-/// the learner's projection, e.g. a cost map's range (mmp/maps/cost_model.hpp: costRangeCheck).
+/// the learner's projection, e.g. a cost map's range (mmp/maps/cost_model.hpp: trainingCostFault).
 /// Use a convex set of acceptable weights, so that averages of accepted iterates are accepted too.
 using WeightCheck = std::function<std::string(const Eigen::VectorXd& w)>;
 
@@ -91,8 +91,10 @@ class Learner {
   virtual const char* passName() const = 0;
 
   void setCallback(TraceCallback callback) { callback_ = std::move(callback); }
-  /// Every step's weights are checked before they are kept: a step the check rejects stops training
-  /// with Info::NumericalIssue, the last accepted weights and the check's reason in message().
+  /// The weights are checked before they are kept -- each iterate (batch, cutting plane, DLPW), or the
+  /// model train() would return at the end of each epoch (online: its rounds' iterates may stray and
+  /// come back) -- and one the check rejects stops training with Info::NumericalIssue, the last
+  /// accepted weights and the check's reason in message().
   void setWeightCheck(WeightCheck check) { weight_check_ = std::move(check); }
 
   Info info() const { return info_; }

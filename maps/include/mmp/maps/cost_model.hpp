@@ -49,24 +49,27 @@ struct TileSettings {
   int threads = 0;         ///< tiles computed at once, in [0, kMaxThreads]; 0 = every core
 };
 
-/// The costs a model may give on any image, for every cost form: the highest within what a 32-bit
-/// float raster (--raw) holds, with room, and the spread highest / lowest within the LEARCH rule's
-/// kind of limit (learch.hpp: max_cost_ratio, there on the training cells).  Training stops at the
-/// last weights inside them (costRangeCheck); a model outside them is refused by writeCostRaster.
+/// The cost range a trained model may give its training cells, for every cost form: LEARCH's rule
+/// (learch.hpp: max_cost_ratio, default the same) for the linear and exponential forms too, and ends
+/// that a 32-bit float raster (--raw) holds with room to spare.  Training stops at the last model
+/// inside them (trainingCostFault through Learner::setWeightCheck) and says so; on other images a
+/// model may still go beyond, and rasterCosts refuses what a float cannot hold.
 struct CostLimits {
-  static constexpr double kHighest = 1e30;   ///< float32 holds up to 3.4e38
-  static constexpr double kLowest = 1e-30;   ///< float32 holds down to 1.2e-38 (normal)
+  static constexpr double kHighest = 1e30;  ///< float32 holds up to 3.4e38
+  static constexpr double kLowest = 1e-30;  ///< float32 holds down to 1.2e-38 (normal)
   static constexpr double kMaxRatio = 1e12;  ///< highest / lowest
 };
 
 /// lowest <= the cost of every cell of every image <= highest, for weights w (every feature of a
 /// stacked map lies in [0, 1], the bias is 1) plus a log-cost part in tree_range (LEARCH's trees).
 std::array<double, 2> costBounds(const Eigen::VectorXd& w, CostForm form, std::array<double, 2> tree_range = {0.0, 0.0});
-/// Why bounds lie outside CostLimits (naming the range and the limit), "" if they lie inside.
-std::string costRangeFault(const std::array<double, 2>& bounds);
-/// For Learner::setWeightCheck: costRangeFault(costBounds(w, form)).  Convex in w for both forms
-/// (a linear inequality in w for Linear costs with w >= 0; bounds on sums of |w_k| for Exponential).
-std::function<std::string(const Eigen::VectorXd& w)> costRangeCheck(CostForm form);
+/// Why a cost range {lowest, highest} lies outside CostLimits (naming the range and the limit), ""
+/// if it lies inside.  (costBounds is a bound over every possible image, far wider than any real
+/// one's range for stacks of binned features: check observed ranges, not it.)
+std::string costRangeFault(const std::array<double, 2>& range);
+/// costRangeFault of the costs w gives the passable cells of `maps` (cells of stacked maps, cost
+/// form `form`): the check the pipeline's learners run on the training maps.
+std::string trainingCostFault(const std::vector<const FeatureMap*>& maps, const Eigen::VectorXd& w, CostForm form);
 
 class CostModel {
  public:
