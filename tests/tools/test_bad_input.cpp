@@ -291,13 +291,13 @@ TEST_CASE("bad input: crashes are clear errors (model layers, YAML keys, output 
       {"crash", "blur sigma 1e300 in a model",
        [](Fixtures& f) { return costmap(f.modelWithSetting("b.mmp", "features.blur_sigmas", "0,1e300"), f.image); }, 1,
        "features.blur_sigmas: sigma 1e\\+300 px is larger than the 128 x 128 px image"},
-      {"unclear", "a tile size of 0",
+      {"unclear", "a tile size too small for the model (0 is out of --tile-cells' range)",
        [](Fixtures& f) {
          std::vector<std::string> args = costmap(f.dir.file("model.mmp"), f.image);
-         args.insert(args.end(), {"--tile-cells", "0"});
+         args.insert(args.end(), {"--tile-cells", "1"});
          return args;
        },
-       1, "tile_cells = 0 is too small for the model's features .*; use at least [0-9]+"},
+       1, "tile_cells = 1 is too small for the model's features .*; use at least [0-9]+"},
       {"unclear", "an unknown planner",
        [](Fixtures& f) {
          return std::vector<std::string>{"plan", "--model", f.dir.file("model.mmp"), "--image", f.image, "--start", "4,4",
@@ -512,6 +512,24 @@ TEST_CASE("bad input: every surface as strict as the first (issue 32: threads, t
            }
          }
          CHECK(unknown == 32);
+       }},
+      {"silent success", "nodata pixels of a GeoTIFF in a Nav2 map (graded as terrain before)",
+       [&](Fixtures& f) {
+         cv::Mat image;
+         cv::max(cv::imread(f.image), cv::Scalar(1, 1, 1), image);
+         image(cv::Rect(0, 0, 32, 16)).setTo(cv::Scalar(0, 0, 0));
+         return std::vector<std::string>{"costmap", "--model", f.dir.file("model.mmp"), "--image",
+                                         geoTiff(f.dir, "holes.tif", image, true), "--nav2", f.dir.file("nav2")};
+       },
+       0, "32 cells hold pixels without data",
+       [](Fixtures& f) {
+         const cv::Mat pgm = cv::imread(f.dir.file("nav2/map.pgm"), cv::IMREAD_UNCHANGED);
+         REQUIRE(pgm.type() == CV_8UC1);
+         cv::Mat unknown;
+         cv::compare(pgm, 255, unknown, cv::CMP_EQ);
+         CHECK(cv::countNonZero(unknown) == 32);
+         CHECK(cv::countNonZero(unknown(cv::Rect(0, 0, 8, 4))) == 32);
+         CHECK(readText(f.dir.file("nav2/map.yaml")).find("v = 255: unknown (no data); cells: 32") != std::string::npos);
        }},
       {"silent success", "an EPSG code GDAL does not know (a local CRS, written on, before)",
        [](Fixtures& f) { return costmap(f.dir.file("model.mmp"), geoTiff(f.dir, "crs.tif", cv::imread(f.image), false, 32569)); },
