@@ -46,6 +46,18 @@ struct FrameOptions {
     return frame;
   }
 
+  // Runs f (which reads the image with settings()); a frame the library refuses ("world frame: ...")
+  // is reported against the flags that gave it.
+  template <class F>
+  auto named(F f) const -> decltype(f()) {
+    try {
+      return f();
+    } catch (const InvalidArgument& e) {
+      if (std::string(e.what()).rfind("world frame: ", 0) != 0) throw;
+      throw InvalidArgument("--resolution " + numberText(resolution) + " --origin " + origin + ": " + e.what());
+    }
+  }
+
   void add(CLI::App* cmd) {
     cmd->add_option("--resolution", resolution, "world units (m) per pixel, for an image without georeference");
     cmd->add_option("--origin", origin, "X,Y: world coordinates of such an image's lower-left corner");
@@ -180,7 +192,7 @@ void runOmplPlan(const PlanOptions& o, const ModelOnImage& m, int start, int goa
 }
 
 void runPlan(const PlanOptions& o) {
-  const ModelOnImage m = applyModel(o.model, o.image, o.frame.settings());
+  const ModelOnImage m = o.frame.named([&] { return applyModel(o.model, o.image, o.frame.settings()); });
   printUnknown(static_cast<long long>(std::count_if(m.grid.unknown.begin(), m.grid.unknown.end(), [](auto u) { return u != 0; })));
   const int start = parsePoint(o.start, "--start", o.world, o.image, m.grid);
   const int goal = parsePoint(o.goal, "--goal", o.world, o.image, m.grid);
@@ -223,7 +235,7 @@ void printRaw(const std::string& raw, const WorldFrame& frame) {
 void runCostmap(const CostmapOptions& o) {
   if (o.png.empty() && o.nav2.empty()) {  // the raw costs alone: streamed band by band, for images larger than memory
     const CostModel model = CostModel::load(o.model);
-    ImageRows image(o.image, o.frame.settings());
+    ImageRows image = o.frame.named([&] { return ImageRows(o.image, o.frame.settings()); });
     CostRasterInfo info;
     try {
       info = writeCostRaster(model, image, o.raw, o.tiles);
@@ -236,7 +248,7 @@ void runCostmap(const CostmapOptions& o) {
     printRaw(o.raw, info.frame);
     return;
   }
-  const ModelOnImage m = applyModel(o.model, o.image, o.frame.settings(), o.tiles);
+  const ModelOnImage m = o.frame.named([&] { return applyModel(o.model, o.image, o.frame.settings(), o.tiles); });
   std::vector<float> raw_values;  // checked before anything is written
   if (!o.raw.empty()) raw_values = rasterCosts(m.grid.costs.data(), m.grid.costs.size(), m.grid.cols, 0, m.source);
   double lo = INFINITY, hi = 0.0;

@@ -538,7 +538,7 @@ TEST_CASE("bad input: every surface as strict as the first (issue 32: threads, t
        [&](Fixtures& f) {
          return with(costmap(f.dir.file("model.mmp"), f.image), {"--resolution", "1e308", "--origin", "1e308,0"});
        },
-       1, "reach \\(inf, .*beyond the finite numbers"},
+       1, "mmp: error: --resolution 1e\\+308 --origin 1e308,0: world frame: .* reach \\(inf, .*beyond the finite numbers"},
       {"silent success", "a YAML key given twice (the second dropped before)",
        [](Fixtures& f) {
          return std::vector<std::string>{
