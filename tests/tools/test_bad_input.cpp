@@ -531,6 +531,19 @@ TEST_CASE("bad input: every surface as strict as the first (issue 32: threads, t
          CHECK(cv::countNonZero(unknown(cv::Rect(0, 0, 8, 4))) == 32);
          CHECK(readText(f.dir.file("nav2/map.yaml")).find("v = 255: unknown (no data); cells: 32") != std::string::npos);
        }},
+      {"silent success", "nodata pixels in a training image (learned as terrain before)",
+       [&](Fixtures& f) {
+         cv::Mat image;
+         cv::max(cv::imread(f.image), cv::Scalar(1, 1, 1), image);
+         image(cv::Rect(0, 0, 32, 16)).setTo(cv::Scalar(0, 0, 0));
+         geoTiff(f.dir, "holes.tif", image, true);
+         REQUIRE(cv::imwrite(f.dir.file("labels.png"), cv::Mat(128, 128, CV_8UC1, cv::Scalar(1))));
+         return std::vector<std::string>{
+             "train", f.write("c.yaml", trainConfig("train:\n  - {image: holes.tif, labels: labels.png}\n"
+                                                    "  - synthetic: {seed: 2, rows: 128, cols: 128, roads: 2, buildings: 5}"))};
+       },
+       1, "c.yaml: train\\[0\\]: the image '.*holes.tif' has 512 pixels without data \\(nodata, mask or alpha 0\\); "
+          "mmp does not train on them"},
       {"silent success", "an EPSG code GDAL does not know (a local CRS, written on, before)",
        [](Fixtures& f) { return costmap(f.dir.file("model.mmp"), geoTiff(f.dir, "crs.tif", cv::imread(f.image), false, 32569)); },
        1, "crs.tif': its coordinate reference system is not one GDAL knows: .+"},
