@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <sstream>
 
 namespace mmp::tools {
@@ -26,6 +28,22 @@ std::size_t editDistance(const std::string& a, const std::string& b) {
 
 namespace {
 
+// Where each key path of a merged config was set: "learner.batch.lambda" -> the file that set it.
+using Origins = std::map<std::string, std::string>;
+
+std::string joined(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
+
+// Every key path of `node` (maps walked down, anything else a leaf) recorded as set by `file`.
+void recordOrigins(const YAML::Node& node, const std::string& path, const std::string& file, Origins& origins) {
+  if (!node.IsMap()) return;
+  for (const auto& entry : node) {
+    if (!entry.first.IsScalar()) continue;  // keyName() refuses it later
+    const std::string key = joined(path, entry.first.Scalar());
+    origins[key] = file;
+    recordOrigins(entry.second, key, file, origins);
+  }
+}
+
 // `over` laid on `base`: maps merge key by key (recursively), anything else in `over` replaces.
 YAML::Node merged(const YAML::Node& base, const YAML::Node& over) {
   if (!base.IsMap() || !over.IsMap()) return YAML::Clone(over);
@@ -37,8 +55,29 @@ YAML::Node merged(const YAML::Node& base, const YAML::Node& over) {
   return out;
 }
 
+// YAML allows a key twice in a map and yaml-cpp keeps the first silently: refused, naming both lines.
+void refuseDuplicateKeys(const YAML::Node& node, const std::string& path, const std::string& file) {
+  if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i) refuseDuplicateKeys(node[i], path + "[" + std::to_string(i) + "]", file);
+    return;
+  }
+  if (!node.IsMap()) return;
+  std::map<std::string, int> first_line;
+  for (const auto& entry : node) {
+    if (!entry.first.IsScalar()) continue;
+    const std::string& key = entry.first.Scalar();
+    const int line = entry.first.Mark().line + 1;
+    const auto [it, fresh] = first_line.emplace(key, line);
+    if (!fresh) {
+      throw ConfigError(file + ": " + joined(path, key) + ": the key appears twice, on line " + std::to_string(it->second) +
+                        " and on line " + std::to_string(line) + "; give it once");
+    }
+    refuseDuplicateKeys(entry.second, joined(path, key), file);
+  }
+}
+
 // The file's top-level map with its `base:` chain merged in; `chain` lists the files already open.
-YAML::Node loadWithBase(const std::string& path, std::vector<std::string> chain) {
+YAML::Node loadWithBase(const std::string& path, std::vector<std::string> chain, Origins& origins) {
   std::error_code ignored;
   if (std::filesystem::is_directory(path, ignored)) {
     throw ConfigError("config '" + path + "' is a folder; give a YAML file (see configs/)");
@@ -54,7 +93,11 @@ YAML::Node loadWithBase(const std::string& path, std::vector<std::string> chain)
   }
   if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
   if (!root.IsMap()) throw ConfigError(path + ": the top level must be a map of keys");
-  if (!root["base"]) return root;
+  refuseDuplicateKeys(root, "", path);
+  if (!root["base"]) {
+    recordOrigins(root, "", path, origins);
+    return root;
+  }
   if (!root["base"].IsScalar()) throw ConfigError(path + ": base: expected the file name of a config to start from");
   chain.push_back(path);
   const std::filesystem::path folder = std::filesystem::path(path).parent_path();
@@ -65,13 +108,16 @@ YAML::Node loadWithBase(const std::string& path, std::vector<std::string> chain)
     }
   }
   root.remove("base");
-  return merged(loadWithBase(base_path, chain), root);
+  YAML::Node base = loadWithBase(base_path, chain, origins);  // records the base's keys first ...
+  recordOrigins(root, "", path, origins);                     // ... so this file's keys override them
+  return merged(base, root);
 }
 
 }  // namespace
 
 ConfigNode ConfigNode::load(const std::string& path, const std::vector<std::string>& overrides) {
-  YAML::Node root = loadWithBase(path, {});
+  auto origins = std::make_shared<Origins>();
+  YAML::Node root = loadWithBase(path, {}, *origins);
   for (const std::string& assignment : overrides) {
     const std::size_t equals = assignment.find('=');
     if (equals == std::string::npos || equals == 0) {
@@ -97,12 +143,27 @@ ConfigNode ConfigNode::load(const std::string& path, const std::vector<std::stri
       chain.push_back(chain.back()[keys[k]]);
     }
     chain.back()[keys.back()] = value;
+    (*origins)[assignment.substr(0, equals)] = "--set '" + assignment + "'";
   }
-  return ConfigNode(root, path, "");
+  return ConfigNode(root, path, "", origins);
 }
 
-ConfigNode::ConfigNode(YAML::Node node, std::string file, std::string path)
-    : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
+ConfigNode::ConfigNode(YAML::Node node, std::string file, std::string path,
+                       std::shared_ptr<const std::map<std::string, std::string>> origins)
+    : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)), origins_(std::move(origins)) {}
+
+std::string ConfigNode::originOf(const std::string& key_path) const {
+  if (!origins_) return file_;
+  // The longest recorded prefix: "train[0].image" was set with "train", "learner.batch.x" maybe
+  // with "learner.batch" (a whole map given by --set).
+  std::string path = key_path;
+  for (;;) {
+    if (const auto it = origins_->find(path); it != origins_->end()) return it->second;
+    const std::size_t cut = path.find_last_of(".[");
+    if (cut == std::string::npos) return file_;
+    path.resize(cut);
+  }
+}
 
 std::string ConfigNode::folder() const {
   const std::size_t slash = file_.find_last_of('/');
@@ -112,7 +173,8 @@ std::string ConfigNode::folder() const {
 std::string ConfigNode::keyPath(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
 
 void ConfigNode::fail(const std::string& key, const std::string& what) const {
-  throw ConfigError(file_ + ": " + (key.empty() ? (path_.empty() ? "top level" : path_) : keyPath(key)) + ": " + what);
+  const std::string where = key.empty() ? path_ : keyPath(key);
+  throw ConfigError(originOf(where) + ": " + (where.empty() ? "top level" : where) + ": " + what);
 }
 
 bool ConfigNode::has(const std::string& key) const { return node_.IsMap() && node_[key] && !node_[key].IsNull(); }
@@ -160,10 +222,10 @@ void ConfigNode::expectKeys(const std::vector<std::string>& allowed) const {
 }
 
 ConfigNode ConfigNode::child(const std::string& key) const {
-  if (!has(key)) return ConfigNode(YAML::Node(YAML::NodeType::Map), file_, keyPath(key));
+  if (!has(key)) return ConfigNode(YAML::Node(YAML::NodeType::Map), file_, keyPath(key), origins_);
   const YAML::Node value = node_[key];
   if (!value.IsMap()) fail(key, "expected a map of keys");
-  return ConfigNode(value, file_, keyPath(key));
+  return ConfigNode(value, file_, keyPath(key), origins_);
 }
 
 static std::string shown(const YAML::Node& value) {
@@ -271,7 +333,7 @@ std::vector<ConfigNode> ConfigNode::items(const std::string& key) const {
   for (std::size_t i = 0; i < value.size(); ++i) {
     const std::string item = key + "[" + std::to_string(i) + "]";
     if (!value[i].IsMap()) fail(item, "expected a map of keys, got " + shown(value[i]));
-    out.emplace_back(value[i], file_, keyPath(item));
+    out.emplace_back(value[i], file_, keyPath(item), origins_);
   }
   return out;
 }

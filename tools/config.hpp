@@ -9,6 +9,8 @@
 
 #include <functional>
 #include <limits>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,10 +21,12 @@ class ConfigNode {
   /// Loads a YAML file; throws mmp::ConfigError naming the file on a parse error.  A top-level
   /// `base: FILE` (relative to this file) starts from that config: this file's keys are laid over
   /// it, maps merged key by key, anything else replaced; bases may have bases, not in a cycle.
-  /// Errors name this file, and keys keep their paths.  Each override "a.b=VALUE" (the command
+  /// A key given twice in one map is refused, naming both lines.  Errors name the file that set the
+  /// key (a base file by its own name, or the --set), and keys keep their paths.  Each override "a.b=VALUE" (the command
   /// line's --set) then sets key b of map a to the YAML VALUE; `null` removes a setting.
   static ConfigNode load(const std::string& path, const std::vector<std::string>& overrides = {});
-  ConfigNode(YAML::Node node, std::string file, std::string path);
+  ConfigNode(YAML::Node node, std::string file, std::string path,
+             std::shared_ptr<const std::map<std::string, std::string>> origins = nullptr);
 
   const std::string& file() const { return file_; }
   const std::string& path() const { return path_; }
@@ -65,12 +69,15 @@ class ConfigNode {
 
  private:
   std::string keyPath(const std::string& key) const;
+  /// The file (or --set) that gave the key path its value: a base file by its own name.
+  std::string originOf(const std::string& key_path) const;
   /// The text of a map key; fails unless it is a plain scalar (YAML allows lists and maps as keys).
   std::string keyName(const YAML::Node& key) const;
 
   YAML::Node node_;
   std::string file_;
   std::string path_;
+  std::shared_ptr<const std::map<std::string, std::string>> origins_;  ///< key path -> file; null: all file_
 };
 
 /// Levenshtein distance, for "did you mean" suggestions.

@@ -20,6 +20,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -43,6 +44,18 @@ struct FrameOptions {
     }
     frame.crs = crs;
     return frame;
+  }
+
+  // Runs f (which reads the image with settings()); a frame the library refuses ("world frame: ...")
+  // is reported against the flags that gave it.
+  template <class F>
+  auto named(F f) const -> decltype(f()) {
+    try {
+      return f();
+    } catch (const InvalidArgument& e) {
+      if (std::string(e.what()).rfind("world frame: ", 0) != 0) throw;
+      throw InvalidArgument("--resolution " + numberText(resolution) + " --origin " + origin + ": " + e.what());
+    }
   }
 
   void add(CLI::App* cmd) {
@@ -71,10 +84,17 @@ struct FrameOptions {
   }
 };
 
+void printUnknown(long long cells) {
+  if (cells == 0) return;
+  std::printf("%lld cells hold pixels without data in the image (nodata, mask or alpha 0): unknown -- +inf (nodata) "
+              "in --raw, 255 in --nav2, impassable to plans\n", cells);
+}
+
 // A saved model on an image: the image and its cost grid, in the image's frame.
 struct ModelOnImage {
   cv::Mat image;
   CostGrid grid;
+  std::string source;  ///< the model, as its messages name it
 };
 
 ModelOnImage applyModel(const std::string& model_path, const std::string& image_path, const FrameSettings& frame,
@@ -88,6 +108,7 @@ ModelOnImage applyModel(const std::string& model_path, const std::string& image_
     throw DataError(std::string(e.what()) + " (on '" + image_path + "')");
   }
   m.image = image.pixels;
+  m.source = model.source();
   return m;
 }
 
@@ -137,13 +158,17 @@ void runOmplPlan(const PlanOptions& o, const ModelOnImage& m, int start, int goa
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(std::string("--planner: ") + e.what() + "; or astar, the exact grid A*");
   }
+  if (!(o.budget > 0.0 && o.budget <= OmplSettings::kMaxBudgetSeconds)) {  // before the clock could overflow
+    throw InvalidArgument("--budget " + numberText(o.budget) + " is out of range: give seconds > 0 and at most " +
+                          numberText(OmplSettings::kMaxBudgetSeconds) + " (a week)");
+  }
   settings.budget_seconds = o.budget;
   const int cols = m.grid.cols;
   const std::vector<CellPoint> ends = cellCentres({start, goal}, cols);
   const OmplResult plan = planOmpl(m.grid, ends[0], ends[1], settings);
   if (plan.status != OmplStatus::Success) {
     throw DataError("no plan from " + o.start + " to " + o.goal + " by " + o.planner + " in " +
-                    std::to_string(o.budget) + " s: " + describe(plan.status) + (plan.message.empty() ? "" : ", " + plan.message));
+                    numberText(o.budget) + " s (--budget): " + describe(plan.status) + (plan.message.empty() ? "" : ", " + plan.message));
   }
   GridPlanner astar(m.grid.rows, cols);
   const PlanResult exact = astar.plan(m.grid.costs, start, goal);
@@ -167,7 +192,8 @@ void runOmplPlan(const PlanOptions& o, const ModelOnImage& m, int start, int goa
 }
 
 void runPlan(const PlanOptions& o) {
-  const ModelOnImage m = applyModel(o.model, o.image, o.frame.settings());
+  const ModelOnImage m = o.frame.named([&] { return applyModel(o.model, o.image, o.frame.settings()); });
+  printUnknown(static_cast<long long>(std::count_if(m.grid.unknown.begin(), m.grid.unknown.end(), [](auto u) { return u != 0; })));
   const int start = parsePoint(o.start, "--start", o.world, o.image, m.grid);
   const int goal = parsePoint(o.goal, "--goal", o.world, o.image, m.grid);
   if (o.planner != "astar") return runOmplPlan(o, m, start, goal);
@@ -209,7 +235,7 @@ void printRaw(const std::string& raw, const WorldFrame& frame) {
 void runCostmap(const CostmapOptions& o) {
   if (o.png.empty() && o.nav2.empty()) {  // the raw costs alone: streamed band by band, for images larger than memory
     const CostModel model = CostModel::load(o.model);
-    ImageRows image(o.image, o.frame.settings());
+    ImageRows image = o.frame.named([&] { return ImageRows(o.image, o.frame.settings()); });
     CostRasterInfo info;
     try {
       info = writeCostRaster(model, image, o.raw, o.tiles);
@@ -218,14 +244,20 @@ void runCostmap(const CostmapOptions& o) {
     }
     std::printf("cost map: %d x %d cells of %d px, costs in [%.4g, %.4g]\n", info.frame.rows, info.frame.cols,
                 model.features().settings().cell_size, info.lowest, info.highest);
+    printUnknown(info.unknown);
     printRaw(o.raw, info.frame);
     return;
   }
-  const ModelOnImage m = applyModel(o.model, o.image, o.frame.settings(), o.tiles);
+  const ModelOnImage m = o.frame.named([&] { return applyModel(o.model, o.image, o.frame.settings(), o.tiles); });
+  std::vector<float> raw_values;  // checked before anything is written
+  if (!o.raw.empty()) raw_values = rasterCosts(m.grid.costs.data(), m.grid.costs.size(), m.grid.cols, 0, m.source);
   double lo = INFINITY, hi = 0.0;
-  for (double c : m.grid.costs) lo = std::min(lo, c), hi = std::max(hi, c);
+  for (double c : m.grid.costs) {
+    if (std::isfinite(c)) lo = std::min(lo, c), hi = std::max(hi, c);
+  }
   std::printf("cost map: %d x %d cells of %d px, costs in [%.4g, %.4g]\n", m.grid.rows, m.grid.cols, m.grid.cell_size,
               lo, hi);
+  printUnknown(static_cast<long long>(std::count_if(m.grid.unknown.begin(), m.grid.unknown.end(), [](auto u) { return u != 0; })));
   if (!o.png.empty()) {
     CostMapStyle style;
     style.pixels_per_cell = m.grid.cell_size;
@@ -235,6 +267,7 @@ void runCostmap(const CostmapOptions& o) {
   if (!o.nav2.empty()) {
     Nav2MapSettings nav2;
     nav2.scale = o.nav2_scale == "linear" ? Nav2CostScale::Linear : Nav2CostScale::Logarithmic;
+    nav2.unknown = m.grid.unknown;  // no data in the image: 255
     const Nav2MapInfo info = writeNav2Map(m.grid, o.nav2, nav2);
     std::printf("wrote %s and %s (Nav2 map_server, mode raw: %d of 98 graded levels used on the %s scale, %lld "
                 "lethal cells; the mapping is in %s; set trinary_costmap: false in Nav2)\n",
@@ -243,8 +276,7 @@ void runCostmap(const CostmapOptions& o) {
   }
   if (!o.raw.empty()) {
     FloatTiffWriter raw(o.raw, m.grid.rows, m.grid.cols);
-    const std::vector<float> values(m.grid.costs.begin(), m.grid.costs.end());
-    raw.write(values.data(), m.grid.rows);
+    raw.write(raw_values.data(), m.grid.rows);
     raw.georeference(m.grid.frame);
     raw.finish();
     printRaw(o.raw, m.grid.frame);
@@ -290,8 +322,11 @@ void addCostmapCommand(CLI::App& app) {
       ->check(CLI::IsMember({"log", "linear"}))
       ->capture_default_str();
   cmd->add_option("--tile-cells", o->tiles.tile_cells, "cells per tile side: memory grows with the tile, not the image")
+      ->check(CLI::Range(1, TileSettings::kMaxTileCells))
       ->capture_default_str();
-  cmd->add_option("--threads", o->tiles.threads, "tiles computed at once (0 = all cores)")->capture_default_str();
+  cmd->add_option("--threads", o->tiles.threads, "tiles computed at once (0 = all cores)")
+      ->check(CLI::Range(0, TileSettings::kMaxThreads))
+      ->capture_default_str();
   cmd->footer("Examples:\n  mmp costmap --model out/demo/model.mmp --image scene.png --png costs.png\n"
               "  mmp costmap --model model.mmp --image tile.tif --raw costs.tif --nav2 nav2_map");
   cmd->callback([o] {

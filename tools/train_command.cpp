@@ -281,6 +281,7 @@ Json metricsJson(const TrainingRun& r, const Json& methods, const Json& learned_
 
 void runTrain(const TrainConfig& config) {
   OutputFolder output(config.output_dir);
+  for (const std::string& stale : output.removedStale()) std::printf("removed '%s', left by a run that was killed\n", stale.c_str());
   std::printf("mmp train %s: behaviour '%s' (preferred class %s), %zu training and %zu holdout images\n",
               config.source.c_str(), config.behaviour.name.c_str(), config.behaviour.preferred_name.c_str(),
               config.train.size(), config.holdout.size());

@@ -1,12 +1,26 @@
 #include <mmp/core/thread_pool.hpp>
 
 #include <algorithm>
+#include <new>
+#include <system_error>
 
 namespace mmp {
 
 ThreadPool::ThreadPool(int threads) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { workerLoop(); });
+  requested_ = std::max(1, threads);
+  for (int i = 1; i < threads; ++i) {
+    // A thread the system cannot create (an address-space limit, the kernel's map or task limit)
+    // leaves the pool with the workers it has: the results do not depend on the thread count, and
+    // unwinding here would destroy joinable threads waiting on wake_ (std::terminate, or a hang).
+    try {
+      workers_.emplace_back([this] { workerLoop(); });
+    } catch (const std::system_error&) {
+      break;
+    } catch (const std::bad_alloc&) {
+      break;
+    }
+  }
 }
 
 ThreadPool::~ThreadPool() {

@@ -31,6 +31,14 @@ WorldFrame WorldFrame::located(int rows, int cols, double resolution, WorldPoint
   if (!std::isfinite(origin.x) || !std::isfinite(origin.y)) {
     throw InvalidArgument("world frame: origin (" + numberText(origin.x) + ", " + numberText(origin.y) + ") must be finite");
   }
+  // The far corner too: an extent that overflows would put every cell at +inf.
+  const double right = origin.x + cols * resolution, top = origin.y + rows * resolution;
+  if (!std::isfinite(right) || !std::isfinite(top)) {
+    throw InvalidArgument("world frame: " + std::to_string(cols) + " x " + std::to_string(rows) + " cells of " +
+                          numberText(resolution) + " from the origin (" + numberText(origin.x) + ", " +
+                          numberText(origin.y) + ") reach (" + numberText(right) + ", " + numberText(top) +
+                          "), beyond the finite numbers");
+  }
   WorldFrame frame = unlocated(rows, cols);
   frame.resolution = resolution;
   frame.origin = origin;

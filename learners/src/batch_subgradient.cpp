@@ -60,9 +60,9 @@ const Eigen::VectorXd& BatchSubgradient::train(const ExampleList& examples, Eige
     // 3) projected step (eq. 7)
     next = w - params_.steps.stepSize(t) * g;
     params_.projection->project(next);
-    if (!next.allFinite()) {
+    if (const std::string why = rejected(next); !why.empty()) {
       info = Info::NumericalIssue;
-      message = "the step of iteration " + std::to_string(t) + " is not finite; kept the last good weights";
+      message = "the step of iteration " + std::to_string(t) + " " + why + "; kept the last good weights";
       break;
     }
     const double moved = (next - w).norm();

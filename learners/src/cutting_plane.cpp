@@ -197,9 +197,9 @@ const Eigen::VectorXd& CuttingPlane::train(const ExampleList& examples, Eigen::V
     set.primal(lambda, w);
     set.dropIdle(params_.plane_age_limit);
     planes_ = set.size();
-    if (!w.allFinite()) {
+    if (const std::string why = rejected(w); !why.empty()) {
       info = Info::NumericalIssue;
-      message = "the model's minimiser after iteration " + std::to_string(t) + " is not finite; kept the best weights";
+      message = "the model's minimiser after iteration " + std::to_string(t) + " " + why + "; kept the best weights";
       break;
     }
   }

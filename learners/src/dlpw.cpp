@@ -87,9 +87,9 @@ const Eigen::VectorXd& Dlpw::train(const ExampleList& examples, Eigen::VectorXd 
         target_score += theta.edge(e, y[a], y[b]);
       }
       ball.project(next);
-      if (!next.allFinite()) {
+      if (const std::string why = rejected(next); !why.empty()) {
         info = Info::NumericalIssue;
-        message = "the step of round " + std::to_string(t) + " is not finite; kept the last good weights";
+        message = "the step of round " + std::to_string(t) + " " + why + "; kept the last good weights";
         stopped = true;
         break;
       }

@@ -50,6 +50,11 @@ double Learner::elapsed() const { return secondsSince(start_); }
 
 bool Learner::report(const TraceRecord& record) { return !callback_ || callback_(record); }
 
+std::string Learner::rejected(const Eigen::VectorXd& w) const {
+  if (!w.allFinite()) return "is not finite";
+  return weight_check_ ? weight_check_(w) : std::string();
+}
+
 void Learner::finish(Info info, std::string message) {
   info_ = info;
   message_ = std::move(message);

@@ -39,6 +39,10 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
   std::string message = "ran " + std::to_string(params_.stop.max_iterations) + " epochs";
   long t = 0;
   bool stopped = false;
+  // The weight check sees the model train() would return (the average, with averaging) once an
+  // epoch: single rounds' iterates may stray far (the first step is 1 / lambda) and come back.
+  Eigen::VectorXd accepted = w;
+  bool refused = false;
   for (long epoch = 1; epoch <= params_.stop.max_iterations && !stopped; ++epoch) {
     if (params_.shuffle) rng.shuffle(order.begin(), order.end());
     epoch_start = w;
@@ -94,6 +98,17 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
     if (!prediction_losses_.empty()) {
       trace_.push_back({t, cumulative_loss_ / static_cast<double>(t), w.norm(), elapsed()});
     }
+    if (!stopped && weight_check_) {
+      const Eigen::VectorXd model = params_.averaging != Averaging::None && average.count() > 0 ? average.mean() : w;
+      if (const std::string why = rejected(model); !why.empty()) {
+        info = Info::NumericalIssue;
+        message = "the model after epoch " + std::to_string(epoch) + " " + why + "; kept the model of " +
+                  (epoch > 1 ? "epoch " + std::to_string(epoch - 1) : std::string("the starting point"));
+        refused = stopped = true;
+        break;
+      }
+      accepted = model;
+    }
     if (!stopped && params_.stop.tolerance > 0.0 &&
         (w - epoch_start).norm() <= params_.stop.tolerance * std::max(1.0, w.norm())) {
       info = Info::Success;
@@ -105,6 +120,7 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
   if (params_.averaging != Averaging::None && average.count() > 0 && info != Info::NumericalIssue) {
     weights_ = average.mean();
   }
+  if (refused) weights_ = accepted;
   finish(info, message);
   return weights_;
 }

@@ -32,6 +32,25 @@ void checkWeights(const Eigen::VectorXd& w, const FeatureStack& features, CostFo
   }
 }
 
+// Cells [first, first + count) x [0, cols) holding a pixel without data (valid == 0) become +inf,
+// flagged in unknown (if given; indexed from the first row); returns how many.
+long long markUnknownCells(const cv::Mat& valid, int k, int first, int count, int cols, double* costs,
+                           std::uint8_t* unknown) {
+  if (valid.empty()) return 0;
+  long long marked = 0;
+  for (int r = first; r < first + count; ++r) {
+    for (int c = 0; c < cols; ++c) {
+      const cv::Mat block = valid(cv::Rect(c * k, r * k, k, k));
+      if (cv::countNonZero(block) == k * k) continue;
+      const std::size_t s = static_cast<std::size_t>(r - first) * cols + c;
+      costs[s] = std::numeric_limits<double>::infinity();
+      if (unknown != nullptr) unknown[s] = 1;
+      ++marked;
+    }
+  }
+  return marked;
+}
+
 }  // namespace
 
 CostModel::CostModel(FeatureStack features, Eigen::VectorXd weights, CostForm form,
@@ -100,20 +119,72 @@ void CostModel::save(const std::string& path) const {
   saveModel(path, model);
 }
 
-std::array<double, 2> CostModel::costBounds() const {
+std::array<double, 2> costBounds(const Eigen::VectorXd& w, CostForm form, std::array<double, 2> tree_range) {
   // Features in [0, 1] with the bias at 1: w . f lies between the bias weight plus every negative
   // weight and the bias weight plus every positive one.
-  double lower = weights_[kBiasIndex], upper = weights_[kBiasIndex];
-  for (Eigen::Index k = 0; k < weights_.size(); ++k) {
+  if (w.size() <= kBiasIndex) throw InvalidArgument("cost bounds: no bias weight");
+  double lower = w[kBiasIndex], upper = w[kBiasIndex];
+  for (Eigen::Index k = 0; k < w.size(); ++k) {
     if (k == kBiasIndex) continue;
-    lower += std::min(0.0, weights_[k]);
-    upper += std::max(0.0, weights_[k]);
+    lower += std::min(0.0, w[k]);
+    upper += std::max(0.0, w[k]);
   }
-  const std::array<double, 2> trees = trees_.range();
-  lower += trees[0];
-  upper += trees[1];
-  if (form_ == CostForm::Exponential) return {std::exp(lower), std::exp(upper)};
+  lower += tree_range[0];
+  upper += tree_range[1];
+  if (form == CostForm::Exponential) return {std::exp(lower), std::exp(upper)};
   return {lower, upper};
+}
+
+std::string costRangeFault(const std::array<double, 2>& bounds) {
+  const std::string range = "the costs range from " + numberText(bounds[0]) + " to " + numberText(bounds[1]);
+  if (!(bounds[1] <= CostLimits::kHighest)) {
+    return range + ", above the highest cost a model may give, " + numberText(CostLimits::kHighest);
+  }
+  if (!(bounds[0] >= CostLimits::kLowest)) {
+    return range + ", below the lowest cost a model may give, " + numberText(CostLimits::kLowest);
+  }
+  if (!(bounds[1] <= CostLimits::kMaxRatio * bounds[0])) {
+    return range + ", a ratio of " + numberText(bounds[1] / bounds[0]) + " > " + numberText(CostLimits::kMaxRatio) +
+           ", the most a model may spread them";
+  }
+  return "";
+}
+
+std::string trainingCostFault(const std::vector<const FeatureMap*>& maps, const Eigen::VectorXd& w, CostForm form) {
+  std::array<double, 2> range = {std::numeric_limits<double>::infinity(), 0.0};
+  std::vector<double> costs;
+  for (const FeatureMap* map : maps) {
+    map->costs(w, costs, form);  // +inf on blocked cells, which do not count
+    for (int s = 0; s < map->cells(); ++s) {
+      if (map->isBlocked(s)) continue;
+      const double c = costs[static_cast<std::size_t>(s)];
+      if (!(c > 0.0) || !std::isfinite(c)) return "gives a passable training cell the cost " + numberText(c);
+      range = {std::min(range[0], c), std::max(range[1], c)};
+    }
+  }
+  if (range[0] > range[1]) return "";  // no passable cell
+  const std::string fault = costRangeFault(range);
+  return fault.empty() ? fault : "on the training cells: " + fault;
+}
+
+std::array<double, 2> CostModel::costBounds() const { return mmp::costBounds(weights_, form_, trees_.range()); }
+
+void CostModel::checkImage(int width, int height) const {
+  const int side = std::max(width, height);
+  try {
+    checkImageSize(features_.settings(), width, height);
+    if (const ClassScores* layer = features_.classScores()) {
+      for (double r : layer->context_px) {
+        if (r > side) {  // else the halo it asks for would be blamed on the tile settings
+          throw InvalidArgument("features.class_context_px: radius " + numberText(r) + " px is larger than the " +
+                                std::to_string(width) + " x " + std::to_string(height) + " px image; use at most " +
+                                std::to_string(side) + " px");
+        }
+      }
+    }
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(source_ + ": " + e.what());
+  }
 }
 
 int CostModel::haloCells(const TileSettings& tiles) const {
@@ -124,13 +195,34 @@ int CostModel::haloCells(const TileSettings& tiles) const {
   double widest = 1.0;
   for (double sigma : s.blur_sigmas) widest = std::max(widest, sigma);
   for (int w : s.texture_windows) widest = std::max(widest, static_cast<double>(w));
-  const int least_tile = std::max(static_cast<int>(std::ceil(widest / s.cell_size)), reach);
+  const int least_window = static_cast<int>(std::ceil(widest / s.cell_size));
+  const int least_tile = std::max(least_window, reach);
+  if (tiles.threads < 0 || tiles.threads > TileSettings::kMaxThreads) {
+    throw InvalidArgument("threads = " + std::to_string(tiles.threads) + " is out of range: use 0 (every core) to " +
+                          std::to_string(TileSettings::kMaxThreads));
+  }
+  if (least_tile > TileSettings::kMaxTileCells) {  // the model's reach, not the tile setting, is at fault
+    throw InvalidArgument(source_ + ": its features reach " + std::to_string(reach) + " cells of " +
+                          std::to_string(s.cell_size) + " px (blurs, texture windows and class context discs), " +
+                          "more than a tile may hold (" + std::to_string(TileSettings::kMaxTileCells) + " cells)");
+  }
+  if (tiles.tile_cells > TileSettings::kMaxTileCells) {
+    throw InvalidArgument("tile_cells = " + std::to_string(tiles.tile_cells) + " is out of range: use " +
+                          std::to_string(least_tile) + " to " + std::to_string(TileSettings::kMaxTileCells));
+  }
   if (tiles.tile_cells < least_tile) {
+    const std::string why = least_window >= reach
+                                ? "blurs and windows up to " + std::to_string(static_cast<int>(widest)) + " px"
+                                : "features reaching " + std::to_string(reach) + " cells, class context discs included";
     throw InvalidArgument("tile_cells = " + std::to_string(tiles.tile_cells) + " is too small for the model's features (" +
-                          std::to_string(s.cell_size) + " px cells, blurs and windows up to " +
-                          std::to_string(static_cast<int>(widest)) + " px); use at least " + std::to_string(least_tile));
+                          std::to_string(s.cell_size) + " px cells, " + why + "); use at least " +
+                          std::to_string(least_tile));
   }
   if (tiles.overlap_cells == -1) return reach;
+  if (tiles.overlap_cells > TileSettings::kMaxTileCells) {
+    throw InvalidArgument("overlap_cells = " + std::to_string(tiles.overlap_cells) + " is out of range: use -1 or " +
+                          std::to_string(reach) + " to " + std::to_string(TileSettings::kMaxTileCells));
+  }
   if (tiles.overlap_cells < reach) {
     throw InvalidArgument("overlap_cells = " + std::to_string(tiles.overlap_cells) +
                           " is smaller than the model's features reach; use at least " + std::to_string(reach) +
@@ -146,7 +238,7 @@ CostGrid CostModel::costs(const cv::Mat& image, const TileSettings& tiles) const
   grid.cols = image.cols / k;
   grid.cell_size = k;
   if (grid.rows < 1 || grid.cols < 1) return costs(features_.map(image));  // computeRawFeatures says why
-  checkImageSize(features_.settings(), image.cols, image.rows);
+  checkImage(image.cols, image.rows);
   if (static_cast<double>(grid.rows) * grid.cols > std::numeric_limits<int>::max()) {
     throw InvalidArgument("the " + std::to_string(image.cols) + " x " + std::to_string(image.rows) +
                           " px image has more cells than a cost grid holds (2^31 - 1); stream it band by band "
@@ -166,6 +258,15 @@ CostGrid CostModel::costs(const GeoImage& image, const TileSettings& tiles) cons
   }
   CostGrid grid = costs(image.pixels, tiles);
   grid.frame = image.frame.coarsened(grid.cell_size);
+  if (!image.valid.empty()) {
+    if (image.valid.size != image.pixels.size || image.valid.type() != CV_8UC1) {
+      throw InvalidArgument("cost map: the image's valid mask must be CV_8UC1 of the image's size");
+    }
+    grid.unknown.assign(grid.costs.size(), 0);
+    if (markUnknownCells(image.valid, grid.cell_size, 0, grid.rows, grid.cols, grid.costs.data(), grid.unknown.data()) == 0) {
+      grid.unknown.clear();
+    }
+  }
   return grid;
 }
 
@@ -223,10 +324,30 @@ CostGrid CostModel::costs(const FeatureMap& map) const {
   return grid;
 }
 
+std::vector<float> rasterCosts(const double* costs, std::size_t count, int cols, long long first_row,
+                               const std::string& source) {
+  std::vector<float> out(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const double c = costs[i];
+    const bool fits = c == std::numeric_limits<double>::infinity() ||
+                      (c >= std::numeric_limits<float>::min() && c <= std::numeric_limits<float>::max());
+    if (!fits) {
+      throw DataError(source + " gives cell (row " + std::to_string(first_row + static_cast<long long>(i) / cols) + ", col " +
+                      std::to_string(static_cast<long long>(i) % cols) + ") the cost " + numberText(c) +
+                      ", outside what a 32-bit float raster holds (" + numberText(std::numeric_limits<float>::min()) +
+                      " to " + numberText(std::numeric_limits<float>::max()) +
+                      "; +inf is nodata, impassable): nothing written; retrain the model (costs within [" +
+                      numberText(CostLimits::kLowest) + ", " + numberText(CostLimits::kHighest) + "])");
+    }
+    out[i] = static_cast<float>(c);
+  }
+  return out;
+}
+
 CostRasterInfo writeCostRaster(const CostModel& model, ImageRows& image, const std::string& tiff,
                                const TileSettings& tiles, const std::function<void(int, int)>& progress) {
   const int k = model.features().settings().cell_size;
-  checkImageSize(model.features().settings(), image.cols(), image.rows());
+  model.checkImage(image.cols(), image.rows());
   const int halo = model.haloCells(tiles);
   CostRasterInfo info;
   info.rows = image.rows() / k;
@@ -260,8 +381,11 @@ CostRasterInfo writeCostRaster(const CostModel& model, ImageRows& image, const s
     }
     costs.resize(static_cast<std::size_t>(count) * info.cols);
     model.bandCosts(pixels, top, info.rows, first, count, tiles, costs.data());
-    values.assign(costs.begin(), costs.end());
-    for (double c : costs) info.lowest = std::min(info.lowest, c), info.highest = std::max(info.highest, c);
+    info.unknown += markUnknownCells(image.valid(), k, first, count, info.cols, costs.data(), nullptr);
+    values = rasterCosts(costs.data(), costs.size(), info.cols, first, model.source());
+    for (double c : costs) {
+      if (std::isfinite(c)) info.lowest = std::min(info.lowest, c), info.highest = std::max(info.highest, c);
+    }
     out.write(values.data(), count);
     if (progress) progress(first + count, info.rows);
   }

@@ -439,9 +439,12 @@ int FeatureStack::reachCells() const {
     // OpenCV's kernel for a float image when given only sigma: ksize = round(8 sigma + 1) | 1.
     if (sigma > 0.0) blur = std::max(blur, (cvRound(sigma / k * 8.0 + 1.0) | 1) / 2);
   }
-  int context = 0;
-  for (double r : class_scores_.context_px) context = std::max(context, std::max(1, static_cast<int>(std::lround(r / k))));
-  return (pixels + k - 1) / k + blur + context;
+  // In double, saturated at INT_MAX: a model file may hold any finite radius, and the caller says
+  // what reach is too large (CostModel::haloCells).
+  double context = 0.0;
+  for (double r : class_scores_.context_px) context = std::max(context, std::max(1.0, std::round(r / k)));
+  const double reach = static_cast<double>((pixels + k - 1) / k) + blur + context;
+  return reach >= std::numeric_limits<int>::max() ? std::numeric_limits<int>::max() : static_cast<int>(reach);
 }
 
 void FeatureStack::describeLayout() {

@@ -77,32 +77,44 @@ WorldFrame frameOfTransform(const double gt[6], int rows, int cols, std::string 
     throw DataError("image '" + path + "': its pixels are " + numberText(gt[1]) + " x " + numberText(-gt[5]) +
                     " world units, not square; resample it first (gdalwarp -tr)");
   }
-  return WorldFrame::located(rows, cols, gt[1], {gt[0], gt[3] + rows * gt[5]}, std::move(crs));
+  try {
+    return WorldFrame::located(rows, cols, gt[1], {gt[0], gt[3] + rows * gt[5]}, std::move(crs));
+  } catch (const InvalidArgument& e) {
+    throw DataError("image '" + path + "': its geotransform " + transform + " gives no usable frame: " + e.what());
+  }
 }
 
-bool classicFormat(const std::string& path) {  // what loadImage reads: PNG, JPEG, classic TIFF
+bool pngOrJpeg(const std::string& path) {  // decoded by OpenCV and libjpeg; everything else by GDAL
   std::ifstream in(path, std::ios::binary);
   char magic[8] = {};
   in.read(magic, sizeof magic);
   const std::string m(magic, static_cast<std::size_t>(in.gcount()));
-  return m.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0 || m.compare(0, 3, "\xFF\xD8\xFF") == 0 ||
-         m.compare(0, 4, std::string("II*\0", 4)) == 0 || m.compare(0, 4, std::string("MM\0*", 4)) == 0;
+  return m.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0 || m.compare(0, 3, "\xFF\xD8\xFF") == 0;
 }
 
-// Pixels through GDAL, as loadImage gives them (detail::bgr8): bands 1..3 (or the one grey band), 8 or
-// 16 bits, assembled in OpenCV's channel order.
-cv::Mat readPixels(GDALDatasetH dataset, const std::string& path) {
+// Pixels through GDAL under raster_pixels.hpp's rules, as loadImage gives them (detail::bgr8): the
+// grey or colour bands, 8 or 16 bits, assembled in OpenCV's channel order; `valid` (if not null)
+// the pixels with data.
+cv::Mat readPixels(GDALDatasetH dataset, const std::string& path, cv::Mat* valid) {
   const int cols = GDALGetRasterXSize(dataset), rows = GDALGetRasterYSize(dataset), bands = GDALGetRasterCount(dataset);
-  if (bands != 1 && bands != 3 && bands != 4) {
-    throw DataError("image '" + path + "' has " + std::to_string(bands) +
-                    " bands; expected 1 (grey), 3 (colour) or 4 (colour + alpha)");
+  const auto meaning = [&](int b) { return GDALGetRasterColorInterpretation(GDALGetRasterBand(dataset, b)); };
+  int used = bands;  // the grey or colour bands
+  if ((bands == 2 || bands == 4) && meaning(bands) == GCI_AlphaBand) {
+    used = bands - 1;
+  } else if (bands != 1 && bands != 3) {
+    const std::string last = bands == 2 || bands == 4
+                                  ? std::string(", and band ") + std::to_string(bands) + " is not flagged as alpha (it is " +
+                                        GDALGetColorInterpretationName(meaning(bands)) + ")"
+                                  : std::string();
+    throw DataError("image '" + path + "' has " + std::to_string(bands) + " bands" + last +
+                    "; mmp reads 1 band (grey) or 3 (red, green, blue), each optionally followed by a flagged alpha "
+                    "band; keep the colour bands first (gdal_translate -b 1 -b 2 -b 3)");
   }
   if (static_cast<double>(rows) * cols > detail::kMaxImagePixels) {
     throw DataError("image '" + path + "' has " + std::to_string(cols) + " x " + std::to_string(rows) +
                     " pixels, more than mmp reads whole (" + numberText(detail::kMaxImagePixels) +
                     "); stream it (mmp costmap --raw) or cut it into tiles");
   }
-  const int used = bands == 1 ? 1 : 3;
   std::vector<cv::Mat> channels(static_cast<std::size_t>(used));
   for (int b = 1; b <= used; ++b) {
     GDALRasterBandH band = GDALGetRasterBand(dataset, b);
@@ -112,7 +124,7 @@ cv::Mat readPixels(GDALDatasetH dataset, const std::string& path) {
     }
     if (type != GDT_Byte && type != GDT_UInt16) {
       throw DataError("image '" + path + "': band " + std::to_string(b) + " holds " + GDALGetDataTypeName(type) +
-                      " values; mmp reads 8- or 16-bit imagery");
+                      " values; mmp reads 8- or 16-bit imagery (scale it first, e.g. gdal_translate -ot Byte -scale)");
     }
     // Bands R, G, B become OpenCV's B, G, R.
     cv::Mat& channel = channels[static_cast<std::size_t>(used - b)];
@@ -124,6 +136,24 @@ cv::Mat readPixels(GDALDatasetH dataset, const std::string& path) {
   const int depth = channels.front().depth();
   if (!std::all_of(channels.begin(), channels.end(), [depth](const cv::Mat& c) { return c.depth() == depth; })) {
     throw DataError("image '" + path + "': its bands hold values of different sizes; mmp reads 8- or 16-bit imagery");
+  }
+  if (valid != nullptr) {
+    // GDAL's mask bands say which pixels have data: a nodata value (per band: a pixel lacks data
+    // only if every band says so), an internal mask or the alpha band (per dataset: one mask).
+    *valid = cv::Mat();
+    const int flags = GDALGetMaskFlags(GDALGetRasterBand(dataset, 1));
+    if (!(flags & GMF_ALL_VALID)) {
+      cv::Mat any = cv::Mat::zeros(rows, cols, CV_8UC1), mask(rows, cols, CV_8UC1);
+      for (int b = 1; b <= ((flags & GMF_PER_DATASET) ? 1 : used); ++b) {
+        if (GDALRasterIO(GDALGetMaskBand(GDALGetRasterBand(dataset, b)), GF_Read, 0, 0, cols, rows, mask.data, cols, rows,
+                         GDT_Byte, 0, 0) != CE_None) {
+          throw DataError("image '" + path + "': its nodata mask cannot be read: " + QuietGdal::lastError());
+        }
+        any |= mask;
+      }
+      cv::compare(any, 0, any, cv::CMP_NE);
+      if (cv::countNonZero(any) < rows * cols) *valid = any;
+    }
   }
   cv::Mat raw;
   cv::merge(channels, raw);
@@ -142,7 +172,14 @@ WorldFrame frameOfDataset(GDALDatasetH dataset, int rows, int cols, const FrameS
     throw InvalidArgument("image '" + path +
                           "' is georeferenced (it has a geotransform); drop the resolution and origin given for it");
   }
+  // GDAL turns a CRS code it does not know into a local CRS with a warning: refused with its reason,
+  // never written on into the outputs.
+  CPLErrorReset();
   const OGRSpatialReferenceH srs = GDALGetSpatialRef(dataset);
+  if (CPLGetLastErrorType() != CE_None) {
+    throw DataError("image '" + path + "': its coordinate reference system is not one GDAL knows: " +
+                    QuietGdal::lastError() + " (fix it, e.g. gdal_edit.py -a_srs EPSG:32640)");
+  }
   return frameOfTransform(gt, rows, cols, srs != nullptr ? wktOf(srs) : std::string(), path);
 }
 
@@ -174,20 +211,29 @@ WorldFrame readWorldFrame(const std::string& path, int rows, int cols, const Fra
 
 GeoImage loadGeoImage(const std::string& path, const FrameSettings& plain) {
   GeoImage image;
-  if (classicFormat(path)) {
-    image.pixels = loadImage(path);
+  if (pngOrJpeg(path)) {
+    const cv::Mat raw = detail::readRaw(path, "image");
+    image.valid = detail::alphaValid(raw);
+    image.pixels = detail::bgr8(raw, path);
     image.frame = readWorldFrame(path, image.pixels.rows, image.pixels.cols, plain);
     return image;
   }
   QuietGdal gdal;
   const Dataset dataset = openRaster(path, GDAL_OF_READONLY);
   if (!dataset) {
-    loadImage(path);  // says why the file is not an image, as for any other
+    if (!detail::isTiff(path)) loadImage(path);  // says why the file is not an image, as for any other
     throw DataError("image '" + path + "' cannot be read: " + QuietGdal::lastError());
   }
-  image.pixels = readPixels(dataset.get(), path);
+  image.pixels = readPixels(dataset.get(), path, &image.valid);
   image.frame = frameOfDataset(dataset.get(), image.pixels.rows, image.pixels.cols, plain, path);
   return image;
+}
+
+cv::Mat detail::readGdalImage(const std::string& path, cv::Mat* valid) {
+  QuietGdal gdal;
+  const Dataset dataset = openRaster(path, GDAL_OF_READONLY);
+  if (!dataset) throw DataError("image '" + path + "' cannot be read: " + QuietGdal::lastError());
+  return readPixels(dataset.get(), path, valid);
 }
 
 void writeGeoreference(const std::string& path, const WorldFrame& frame) {

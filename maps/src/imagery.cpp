@@ -171,36 +171,6 @@ void requireSize(double width, double height, const std::string& path, const cha
   }
 }
 
-cv::Mat readRaw(const std::string& path, const char* what) {
-  const std::string bytes = readBytes(path, what);
-  const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
-  if (bytes.size() >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF) {  // JPEG
-    JpegPixels pixels;
-    JpegErrors errors;
-    const bool ok = readJpeg(data, bytes.size(), pixels, errors);
-    std::unique_ptr<unsigned char, decltype(&std::free)> owner(pixels.data, &std::free);
-    if (!ok) throw DataError(std::string(what) + " '" + path + "' is a damaged JPEG: " + errors.message);
-    return cv::Mat(pixels.height, pixels.width, pixels.channels == 1 ? CV_8UC1 : CV_8UC3, pixels.data).clone();
-  }
-  double width = 0, height = 0;
-  if (!declaredSize(bytes, width, height)) {
-    throw DataError(std::string(what) + " '" + path + "' is not a PNG, JPEG or TIFF image (or its header is damaged)");
-  }
-  requireSize(width, height, path, what);
-  cv::Mat raw;
-  try {
-    raw = cv::imdecode(cv::Mat(1, static_cast<int>(bytes.size()), CV_8U, const_cast<unsigned char*>(data)),
-                       cv::IMREAD_UNCHANGED);
-  } catch (const cv::Exception& e) {
-    throw DataError(std::string(what) + " '" + path + "' cannot be decoded: " + e.what());
-  }
-  if (raw.empty()) {
-    throw DataError(std::string(what) + " '" + path +
-                    "' cannot be decoded: damaged, or not a PNG, JPEG or TIFF image");
-  }
-  return raw;
-}
-
 // Reads `count` scanlines into rows of `stride` bytes; false with errors.message set on a fault.
 bool readScanlines(jpeg_decompress_struct* info, JpegErrors& errors, unsigned char* out, int count, std::size_t stride) {
   if (setjmp(errors.jump) != 0) return false;
@@ -254,6 +224,7 @@ ImageRows::ImageRows(const std::string& path, const FrameSettings& plain) : path
     if (file != nullptr) std::fclose(file);
     GeoImage image = loadGeoImage(path, plain);  // says what is wrong with the file, if anything
     whole_ = image.pixels;
+    valid_ = image.valid;
     frame_ = std::move(image.frame);
     rows_ = whole_.rows;
     cols_ = whole_.cols;
@@ -310,27 +281,85 @@ cv::Mat ImageRows::read(int count) {
   return band;
 }
 
+cv::Mat detail::readRaw(const std::string& path, const char* what) {
+  const std::string bytes = readBytes(path, what);
+  const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
+  if (bytes.size() >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF) {  // JPEG
+    JpegPixels pixels;
+    JpegErrors errors;
+    const bool ok = readJpeg(data, bytes.size(), pixels, errors);
+    std::unique_ptr<unsigned char, decltype(&std::free)> owner(pixels.data, &std::free);
+    if (!ok) throw DataError(std::string(what) + " '" + path + "' is a damaged JPEG: " + errors.message);
+    return cv::Mat(pixels.height, pixels.width, pixels.channels == 1 ? CV_8UC1 : CV_8UC3, pixels.data).clone();
+  }
+  double width = 0, height = 0;
+  if (!declaredSize(bytes, width, height)) {
+    throw DataError(std::string(what) + " '" + path + "' is not a PNG, JPEG or TIFF image (or its header is damaged)");
+  }
+  requireSize(width, height, path, what);
+  cv::Mat raw;
+  try {
+    raw = cv::imdecode(cv::Mat(1, static_cast<int>(bytes.size()), CV_8U, const_cast<unsigned char*>(data)),
+                       cv::IMREAD_UNCHANGED);
+  } catch (const cv::Exception& e) {
+    throw DataError(std::string(what) + " '" + path + "' cannot be decoded: " + e.what());
+  }
+  if (raw.empty()) {
+    throw DataError(std::string(what) + " '" + path +
+                    "' cannot be decoded: damaged, or not a PNG, JPEG or TIFF image");
+  }
+  return raw;
+}
+
+bool detail::isTiff(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  in.read(magic, sizeof magic);
+  if (in.gcount() != 4) return false;
+  const std::string m(magic, 4);
+  return m == std::string("II*\0", 4) || m == std::string("MM\0*", 4) || m == std::string("II+\0", 4) ||
+         m == std::string("MM\0+", 4);
+}
+
+cv::Mat detail::alphaValid(const cv::Mat& raw) {
+  if (raw.channels() != 2 && raw.channels() != 4) return {};
+  cv::Mat alpha, valid;
+  cv::extractChannel(raw, alpha, raw.channels() - 1);
+  cv::compare(alpha, 0, valid, cv::CMP_NE);
+  if (cv::countNonZero(valid) == valid.rows * valid.cols) return {};
+  return valid;
+}
+
 cv::Mat detail::bgr8(cv::Mat raw, const std::string& path) {
   if (raw.depth() == CV_16U) {
     raw.convertTo(raw, CV_8U, 1.0 / 257.0);
-  } else if (raw.depth() == CV_32F || raw.depth() == CV_64F) {
-    raw.convertTo(raw, CV_8U, 255.0);  // floating-point images are taken to lie in [0, 1]
   } else if (raw.depth() != CV_8U) {
-    throw DataError("image '" + path + "': unsupported pixel depth (use 8 or 16 bits per channel)");
+    // Float pixels have no known range (0..1? 0..255? reflectance?): refused, as GDAL's path does.
+    throw DataError("image '" + path + "' holds " + (raw.depth() == CV_32F || raw.depth() == CV_64F ? "floating-point" : "signed") +
+                    " values; mmp reads 8- or 16-bit imagery (scale it first, e.g. gdal_translate -ot Byte -scale)");
   }
   cv::Mat bgr;
   switch (raw.channels()) {
     case 1: cv::cvtColor(raw, bgr, cv::COLOR_GRAY2BGR); break;
+    case 2: {  // grey + alpha (PNG flags it; readGdalImage only passes a flagged one)
+      cv::Mat grey;
+      cv::extractChannel(raw, grey, 0);
+      cv::cvtColor(grey, bgr, cv::COLOR_GRAY2BGR);
+      break;
+    }
     case 3: bgr = raw; break;
     case 4: cv::cvtColor(raw, bgr, cv::COLOR_BGRA2BGR); break;
     default:
       throw DataError("image '" + path + "' has " + std::to_string(raw.channels()) +
-                      " channels; expected 1 (grey), 3 (colour) or 4 (colour + alpha)");
+                      " channels; expected 1 (grey), 3 (colour), or either with alpha");
   }
   return bgr;
 }
 
-cv::Mat loadImage(const std::string& path) { return detail::bgr8(readRaw(path, "image"), path); }
+cv::Mat loadImage(const std::string& path) {
+  if (detail::isTiff(path)) return detail::readGdalImage(path, nullptr);  // one reader for every TIFF
+  return detail::bgr8(detail::readRaw(path, "image"), path);
+}
 
 void validateClasses(const std::vector<LabelClass>& classes) {
   if (classes.empty()) throw InvalidArgument("label classes: the list is empty");
@@ -355,7 +384,7 @@ static std::string pixelName(const std::string& path, int row, int col) {
 
 cv::Mat loadLabelMask(const std::string& path, const std::vector<LabelClass>& classes) {
   validateClasses(classes);
-  const cv::Mat raw = readRaw(path, "label mask");
+  const cv::Mat raw = detail::readRaw(path, "label mask");
   if (raw.depth() != CV_8U) throw DataError("label mask '" + path + "': expected 8 bits per channel");
   cv::Mat mask(raw.rows, raw.cols, CV_8UC1);
   if (raw.channels() == 1) {

@@ -66,8 +66,9 @@ void checkInput(const CostGrid& grid, CellPoint start, CellPoint goal, const Omp
     const int cell = static_cast<int>(p.v) * grid.cols + static_cast<int>(p.u);
     if (grid.blocked(cell)) throw InvalidArgument("planOmpl: " + where + " lies in impassable " + cellName(grid, cell));
   }
-  if (!(settings.budget_seconds > 0.0 && settings.budget_seconds < kInf)) {
-    throw InvalidArgument("planOmpl: budget_seconds must be > 0 and finite (got " + numberText(settings.budget_seconds) + ")");
+  if (!(settings.budget_seconds > 0.0 && settings.budget_seconds <= OmplSettings::kMaxBudgetSeconds)) {
+    throw InvalidArgument("planOmpl: budget_seconds = " + numberText(settings.budget_seconds) + " must be > 0 and at most " +
+                          numberText(OmplSettings::kMaxBudgetSeconds) + " (a week)");
   }
   if (!(settings.range >= 0.0 && settings.range < kInf)) {
     throw InvalidArgument("planOmpl: range must be >= 0 and finite, 0 for OMPL's default (got " + numberText(settings.range) + ")");

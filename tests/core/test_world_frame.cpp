@@ -58,5 +58,10 @@ TEST_CASE("a frame without world coordinates and invalid frames are refused with
   CHECK_THROWS_WITH_AS(WorldFrame::located(5, 5, 0.0, {0, 0}), doctest::Contains("resolution 0 must be"), InvalidArgument);
   CHECK_THROWS_WITH_AS(WorldFrame::located(5, 5, -1.0, {0, 0}), doctest::Contains("resolution -1"), InvalidArgument);
   CHECK_THROWS_AS(WorldFrame::located(5, 5, 1.0, {std::nan(""), 0}), InvalidArgument);
+  // Finite origin and resolution whose far corner overflows: every cell would lie at +inf.
+  CHECK_THROWS_WITH_AS(WorldFrame::located(5, 5, 1e308, {1e308, 0}), doctest::Contains("beyond the finite numbers"),
+                       InvalidArgument);
+  CHECK_THROWS_AS(WorldFrame::located(5, 5, 1e308, {0, 1.7e308}), InvalidArgument);
+  CHECK(WorldFrame::located(5, 5, 1e307, {0, 0}).hasWorld());  // large, still finite: fine
   CHECK_THROWS_AS(frame.coarsened(0), InvalidArgument);
 }

@@ -12,11 +12,14 @@
 
 #include <mmp/core/error.hpp>
 #include <mmp/maps/cost_model.hpp>
+#include <mmp/maps/feature_stack.hpp>
+#include <mmp/maps/georeference.hpp>
 #include <mmp/maps/imagery.hpp>
 
 #include <opencv2/core.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -114,7 +117,54 @@ void useModelFile(const std::string& path) {
   }
 }
 
+// A small linear model for the rasters: 2-pixel cells, a blur and a texture window, fitted on a probe.
+const CostModel& rasterModel() {
+  static const CostModel model = [] {
+    FeatureSettings settings;
+    settings.cell_size = 2;
+    settings.blur_sigmas = {0.0, 2.0};
+    settings.texture_windows = {3};
+    settings.bins = 4;
+    settings.complements = false;
+    const RawFeatures raw = computeRawFeatures(probeImage(16), settings);
+    FeatureStack stack = FeatureStack::fit(settings, {&raw});
+    Eigen::VectorXd w = Eigen::VectorXd::Constant(stack.features(), 0.25);
+    w[kBiasIndex] = 1.0;
+    return CostModel(std::move(stack), w, CostForm::Linear, {}, "fuzz model");
+  }();
+  return model;
+}
+
 }  // namespace
+
+int fuzzGeoTiff(const std::uint8_t* data, std::size_t size) {
+  const auto starts = [&](const char* magic) { return size >= 4 && std::equal(magic, magic + 4, data); };
+  if (!starts("II*\0") && !starts("MM\0*") && !starts("II+\0") && !starts("MM\0+")) return 0;
+  const std::string path = writeInput("geotiff", "raster.tif", data, size);
+  try {
+    const GeoImage image = loadGeoImage(path);
+    if (image.valid.empty() == false && (image.valid.size != image.pixels.size || image.valid.type() != CV_8UC1)) {
+      throw std::logic_error("fuzz harness: loadGeoImage gave a valid mask unlike its pixels");
+    }
+    // Feature maps cost time with the area: large (declared) rasters stop at the reader's checks.
+    if (static_cast<double>(image.pixels.rows) * image.pixels.cols > 256.0 * 256.0) {
+      outcome("geotiff", "read; too large to map here");
+      return 0;
+    }
+    TileSettings tiles;
+    tiles.threads = 1;
+    const CostGrid grid = rasterModel().costs(image, tiles);
+    const std::vector<float> raster = rasterCosts(grid.costs.data(), grid.costs.size(), grid.cols, 0, "fuzz model");
+    for (std::size_t s = 0; s < raster.size(); ++s) {
+      const bool unknown = !grid.unknown.empty() && grid.unknown[s] != 0;
+      if (unknown != std::isinf(raster[s])) throw std::logic_error("fuzz harness: a cell is +inf but not unknown, or back");
+    }
+    outcome("geotiff", "cost map computed");
+  } catch (const Error& e) {
+    outcome("geotiff", e.what());
+  }
+  return 0;
+}
 
 int fuzzModelFile(const std::uint8_t* data, std::size_t size) {
   useModelFile(writeInput("model_file", "model.mmp", data, size));
@@ -244,7 +294,7 @@ const std::vector<Target>& targets() {
   static const std::vector<Target> all = {{"model_file", fuzzModelFile},     {"train_config", fuzzTrainConfig},
                                           {"demonstration", fuzzDemonstration}, {"letters", fuzzLetters},
                                           {"pairs", fuzzPairs},             {"image", fuzzImage},
-                                          {"multilabel", fuzzMultilabel}};
+                                          {"multilabel", fuzzMultilabel},   {"geotiff", fuzzGeoTiff}};
   return all;
 }
 

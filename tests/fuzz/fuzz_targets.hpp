@@ -18,6 +18,10 @@
 //                  with two labels (readMulanArff) and as a MULAN XML label file (parseMulanLabels)
 //   pairs          readPairRecords
 //   image          loadImage, loadLabelMask (index and colour classes), cellLabels
+//   geotiff        bytes that start as a TIFF or BigTIFF -> loadGeoImage through GDAL (pixel types,
+//                  bands, alpha, nodata, geotransform, CRS) -> a small model's cost map of it (nodata
+//                  cells unknown) -> the cost raster's values (rasterCosts), as `mmp costmap --raw`;
+//                  other bytes are skipped: GDAL would try every driver on them (VRT, network paths)
 #pragma once
 
 #include <cstddef>
@@ -34,6 +38,7 @@ int fuzzLetters(const std::uint8_t* data, std::size_t size);
 int fuzzMultilabel(const std::uint8_t* data, std::size_t size);
 int fuzzPairs(const std::uint8_t* data, std::size_t size);
 int fuzzImage(const std::uint8_t* data, std::size_t size);
+int fuzzGeoTiff(const std::uint8_t* data, std::size_t size);
 
 using EntryFunction = int (*)(const std::uint8_t*, std::size_t);
 

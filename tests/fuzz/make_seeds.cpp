@@ -13,6 +13,9 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include <cpl_string.h>
+#include <gdal.h>
+#include <ogr_srs_api.h>
 #include <zlib.h>
 
 #include <cstdio>
@@ -260,6 +263,52 @@ void imageSeeds() {
   writeImage("grey_levels_mask.png", grey_levels);
 }
 
+// --- GeoTIFFs through GDAL ------------------------------------------------------------------------
+
+// A GTiff of `bands` bands of `type` holding a pattern, with a geotransform and CRS (EPSG:32640) unless
+// `frame` is false, nodata (every band) if given, creation options NAME=VALUE.
+void writeGeoTiff(const std::string& name, int rows, int cols, int bands, GDALDataType type, bool frame,
+                  const std::vector<std::string>& options = {}, const double* nodata = nullptr) {
+  GDALAllRegister();
+  char** list = nullptr;
+  for (const std::string& o : options) list = CSLAddString(list, o.c_str());
+  GDALDatasetH out = GDALCreate(GDALGetDriverByName("GTiff"), target("geotiff", name).c_str(), cols, rows, bands, type, list);
+  CSLDestroy(list);
+  if (out == nullptr) throw std::runtime_error("cannot write GeoTIFF " + name);
+  std::vector<double> values(static_cast<std::size_t>(rows) * cols);
+  for (int b = 1; b <= bands; ++b) {
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<double>((i * 37 + static_cast<std::size_t>(b) * 91) % 251);
+    if (nodata != nullptr) values[0] = *nodata;
+    GDALRasterBandH band = GDALGetRasterBand(out, b);
+    if (nodata != nullptr) GDALSetRasterNoDataValue(band, *nodata);
+    if (GDALRasterIO(band, GF_Write, 0, 0, cols, rows, values.data(), cols, rows, GDT_Float64, 0, 0) != CE_None) {
+      throw std::runtime_error("cannot write the pixels of " + name);
+    }
+  }
+  if (frame) {
+    double gt[6] = {500000.0, 0.5, 0.0, 2800000.0, 0.0, -0.5};
+    GDALSetGeoTransform(out, gt);
+    OGRSpatialReferenceH srs = OSRNewSpatialReference(nullptr);
+    OSRImportFromEPSG(srs, 32640);
+    GDALSetSpatialRef(out, srs);
+    OSRDestroySpatialReference(srs);
+  }
+  GDALClose(out);
+}
+
+void geoTiffSeeds() {
+  const double zero = 0.0;
+  writeGeoTiff("rgb_utm.tif", 8, 8, 3, GDT_Byte, true);
+  writeGeoTiff("rgb_nodata.tif", 8, 8, 3, GDT_Byte, true, {}, &zero);
+  writeGeoTiff("rgba_alpha.tif", 8, 6, 4, GDT_Byte, true, {"ALPHA=YES"});
+  writeGeoTiff("rgbn.tif", 6, 6, 4, GDT_Byte, true, {"PHOTOMETRIC=RGB", "ALPHA=UNSPECIFIED"});
+  writeGeoTiff("grey16.tif", 8, 8, 1, GDT_UInt16, true);
+  writeGeoTiff("grey_alpha.tif", 6, 8, 2, GDT_Byte, false, {"ALPHA=YES"});
+  writeGeoTiff("float.tif", 4, 4, 1, GDT_Float32, true);
+  writeGeoTiff("plain_big.tif", 8, 8, 3, GDT_Byte, false, {"BIGTIFF=YES"});
+  writeGeoTiff("tiled_deflate.tif", 16, 16, 3, GDT_Byte, true, {"TILED=YES", "BLOCKXSIZE=16", "BLOCKYSIZE=16", "COMPRESS=DEFLATE"});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -276,6 +325,7 @@ int main(int argc, char** argv) {
     multilabelSeeds();
     pairsSeeds();
     imageSeeds();
+    geoTiffSeeds();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fuzz_make_seeds: %s\n", e.what());
     return 1;

@@ -2,6 +2,7 @@
 
 #include <mmp/core/error.hpp>
 #include <mmp/learners/batch_subgradient.hpp>
+#include <mmp/learners/learner_settings.hpp>
 #include <mmp/learners/online_greedy_projection.hpp>
 
 #include <doctest/doctest.h>
@@ -188,6 +189,43 @@ TEST_CASE("a step that turns NaN never overwrites the last good weights") {
   online.train(list);
   CHECK(online.info() == Info::NumericalIssue);
   CHECK(online.weights().allFinite());
+}
+
+// An example whose hinge 100 - w[0] stays open: every step raises w[0], towards 1 / lambda.
+class RisingExample final : public StructuredExample {
+ public:
+  Eigen::Index dimension() const override { return 2; }
+  void solve(const Eigen::VectorXd&, double loss_weight, OracleResult& r) const override {
+    r.output = {loss_weight > 0.0 ? 1 : 0};
+    r.psi_output.resetDense(2) << -1.0, 0.0;
+    r.psi_target.resetDense(2) << 0.0, 0.0;
+    r.loss = loss_weight > 0.0 ? 100.0 : 0.0;
+  }
+};
+
+TEST_CASE("every learner stops at the last weights the weight check accepts, and says why") {
+  RisingExample rising;
+  const ExampleList list = {&rising};
+  for (LearnerKind kind : {LearnerKind::Batch, LearnerKind::Online, LearnerKind::CuttingPlane}) {
+    CAPTURE(describe(kind));
+    LearnerSettings settings;
+    settings.kind = kind;
+    settings.setLambda(0.1);
+    settings.setPasses(200);
+    settings.batch.steps = StepSchedule::constant(0.1);
+    // Without a check w[0] runs far: the bound below is half of where it ends.
+    const double bound = makeLearner(settings)->train(list)[0] / 2.0;
+    REQUIRE(bound > 1.0);
+    const std::unique_ptr<Learner> learner = makeLearner(settings);
+    learner->setWeightCheck([bound](const Eigen::VectorXd& w) {
+      return w[0] > bound ? "puts w[0] = " + std::to_string(w[0]) + " above the bound" : std::string();
+    });
+    const Eigen::VectorXd w = learner->train(list);
+    CHECK(learner->info() == Info::NumericalIssue);
+    CHECK(w[0] <= bound);
+    CHECK(learner->message().find("above the bound; kept the") != std::string::npos);
+    if (kind == LearnerKind::Batch) CHECK(w[0] > bound / 2.0);  // small steps: it stopped near the bound
+  }
 }
 
 TEST_CASE("stopping by tolerance, time budget and callback is reported through info()") {

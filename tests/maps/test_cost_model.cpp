@@ -96,6 +96,91 @@ TEST_CASE("tile settings that cannot give untiled costs are refused, naming the 
                        doctest::Contains("do not cover cell rows [10, 20)"), InvalidArgument);
 }
 
+TEST_CASE("tile settings past their range are refused with the range, before any arithmetic overflows") {
+  const cv::Mat image = test::syntheticImage(120, 120, SyntheticSceneParams{}.seed);
+  const CostModel model = test::randomCostModel(image, 1);
+  TileSettings tiles;
+  tiles.tile_cells = std::numeric_limits<int>::max();  // r0 + tile_cells would overflow: an all-zero map
+  CHECK_THROWS_WITH_AS(model.costs(image, tiles), doctest::Contains("tile_cells = 2147483647 is out of range: use 17 to 1048576"),
+                       InvalidArgument);
+  tiles.tile_cells = TileSettings::kMaxTileCells;  // the largest is fine: one tile
+  CHECK(model.costs(image, tiles).costs == model.costs(image).costs);
+  tiles.threads = 100000;
+  CHECK_THROWS_WITH_AS(model.costs(image, tiles), doctest::Contains("threads = 100000 is out of range: use 0 (every core) to 256"),
+                       InvalidArgument);
+}
+
+TEST_CASE("cost limits: a range outside CostLimits is named, on bounds and on training cells") {
+  Eigen::VectorXd w(3);
+  w << 1.0, 0.5, 2.0;  // bias 1
+  const auto linear = costBounds(w, CostForm::Linear);
+  CHECK(linear[0] == 1.0);
+  CHECK(linear[1] == 3.5);
+  CHECK(costRangeFault(linear).empty());
+  const auto exponential = costBounds(w, CostForm::Exponential);
+  CHECK(exponential[0] == doctest::Approx(std::exp(1.0)));
+  CHECK(exponential[1] == doctest::Approx(std::exp(3.5)));
+  CHECK(costRangeFault(exponential).empty());
+  CHECK(costRangeFault({1e-3, 1e31}).find("above the highest cost a model may give, 1e+30") != std::string::npos);
+  CHECK(costRangeFault({1e-31, 1.0}).find("below the lowest cost a model may give, 1e-30") != std::string::npos);
+  CHECK(costRangeFault({1.0, 2e12}).find("a ratio of 2e+12 > 1e+12, the most a model may spread them") != std::string::npos);
+
+  // On training cells: the range the weights give the map's passable cells.
+  const cv::Mat image = test::syntheticImage(64, 64, 2);
+  const CostModel model = test::randomCostModel(image, 3);
+  const FeatureMap map = model.features().map(image);
+  Eigen::VectorXd v = Eigen::VectorXd::Zero(map.features());
+  v[kBiasIndex] = 1.0;
+  CHECK(trainingCostFault({&map}, v, CostForm::Exponential).empty());  // every cost e
+  v[kBiasIndex] = 100.0;  // e^100 = 2.7e43: the online learner's runaway of the issue
+  CHECK(trainingCostFault({&map}, v, CostForm::Exponential).find("on the training cells: the costs range from 2.688") == 0);
+  v[kBiasIndex] = 1.0;
+  // A weight of 60 on a feature that spans at least 0.5 over the map: a spread of e^30 = 1.1e13 > 1e12
+  // (and at most e^61 = 3e26 < 1e30).
+  int varied = -1;
+  for (int k = 1; k < map.features() && varied < 0; ++k) {
+    double lo = 1.0, hi = 0.0;
+    for (int s = 0; s < map.cells(); ++s) lo = std::min<double>(lo, map.value(s, k)), hi = std::max<double>(hi, map.value(s, k));
+    if (hi - lo >= 0.5) varied = k;
+  }
+  REQUIRE(varied > 0);
+  v[varied] = 60.0;
+  CHECK(trainingCostFault({&map}, v, CostForm::Exponential).find("the most a model may spread them") != std::string::npos);
+  CHECK(trainingCostFault({&map}, v, CostForm::Linear).empty());  // the same weights as linear costs: 1 + 60 f
+}
+
+TEST_CASE("a raster refuses costs a 32-bit float cannot hold instead of writing them as nodata") {
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> fine = {1.0, inf, 3e38};
+  const std::vector<float> values = rasterCosts(fine.data(), fine.size(), 3, 0, "'m.mmp'");
+  CHECK(values[0] == 1.0f);
+  CHECK(std::isinf(values[1]));  // impassable: nodata, as meant
+  CHECK(values[2] == 3e38f);
+  const std::vector<double> huge = {1.0, 2.0, 3.0, 4.0, 1e44, 5.0};
+  CHECK_THROWS_WITH_AS(rasterCosts(huge.data(), huge.size(), 3, 10, "'m.mmp'"),
+                       doctest::Contains("'m.mmp' gives cell (row 11, col 1) the cost 1e+44, outside what a 32-bit float raster holds"),
+                       DataError);
+  const std::vector<double> tiny = {1e-300};
+  CHECK_THROWS_AS(rasterCosts(tiny.data(), tiny.size(), 1, 0, "m"), DataError);
+
+  // writeCostRaster on a model whose costs overflow float32: refused, the old file untouched.
+  const cv::Mat image = test::syntheticImage(64, 64, 2);
+  const CostModel small = test::randomCostModel(image, 3);
+  Eigen::VectorXd w = small.weights();
+  w[kBiasIndex] = 100.0;  // every cost about e^100
+  const CostModel runaway(small.features(), w, CostForm::Exponential, {}, "'runaway.mmp'");
+  test::TempDir dir;
+  std::ofstream(dir.file("old.tiff")) << "old";
+  ImageRows rows = [&] {
+    REQUIRE(cv::imwrite(dir.file("scene.png"), image));
+    return ImageRows(dir.file("scene.png"));
+  }();
+  CHECK_THROWS_WITH_AS(writeCostRaster(runaway, rows, dir.file("old.tiff")),
+                       doctest::Contains("'runaway.mmp' gives cell (row 0, col 0) the cost"), DataError);
+  std::ifstream old(dir.file("old.tiff"));
+  CHECK(std::string(std::istreambuf_iterator<char>(old), {}) == "old");
+}
+
 TEST_CASE("a cost map streamed band by band into a float TIFF holds the in-memory costs") {
   const cv::Mat image_in_memory = test::syntheticImage(230, 190, 4);
   const CostModel model = test::randomCostModel(image_in_memory, 2);

@@ -17,6 +17,9 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <string>
@@ -230,4 +233,150 @@ TEST_CASE("rasters that only GDAL reads come through GDAL, as loadImage would gi
   const GeoImage geo = loadGeoImage(dir.file("big.tif"));
   CHECK(cv::norm(geo.pixels, image, cv::NORM_INF) == 0.0);
   CHECK_FALSE(geo.frame.hasWorld());
+}
+
+namespace {
+
+// A GTiff of `bands` bands of `type` (values from `fill(band, row, col)`), each band's colour
+// interpretation from `meanings` (empty: GDAL's default), creation options as NAME=VALUE.
+void writeBands(const std::string& path, int rows, int cols, int bands, GDALDataType type,
+                const std::function<double(int, int, int)>& fill, const std::vector<GDALColorInterp>& meanings = {},
+                const std::vector<std::string>& options = {}) {
+  GDALAllRegister();
+  char** list = nullptr;
+  for (const std::string& o : options) list = CSLAddString(list, o.c_str());
+  GDALDatasetH out = GDALCreate(GDALGetDriverByName("GTiff"), path.c_str(), cols, rows, bands, type, list);
+  CSLDestroy(list);
+  REQUIRE(out != nullptr);
+  std::vector<double> values(static_cast<std::size_t>(rows) * cols);
+  for (int b = 1; b <= bands; ++b) {
+    for (int r = 0; r < rows; ++r) {
+      for (int c = 0; c < cols; ++c) values[static_cast<std::size_t>(r) * cols + c] = fill(b, r, c);
+    }
+    GDALRasterBandH band = GDALGetRasterBand(out, b);
+    if (static_cast<std::size_t>(b) <= meanings.size()) GDALSetRasterColorInterpretation(band, meanings[b - 1]);
+    REQUIRE(GDALRasterIO(band, GF_Write, 0, 0, cols, rows, values.data(), cols, rows, GDT_Float64, 0, 0) == CE_None);
+  }
+  GDALClose(out);
+}
+
+}  // namespace
+
+TEST_CASE("one raster reader: pixel types and band meanings are the same rules whatever the container") {
+  TempDir dir;
+  const auto colour = [](int b, int r, int c) { return static_cast<double>((b * 50 + r * 7 + c * 3) % 256); };
+  // Float pixels: OpenCV's path took them as 0..1 (and NaN as black); now every path refuses them.
+  writeBands(dir.file("float.tif"), 16, 16, 3, GDT_Float32, [](int b, int r, int c) {
+    return r == 3 && c == 3 ? std::numeric_limits<double>::quiet_NaN() : b * 60.0 + r;
+  });
+  for (const auto& read : std::vector<std::function<void()>>{[&] { loadImage(dir.file("float.tif")); },
+                                                            [&] { loadGeoImage(dir.file("float.tif")); }}) {
+    CHECK_THROWS_WITH_AS(read(), doctest::Contains("float.tif': band 1 holds Float32 values; mmp reads 8- or 16-bit"),
+                         DataError);
+  }
+  // Four bands R, G, B, NIR: band 4 is not alpha, so the image is refused, not multiplied by it.
+  writeBands(dir.file("rgbn.tif"), 16, 16, 4, GDT_Byte, colour, {}, {"PHOTOMETRIC=RGB", "ALPHA=UNSPECIFIED"});
+  CHECK_THROWS_WITH_AS(loadImage(dir.file("rgbn.tif")),
+                       doctest::Contains("rgbn.tif' has 4 bands, and band 4 is not flagged as alpha"), DataError);
+  // Two bands, the second not alpha: refused, not read as grey.
+  writeBands(dir.file("two.tif"), 16, 16, 2, GDT_Byte, colour);
+  CHECK_THROWS_WITH_AS(loadGeoImage(dir.file("two.tif")), doctest::Contains("two.tif' has 2 bands, and band 2 is not flagged"),
+                       DataError);
+  // A flagged alpha band: dropped from the colours (which stay as they are), alpha 0 marks no data.
+  const auto rgba = [&](int b, int r, int c) { return b == 4 ? (r < 4 ? 0.0 : 128.0) : colour(b, r, c); };
+  writeBands(dir.file("rgba.tif"), 16, 16, 4, GDT_Byte, rgba, {}, {"ALPHA=YES"});
+  const GeoImage with_alpha = loadGeoImage(dir.file("rgba.tif"));
+  CHECK(with_alpha.pixels.at<cv::Vec3b>(9, 5) == cv::Vec3b(static_cast<std::uint8_t>(colour(3, 9, 5)),
+                                                            static_cast<std::uint8_t>(colour(2, 9, 5)),
+                                                            static_cast<std::uint8_t>(colour(1, 9, 5))));
+  REQUIRE_FALSE(with_alpha.valid.empty());
+  CHECK(cv::countNonZero(with_alpha.valid) == 12 * 16);
+  CHECK(with_alpha.valid.at<std::uint8_t>(3, 0) == 0);
+  CHECK(cv::norm(loadImage(dir.file("rgba.tif")), with_alpha.pixels, cv::NORM_INF) == 0.0);
+  // The same through the PNG path: alpha 0 is no data there too.
+  cv::Mat png(16, 16, CV_8UC4, cv::Scalar(10, 20, 30, 255));
+  png.rowRange(0, 4).setTo(cv::Scalar(10, 20, 30, 0));
+  REQUIRE(cv::imwrite(dir.file("rgba.png"), png));
+  const GeoImage png_alpha = loadGeoImage(dir.file("rgba.png"));
+  CHECK(cv::countNonZero(png_alpha.valid) == 12 * 16);
+  CHECK(png_alpha.pixels.at<cv::Vec3b>(0, 0) == cv::Vec3b(10, 20, 30));
+  // Signed 16-bit: refused as GDAL names it.
+  writeBands(dir.file("signed.tif"), 16, 16, 1, GDT_Int16, colour);
+  CHECK_THROWS_WITH_AS(loadImage(dir.file("signed.tif")), doctest::Contains("holds Int16 values"), DataError);
+}
+
+TEST_CASE("nodata pixels make unknown cells: +inf in the cost map and listed, never costed as terrain") {
+  TempDir dir;
+  cv::Mat image;
+  cv::max(syntheticImage(64, 64, 3), cv::Scalar(1, 1, 1), image);  // no pixel is nodata by chance
+  const double gt[6] = {500000.0, 0.5, 0.0, 2800000.0, 0.0, -0.5};
+  writeGeoTiff(dir.file("area.tif"), image, gt, wktOfEpsg(32640));
+  GDALAllRegister();
+  {
+    GDALDatasetH ds = GDALOpen(dir.file("area.tif").c_str(), GA_Update);
+    REQUIRE(ds != nullptr);
+    std::vector<std::uint8_t> zeros(8 * 8, 0);
+    for (int b = 1; b <= 3; ++b) {
+      GDALRasterBandH band = GDALGetRasterBand(ds, b);
+      REQUIRE(GDALSetRasterNoDataValue(band, 0.0) == CE_None);
+      // Pixels (rows 8..15, cols 16..23) are nodata in every band; pixel (40, 40) only in band 1.
+      REQUIRE(GDALRasterIO(band, GF_Write, 16, 8, 8, 8, zeros.data(), 8, 8, GDT_Byte, 0, 0) == CE_None);
+      if (b == 1) REQUIRE(GDALRasterIO(band, GF_Write, 40, 40, 1, 1, zeros.data(), 1, 1, GDT_Byte, 0, 0) == CE_None);
+    }
+    GDALClose(ds);
+  }
+  const GeoImage geo = loadGeoImage(dir.file("area.tif"));
+  REQUIRE_FALSE(geo.valid.empty());
+  CHECK(cv::countNonZero(geo.valid) == 64 * 64 - 64);  // the pixel with one nodata band keeps its data
+  CHECK(geo.valid.at<std::uint8_t>(40, 40) == 255);
+  const CostModel model = randomCostModel(image, 4);
+  const CostGrid grid = model.costs(geo);
+  REQUIRE(grid.unknown.size() == grid.costs.size());
+  int unknown = 0;
+  for (int s = 0; s < grid.cells(); ++s) {
+    const bool inside = s / grid.cols >= 2 && s / grid.cols < 4 && s % grid.cols >= 4 && s % grid.cols < 6;
+    CHECK(grid.unknown[static_cast<std::size_t>(s)] == (inside ? 1 : 0));
+    CHECK((grid.costs[static_cast<std::size_t>(s)] == std::numeric_limits<double>::infinity()) == inside);
+    unknown += inside;
+  }
+  CHECK(unknown == 4);
+  // Streamed into a raster: the same cells are +inf, the file's nodata.
+  ImageRows rows(dir.file("area.tif"));
+  const CostRasterInfo info = writeCostRaster(model, rows, dir.file("costs.tif"));
+  CHECK(info.unknown == 4);
+  CHECK(std::isfinite(info.highest));
+  const GeoRaster raster = readFloatRaster(dir.file("costs.tif"));
+  for (int s = 0; s < grid.cells(); ++s) {
+    CHECK(static_cast<double>(raster.values[static_cast<std::size_t>(s)]) ==
+          static_cast<double>(static_cast<float>(grid.costs[static_cast<std::size_t>(s)])));
+  }
+}
+
+TEST_CASE("a CRS code GDAL does not know and an extent beyond the finite numbers are refused with the reason") {
+  TempDir dir;
+  const cv::Mat image = mmp::test::randomImage(2, 32, 32);
+  const double gt[6] = {500000.0, 0.5, 0.0, 2800000.0, 0.0, -0.5};
+  writeGeoTiff(dir.file("utm.tif"), image, gt, wktOfEpsg(32640));
+  // ProjectedCSTypeGeoKey (3072) = 32640 in the GeoKeyDirectory, little-endian: made an unknown code.
+  std::string bytes;
+  {
+    std::ifstream in(dir.file("utm.tif"), std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::string key("\x00\x0c\x00\x00\x01\x00\x80\x7f", 8);
+  const std::size_t at = bytes.find(key);
+  REQUIRE(at != std::string::npos);
+  bytes[at + 6] = '\x39';  // 32640 -> 0x7f39 = 32569: no such EPSG code
+  std::ofstream(dir.file("unknown_crs.tif"), std::ios::binary) << bytes;
+  CHECK_THROWS_WITH_AS(loadGeoImage(dir.file("unknown_crs.tif")),
+                       doctest::Contains("unknown_crs.tif': its coordinate reference system is not one GDAL knows: "),
+                       DataError);
+  const double huge[6] = {1e308, 1e307, 0.0, 1e307, 0.0, -1e307};
+  writeGeoTiff(dir.file("huge.tif"), image, huge, "");
+  CHECK_THROWS_WITH_AS(loadGeoImage(dir.file("huge.tif")), doctest::Contains("huge.tif': its geotransform (1e+308, 1e+307, "
+                                                                             "0, 1e+307, 0, -1e+307) gives no usable frame"),
+                       DataError);
+  const double wide[6] = {1e308, 5e306, 0.0, 1.0, 0.0, -5e306};  // origin finite, the right edge not
+  writeGeoTiff(dir.file("wide.tif"), image, wide, "");
+  CHECK_THROWS_WITH_AS(loadGeoImage(dir.file("wide.tif")), doctest::Contains("beyond the finite numbers"), DataError);
 }

@@ -309,7 +309,10 @@ TEST_CASE("bad input throws naming the problem, and planner names parse") {
                        doctest::Contains("goal (u 5.2, v 2.9) lies in impassable cell 21 (row 2, col 5)"), InvalidArgument);
   OmplSettings no_time = settings;
   no_time.budget_seconds = 0.0;
-  CHECK_THROWS_WITH_AS(planOmpl(grid, {1.5, 1.5}, {6.5, 1.5}, no_time), doctest::Contains("budget_seconds must be > 0"), InvalidArgument);
+  CHECK_THROWS_WITH_AS(planOmpl(grid, {1.5, 1.5}, {6.5, 1.5}, no_time), doctest::Contains("budget_seconds = 0 must be > 0"), InvalidArgument);
+  no_time.budget_seconds = 1e308;  // now + budget would overflow the clock
+  CHECK_THROWS_WITH_AS(planOmpl(grid, {1.5, 1.5}, {6.5, 1.5}, no_time),
+                       doctest::Contains("budget_seconds = 1e+308 must be > 0 and at most 604800"), InvalidArgument);
   OmplSettings bad_range = settings;
   bad_range.range = -1.0;
   CHECK_THROWS_WITH_AS(planOmpl(grid, {1.5, 1.5}, {6.5, 1.5}, bad_range), doctest::Contains("range must be >= 0"), InvalidArgument);

@@ -12,6 +12,8 @@
 #include <mmp/maps/synthetic_scene.hpp>
 
 #include <doctest/doctest.h>
+#include <gdal.h>
+#include <ogr_srs_api.h>
 #include <opencv2/imgcodecs.hpp>
 #include <zlib.h>
 
@@ -214,6 +216,39 @@ void runRows(const std::vector<Row>& rows) {
   }
 }
 
+// An 8-bit RGB GeoTIFF of `bgr` (GDAL's own writer) in EPSG:32640, with nodata 0 if `nodata`; its
+// ProjectedCSTypeGeoKey then set to `epsg` by editing the bytes (GDAL writes only codes it knows).
+std::string geoTiff(const test::TempDir& dir, const std::string& name, const cv::Mat& bgr, bool nodata, int epsg = 32640) {
+  GDALAllRegister();
+  const std::string path = dir.file(name);
+  GDALDatasetH out = GDALCreate(GDALGetDriverByName("GTiff"), path.c_str(), bgr.cols, bgr.rows, 3, GDT_Byte, nullptr);
+  REQUIRE(out != nullptr);
+  std::vector<cv::Mat> channels;
+  cv::split(bgr, channels);
+  for (int b = 0; b < 3; ++b) {
+    const cv::Mat channel = channels[static_cast<std::size_t>(2 - b)].clone();
+    GDALRasterBandH band = GDALGetRasterBand(out, b + 1);
+    REQUIRE(GDALRasterIO(band, GF_Write, 0, 0, bgr.cols, bgr.rows, channel.data, bgr.cols, bgr.rows, GDT_Byte, 0, 0) == CE_None);
+    if (nodata) GDALSetRasterNoDataValue(band, 0.0);
+  }
+  double gt[6] = {500000.0, 0.5, 0.0, 2800000.0, 0.0, -0.5};
+  GDALSetGeoTransform(out, gt);
+  OGRSpatialReferenceH srs = OSRNewSpatialReference(nullptr);
+  REQUIRE(OSRImportFromEPSG(srs, 32640) == OGRERR_NONE);
+  GDALSetSpatialRef(out, srs);
+  OSRDestroySpatialReference(srs);
+  GDALClose(out);
+  if (epsg != 32640) {
+    std::string bytes = readText(path);
+    const std::size_t at = bytes.find(std::string("\x00\x0c\x00\x00\x01\x00\x80\x7f", 8));
+    REQUIRE(at != std::string::npos);
+    bytes[at + 6] = static_cast<char>(epsg & 0xff);
+    bytes[at + 7] = static_cast<char>(epsg >> 8);
+    std::ofstream(path, std::ios::binary) << bytes;
+  }
+  return path;
+}
+
 std::vector<std::string> costmap(const std::string& model, const std::string& image) {
   return {"costmap", "--model", model, "--image", image, "--raw", "cost.tiff"};
 }
@@ -257,13 +292,13 @@ TEST_CASE("bad input: crashes are clear errors (model layers, YAML keys, output 
       {"crash", "blur sigma 1e300 in a model",
        [](Fixtures& f) { return costmap(f.modelWithSetting("b.mmp", "features.blur_sigmas", "0,1e300"), f.image); }, 1,
        "features.blur_sigmas: sigma 1e\\+300 px is larger than the 128 x 128 px image"},
-      {"unclear", "a tile size of 0",
+      {"unclear", "a tile size too small for the model (0 is out of --tile-cells' range)",
        [](Fixtures& f) {
          std::vector<std::string> args = costmap(f.dir.file("model.mmp"), f.image);
-         args.insert(args.end(), {"--tile-cells", "0"});
+         args.insert(args.end(), {"--tile-cells", "1"});
          return args;
        },
-       1, "tile_cells = 0 is too small for the model's features .*; use at least [0-9]+"},
+       1, "tile_cells = 1 is too small for the model's features .*; use at least [0-9]+"},
       {"unclear", "an unknown planner",
        [](Fixtures& f) {
          return std::vector<std::string>{"plan", "--model", f.dir.file("model.mmp"), "--image", f.image, "--start", "4,4",
@@ -423,6 +458,171 @@ TEST_CASE("bad input: no silent success (checksums, weights, damaged images, ful
        },
        1, "letter.data.gz.*(truncated|unexpected end)"},
   });
+}
+
+TEST_CASE("bad input: every surface as strict as the first (issue 32: threads, tiles, costs, rasters, keys, messages)") {
+  const auto with = [](std::vector<std::string> args, std::initializer_list<std::string> more) {
+    args.insert(args.end(), more);
+    return args;
+  };
+  runRows({
+      {"hang", "costmap --threads far beyond the cores",
+       [&](Fixtures& f) { return with(costmap(f.dir.file("model.mmp"), f.image), {"--threads", "100000"}); },
+       1, "mmp: error: --threads: Value 100000 not in range 0 to 256 \\(mmp costmap --help lists the options\\)"},
+      {"silent success", "--tile-cells near INT_MAX (an all-zero cost map before)",
+       [&](Fixtures& f) { return with(costmap(f.dir.file("model.mmp"), f.image), {"--tile-cells", "2147483647"}); },
+       1, "mmp: error: --tile-cells: Value 2147483647 not in range 1 to 1048576"},
+      {"silent success", "--raw of a model whose costs overflow float32 (written as nodata before)",
+       [](Fixtures& f) {
+         Model m = loadModel(f.dir.file("model.mmp"));
+         m.settings["costs"] = "exponential";
+         m.weights[kBiasIndex] = 100.0;  // every cost about e^100 = 2.7e43 > 3.4e38
+         m.feature_names.clear();
+         saveModel(f.dir.file("runaway.mmp"), m);
+         return costmap(f.dir.file("runaway.mmp"), f.image);
+       },
+       1, "runaway.mmp' gives cell \\(row 0, col 0\\) the cost \\d\\.\\d+e\\+\\d+, outside what a 32-bit float raster holds",
+       [](Fixtures& f) { CHECK_FALSE(std::filesystem::exists(f.dir.file("cost.tiff"))); }},
+      {"silent success", "a float TIFF with NaN (black terrain before)",
+       [](Fixtures& f) {
+         cv::Mat floats(64, 64, CV_32FC3, cv::Scalar(10.0f, 200.0f, 0.5f));
+         floats.at<cv::Vec3f>(5, 5)[1] = std::numeric_limits<float>::quiet_NaN();
+         REQUIRE(cv::imwrite(f.dir.file("float.tif"), floats));
+         return costmap(f.dir.file("model.mmp"), f.dir.file("float.tif"));
+       },
+       // (GDAL names the type of OpenCV's float TIFF Int16: refused either way, by the one reader)
+       1, "float.tif': band 1 holds \\w+ values; mmp reads 8- or 16-bit imagery"},
+      {"silent success", "nodata pixels of a GeoTIFF (costed as terrain before)",
+       [](Fixtures& f) {
+         cv::Mat image;
+         cv::max(cv::imread(f.image), cv::Scalar(1, 1, 1), image);
+         image(cv::Rect(0, 0, 32, 16)).setTo(cv::Scalar(0, 0, 0));  // 8 x 4 cells of 4 px without data
+         return costmap(f.dir.file("model.mmp"), geoTiff(f.dir, "holes.tif", image, true));
+       },
+       0, "32 cells hold pixels without data in the image .*: unknown -- \\+inf \\(nodata\\) in --raw, 255 in --nav2, "
+          "impassable to plans",
+       [](Fixtures& f) {
+         const cv::Mat raw = cv::imread(f.dir.file("cost.tiff"), cv::IMREAD_UNCHANGED);
+         REQUIRE(raw.type() == CV_32FC1);
+         int unknown = 0;
+         for (int r = 0; r < raw.rows; ++r) {
+           for (int c = 0; c < raw.cols; ++c) {
+             const bool hole = r < 4 && c < 8;
+             CHECK(std::isinf(raw.at<float>(r, c)) == hole);
+             unknown += hole;
+           }
+         }
+         CHECK(unknown == 32);
+       }},
+      {"silent success", "nodata pixels of a GeoTIFF in a Nav2 map (graded as terrain before)",
+       [&](Fixtures& f) {
+         cv::Mat image;
+         cv::max(cv::imread(f.image), cv::Scalar(1, 1, 1), image);
+         image(cv::Rect(0, 0, 32, 16)).setTo(cv::Scalar(0, 0, 0));
+         return std::vector<std::string>{"costmap", "--model", f.dir.file("model.mmp"), "--image",
+                                         geoTiff(f.dir, "holes.tif", image, true), "--nav2", f.dir.file("nav2")};
+       },
+       0, "32 cells hold pixels without data",
+       [](Fixtures& f) {
+         const cv::Mat pgm = cv::imread(f.dir.file("nav2/map.pgm"), cv::IMREAD_UNCHANGED);
+         REQUIRE(pgm.type() == CV_8UC1);
+         cv::Mat unknown;
+         cv::compare(pgm, 255, unknown, cv::CMP_EQ);
+         CHECK(cv::countNonZero(unknown) == 32);
+         CHECK(cv::countNonZero(unknown(cv::Rect(0, 0, 8, 4))) == 32);
+         CHECK(readText(f.dir.file("nav2/map.yaml")).find("v = 255: unknown (no data); cells: 32") != std::string::npos);
+       }},
+      {"silent success", "nodata pixels in a training image (learned as terrain before)",
+       [&](Fixtures& f) {
+         cv::Mat image;
+         cv::max(cv::imread(f.image), cv::Scalar(1, 1, 1), image);
+         image(cv::Rect(0, 0, 32, 16)).setTo(cv::Scalar(0, 0, 0));
+         geoTiff(f.dir, "holes.tif", image, true);
+         REQUIRE(cv::imwrite(f.dir.file("labels.png"), cv::Mat(128, 128, CV_8UC1, cv::Scalar(1))));
+         return std::vector<std::string>{
+             "train", f.write("c.yaml", trainConfig("train:\n  - {image: holes.tif, labels: labels.png}\n"
+                                                    "  - synthetic: {seed: 2, rows: 128, cols: 128, roads: 2, buildings: 5}"))};
+       },
+       1, "c.yaml: train\\[0\\]: the image '.*holes.tif' has 512 pixels without data \\(nodata, mask or alpha 0\\); "
+          "mmp does not train on them"},
+      {"silent success", "an EPSG code GDAL does not know (a local CRS, written on, before)",
+       [](Fixtures& f) { return costmap(f.dir.file("model.mmp"), geoTiff(f.dir, "crs.tif", cv::imread(f.image), false, 32569)); },
+       1, "crs.tif': its coordinate reference system is not one GDAL knows: .+"},
+      {"silent success", "an extent beyond the finite numbers",
+       [&](Fixtures& f) {
+         return with(costmap(f.dir.file("model.mmp"), f.image), {"--resolution", "1e308", "--origin", "1e308,0"});
+       },
+       1, "mmp: error: --resolution 1e\\+308 --origin 1e308,0: world frame: .* reach \\(inf, .*beyond the finite numbers"},
+      {"silent success", "a YAML key given twice (the second dropped before)",
+       [](Fixtures& f) {
+         return std::vector<std::string>{
+             "train", f.write("c.yaml", trainConfig("loss: {radius_px: 16}\nloss: {radius_px: 32}"))};
+       },
+       1, "c.yaml: loss: the key appears twice, on line \\d+ and on line \\d+; give it once"},
+      {"silent success", "exponential costs that run away in training (1e25 to 1e44 saved before)",
+       [](Fixtures& f) {
+         return std::vector<std::string>{
+             "train", f.write("c.yaml", trainConfig("learner: {kind: online, costs: exponential, online: {lambda: 0.03, "
+                                                    "epochs: 3}}"))};
+       },
+       0, "NumericalIssue: the model after epoch \\d+ on the training cells: the costs range from .*(above the highest "
+          "cost a model may give, 1e\\+30|the most a model may spread them); kept the model of "},
+      {"wrong name", "an OMPL budget of 1e308 (the clock overflowed before)",
+       [](Fixtures& f) {
+         return std::vector<std::string>{"plan", "--model", f.dir.file("model.mmp"), "--image", f.image, "--start", "4,4",
+                                         "--goal", "100,100", "--planner", "rrtstar", "--budget", "1e308"};
+       },
+       1, "--budget 1e\\+308 is out of range: give seconds > 0 and at most 604800"},
+      {"wrong name", "an error in a base file",
+       [](Fixtures& f) {
+         f.write("base.yaml", trainConfig("loss: {radius_px: -3}"));
+         return std::vector<std::string>{"train", f.write("c.yaml", "base: base.yaml\nclassifier: {iterations: 5, samples: 500}\n")};
+       },
+       1, "base.yaml: loss.radius_px: expected"},
+      {"wrong name", "a huge class-context radius in a model (blamed on --tile-cells before)",
+       [](Fixtures& f) { return costmap(f.modelWithSetting("ctx.mmp", "features.class_context_px", "100000"), f.image); },
+       1, "ctx.mmp': features.class_context_px: radius 100000 px is larger than the 128 x 128 px image"},
+      {"wrong name", "CLI11's wording: a value that is not a number",
+       [&](Fixtures& f) { return with(costmap(f.dir.file("model.mmp"), f.image), {"--threads", "many"}); },
+       1, "mmp: error: --threads: .*many.* \\(mmp costmap --help lists the options\\)"},
+      {"wrong name", "CLI11's wording: no subcommand",
+       [](Fixtures&) { return std::vector<std::string>{}; }, 1, "mmp: error: give a command: letters, ocr, .*costmap"},
+      {"wrong name", "an unknown command is named, with the commands",
+       [](Fixtures&) { return std::vector<std::string>{"bogus"}; }, 1,
+       "mmp: error: unknown command 'bogus'; the commands are letters, ocr, .*costmap"},
+  });
+}
+
+TEST_CASE("bad input: staging folders of killed runs are removed by the next run into the same folder, and only those") {
+  Fixtures f;
+  const pid_t dead = ::fork();  // a process id that is surely no longer alive
+  REQUIRE(dead >= 0);
+  if (dead == 0) ::_exit(0);
+  REQUIRE(::waitpid(dead, nullptr, 0) == dead);
+  const auto staging = [&](const std::string& name, bool marker, bool other_file) {
+    std::filesystem::create_directories(f.dir.file(name));
+    if (marker) f.write(name + "/.mmp-output", "written by mmp");
+    if (other_file) f.write(name + "/notes.txt", "mine");
+    return f.dir.file(name);
+  };
+  const std::string killed = staging("out.partial-" + std::to_string(dead), true, true);
+  const std::string killed_old = staging("out.old-" + std::to_string(dead), true, false);
+  const std::string empty = staging("out.partial-" + std::to_string(dead + 1000000), false, false);  // killed before its marker
+  const std::string live = staging("out.partial-" + std::to_string(::getpid()), true, false);  // a run still going
+  const std::string users = staging("out.partial-" + std::to_string(dead) + "x", true, false);      // not mmp's name
+  const std::string unmarked = staging("out.old-" + std::to_string(dead + 2000000), false, true);  // not mmp's folder
+  const Outcome run = runMmp(f.dir, {"train", f.write("c.yaml", trainConfig(""))}, std::chrono::seconds(300));
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.output.find("removed '" + std::string("./out.partial-") + std::to_string(dead) + "', left by a run that was killed") !=
+        std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(killed));
+  CHECK_FALSE(std::filesystem::exists(killed_old));
+  CHECK_FALSE(std::filesystem::exists(empty));
+  CHECK(std::filesystem::exists(live));
+  CHECK(std::filesystem::exists(users));
+  CHECK(std::filesystem::exists(unmarked));
+  CHECK(std::filesystem::exists(f.dir.file("out/model.mmp")));
 }
 
 TEST_CASE("bad input: without --config outside a checkout, the error names the places looked at") {

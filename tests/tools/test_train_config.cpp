@@ -271,6 +271,27 @@ TEST_CASE("base: a config starts from another, maps merged key by key") {
   CHECK(errorOf(dir.file("loop_a.yaml")).find("is already in this chain of bases") != std::string::npos);
 }
 
+TEST_CASE("a key given twice is refused naming both lines, and an error in a base file names that file") {
+  test::TempDir dir;
+  // yaml-cpp keeps the first of two equal keys: without the check, scale 3 would win silently.
+  CHECK(errorOf(write(dir, minimalConfig() + "loss: {scale: 3}\nloss: {scale: 4}\n")) ==
+        dir.file("config.yaml") + ": loss: the key appears twice, on line 6 and on line 7; give it once");
+  CHECK(errorOf(write(dir, minimalConfig() + "loss:\n  scale: 3\n  radius_px: 9\n  scale: 4\n")) ==
+        dir.file("config.yaml") + ": loss.scale: the key appears twice, on line 7 and on line 9; give it once");
+  CHECK(errorOf(write(dir, minimalConfig() + "holdout:\n  - {synthetic: {seed: 2}, synthetic: {seed: 3}}\n"))
+            .find("holdout: the key appears twice, on line 4 and on line 6") != std::string::npos);
+  // In a base file: the base is named, with its own line numbers.
+  write(dir, minimalConfig() + "loss: {scale: 3}\nloss: {scale: 4}\n", "twice.yaml");
+  CHECK(errorOf(write(dir, "base: twice.yaml\n", "top.yaml")) ==
+        dir.file("twice.yaml") + ": loss: the key appears twice, on line 6 and on line 7; give it once");
+  // A bad value from the base is reported against the base; one the top file sets, against the top.
+  write(dir, minimalConfig() + "loss: {scale: -1, radius_px: 50}\n", "bad_base.yaml");
+  const std::string from_base = errorOf(write(dir, "base: bad_base.yaml\nlearner: {kind: online}\n", "top2.yaml"));
+  CHECK(from_base.rfind(dir.file("bad_base.yaml") + ": loss.scale: ", 0) == 0);
+  const std::string from_top = errorOf(write(dir, "base: bad_base.yaml\nloss: {scale: 2, radius_px: -5}\n", "top3.yaml"));
+  CHECK(from_top.rfind(dir.file("top3.yaml") + ": loss.radius_px: ", 0) == 0);
+}
+
 TEST_CASE("images: a pattern brings every matching image, labels found through {stem}, in one area") {
   test::TempDir dir;
   const cv::Mat image(64, 64, CV_8UC3, cv::Scalar(40, 80, 120)), labels(64, 64, CV_8UC1, cv::Scalar(1));

@@ -3,6 +3,7 @@
 #include <mmp/core/error.hpp>
 #include <mmp/core/random.hpp>
 #include <mmp/core/thread_pool.hpp>
+#include <mmp/maps/cost_model.hpp>
 #include <mmp/planning/path.hpp>
 
 #include <algorithm>
@@ -60,6 +61,9 @@ CostRange costRange(const std::vector<MapState>& states, const std::vector<std::
   } else if (lo - loss_max < std::log(std::numeric_limits<double>::min())) {
     r.fault = range + ", and loss augmentation (down to e^-" + numberText(loss_max) + ") would round the lowest to 0";
     r.plannable = false;
+  } else if (r.highest > CostLimits::kHighest || r.lowest < CostLimits::kLowest) {  // whatever max_cost_ratio allows
+    r.fault = range + ", outside [" + numberText(CostLimits::kLowest) + ", " + numberText(CostLimits::kHighest) +
+              "], the costs every model keeps to (CostLimits)";
   } else if (hi - lo > std::log(max_ratio)) {
     r.fault = range + ", a ratio of " + numberText(std::exp(hi - lo)) + " > max_cost_ratio " + numberText(max_ratio);
   }

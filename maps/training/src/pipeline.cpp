@@ -165,6 +165,9 @@ TrainedCostModel train(const TrainingData& training, const PipelineSettings& con
   if (config.threads >= 0) learner_settings.batch.threads = config.threads;
   const int pool_threads = config.learner.kind == LearnerKind::Batch ? learner_settings.batch.threads : 1;
   const std::unique_ptr<Learner> learner = makeLearner(learner_settings);
+  std::vector<const FeatureMap*> maps;  // the learner stops at the last model inside CostLimits on them
+  for (const Region& r : training.regions) maps.push_back(r.map.get());
+  learner->setWeightCheck([&maps, &config](const Eigen::VectorXd& w) { return trainingCostFault(maps, w, config.learner.costs); });
   const std::string stage = "training (" + describe(config.learner.kind) + ")";
   const long callbacks = learner_settings.callbacks(static_cast<long>(examples.size()));
   if (progress) {

@@ -82,6 +82,11 @@ Region loadRegion(const RegionSpec& spec, const PipelineSettings& config) {
     region.frame = frameOf(spec.frame, region.image.rows, region.image.cols);
   } else {
     GeoImage image = loadGeoImage(spec.image, spec.frame);
+    if (!image.valid.empty()) {  // features of made-up pixels would be learned as terrain
+      throw DataError(prefix(config) + spec.where + ": the image '" + spec.image + "' has " +
+                      std::to_string(image.valid.total() - static_cast<std::size_t>(cv::countNonZero(image.valid))) +
+                      " pixels without data (nodata, mask or alpha 0); mmp does not train on them: crop them away");
+    }
     region.image = image.pixels;
     region.frame = std::move(image.frame);
     if (!spec.labels.empty()) {

@@ -357,6 +357,11 @@ TEST_CASE("LEARCH stops before its costs leave their bounds, keeping the last go
   CHECK(wide.trees.empty());
   CHECK(wide.rounds.size() == 1);
   CHECK(wide.message.find("the starting costs are out of bounds") != std::string::npos);
+  // Uniform costs e^80 = 5.5e34: a spread of 1, but beyond the ends every model keeps to (float32 rasters).
+  const LearchResult high = learch(examples.list, Eigen::Vector3d(80.0, 0.0, 0.0), settings);
+  CHECK(high.info == Info::NumericalIssue);
+  CHECK(high.trees.empty());
+  CHECK(high.message.find("outside [1e-30, 1e+30], the costs every model keeps to (CostLimits)") != std::string::npos);
   const LearchResult overflowing = learch(examples.list, Eigen::Vector3d(0.0, 800.0, 0.0), settings);
   CHECK(overflowing.rounds.empty());
   CHECK(overflowing.message.find("cannot be planned on: a passable training cell's cost is not finite") != std::string::npos);

@@ -18,12 +18,17 @@ namespace mmp {
 class ThreadPool {
  public:
   /// threads <= 1 runs every body on the calling thread; threads == 0 means hardware concurrency.
+  /// If the system refuses to create a thread, the pool keeps the ones it has (threads() <
+  /// requestedThreads(); at worst the calling thread alone): never throws for that.
   explicit ThreadPool(int threads = 1);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
+  /// The threads that run bodies: the workers created plus the calling thread.
   int threads() const { return static_cast<int>(workers_.size()) + 1; }
+  /// The threads asked for (hardware concurrency for 0); more than threads() if creating one failed.
+  int requestedThreads() const { return requested_; }
 
   /*!
       ensures
@@ -39,6 +44,7 @@ class ThreadPool {
   void runChunks();
 
   std::vector<std::thread> workers_;
+  int requested_ = 1;
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable done_;

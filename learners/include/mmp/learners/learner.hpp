@@ -50,6 +50,11 @@ struct TraceRecord {
 /// Called once per iteration (batch) or round (online); returning false stops training.
 using TraceCallback = std::function<bool(const TraceRecord&)>;
 
+/// Why the weights w may not be kept, or "" if they may: a bound on what the weights mean, beyond
+/// the learner's projection, e.g. a cost map's range (mmp/maps/cost_model.hpp: trainingCostFault).
+/// Use a convex set of acceptable weights, so that averages of accepted iterates are accepted too.
+using WeightCheck = std::function<std::string(const Eigen::VectorXd& w)>;
+
 /// Which optimiser: BatchSubgradient, OnlineGreedyProjection, Dlpw (pairwise models only) or
 /// CuttingPlane (unconstrained, q = 1).
 enum class LearnerKind { Batch, Online, Dlpw, CuttingPlane };
@@ -86,6 +91,11 @@ class Learner {
   virtual const char* passName() const = 0;
 
   void setCallback(TraceCallback callback) { callback_ = std::move(callback); }
+  /// The weights are checked before they are kept -- each iterate (batch, cutting plane, DLPW), or the
+  /// model train() would return at the end of each epoch (online: its rounds' iterates may stray and
+  /// come back) -- and one the check rejects stops training with Info::NumericalIssue, the last
+  /// accepted weights and the check's reason in message().
+  void setWeightCheck(WeightCheck check) { weight_check_ = std::move(check); }
 
   Info info() const { return info_; }
   const std::string& message() const { return message_; }  ///< why training stopped
@@ -101,12 +111,15 @@ class Learner {
   double elapsed() const;
   /// Passes the record to the callback; returns false if the callback asked to stop.
   bool report(const TraceRecord& record);
+  /// Why a step's weights may not be kept ("is not finite", or the weight check's reason), "" if they may.
+  std::string rejected(const Eigen::VectorXd& w) const;
   void finish(Info info, std::string message);
   /// The projected first iterate: `initial`, or zeros if it is empty; also stored as weights().
   Eigen::VectorXd startingPoint(Eigen::VectorXd initial, Eigen::Index d, const Projection& projection,
                                 const char* learner);
 
   TraceCallback callback_;
+  WeightCheck weight_check_;
   Info info_ = Info::InvalidInput;
   std::string message_ = "not trained";
   long iterations_ = 0;

@@ -39,10 +39,37 @@ namespace mmp {
 /// tile what they see in the whole image, so the costs equal the untiled computation's; memory
 /// grows with the tile, not the image.
 struct TileSettings {
-  int tile_cells = 256;    ///< >= 1, and tiles must hold the largest blur and texture window
+  /// The largest tile side: a tile of more cells than an image mmp reads whole, and small enough
+  /// that tile arithmetic (a tile's end, its halo) never overflows an int.
+  static constexpr int kMaxTileCells = 1 << 20;
+  /// The most threads computing tiles at once.
+  static constexpr int kMaxThreads = 256;
+  int tile_cells = 256;    ///< in [1, kMaxTileCells], and tiles must hold the largest blur and texture window
   int overlap_cells = -1;  ///< -1: exactly the features' reach, the least that gives untiled costs
-  int threads = 0;         ///< tiles computed at once; 0 = every core
+  int threads = 0;         ///< tiles computed at once, in [0, kMaxThreads]; 0 = every core
 };
+
+/// The cost range a trained model may give its training cells, for every cost form: LEARCH's rule
+/// (learch.hpp: max_cost_ratio, default the same) for the linear and exponential forms too, and ends
+/// that a 32-bit float raster (--raw) holds with room to spare.  Training stops at the last model
+/// inside them (trainingCostFault through Learner::setWeightCheck) and says so; on other images a
+/// model may still go beyond, and rasterCosts refuses what a float cannot hold.
+struct CostLimits {
+  static constexpr double kHighest = 1e30;  ///< float32 holds up to 3.4e38
+  static constexpr double kLowest = 1e-30;  ///< float32 holds down to 1.2e-38 (normal)
+  static constexpr double kMaxRatio = 1e12;  ///< highest / lowest
+};
+
+/// lowest <= the cost of every cell of every image <= highest, for weights w (every feature of a
+/// stacked map lies in [0, 1], the bias is 1) plus a log-cost part in tree_range (LEARCH's trees).
+std::array<double, 2> costBounds(const Eigen::VectorXd& w, CostForm form, std::array<double, 2> tree_range = {0.0, 0.0});
+/// Why a cost range {lowest, highest} lies outside CostLimits (naming the range and the limit), ""
+/// if it lies inside.  (costBounds is a bound over every possible image, far wider than any real
+/// one's range for stacks of binned features: check observed ranges, not it.)
+std::string costRangeFault(const std::array<double, 2>& range);
+/// costRangeFault of the costs w gives the passable cells of `maps` (cells of stacked maps, cost
+/// form `form`): the check the pipeline's learners run on the training maps.
+std::string trainingCostFault(const std::vector<const FeatureMap*>& maps, const Eigen::VectorXd& w, CostForm form);
 
 class CostModel {
  public:
@@ -75,7 +102,8 @@ class CostModel {
   /// the setting and the least value that works), mmp::DataError if a cell's cost is not finite > 0
   /// (exponential costs can overflow).
   CostGrid costs(const cv::Mat& image, const TileSettings& tiles = {}) const;
-  /// The same, with the grid in the image's world frame (per cell: image.frame.coarsened(cell_size)).
+  /// The same, with the grid in the image's world frame (per cell: image.frame.coarsened(cell_size));
+  /// cells holding a pixel without data (image.valid) cost +inf and are listed in grid.unknown.
   CostGrid costs(const GeoImage& image, const TileSettings& tiles = {}) const;
   /// The costs of cell rows [first, first + count) of an image of `rows` x `cols` cells, written
   /// row-major to out (count * cols values), from `pixels`: the image's pixel rows [top, top +
@@ -88,6 +116,9 @@ class CostModel {
   /// mmp::InvalidArgument naming the setting and the least value that works if they do not suit
   /// the features.
   int haloCells(const TileSettings& tiles) const;
+  /// Throws mmp::InvalidArgument naming the model (source()) and the setting if a blur, texture
+  /// window or class context radius of its features is wider than a width x height px image.
+  void checkImage(int width, int height) const;
   /// The same on a feature map made by features().
   CostGrid costs(const FeatureMap& map) const;
 
@@ -120,10 +151,22 @@ class CostModel {
   std::string source_;
 };
 
+/*!
+    ensures
+        - the costs [costs, costs + count) of cell rows first_row on (cols a row) as the 32-bit
+          floats of a cost raster: +inf (impassable) stays +inf, the raster's nodata
+        - throws mmp::DataError naming `source`, the cell and the range a float holds if a finite
+          cost is above it (it would turn +inf: nodata, impassable) or below its smallest normal
+          value (it would turn 0 or lose its precision): such a model is refused, never written
+!*/
+std::vector<float> rasterCosts(const double* costs, std::size_t count, int cols, long long first_row,
+                               const std::string& source);
+
 /// What writeCostRaster wrote.
 struct CostRasterInfo {
   int rows = 0, cols = 0;               ///< cells
-  double lowest = 0.0, highest = 0.0;   ///< the cost range
+  double lowest = 0.0, highest = 0.0;   ///< the cost range of the cells with data
+  long long unknown = 0;                ///< cells without data in the image: +inf, the raster's nodata
   WorldFrame frame;                     ///< the cells' world frame, as written
 };
 
@@ -134,6 +177,7 @@ struct CostRasterInfo {
           (FloatTiffWriter), band by band of
           tiles.tile_cells cell rows: memory grows with the band (tile_cells x the image width), not
           with the image, and the values equal CostModel::costs(image)
+        - cells holding a pixel without data (image.valid()) are written +inf, the raster's nodata
         - progress(done, total) after each band, in cell rows
         - throws as CostModel::costs does, mmp::Error naming the file if writing fails (the old file
           is then untouched)

@@ -33,8 +33,12 @@ struct FrameSettings {
 /// An image (8-bit BGR, as loadImage gives) and its world frame in pixels (rows x cols of the image,
 /// resolution per pixel).
 struct GeoImage {
-  cv::Mat pixels;
+  cv::Mat pixels;  ///< CV_8UC3 BGR, as loadImage gives it
   WorldFrame frame;
+  /// CV_8UC1: 0 on the pixels the raster declares without data (its nodata value in every band, an
+  /// internal mask, alpha 0), 255 elsewhere; empty if every pixel has data.  Cells holding such a
+  /// pixel are unknown: CostModel::costs makes them +inf (impassable) and lists them in CostGrid::unknown.
+  cv::Mat valid;
 };
 
 /*!
@@ -48,8 +52,11 @@ struct GeoImage {
 !*/
 WorldFrame readWorldFrame(const std::string& path, int rows, int cols, const FrameSettings& plain = {});
 
-/// The image (as loadImage reads it; rasters loadImage cannot read -- BigTIFF, or any other format
-/// GDAL reads -- through GDAL) and its frame (readWorldFrame).  Throws as both do.
+/// The image (as loadImage reads it: PNG and JPEG decoded by OpenCV and libjpeg, TIFF, BigTIFF and
+/// any other format GDAL reads through GDAL, under one set of rules for pixel types, bands, alpha and
+/// nodata), the pixels without data (GeoImage::valid) and its frame (readWorldFrame).  Throws as
+/// both do, and mmp::DataError naming the file if its CRS is a code GDAL does not know (with GDAL's
+/// reason) or its extent is not finite.
 GeoImage loadGeoImage(const std::string& path, const FrameSettings& plain = {});
 
 /// The frame a FrameSettings describes for an image of rows x cols pixels (validated; the CRS as WKT).

@@ -33,8 +33,10 @@ struct LabelClass {
 std::array<std::uint8_t, 3> parseHexColour(const std::string& text);
 std::string hexColour(const std::array<std::uint8_t, 3>& rgb);
 
-/// ensures: returns the image as CV_8UC3 BGR.  Throws mmp::DataError naming the path if it cannot be
-/// read or decoded, or if it is empty.
+/// ensures: returns the image as CV_8UC3 BGR, under the rules of every mmp image (PNG and JPEG
+/// decoded by OpenCV and libjpeg, TIFF and BigTIFF by GDAL): 8- or 16-bit values, 1 or 3 bands, alpha
+/// only when the file flags it (dropped here; loadGeoImage keeps which pixels lack data).  Throws
+/// mmp::DataError naming the path if it cannot be read or decoded, breaks those rules, or is empty.
 cv::Mat loadImage(const std::string& path);
 
 /// An image read top to bottom a band of rows at a time, for images larger than memory: a JPEG is
@@ -54,6 +56,9 @@ class ImageRows {
   /// Rows handed out so far.
   int next() const { return next_; }
   const WorldFrame& frame() const { return frame_; }
+  /// The whole image's pixels without data (GeoImage::valid); empty if every pixel has data (a
+  /// streamed JPEG always).
+  const cv::Mat& valid() const { return valid_; }
   /// The next min(count, rows() - next()) rows (CV_8UC3).  Throws mmp::DataError naming the path and
   /// the row if the data are damaged or cut short (some damage shows only once the last row is read).
   cv::Mat read(int count);
@@ -66,6 +71,7 @@ class ImageRows {
   int rows_ = 0, cols_ = 0, next_ = 0;
   Jpeg* jpeg_ = nullptr;  // a JPEG being decoded, else whole_ holds the image
   cv::Mat whole_;
+  cv::Mat valid_;
   WorldFrame frame_;
 };
 

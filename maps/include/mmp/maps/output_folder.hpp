@@ -8,9 +8,14 @@
 // Replacing deletes the old folder's contents, so an existing folder is replaced only if it is empty
 // or mmp wrote it (it holds the marker file kOutputMarker); any other folder is refused by name, so a
 // mistyped --output-dir can never wipe a folder of the user's.
+//
+// A run killed outright (SIGKILL, a power cut) cannot remove its staging folder: the next run into
+// the same folder removes every `<path>.partial-<pid>` and `<path>.old-<pid>` beside it whose
+// process is no longer alive and that mmp wrote (it holds kOutputMarker, or nothing at all).
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace mmp {
 
@@ -30,9 +35,12 @@ class OutputFolder {
   /// Replaces the folder at path() by the staged outputs.  Throws mmp::Error if that fails; the old
   /// folder is then untouched.
   void commit();
+  /// The staging folders of dead runs that the constructor removed (for the caller to say so).
+  const std::vector<std::string>& removedStale() const { return removed_; }
 
  private:
   std::string path_, staging_;
+  std::vector<std::string> removed_;
   bool committed_ = false;
 };
 

@@ -7,6 +7,7 @@
 #include <mmp/core/world_frame.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -16,6 +17,10 @@ struct CostGrid {
   int rows = 0, cols = 0;
   int cell_size = 1;            ///< pixels per cell side
   std::vector<double> costs;    ///< row-major, each > 0; +inf marks a blocked cell
+  /// Empty, or one entry a cell: non-zero where the image has no data (nodata, a mask, alpha 0).
+  /// Such a cell's cost is +inf (impassable to the planners); exporters write it as unknown (Nav2
+  /// 255, the raster's nodata).
+  std::vector<std::uint8_t> unknown;
   WorldFrame frame;             ///< the cells' world frame (rows x cols; resolution per cell)
 
   int cells() const { return rows * cols; }

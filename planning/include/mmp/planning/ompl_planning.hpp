@@ -47,7 +47,9 @@ OmplPlanner parsePlannerName(const std::string& name);
 
 struct OmplSettings {
   OmplPlanner planner = OmplPlanner::BITstar;
-  double budget_seconds = 1.0;  ///< wall-clock time for the planner's solve, > 0
+  /// The longest budget (a week): the planner's deadline, now + budget, must not overflow the clock.
+  static constexpr double kMaxBudgetSeconds = 7 * 24 * 3600.0;
+  double budget_seconds = 1.0;  ///< wall-clock time for the planner's solve, in (0, kMaxBudgetSeconds]
   /// Seeds OMPL's global seed generator before this call makes any OMPL object, so every random
   /// generator of the call is seeded from it; 0 leaves OMPL's own (time-based) seeding.  Results
   /// are repeatable only for FMT* (which stops on its sample count, not the clock) and only while
@@ -86,7 +88,7 @@ struct OmplResult {
     requires (throws mmp::InvalidArgument naming the problem)
         - grid non-empty, grid.costs.size() == rows * cols, every cost > 0 or +inf, some cell passable
         - start and goal finite, inside the grid (u in [0, cols), v in [0, rows)), in passable cells
-        - settings.budget_seconds > 0 and finite, settings.range >= 0
+        - 0 < settings.budget_seconds <= OmplSettings::kMaxBudgetSeconds, settings.range >= 0
     ensures
         - plans from start to goal with settings.planner for budget_seconds on GridCostObjective
           (ompl_objective.hpp); every motion of the returned path is valid under GridMotionValidator,
