@@ -94,10 +94,9 @@ SettingKey selectable(SettingKey k) {
   return k;
 }
 
-std::vector<SettingKey> makeKeys() {
-  using S = PipelineSettings;
-  std::vector<SettingKey> keys;
-  // features
+using S = PipelineSettings;
+
+void featureKeys(std::vector<SettingKey>& keys) {
   keys.push_back(integerKey<int>("features.cell_size", 1, 256, "pixels per side of a grid cell",
                                  [](S& s) -> int& { return s.features.cell_size; }));
   {
@@ -193,7 +192,9 @@ std::vector<SettingKey> makeKeys() {
     k.set = [](S& s, const SettingValue& v) { s.class_context_px = v.numbers; };
     keys.push_back(k);
   }
-  // demonstrations
+}
+
+void demonstrationKeys(std::vector<SettingKey>& keys) {
   keys.push_back(integerKey<int>("demonstrations.per_region", 1, 100000,
                                  "demonstrations generated per labelled training image",
                                  [](S& s) -> int& { return s.demonstrations.per_region; }));
@@ -201,7 +202,9 @@ std::vector<SettingKey> makeKeys() {
                            [](S& s) -> double& { return s.demonstrations.min_separation_px; }));
   keys.push_back(integerKey<std::uint64_t>("demonstrations.seed", 0, kMaxSeed, "seed of the generated demonstrations",
                                            [](S& s) -> std::uint64_t& { return s.demonstrations.seed; }));
-  // loss
+}
+
+void lossKeys(std::vector<SettingKey>& keys) {
   keys.push_back(choiceKey("loss.shape", {"linear", "step", "gaussian"},
                            "how the loss grows with the distance to the demonstration",
                            [](const S& s) { return describe(s.loss.shape); },
@@ -218,7 +221,9 @@ std::vector<SettingKey> makeKeys() {
   keys.push_back(numberKey("loss.impassable_factor", 1.0, kInf,
                            "with by_class: an impassable cell's loss factor over the dearest passable class's",
                            [](S& s) -> double& { return s.loss.impassable_factor; }));
-  // learner
+}
+
+void learnerKeys(std::vector<SettingKey>& keys) {
   keys.push_back(selectable(choiceKey(
       "learner.kind", {"online", "batch", "learch"},
       "the cost learner: online or batch subgradient (costs linear or exponential in the features), or learch "
@@ -253,7 +258,9 @@ std::vector<SettingKey> makeKeys() {
     };
     keys.push_back(selectOnly(k));
   }
-  // learner.learch
+}
+
+void learchKeys(std::vector<SettingKey>& keys) {
   keys.push_back(selectable(choiceKey(
       "learner.learch.start", {"uniform", "batch", "online"},
       "LEARCH's first log-cost: uniform, or the weights of that linear learner (exponential costs)",
@@ -286,7 +293,9 @@ std::vector<SettingKey> makeKeys() {
   }
   keys.push_back(integerKey<std::uint64_t>("learner.learch.seed", 0, kMaxSeed, "seed of the draw of cells of a round",
                                            [](S& s) -> std::uint64_t& { return s.learner.learch.seed; }));
-  // evaluation
+}
+
+void evaluationKeys(std::vector<SettingKey>& keys) {
   keys.push_back(integerKey<int>("evaluation.pairs", 1, 100000, "seeded start/goal pairs per holdout image",
                                  [](S& s) -> int& { return s.evaluation.pairs; }));
   keys.push_back(numberKey("evaluation.min_separation_px", 0.0, kInf, "smallest start-goal distance (pixels)",
@@ -310,7 +319,9 @@ std::vector<SettingKey> makeKeys() {
   keys.push_back(choiceKey("evaluation.panel_format", {"png", "jpg"}, "panel file format (jpg: smaller, lossy)",
                            [](const S& s) { return s.evaluation.panel_format; },
                            [](S& s, const std::string& v) { s.evaluation.panel_format = v; }));
-  // classifier
+}
+
+void classifierKeys(std::vector<SettingKey>& keys) {
   keys.push_back(booleanKey("classifier.enabled", "train and score the per-pixel classifier baseline",
                             [](S& s) -> bool& { return s.classifier.enabled; }));
   keys.push_back(numberKey("classifier.lambda", 0.0, kInf, "the classifier's regularisation",
@@ -336,6 +347,13 @@ std::vector<SettingKey> makeKeys() {
       s.classifier.cost_scales = v.numbers;
     };
     keys.push_back(k);
+  }
+}
+
+std::vector<SettingKey> makeKeys() {
+  std::vector<SettingKey> keys;
+  for (const auto add : {featureKeys, demonstrationKeys, lossKeys, learnerKeys, learchKeys, evaluationKeys, classifierKeys}) {
+    add(keys);
   }
   return keys;
 }
