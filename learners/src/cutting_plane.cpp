@@ -96,6 +96,42 @@ class WorkingSet {
   Eigen::VectorXd alpha_;
 };
 
+// A plane (a_t, b_t) of the risk model and the objective c(w_t) where it was cut.
+struct RiskPlane {
+  Eigen::VectorXd a;
+  double b = 0.0;
+  double value = 0.0;
+};
+
+// The plane and c(w) of the oracle answers at w, summed in example order: the same whatever the thread count.
+RiskPlane riskPlane(const std::vector<OracleResult>& results, const Eigen::VectorXd& w, Eigen::Index d, double lambda,
+                    double inv_n) {
+  RiskPlane plane;
+  plane.a = Eigen::VectorXd::Zero(d);
+  double risk = 0.0;
+  for (const OracleResult& r : results) {
+    risk += addTermSubgradient(r, w, 1, inv_n, plane.a);
+    plane.b += r.beta * r.loss;
+  }
+  plane.b *= inv_n;
+  plane.value = 0.5 * lambda * w.squaredNorm() + risk * inv_n;  // as Objective::evaluate sums it
+  return plane;
+}
+
+std::string gapMetMessage(double gap, double best, long t) {
+  return "gap " + numberText(gap) + " (relative " + numberText(gap / std::max(best, 1e-300)) +
+         ") within tolerance at iteration " + std::to_string(t);
+}
+
+// c at the starting point when no iteration completed, if its oracles can answer (NaN otherwise).
+double startingObjective(const ExampleList& examples, double lambda, const Eigen::VectorXd& w, ThreadPool& pool) {
+  try {
+    return Objective(examples, {lambda, 1}).evaluate(w, nullptr, &pool).value;
+  } catch (const NumericalError&) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+}
+
 }  // namespace
 
 CuttingPlane::CuttingPlane(Params params) : params_(std::move(params)) {
@@ -153,27 +189,20 @@ const Eigen::VectorXd& CuttingPlane::train(const ExampleList& examples, Eigen::V
       message = "iteration " + std::to_string(t) + ": " + e.what() + "; kept the best weights found before";
       break;
     }
-    // 2) the plane (a_t, b_t) and c(w_t), summed in example order: the same whatever the thread count
-    Eigen::VectorXd a = Eigen::VectorXd::Zero(d);
-    double b = 0.0, risk = 0.0;
-    for (const OracleResult& r : results) {
-      risk += addTermSubgradient(r, w, 1, inv_n, a);
-      b += r.beta * r.loss;
-    }
-    b *= inv_n;
-    const double value = 0.5 * lambda * w.squaredNorm() + risk * inv_n;  // as Objective::evaluate sums it
-    if (!std::isfinite(value) || !std::isfinite(b) || !a.allFinite()) {
+    // 2) the plane (a_t, b_t) and c(w_t)
+    RiskPlane plane = riskPlane(results, w, d, lambda, inv_n);
+    if (!std::isfinite(plane.value) || !std::isfinite(plane.b) || !plane.a.allFinite()) {
       info = Info::NumericalIssue;
       message = "an oracle answer at iteration " + std::to_string(t) +
                 " is not finite; kept the best weights found before";
       break;
     }
-    if (value < best) {
-      best = value;
+    if (plane.value < best) {
+      best = plane.value;
       best_w = w;
     }
     // 3) the working set's dual, exactly (to the QP's KKT tolerance), warm-started
-    set.add(std::move(a), b);
+    set.add(std::move(plane.a), plane.b);
     max_planes_ = std::max(max_planes_, set.size());
     dual_ = set.solveDual(lambda, params_.qp);
     gap_ = best - dual_;
@@ -189,8 +218,7 @@ const Eigen::VectorXd& CuttingPlane::train(const ExampleList& examples, Eigen::V
     }
     if (tolerance_set && gap_ <= std::max(params_.stop.tolerance * best, params_.absolute_tolerance)) {
       info = Info::Success;
-      message = "gap " + numberText(gap_) + " (relative " + numberText(gap_ / std::max(best, 1e-300)) +
-                ") within tolerance at iteration " + std::to_string(t);
+      message = gapMetMessage(gap_, best, t);
       break;
     }
     // 4) w_{t+1}, the minimiser of the model; idle planes leave the set
@@ -204,15 +232,7 @@ const Eigen::VectorXd& CuttingPlane::train(const ExampleList& examples, Eigen::V
     }
   }
   weights_ = best_w;
-  if (std::isfinite(best)) {
-    objective_ = best;
-  } else {
-    try {  // no iteration completed: c at the starting point, if its oracles can answer
-      objective_ = Objective(examples, {lambda, 1}).evaluate(weights_, nullptr, &pool).value;
-    } catch (const NumericalError&) {
-      objective_ = std::numeric_limits<double>::quiet_NaN();
-    }
-  }
+  objective_ = std::isfinite(best) ? best : startingObjective(examples, lambda, weights_, pool);
   finish(info, message);
   return weights_;
 }

@@ -9,6 +9,51 @@
 #include <numeric>
 
 namespace mmp {
+namespace {
+
+std::vector<const PairwiseExample*> pairwiseExamples(const ExampleList& examples) {
+  std::vector<const PairwiseExample*> pairwise(examples.size());
+  for (std::size_t m = 0; m < examples.size(); ++m) {
+    pairwise[m] = dynamic_cast<const PairwiseExample*>(examples[m]);
+    if (pairwise[m] == nullptr) {
+      throw InvalidArgument("dlpw: example " + std::to_string(m) +
+                            " is not a pairwise model (PairwiseExample); DLPW trains pairwise models such as multilabel");
+    }
+  }
+  return pairwise;
+}
+
+// Block coordinate passes on delta (eq. 11): R of them, or until the LP settles when passes is 0; returns how many.
+long diffusePasses(const PairwiseGraph& graph, const PairwisePotentials& theta, DualMessages& delta, int passes,
+                   const LpSettings& lp) {
+  if (passes == 0) return solveLp(graph, theta, delta, lp).passes;
+  for (int r = 0; r < passes; ++r) diffusionPass(graph, theta, delta);
+  return passes;
+}
+
+// The Pegasos step next = (1 - eta lambda) w - eta (psi(argmax) - psi(y)); returns the demonstration's
+// score under theta (theta_i(y_i) has no loss at the demonstration).
+double pegasosStep(const PairwiseExample& example, const PairwisePotentials& theta, const DualArgmax& argmax,
+                   const Eigen::VectorXd& w, double eta, double lambda, Eigen::VectorXd& next) {
+  const PairwiseGraph& graph = example.graph();
+  next = (1.0 - eta * lambda) * w;
+  const std::vector<int>& y = example.target();
+  double target_score = 0.0;
+  for (int i = 0; i < graph.variables(); ++i) {
+    example.addNodeFeatures(i, argmax.nodes[i], -eta, next);
+    example.addNodeFeatures(i, y[i], eta, next);
+    target_score += theta.node(i, y[i]);
+  }
+  for (int e = 0; e < graph.edgeCount(); ++e) {
+    const auto [a, b] = graph.edges()[e];
+    example.addEdgeFeatures(e, argmax.edges[e].first, argmax.edges[e].second, -eta, next);
+    example.addEdgeFeatures(e, y[a], y[b], eta, next);
+    target_score += theta.edge(e, y[a], y[b]);
+  }
+  return target_score;
+}
+
+}  // namespace
 
 Dlpw::Dlpw(Params params) : params_(params) {
   if (!(params_.lambda > 0.0) || !std::isfinite(params_.lambda)) throw InvalidArgument("dlpw: lambda must be > 0 and finite");
@@ -20,14 +65,7 @@ const Eigen::VectorXd& Dlpw::train(const ExampleList& examples, Eigen::VectorXd 
   start(examples);
   diffusion_passes_ = 0;
   const Eigen::Index d = commonDimension(examples);
-  std::vector<const PairwiseExample*> pairwise(examples.size());
-  for (std::size_t m = 0; m < examples.size(); ++m) {
-    pairwise[m] = dynamic_cast<const PairwiseExample*>(examples[m]);
-    if (pairwise[m] == nullptr) {
-      throw InvalidArgument("dlpw: example " + std::to_string(m) +
-                            " is not a pairwise model (PairwiseExample); DLPW trains pairwise models such as multilabel");
-    }
-  }
+  const std::vector<const PairwiseExample*> pairwise = pairwiseExamples(examples);
   const double radius = 1.0 / std::sqrt(params_.lambda);
   const L2BallProjection ball(params_.project ? radius : std::numeric_limits<double>::infinity());
   Eigen::VectorXd w = startingPoint(std::move(initial), d, ball, "dlpw");
@@ -62,30 +100,12 @@ const Eigen::VectorXd& Dlpw::train(const ExampleList& examples, Eigen::VectorXd 
       if (!params_.warm_start || delta.values.size() == 0) delta.reset(graph);
       // 1) theta^(m)(w) with the loss, 2) R block coordinate passes on delta^(m) (eq. 11)
       example.potentials(w, 1.0, theta);
-      if (params_.passes == 0) {
-        diffusion_passes_ += solveLp(graph, theta, delta, params_.lp).passes;
-      } else {
-        for (int r = 0; r < params_.passes; ++r) diffusionPass(graph, theta, delta);
-        diffusion_passes_ += params_.passes;
-      }
+      diffusion_passes_ += diffusePasses(graph, theta, delta, params_.passes, params_.lp);
       // 3) the subgradient of g(delta; theta(w)) - w . psi(y_m) in w: the features of the maximisers
       //    of g's terms less those of the demonstration, then the Pegasos step and projection
       const DualArgmax argmax = dualArgmax(graph, theta, delta);
       const double eta = 1.0 / (params_.lambda * static_cast<double>(t));
-      next = (1.0 - eta * params_.lambda) * w;
-      const std::vector<int>& y = example.target();
-      double target_score = 0.0;
-      for (int i = 0; i < graph.variables(); ++i) {
-        example.addNodeFeatures(i, argmax.nodes[i], -eta, next);
-        example.addNodeFeatures(i, y[i], eta, next);
-        target_score += theta.node(i, y[i]);  // theta_i(y_i) has no loss at the demonstration
-      }
-      for (int e = 0; e < graph.edgeCount(); ++e) {
-        const auto [a, b] = graph.edges()[e];
-        example.addEdgeFeatures(e, argmax.edges[e].first, argmax.edges[e].second, -eta, next);
-        example.addEdgeFeatures(e, y[a], y[b], eta, next);
-        target_score += theta.edge(e, y[a], y[b]);
-      }
+      const double target_score = pegasosStep(example, theta, argmax, w, eta, params_.lambda, next);
       ball.project(next);
       if (const std::string why = rejected(next); !why.empty()) {
         info = Info::NumericalIssue;

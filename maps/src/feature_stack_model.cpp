@@ -94,9 +94,21 @@ bool flag(const Model& model, const std::string& key) {
   return text == "1";
 }
 
-}  // namespace
+std::vector<int> textureWindows(const Model& model) {
+  std::vector<int> windows;
+  if (!setting(model, "features.texture_windows").empty()) {
+    for (double w : numbers(model, "features.texture_windows")) {
+      if (!(w >= 3 && w <= (1 << 16) && w == std::floor(w))) {
+        throw DataError("model: setting 'features.texture_windows' holds " + std::to_string(w) +
+                        "; windows are odd integers in [3, 65536] (re-train the model)");
+      }
+      windows.push_back(static_cast<int>(w));
+    }
+  }
+  return windows;
+}
 
-FeatureStack FeatureStack::fromModel(const Model& model) {
+FeatureSettings storedFeatureSettings(const Model& model) {
   FeatureSettings s;
   s.cell_size = integer(model, "features.cell_size", 1, 1 << 16);
   s.blur_sigmas = numbers(model, "features.blur_sigmas");
@@ -104,27 +116,73 @@ FeatureStack FeatureStack::fromModel(const Model& model) {
   s.hsv = flag(model, "features.hsv");
   s.lab = flag(model, "features.lab");
   s.gradient = flag(model, "features.gradient");
-  s.texture_windows.clear();
-  if (!setting(model, "features.texture_windows").empty()) {
-    for (double w : numbers(model, "features.texture_windows")) {
-      if (!(w >= 3 && w <= (1 << 16) && w == std::floor(w))) {
-        throw DataError("model: setting 'features.texture_windows' holds " + std::to_string(w) +
-                        "; windows are odd integers in [3, 65536] (re-train the model)");
-      }
-      s.texture_windows.push_back(static_cast<int>(w));
-    }
-  }
+  s.texture_windows = textureWindows(model);
   s.complements = flag(model, "features.complements");
   s.bins = integer(model, "features.bins", 0, 64);
   const std::vector<double> quantile = numbers(model, "features.scaling_quantile");
   if (quantile.size() != 1) throw DataError("model: setting 'features.scaling_quantile' must be one number");
   s.scaling_quantile = quantile[0];
+  return s;
+}
+
+FeatureScaling storedFeatureScaling(const Model& model) {
   FeatureScaling scaling;
   for (const char* key : {"features.lower", "features.upper"}) {
     if (model.arrays.count(key) == 0) throw DataError(std::string("model: array '") + key + "' is missing (re-train the model)");
   }
   scaling.lower = model.arrays.at("features.lower");
   scaling.upper = model.arrays.at("features.upper");
+  return scaling;
+}
+
+// The checks of a stored class-score layer that need only the layer itself and the cell size.
+void checkClassContextAndScaling(const ClassScores& layer, int cell_size, std::size_t entries) {
+  for (double r : layer.context_px) {
+    if (!(r >= cell_size) || !std::isfinite(r)) {
+      throw DataError("model: setting 'features.class_context_px' holds " + std::to_string(r) +
+                      "; each radius is a finite number of pixels >= the cell size");
+    }
+  }
+  for (std::size_t k = 0; k < entries; ++k) {
+    if (!(layer.scaling.lower[k] <= layer.scaling.upper[k])) {
+      throw DataError("model: the class-score scaling entry " + std::to_string(k) + " is not a range lower <= upper");
+    }
+  }
+}
+
+// The class-score layer stored in a model (the caller checks that there is one), over `features` stacked features.
+ClassScores storedClassScores(const Model& model, int cell_size, int features) {
+  ClassScores layer;
+  std::stringstream names(model.settings.at("features.class_scores"));
+  for (std::string c; std::getline(names, c, '\n');) layer.classes.push_back(c);
+  const Eigen::Index k = static_cast<Eigen::Index>(layer.classes.size());
+  for (const char* key : {"features.class_weights", "features.class_lower", "features.class_upper"}) {
+    if (model.arrays.count(key) == 0) throw DataError(std::string("model: array '") + key + "' is missing (re-train the model)");
+  }
+  if (model.settings.count("features.class_context_px") != 0 && !model.settings.at("features.class_context_px").empty()) {
+    layer.context_px = numbers(model, "features.class_context_px");
+  }
+  const std::vector<double>& w = model.arrays.at("features.class_weights");
+  layer.scaling.lower = model.arrays.at("features.class_lower");
+  layer.scaling.upper = model.arrays.at("features.class_upper");
+  const std::size_t entries = static_cast<std::size_t>(k) * (1 + layer.context_px.size());
+  if (k < 2 || w.size() != static_cast<std::size_t>(k) * static_cast<std::size_t>(features) ||
+      layer.scaling.lower.size() != entries || layer.scaling.upper.size() != entries) {
+    throw DataError("model: the class-score layer (" + std::to_string(k) + " classes, " + std::to_string(w.size()) +
+                    " weights, " + std::to_string(layer.scaling.lower.size()) + " scaling entries) does not fit " +
+                    std::to_string(features) + " stacked features; re-train the model");
+  }
+  layer.weights = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+      w.data(), k, features);
+  checkClassContextAndScaling(layer, cell_size, entries);
+  return layer;
+}
+
+}  // namespace
+
+FeatureStack FeatureStack::fromModel(const Model& model) {
+  const FeatureSettings s = storedFeatureSettings(model);
+  const FeatureScaling scaling = storedFeatureScaling(model);
   FeatureStack stack;
   try {
     stack = FeatureStack(s, scaling);
@@ -132,40 +190,7 @@ FeatureStack FeatureStack::fromModel(const Model& model) {
     throw DataError(std::string("model: the stored feature settings are unusable: ") + e.what());
   }
   if (model.settings.count("features.class_scores") != 0) {
-    ClassScores layer;
-    std::stringstream names(model.settings.at("features.class_scores"));
-    for (std::string c; std::getline(names, c, '\n');) layer.classes.push_back(c);
-    const Eigen::Index k = static_cast<Eigen::Index>(layer.classes.size());
-    for (const char* key : {"features.class_weights", "features.class_lower", "features.class_upper"}) {
-      if (model.arrays.count(key) == 0) throw DataError(std::string("model: array '") + key + "' is missing (re-train the model)");
-    }
-    if (model.settings.count("features.class_context_px") != 0 && !model.settings.at("features.class_context_px").empty()) {
-      layer.context_px = numbers(model, "features.class_context_px");
-    }
-    const std::vector<double>& w = model.arrays.at("features.class_weights");
-    layer.scaling.lower = model.arrays.at("features.class_lower");
-    layer.scaling.upper = model.arrays.at("features.class_upper");
-    const std::size_t entries = static_cast<std::size_t>(k) * (1 + layer.context_px.size());
-    if (k < 2 || w.size() != static_cast<std::size_t>(k) * static_cast<std::size_t>(stack.features()) ||
-        layer.scaling.lower.size() != entries || layer.scaling.upper.size() != entries) {
-      throw DataError("model: the class-score layer (" + std::to_string(k) + " classes, " + std::to_string(w.size()) +
-                      " weights, " + std::to_string(layer.scaling.lower.size()) + " scaling entries) does not fit " +
-                      std::to_string(stack.features()) + " stacked features; re-train the model");
-    }
-    layer.weights = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
-        w.data(), k, stack.features());
-    for (double r : layer.context_px) {
-      if (!(r >= s.cell_size) || !std::isfinite(r)) {
-        throw DataError("model: setting 'features.class_context_px' holds " + std::to_string(r) +
-                        "; each radius is a finite number of pixels >= the cell size");
-      }
-    }
-    for (std::size_t k = 0; k < entries; ++k) {
-      if (!(layer.scaling.lower[k] <= layer.scaling.upper[k])) {
-        throw DataError("model: the class-score scaling entry " + std::to_string(k) + " is not a range lower <= upper");
-      }
-    }
-    stack.class_scores_ = std::move(layer);
+    stack.class_scores_ = storedClassScores(model, s.cell_size, stack.features());
     stack.describeLayout();
   }
   if (!model.feature_names.empty() && model.feature_names != stack.names()) {

@@ -80,26 +80,13 @@ void checkImageSize(const FeatureSettings& s, int width, int height) {
   }
 }
 
-RawFeatures computeRawFeatures(const cv::Mat& bgr, const FeatureSettings& s) {
-  validate(s);
-  if (bgr.type() != CV_8UC3) throw InvalidArgument("features: the image must be 8-bit BGR (see loadImage)");
-  const int k = s.cell_size;
-  const int rows = bgr.rows / k, cols = bgr.cols / k;
-  if (rows < 1 || cols < 1) {
-    throw InvalidArgument("features: a " + std::to_string(bgr.cols) + " x " + std::to_string(bgr.rows) +
-                          " image holds no whole cell of " + std::to_string(k) + " pixels");
-  }
-  checkImageSize(s, bgr.cols, bgr.rows);
-  cv::Mat pixels;
-  bgr(cv::Rect(0, 0, cols * k, rows * k)).convertTo(pixels, CV_32FC3, 1.0 / 255.0);
-  const cv::Size grid(cols, rows);
-  cv::Mat cells;  // mean colour per cell
-  cv::resize(pixels, cells, grid, 0, 0, cv::INTER_AREA);
+namespace {
 
-  // Per-cell channels that need the pixels: edge density and local texture.
+// Per-cell channels that need the pixels: edge density and local texture (each CV_32FC1 at cell resolution).
+std::vector<cv::Mat> pixelChannels(const cv::Mat& pixels, const FeatureSettings& s, const cv::Size& grid) {
   cv::Mat grey;
   cv::cvtColor(pixels, grey, cv::COLOR_BGR2GRAY);
-  std::vector<cv::Mat> pixel_channels;  // each CV_32FC1 at cell resolution
+  std::vector<cv::Mat> pixel_channels;
   if (s.gradient) {
     cv::Mat dx, dy, magnitude, cell_mean;
     cv::Sobel(grey, dx, CV_32F, 1, 0, 3, 1.0 / 8.0, 0.0, cv::BORDER_REFLECT);
@@ -118,6 +105,94 @@ RawFeatures computeRawFeatures(const cv::Mat& bgr, const FeatureSettings& s) {
     cv::resize(deviation, cell_mean, grid, 0, 0, cv::INTER_AREA);
     pixel_channels.push_back(cell_mean);
   }
+  return pixel_channels;
+}
+
+// Fills the features of a RawFeatures one whole channel at a time, in name order.
+struct FeatureFiller {
+  RawFeatures& raw;
+  std::size_t n;
+  std::size_t next = 0;  // feature index being filled
+
+  void put(const cv::Mat& channel) {  // CV_32FC1 rows x cols
+    const int rows = raw.rows, cols = raw.cols;
+    for (int r = 0; r < rows; ++r) {
+      const float* in = channel.ptr<float>(r);
+      for (int c = 0; c < cols; ++c) raw.values[(static_cast<std::size_t>(r) * cols + c) * n + next] = in[c];
+    }
+    ++next;
+  }
+};
+
+// A Gaussian blur of a cell-resolution channel; sigmas are in pixels, the grid in cells of k pixels.
+cv::Mat blurCells(const cv::Mat& in, double sigma, int k) {
+  if (sigma <= 0.0) return in;
+  cv::Mat out;
+  const double sigma_cells = sigma / k;
+  cv::GaussianBlur(in, out, cv::Size(0, 0), sigma_cells, sigma_cells, cv::BORDER_REFLECT);
+  return out;
+}
+
+// The HSV features of a colour grid: hue as a vector scaled by saturation (so that hue wraps), S and V.
+void putHsv(const cv::Mat& colour, FeatureFiller& filler) {
+  const int rows = colour.rows, cols = colour.cols;
+  cv::Mat hsv;
+  cv::cvtColor(colour, hsv, cv::COLOR_BGR2HSV);  // float: H in [0, 360), S and V in [0, 1]
+  std::vector<cv::Mat> planes;
+  cv::split(hsv, planes);
+  cv::Mat hue_x(colour.size(), CV_32F), hue_y(colour.size(), CV_32F);
+  for (int r = 0; r < rows; ++r) {
+    const float* h = planes[0].ptr<float>(r);
+    const float* sat = planes[1].ptr<float>(r);
+    for (int c = 0; c < cols; ++c) {
+      const double angle = h[c] * (kPi / 180.0);
+      hue_x.at<float>(r, c) = static_cast<float>(sat[c] * std::cos(angle));
+      hue_y.at<float>(r, c) = static_cast<float>(sat[c] * std::sin(angle));
+    }
+  }
+  filler.put(hue_x);
+  filler.put(hue_y);
+  filler.put(planes[1]);
+  filler.put(planes[2]);
+}
+
+// The colour-space features of one blurred colour grid, in rawFeatureNames' order.
+void putColourSpaces(const cv::Mat& colour, const FeatureSettings& s, FeatureFiller& filler) {
+  std::vector<cv::Mat> bgr_planes;
+  cv::split(colour, bgr_planes);
+  if (s.rgb) {
+    filler.put(bgr_planes[2]);
+    filler.put(bgr_planes[1]);
+    filler.put(bgr_planes[0]);
+  }
+  if (s.hsv) putHsv(colour, filler);
+  if (s.lab) {
+    cv::Mat lab;
+    cv::cvtColor(colour, lab, cv::COLOR_BGR2Lab);  // float: L in [0, 100], a and b about [-127, 127]
+    std::vector<cv::Mat> planes;
+    cv::split(lab, planes);
+    for (const cv::Mat& p : planes) filler.put(p);
+  }
+}
+
+}  // namespace
+
+RawFeatures computeRawFeatures(const cv::Mat& bgr, const FeatureSettings& s) {
+  validate(s);
+  if (bgr.type() != CV_8UC3) throw InvalidArgument("features: the image must be 8-bit BGR (see loadImage)");
+  const int k = s.cell_size;
+  const int rows = bgr.rows / k, cols = bgr.cols / k;
+  if (rows < 1 || cols < 1) {
+    throw InvalidArgument("features: a " + std::to_string(bgr.cols) + " x " + std::to_string(bgr.rows) +
+                          " image holds no whole cell of " + std::to_string(k) + " pixels");
+  }
+  checkImageSize(s, bgr.cols, bgr.rows);
+  cv::Mat pixels;
+  bgr(cv::Rect(0, 0, cols * k, rows * k)).convertTo(pixels, CV_32FC3, 1.0 / 255.0);
+  const cv::Size grid(cols, rows);
+  cv::Mat cells;  // mean colour per cell
+  cv::resize(pixels, cells, grid, 0, 0, cv::INTER_AREA);
+  const std::vector<cv::Mat> pixel_channels = pixelChannels(pixels, s, grid);
 
   RawFeatures raw;
   raw.rows = rows;
@@ -125,61 +200,14 @@ RawFeatures computeRawFeatures(const cv::Mat& bgr, const FeatureSettings& s) {
   raw.names = rawFeatureNames(s);
   const std::size_t n = raw.names.size();
   raw.values.assign(static_cast<std::size_t>(rows) * cols * n, 0.0f);
-  std::size_t next = 0;  // feature index being filled
-  auto put = [&](const cv::Mat& channel) {  // CV_32FC1 rows x cols
-    for (int r = 0; r < rows; ++r) {
-      const float* in = channel.ptr<float>(r);
-      for (int c = 0; c < cols; ++c) raw.values[(static_cast<std::size_t>(r) * cols + c) * n + next] = in[c];
-    }
-    ++next;
-  };
-  auto blur = [&](const cv::Mat& in, double sigma) {
-    if (sigma <= 0.0) return in;
-    cv::Mat out;
-    const double sigma_cells = sigma / k;  // sigmas are in pixels, the grid in cells
-    cv::GaussianBlur(in, out, cv::Size(0, 0), sigma_cells, sigma_cells, cv::BORDER_REFLECT);
-    return out;
-  };
-
+  FeatureFiller filler{raw, n};
   for (double sigma : s.blur_sigmas) {
-    const cv::Mat colour = blur(cells, sigma);
-    std::vector<cv::Mat> bgr_planes;
-    cv::split(colour, bgr_planes);
-    if (s.rgb) {
-      put(bgr_planes[2]);
-      put(bgr_planes[1]);
-      put(bgr_planes[0]);
-    }
-    if (s.hsv) {
-      cv::Mat hsv;
-      cv::cvtColor(colour, hsv, cv::COLOR_BGR2HSV);  // float: H in [0, 360), S and V in [0, 1]
-      std::vector<cv::Mat> planes;
-      cv::split(hsv, planes);
-      cv::Mat hue_x(grid, CV_32F), hue_y(grid, CV_32F);
-      for (int r = 0; r < rows; ++r) {
-        const float* h = planes[0].ptr<float>(r);
-        const float* sat = planes[1].ptr<float>(r);
-        for (int c = 0; c < cols; ++c) {
-          const double angle = h[c] * (kPi / 180.0);
-          hue_x.at<float>(r, c) = static_cast<float>(sat[c] * std::cos(angle));
-          hue_y.at<float>(r, c) = static_cast<float>(sat[c] * std::sin(angle));
-        }
-      }
-      put(hue_x);
-      put(hue_y);
-      put(planes[1]);
-      put(planes[2]);
-    }
-    if (s.lab) {
-      cv::Mat lab;
-      cv::cvtColor(colour, lab, cv::COLOR_BGR2Lab);  // float: L in [0, 100], a and b about [-127, 127]
-      std::vector<cv::Mat> planes;
-      cv::split(lab, planes);
-      for (const cv::Mat& p : planes) put(p);
-    }
-    for (const cv::Mat& channel : pixel_channels) put(blur(channel, sigma));
+    putColourSpaces(blurCells(cells, sigma, k), s, filler);
+    for (const cv::Mat& channel : pixel_channels) filler.put(blurCells(channel, sigma, k));
   }
-  if (next != n) throw Error("features: internal error, filled " + std::to_string(next) + " of " + std::to_string(n));
+  if (filler.next != n) {
+    throw Error("features: internal error, filled " + std::to_string(filler.next) + " of " + std::to_string(n));
+  }
   return raw;
 }
 

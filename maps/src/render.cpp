@@ -35,39 +35,35 @@ int textWidth(const std::string& s, double scale = 0.45) {
   return cv::getTextSize(s, kFont, scale, 1, &baseline).width;
 }
 
-}  // namespace
-
-cv::Mat renderCostMap(const std::vector<double>& costs, int rows, int cols, const CostMapStyle& style) {
-  if (rows < 1 || cols < 1 || costs.size() != static_cast<std::size_t>(rows) * cols) {
-    throw InvalidArgument("cost map picture: " + std::to_string(costs.size()) + " costs for " + std::to_string(rows) +
-                          " x " + std::to_string(cols) + " cells");
-  }
-  if (!(style.pixels_per_cell > 0.0)) throw InvalidArgument("cost map picture: pixels_per_cell must be > 0");
-  double low = style.low, high = style.high;
+// What the costs of a map hold: the range of its finite costs and whether any cell is impassable (+inf).
+struct CostRange {
+  double lo_seen = std::numeric_limits<double>::infinity(), hi_seen = -std::numeric_limits<double>::infinity();
   bool any_finite = false, any_blocked = false;
-  double lo_seen = std::numeric_limits<double>::infinity(), hi_seen = -lo_seen;
+};
+
+CostRange scanCosts(const std::vector<double>& costs, int cols, bool log_scale) {
+  CostRange range;
   for (std::size_t s = 0; s < costs.size(); ++s) {
     const double c = costs[s];
     if (std::isinf(c) && c > 0) {
-      any_blocked = true;
+      range.any_blocked = true;
       continue;
     }
-    if (!std::isfinite(c) || (style.log_scale && !(c > 0.0))) {
+    if (!std::isfinite(c) || (log_scale && !(c > 0.0))) {
       throw InvalidArgument("cost map picture: cell (row " + std::to_string(s / cols) + ", col " +
                             std::to_string(s % cols) + ") has cost " + std::to_string(c) +
-                            (style.log_scale ? "; a log-scaled map needs costs > 0 or +inf" : "; need a number or +inf"));
+                            (log_scale ? "; a log-scaled map needs costs > 0 or +inf" : "; need a number or +inf"));
     }
-    any_finite = true;
-    lo_seen = std::min(lo_seen, c);
-    hi_seen = std::max(hi_seen, c);
+    range.any_finite = true;
+    range.lo_seen = std::min(range.lo_seen, c);
+    range.hi_seen = std::max(range.hi_seen, c);
   }
-  if (!any_finite) lo_seen = hi_seen = 1.0;
-  if (std::isnan(low)) low = lo_seen;
-  if (std::isnan(high)) high = hi_seen;
-  if (!(high > low)) high = low * (1.0 + 1e-9) + 1e-9;
-  auto transform = [&](double c) { return style.log_scale ? std::log(c) : c; };
-  const double t_low = transform(low), t_high = transform(high);
+  return range;
+}
 
+// One pixel per cell, inferno-coloured between t_low and t_high (costs transformed), impassable cells black.
+cv::Mat colourCells(const std::vector<double>& costs, int rows, int cols, bool log_scale, double t_low, double t_high) {
+  auto transform = [&](double c) { return log_scale ? std::log(c) : c; };
   cv::Mat grey(rows, cols, CV_8UC1);
   for (int r = 0; r < rows; ++r) {
     for (int c = 0; c < cols; ++c) {
@@ -83,21 +79,11 @@ cv::Mat renderCostMap(const std::vector<double>& costs, int rows, int cols, cons
       if (std::isinf(costs[static_cast<std::size_t>(r) * cols + c])) coloured.at<cv::Vec3b>(r, c) = cv::Vec3b(0, 0, 0);
     }
   }
-  const int width = std::max(1, static_cast<int>(std::lround(cols * style.pixels_per_cell)));
-  const int height = std::max(1, static_cast<int>(std::lround(rows * style.pixels_per_cell)));
-  cv::Mat map;
-  cv::resize(coloured, map, cv::Size(width, height), 0, 0, cv::INTER_NEAREST);
+  return coloured;
+}
 
-  // Legend: a vertical colour bar (cheap at the bottom) with five tick labels.
-  const int bar_w = 18, margin = 10;
-  const int label_w = std::max(textWidth(style.caption), textWidth("-0.0e+00")) + 8;
-  const int legend_w = margin + bar_w + 6 + label_w;
-  const int top = 26, bottom = any_blocked ? 26 : 10;
-  const int canvas_h = std::max(height, 140);
-  cv::Mat canvas(canvas_h, width + legend_w, CV_8UC3, kWhite);
-  map.copyTo(canvas(cv::Rect(0, 0, width, height)));
-  const int x0 = width + margin, bar_h = canvas_h - top - bottom;
-  text(canvas, style.caption, cv::Point(width + 4, 16));
+// The legend's colour bar (cheap at the bottom) with five tick labels between t_low and t_high.
+void drawColourBar(cv::Mat& canvas, int x0, int top, int bar_w, int bar_h, bool log_scale, double t_low, double t_high) {
   for (int y = 0; y < bar_h; ++y) {
     const double t = 1.0 - static_cast<double>(y) / std::max(1, bar_h - 1);
     cv::Mat one(1, 1, CV_8UC1, cv::Scalar(std::lround(t * 255.0))), rgb;
@@ -107,12 +93,48 @@ cv::Mat renderCostMap(const std::vector<double>& costs, int rows, int cols, cons
   cv::rectangle(canvas, cv::Rect(x0, top, bar_w, bar_h), kGrey);
   for (int i = 0; i <= 4; ++i) {
     const double t = i / 4.0;
-    const double value = style.log_scale ? std::exp(t_low + t * (t_high - t_low)) : t_low + t * (t_high - t_low);
+    const double value = log_scale ? std::exp(t_low + t * (t_high - t_low)) : t_low + t * (t_high - t_low);
     const int y = top + static_cast<int>(std::lround((1.0 - t) * (bar_h - 1)));
     cv::line(canvas, cv::Point(x0 + bar_w, y), cv::Point(x0 + bar_w + 3, y), kBlack);
     text(canvas, shortNumber(value), cv::Point(x0 + bar_w + 6, y + 4), 0.4);
   }
-  if (any_blocked) {
+}
+
+}  // namespace
+
+cv::Mat renderCostMap(const std::vector<double>& costs, int rows, int cols, const CostMapStyle& style) {
+  if (rows < 1 || cols < 1 || costs.size() != static_cast<std::size_t>(rows) * cols) {
+    throw InvalidArgument("cost map picture: " + std::to_string(costs.size()) + " costs for " + std::to_string(rows) +
+                          " x " + std::to_string(cols) + " cells");
+  }
+  if (!(style.pixels_per_cell > 0.0)) throw InvalidArgument("cost map picture: pixels_per_cell must be > 0");
+  double low = style.low, high = style.high;
+  CostRange range = scanCosts(costs, cols, style.log_scale);
+  if (!range.any_finite) range.lo_seen = range.hi_seen = 1.0;
+  if (std::isnan(low)) low = range.lo_seen;
+  if (std::isnan(high)) high = range.hi_seen;
+  if (!(high > low)) high = low * (1.0 + 1e-9) + 1e-9;
+  auto transform = [&](double c) { return style.log_scale ? std::log(c) : c; };
+  const double t_low = transform(low), t_high = transform(high);
+
+  const cv::Mat coloured = colourCells(costs, rows, cols, style.log_scale, t_low, t_high);
+  const int width = std::max(1, static_cast<int>(std::lround(cols * style.pixels_per_cell)));
+  const int height = std::max(1, static_cast<int>(std::lround(rows * style.pixels_per_cell)));
+  cv::Mat map;
+  cv::resize(coloured, map, cv::Size(width, height), 0, 0, cv::INTER_NEAREST);
+
+  // Legend: a vertical colour bar (cheap at the bottom) with five tick labels.
+  const int bar_w = 18, margin = 10;
+  const int label_w = std::max(textWidth(style.caption), textWidth("-0.0e+00")) + 8;
+  const int legend_w = margin + bar_w + 6 + label_w;
+  const int top = 26, bottom = range.any_blocked ? 26 : 10;
+  const int canvas_h = std::max(height, 140);
+  cv::Mat canvas(canvas_h, width + legend_w, CV_8UC3, kWhite);
+  map.copyTo(canvas(cv::Rect(0, 0, width, height)));
+  const int x0 = width + margin, bar_h = canvas_h - top - bottom;
+  text(canvas, style.caption, cv::Point(width + 4, 16));
+  drawColourBar(canvas, x0, top, bar_w, bar_h, style.log_scale, t_low, t_high);
+  if (range.any_blocked) {
     cv::rectangle(canvas, cv::Rect(x0, canvas_h - 18, 10, 10), kBlack, cv::FILLED);
     text(canvas, "impassable", cv::Point(x0 + 14, canvas_h - 9), 0.35);
   }

@@ -81,17 +81,7 @@ std::vector<cv::Point> roadCurve(Random& rng, cv::Point2d a, cv::Point2d b) {
   return points;
 }
 
-}  // namespace
-
-std::vector<LabelClass> syntheticClasses() {
-  return {{"Building", 0, std::array<std::uint8_t, 3>{60, 16, 152}},
-          {"Land", 1, std::array<std::uint8_t, 3>{132, 41, 246}},
-          {"Road", 2, std::array<std::uint8_t, 3>{110, 193, 228}},
-          {"Vegetation", 3, std::array<std::uint8_t, 3>{254, 221, 58}},
-          {"Water", 4, std::array<std::uint8_t, 3>{226, 169, 41}}};
-}
-
-SyntheticScene makeSyntheticScene(const SyntheticSceneParams& p) {
+void validateSceneParams(const SyntheticSceneParams& p) {
   auto require = [](bool ok, const std::string& what) {
     if (!ok) throw InvalidArgument("synthetic scene: " + what);
   };
@@ -101,10 +91,11 @@ SyntheticScene makeSyntheticScene(const SyntheticSceneParams& p) {
   require(p.water_share >= 0.0 && p.water_share <= 0.5, "water_share must lie in [0, 0.5]");
   require(p.buildings >= 0 && p.buildings <= 100000, "buildings must lie in [0, 100000]");
   require(p.noise >= 0.0 && p.noise <= 100.0, "noise must lie in [0, 100]");
-  const int rows = p.rows, cols = p.cols;
-  Random rng(p.seed * 0x2545F4914F6CDD1Dull + 1);
+}
 
-  // 1) Terrain: land, lakes, vegetation patches from thresholded smooth fields.
+// Terrain: land, lakes, vegetation patches from thresholded smooth fields.
+cv::Mat paintTerrain(Random& rng, const SyntheticSceneParams& p) {
+  const int rows = p.rows, cols = p.cols;
   cv::Mat labels(rows, cols, CV_8UC1, cv::Scalar(kLand));
   const cv::Mat water_field = smoothField(rng, rows, cols, {160, 80, 40});
   const cv::Mat vegetation_field = smoothField(rng, rows, cols, {64, 32, 16});
@@ -118,12 +109,21 @@ SyntheticScene makeSyntheticScene(const SyntheticSceneParams& p) {
       }
     }
   }
+  return labels;
+}
 
-  // 2) Roads: the first crosses the scene, each later one branches off an earlier road.
-  std::vector<std::vector<cv::Point>> roads;
+struct RoadNetwork {
+  std::vector<std::vector<cv::Point>> curves;
   std::vector<int> widths;
-  const int scale = std::min(rows, cols);
-  for (int i = 0; i < p.roads; ++i) {
+};
+
+// Roads: the first crosses the scene, each later one branches off an earlier road.
+RoadNetwork drawRoads(Random& rng, int count, cv::Mat& labels, int scale) {
+  const int rows = labels.rows, cols = labels.cols;
+  RoadNetwork network;
+  std::vector<std::vector<cv::Point>>& roads = network.curves;
+  std::vector<int>& widths = network.widths;
+  for (int i = 0; i < count; ++i) {
     cv::Point2d a, b;
     const int side = scaledInteger(rng, 0, 3);
     if (i == 0) {
@@ -140,12 +140,35 @@ SyntheticScene makeSyntheticScene(const SyntheticSceneParams& p) {
     widths.push_back(std::max(5, static_cast<int>(std::lround(scale * rng.uniform(0.016, 0.026)))));
     cv::polylines(labels, roads.back(), false, cv::Scalar(kRoad), widths.back(), cv::LINE_8);
   }
+  return network;
+}
 
-  // 3) Buildings beside the roads, aligned with them; refused where they would touch road or water.
+// Whether a footprint, grown by two pixels, stays off road, water and other buildings.
+bool footprintIsClear(const cv::Mat& labels, const cv::Mat& footprint, const cv::Rect& bounds) {
+  cv::Mat grown;
+  cv::dilate(footprint(bounds), grown, cv::Mat::ones(5, 5, CV_8U));
+  bool clear = true;
+  for (int r = bounds.y; clear && r < bounds.y + bounds.height; ++r) {
+    for (int c = bounds.x; c < bounds.x + bounds.width; ++c) {
+      const std::uint8_t l = labels.at<std::uint8_t>(r, c);
+      if (grown.at<std::uint8_t>(r - bounds.y, c - bounds.x) && (l == kRoad || l == kWater || l == kBuilding)) {
+        clear = false;
+        break;
+      }
+    }
+  }
+  return clear;
+}
+
+// Buildings beside the roads, aligned with them; refused where they would touch road or water.
+// Returns the roof colours (BGR) under each building.
+cv::Mat placeBuildings(Random& rng, int attempts, const RoadNetwork& network, cv::Mat& labels, int scale) {
+  const int rows = labels.rows, cols = labels.cols;
+  const std::vector<std::vector<cv::Point>>& roads = network.curves;
   cv::Mat roof(rows, cols, CV_8UC3, cv::Scalar(0, 0, 0));
   // Roof colours (BGR): white, terracotta, blue metal, brown tile, pale pink.
   const cv::Scalar palette[] = {{228, 230, 232}, {80, 96, 178}, {176, 138, 96}, {52, 70, 120}, {190, 190, 228}};
-  for (int attempt = 0; attempt < p.buildings; ++attempt) {
+  for (int attempt = 0; attempt < attempts; ++attempt) {
     const std::size_t k = static_cast<std::size_t>(scaledInteger(rng, 0, static_cast<int>(roads.size()) - 1));
     const auto& road = roads[k];
     const int j = scaledInteger(rng, 0, static_cast<int>(road.size()) - 2);
@@ -155,7 +178,7 @@ SyntheticScene makeSyntheticScene(const SyntheticSceneParams& p) {
     const double length = std::max(1e-9, std::hypot(d.x, d.y));
     const cv::Point2d along(d.x / length, d.y / length), across(-along.y, along.x);
     const double w = scale * rng.uniform(0.03, 0.07), h = scale * rng.uniform(0.03, 0.06);
-    const double gap = widths[k] / 2.0 + scale * rng.uniform(0.01, 0.035) + h / 2.0;
+    const double gap = network.widths[k] / 2.0 + scale * rng.uniform(0.01, 0.035) + h / 2.0;
     const cv::Point2d centre = a + t * d + (rng.uniform() < 0.5 ? -gap : gap) * across;
     const cv::RotatedRect box(centre, cv::Size2f(static_cast<float>(w), static_cast<float>(h)),
                               static_cast<float>(std::atan2(along.y, along.x) * 180.0 / kPi));
@@ -167,24 +190,16 @@ SyntheticScene makeSyntheticScene(const SyntheticSceneParams& p) {
     if (bounds.area() == 0) continue;
     cv::Mat footprint = cv::Mat::zeros(rows, cols, CV_8UC1);
     cv::fillConvexPoly(footprint, polygon, cv::Scalar(1));
-    cv::Mat grown;
-    cv::dilate(footprint(bounds), grown, cv::Mat::ones(5, 5, CV_8U));
-    bool clear = true;
-    for (int r = bounds.y; clear && r < bounds.y + bounds.height; ++r) {
-      for (int c = bounds.x; c < bounds.x + bounds.width; ++c) {
-        const std::uint8_t l = labels.at<std::uint8_t>(r, c);
-        if (grown.at<std::uint8_t>(r - bounds.y, c - bounds.x) && (l == kRoad || l == kWater || l == kBuilding)) {
-          clear = false;
-          break;
-        }
-      }
-    }
-    if (!clear) continue;
+    if (!footprintIsClear(labels, footprint, bounds)) continue;
     labels.setTo(cv::Scalar(kBuilding), footprint);
     roof.setTo(palette[scaledInteger(rng, 0, 4)], footprint);
   }
+  return roof;
+}
 
-  // 4) Render: a colour and a texture per class, then shadows, road markings, noise and blur.
+// A colour and a texture per class.
+cv::Mat colourClasses(Random& rng, const cv::Mat& labels, const cv::Mat& roof) {
+  const int rows = labels.rows, cols = labels.cols;
   const cv::Mat light = smoothField(rng, rows, cols, {96, 48});        // large-scale brightness
   const cv::Mat crowns = smoothField(rng, rows, cols, {6, 3});         // tree crowns
   const cv::Mat grain = smoothField(rng, rows, cols, {12, 4});         // sand and roof grain
@@ -211,7 +226,12 @@ SyntheticScene makeSyntheticScene(const SyntheticSceneParams& p) {
       image.at<cv::Vec3f>(r, c) = bgr;
     }
   }
-  // Shadows: the building footprints shifted down-right, darkening what they fall on.
+  return image;
+}
+
+// Shadows: the building footprints shifted down-right, darkening what they fall on.
+void castShadows(const cv::Mat& labels, int scale, cv::Mat& image) {
+  const int rows = labels.rows, cols = labels.cols;
   cv::Mat buildings = labels == kBuilding;
   const int shift = std::max(2, scale / 120);
   cv::Mat shadow = cv::Mat::zeros(rows, cols, CV_8UC1);
@@ -222,10 +242,15 @@ SyntheticScene makeSyntheticScene(const SyntheticSceneParams& p) {
       if (shadow.at<std::uint8_t>(r, c)) image.at<cv::Vec3f>(r, c) *= 0.55f;
     }
   }
-  // Road markings: dashed centre lines on the wider roads, only where the label is road.
+}
+
+// Road markings: dashed centre lines on the wider roads, only where the label is road.
+void paintRoadMarkings(const RoadNetwork& network, const cv::Mat& labels, cv::Mat& image) {
+  const int rows = labels.rows, cols = labels.cols;
+  const std::vector<std::vector<cv::Point>>& roads = network.curves;
   cv::Mat marking = cv::Mat::zeros(rows, cols, CV_8UC1);
   for (std::size_t k = 0; k < roads.size(); ++k) {
-    if (widths[k] < 8) continue;
+    if (network.widths[k] < 8) continue;
     for (std::size_t j = 0; j + 1 < roads[k].size(); ++j) {
       const cv::Point2d a(roads[k][j]), b(roads[k][j + 1]);
       const double length = std::hypot(b.x - a.x, b.y - a.y);
@@ -242,13 +267,40 @@ SyntheticScene makeSyntheticScene(const SyntheticSceneParams& p) {
       }
     }
   }
-  cv::GaussianBlur(image, image, cv::Size(0, 0), 0.7);
-  for (int r = 0; r < rows; ++r) {
-    for (int c = 0; c < cols; ++c) {
+}
+
+void addSensorNoise(Random& rng, double noise, cv::Mat& image) {
+  for (int r = 0; r < image.rows; ++r) {
+    for (int c = 0; c < image.cols; ++c) {
       cv::Vec3f& px = image.at<cv::Vec3f>(r, c);
-      for (int ch = 0; ch < 3; ++ch) px[ch] += static_cast<float>(p.noise * rng.normal());
+      for (int ch = 0; ch < 3; ++ch) px[ch] += static_cast<float>(noise * rng.normal());
     }
   }
+}
+
+}  // namespace
+
+std::vector<LabelClass> syntheticClasses() {
+  return {{"Building", 0, std::array<std::uint8_t, 3>{60, 16, 152}},
+          {"Land", 1, std::array<std::uint8_t, 3>{132, 41, 246}},
+          {"Road", 2, std::array<std::uint8_t, 3>{110, 193, 228}},
+          {"Vegetation", 3, std::array<std::uint8_t, 3>{254, 221, 58}},
+          {"Water", 4, std::array<std::uint8_t, 3>{226, 169, 41}}};
+}
+
+SyntheticScene makeSyntheticScene(const SyntheticSceneParams& p) {
+  validateSceneParams(p);
+  Random rng(p.seed * 0x2545F4914F6CDD1Dull + 1);
+  const int scale = std::min(p.rows, p.cols);
+  cv::Mat labels = paintTerrain(rng, p);
+  const RoadNetwork roads = drawRoads(rng, p.roads, labels, scale);
+  const cv::Mat roof = placeBuildings(rng, p.buildings, roads, labels, scale);
+  // Render: a colour and a texture per class, then shadows, road markings, noise and blur.
+  cv::Mat image = colourClasses(rng, labels, roof);
+  castShadows(labels, scale, image);
+  paintRoadMarkings(roads, labels, image);
+  cv::GaussianBlur(image, image, cv::Size(0, 0), 0.7);
+  addSensorNoise(rng, p.noise, image);
   SyntheticScene scene;
   image.convertTo(scene.image, CV_8UC3);  // saturating
   scene.labels = labels;

@@ -177,6 +177,54 @@ const char* describe(OmplStatus status) {
   return "?";
 }
 
+namespace {
+
+// The result's status (and message) from the planner's status.
+void setStatus(const ob::PlannerStatus& status, ob::ProblemDefinition& problem, const OmplSettings& settings,
+               OmplResult& result) {
+  switch (ob::PlannerStatus::StatusType(status)) {
+    case ob::PlannerStatus::EXACT_SOLUTION: result.status = OmplStatus::Success; break;
+    case ob::PlannerStatus::APPROXIMATE_SOLUTION:
+      result.status = OmplStatus::ApproximateOnly;
+      result.message = "no exact solution within " + numberText(settings.budget_seconds) + " s; the path ends " +
+                       numberText(problem.getSolutionDifference()) + " cells from the goal";
+      break;
+    case ob::PlannerStatus::INVALID_START:
+    case ob::PlannerStatus::INVALID_GOAL:
+    case ob::PlannerStatus::UNRECOGNIZED_GOAL_TYPE:
+      result.status = OmplStatus::InvalidInput;
+      result.message = std::string(plannerName(settings.planner)) + " refused the problem: " + status.asString();
+      break;
+    default:
+      result.status = OmplStatus::NoSolution;
+      result.message = std::string(plannerName(settings.planner)) + " found no path within " + numberText(settings.budget_seconds) +
+                       " s (" + status.asString() + ")";
+      break;
+  }
+}
+
+// Shortcuts the solution and keeps the shortcut if it stays passable, costs less and keeps both ends.
+void simplifyIfCheaper(const CostGrid& grid, const ob::SpaceInformationPtr& si, const ob::ProblemDefinitionPtr& problem,
+                       const ob::OptimizationObjectivePtr& objective, const og::PathGeometric& solution,
+                       OmplResult& result) {
+  og::PathGeometric shortcut(solution);
+  og::PathSimplifier simplifier(si, problem->getGoal(), objective);
+  simplifier.shortcutPath(shortcut);
+  std::vector<CellPoint> points = pointsOf(shortcut);
+  bool valid = points.size() >= 2;
+  for (std::size_t i = 1; valid && i < points.size(); ++i) valid = segmentPassable(grid, points[i - 1], points[i]);
+  const double cost = polylineCost(grid, points);
+  // The ends must stay where they were (the goal for an exact solution).
+  const auto same = [](CellPoint a, CellPoint b) { return a.u == b.u && a.v == b.v; };
+  if (valid && cost < result.cost && same(points.front(), result.path.front()) && same(points.back(), result.path.back())) {
+    result.path = std::move(points);
+    result.cost = cost;
+    result.simplified = true;
+  }
+}
+
+}  // namespace
+
 OmplResult planOmpl(const CostGrid& grid, CellPoint start, CellPoint goal, const OmplSettings& settings) {
   checkInput(grid, start, goal, settings);
   const auto t0 = std::chrono::steady_clock::now();
@@ -212,45 +260,12 @@ OmplResult planOmpl(const CostGrid& grid, CellPoint start, CellPoint goal, const
     result.iterations = iterationsOf(*planner);
     result.states = statesOf(*planner, si);
 
-    switch (ob::PlannerStatus::StatusType(status)) {
-      case ob::PlannerStatus::EXACT_SOLUTION: result.status = OmplStatus::Success; break;
-      case ob::PlannerStatus::APPROXIMATE_SOLUTION:
-        result.status = OmplStatus::ApproximateOnly;
-        result.message = "no exact solution within " + numberText(settings.budget_seconds) + " s; the path ends " +
-                         numberText(problem->getSolutionDifference()) + " cells from the goal";
-        break;
-      case ob::PlannerStatus::INVALID_START:
-      case ob::PlannerStatus::INVALID_GOAL:
-      case ob::PlannerStatus::UNRECOGNIZED_GOAL_TYPE:
-        result.status = OmplStatus::InvalidInput;
-        result.message = std::string(plannerName(settings.planner)) + " refused the problem: " + status.asString();
-        break;
-      default:
-        result.status = OmplStatus::NoSolution;
-        result.message = std::string(plannerName(settings.planner)) + " found no path within " + numberText(settings.budget_seconds) +
-                         " s (" + status.asString() + ")";
-        break;
-    }
+    setStatus(status, *problem, settings, result);
     if (result.status == OmplStatus::Success || result.status == OmplStatus::ApproximateOnly) {
       auto& solution = *problem->getSolutionPath()->as<og::PathGeometric>();
       result.path = pointsOf(solution);
       result.cost = polylineCost(grid, result.path);
-      if (settings.simplify && solution.getStateCount() > 2) {
-        og::PathGeometric shortcut(solution);
-        og::PathSimplifier simplifier(si, problem->getGoal(), objective);
-        simplifier.shortcutPath(shortcut);
-        std::vector<CellPoint> points = pointsOf(shortcut);
-        bool valid = points.size() >= 2;
-        for (std::size_t i = 1; valid && i < points.size(); ++i) valid = segmentPassable(grid, points[i - 1], points[i]);
-        const double cost = polylineCost(grid, points);
-        // The ends must stay where they were (the goal for an exact solution).
-        const auto same = [](CellPoint a, CellPoint b) { return a.u == b.u && a.v == b.v; };
-        if (valid && cost < result.cost && same(points.front(), result.path.front()) && same(points.back(), result.path.back())) {
-          result.path = std::move(points);
-          result.cost = cost;
-          result.simplified = true;
-        }
-      }
+      if (settings.simplify && solution.getStateCount() > 2) simplifyIfCheaper(grid, si, problem, objective, solution, result);
     } else {
       result.cost = kInf;
     }

@@ -185,9 +185,9 @@ std::size_t ChainExample::errors(const Eigen::VectorXd& w) const {
   return wrong;
 }
 
-void ChainExample::jointFeatures(const std::vector<int>& labels, FeatureVector& psi) const {
-  const std::size_t L = length();
-  const int K = layout_.labels;
+namespace {
+
+void checkChainLabels(const std::vector<int>& labels, std::size_t L, int K) {
   if (labels.size() != L) {
     throw InvalidArgument("chain example: " + std::to_string(labels.size()) + " labels for a sequence of length " +
                           std::to_string(L));
@@ -198,21 +198,21 @@ void ChainExample::jointFeatures(const std::vector<int>& labels, FeatureVector& 
                             " is outside 0.." + std::to_string(K - 1));
     }
   }
-  // psi is a count vector (ChainLayout), written straight into the sparse storage in increasing
-  // index order: features, bias, transitions, start, end.
-  const std::size_t first = data_->first(sequence_);
-  const std::size_t bound = static_cast<std::size_t>(data_->activeEnd(first + L - 1) - data_->activeBegin(first)) + 2 * L + 2;
-  auto& v = psi.resetSparse(dimension());
-  v.resizeNonZeros(static_cast<Eigen::Index>(bound));
-  auto* index = v.innerIndexPtr();
-  double* value = v.valuePtr();
+}
+
+// Writes (key, count) entries straight into a sparse vector's storage, in the order they come.
+struct SparseCountWriter {
+  FeatureVector::Sparse::StorageIndex* index;
+  double* value;
   std::size_t n = 0;
-  const auto put = [&](Eigen::Index key, double count) {
-    index[n] = static_cast<std::remove_pointer_t<decltype(index)>>(key);
+
+  void put(Eigen::Index key, double count) {
+    index[n] = static_cast<FeatureVector::Sparse::StorageIndex>(key);
     value[n++] = count;
-  };
+  }
+
   // Sorted keys, each once with its multiplicity.
-  const auto putSorted = [&](Eigen::Index* keys, std::size_t count) {
+  void putSorted(Eigen::Index* keys, std::size_t count) {
     std::sort(keys, keys + count);
     for (std::size_t i = 0; i < count;) {
       std::size_t j = i + 1;
@@ -220,59 +220,80 @@ void ChainExample::jointFeatures(const std::vector<int>& labels, FeatureVector& 
       put(keys[i], static_cast<double>(j - i));
       i = j;
     }
-  };
+  }
+};
+
+// The emission counts of a sequence of at most 64 positions: with position masks, the labels at the
+// positions where feature f is on.
+void putMaskedEmissions(const std::vector<std::pair<std::int32_t, std::uint64_t>>& feature_masks,
+                        const ChainLayout& layout, const std::vector<int>& labels, SparseCountWriter& out) {
+  int at[64];
+  for (const auto& [feature, mask] : feature_masks) {
+    int count = 0;
+    for (std::uint64_t m = mask; m != 0; m &= m - 1) {
+      const int y = labels[static_cast<std::size_t>(__builtin_ctzll(m))];
+      int i = count++;
+      for (; i > 0 && at[i - 1] > y; --i) at[i] = at[i - 1];  // insertion sort: a handful of labels
+      at[i] = y;
+    }
+    for (int i = 0; i < count;) {
+      int j = i + 1;
+      while (j < count && at[j] == at[i]) ++j;
+      out.put(layout.emission(feature, at[i]), static_cast<double>(j - i));
+      i = j;
+    }
+  }
+}
+
+}  // namespace
+
+void ChainExample::jointFeatures(const std::vector<int>& labels, FeatureVector& psi) const {
+  const std::size_t L = length();
+  checkChainLabels(labels, L, layout_.labels);
+  // psi is a count vector (ChainLayout), written straight into the sparse storage in increasing
+  // index order: features, bias, transitions, start, end.
+  const std::size_t first = data_->first(sequence_);
+  const std::size_t bound = static_cast<std::size_t>(data_->activeEnd(first + L - 1) - data_->activeBegin(first)) + 2 * L + 2;
+  auto& v = psi.resetSparse(dimension());
+  v.resizeNonZeros(static_cast<Eigen::Index>(bound));
+  SparseCountWriter out{v.innerIndexPtr(), v.valuePtr()};
   std::vector<Eigen::Index> keys;  // used for sequences over 64 positions only
   // 1) features: with position masks, the labels at the positions where feature f is on
   if (L <= 64) {
-    int at[64];
-    for (const auto& [feature, mask] : feature_masks_) {
-      int count = 0;
-      for (std::uint64_t m = mask; m != 0; m &= m - 1) {
-        const int y = labels[static_cast<std::size_t>(__builtin_ctzll(m))];
-        int i = count++;
-        for (; i > 0 && at[i - 1] > y; --i) at[i] = at[i - 1];  // insertion sort: a handful of labels
-        at[i] = y;
-      }
-      for (int i = 0; i < count;) {
-        int j = i + 1;
-        while (j < count && at[j] == at[i]) ++j;
-        put(layout_.emission(feature, at[i]), static_cast<double>(j - i));
-        i = j;
-      }
-    }
+    putMaskedEmissions(feature_masks_, layout_, labels, out);
   } else {  // long sequences: every (feature, label) use, sorted
     for (std::size_t t = 0; t < L; ++t) {
       for (const std::int32_t* f = data_->activeBegin(first + t); f != data_->activeEnd(first + t); ++f) {
         keys.push_back(layout_.emission(*f, labels[t]));
       }
     }
-    putSorted(keys.data(), keys.size());
+    out.putSorted(keys.data(), keys.size());
   }
   // 2) bias: how often each label is used (labels in increasing order)
   if (L <= 64) {
     Eigen::Index bias[64];
     for (std::size_t t = 0; t < L; ++t) bias[t] = layout_.emission(layout_.features, labels[t]);
-    putSorted(bias, L);
+    out.putSorted(bias, L);
   } else {
     keys.clear();
     for (std::size_t t = 0; t < L; ++t) keys.push_back(layout_.emission(layout_.features, labels[t]));
-    putSorted(keys.data(), keys.size());
+    out.putSorted(keys.data(), keys.size());
   }
   // 3) transitions, 4) start and end
   if (L <= 64) {
     Eigen::Index pairs[64];
     for (std::size_t t = 1; t < L; ++t) pairs[t - 1] = layout_.transition(labels[t - 1], labels[t]);
-    putSorted(pairs, L - 1);
+    out.putSorted(pairs, L - 1);
   } else {
     keys.clear();
     for (std::size_t t = 1; t < L; ++t) keys.push_back(layout_.transition(labels[t - 1], labels[t]));
-    putSorted(keys.data(), keys.size());
+    out.putSorted(keys.data(), keys.size());
   }
   if (layout_.start_end) {
-    put(layout_.start(labels.front()), 1.0);
-    put(layout_.end(labels.back()), 1.0);
+    out.put(layout_.start(labels.front()), 1.0);
+    out.put(layout_.end(labels.back()), 1.0);
   }
-  v.resizeNonZeros(static_cast<Eigen::Index>(n));  // keeps the allocation
+  v.resizeNonZeros(static_cast<Eigen::Index>(out.n));  // keeps the allocation
 }
 
 double ChainExample::loss(const std::vector<int>& labels) const {

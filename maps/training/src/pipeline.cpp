@@ -134,10 +134,11 @@ TrainingData loadTrainingData(const PipelineSettings& config, const StageCallbac
   return training;
 }
 
-TrainedCostModel train(const TrainingData& training, const PipelineSettings& config, const StageCallback& progress) {
-  const PathExample::Params params = exampleParams(config);
-  std::vector<std::unique_ptr<PathExample>> examples;
-  std::vector<std::size_t> owner;  // region of each example
+namespace {
+
+// One PathExample per demonstration, with the region (index in training.regions) that owns each.
+void makeExamples(const TrainingData& training, const PipelineSettings& config, const PathExample::Params& params,
+                  std::vector<std::unique_ptr<PathExample>>& examples, std::vector<std::size_t>& owner) {
   for (std::size_t i = 0; i < training.regions.size(); ++i) {
     const Region& r = training.regions[i];
     PathExample::Params region_params = params;
@@ -147,6 +148,64 @@ TrainedCostModel train(const TrainingData& training, const PipelineSettings& con
       owner.push_back(i);
     }
   }
+}
+
+// One batch epoch on the largest training image alone, timed into the report.
+void timeLargestRegionEpoch(const TrainingData& training, const std::vector<std::unique_ptr<PathExample>>& examples,
+                            const std::vector<std::size_t>& owner, const ObjectiveParams& objective_params,
+                            const Eigen::VectorXd& weights, ThreadPool& pool, TrainingReport& report) {
+  std::size_t largest = 0;
+  for (std::size_t i = 1; i < training.regions.size(); ++i) {
+    if (training.regions[i].cells() > training.regions[largest].cells()) largest = i;
+  }
+  ExampleList largest_list;
+  for (std::size_t k = 0; k < examples.size(); ++k) {
+    if (owner[k] == largest) largest_list.push_back(examples[k].get());
+  }
+  report.largest_region = training.regions[largest].spec.name;
+  report.largest_cells = training.regions[largest].cells();
+  report.largest_examples = static_cast<int>(largest_list.size());
+  if (!largest_list.empty()) {
+    Objective objective(largest_list, objective_params);
+    Eigen::VectorXd g;
+    const auto t0 = std::chrono::steady_clock::now();
+    objective.evaluate(weights, &g, &pool);  // the learner's weights, bias still floored
+    report.largest_epoch_seconds = secondsSince(t0);
+  }
+}
+
+// The range of the finite cell costs of the training images under the learned weights.
+void recordCostRange(const TrainingData& training, const Eigen::VectorXd& weights, CostForm form, TrainingReport& report) {
+  report.cost_range = {std::numeric_limits<double>::infinity(), 0.0};
+  std::vector<double> costs;
+  for (const Region& r : training.regions) {
+    r.map->costs(weights, costs, form);
+    for (double c : costs) {
+      if (std::isfinite(c)) report.cost_range = {std::min(report.cost_range[0], c), std::max(report.cost_range[1], c)};
+    }
+  }
+}
+
+// The model's info entries: behaviour, learner, bias floor, training images and config.
+std::map<std::string, std::string> modelInfo(const TrainingData& training, const PipelineSettings& config,
+                                             const TrainingReport& report) {
+  std::string trained_on;
+  for (const Region& r : training.regions) trained_on += (trained_on.empty() ? "" : ",") + r.spec.name;
+  std::map<std::string, std::string> info = {{"behaviour", config.behaviour.name},
+                                             {"learner", describe(config.learner.kind)},
+                                             {"bias_floor", std::to_string(report.bias_floor)},
+                                             {"trained_on", trained_on}};
+  if (!config.source.empty()) info["config"] = config.source;
+  return info;
+}
+
+}  // namespace
+
+TrainedCostModel train(const TrainingData& training, const PipelineSettings& config, const StageCallback& progress) {
+  const PathExample::Params params = exampleParams(config);
+  std::vector<std::unique_ptr<PathExample>> examples;
+  std::vector<std::size_t> owner;  // region of each example
+  makeExamples(training, config, params, examples, owner);
   if (config.learner.hypothesis == CostHypothesis::Learch) return trainLearch(training, config, examples, owner, progress);
   ExampleList list;
   for (const auto& e : examples) list.push_back(e.get());
@@ -192,48 +251,16 @@ TrainedCostModel train(const TrainingData& training, const PipelineSettings& con
   report.train_seconds = secondsSince(start);
   report.epoch_seconds = report.passes > 0 ? report.train_seconds / static_cast<double>(report.passes) : 0.0;
 
-  // One batch epoch on the largest training image alone.
-  std::size_t largest = 0;
-  for (std::size_t i = 1; i < training.regions.size(); ++i) {
-    if (training.regions[i].cells() > training.regions[largest].cells()) largest = i;
-  }
-  ExampleList largest_list;
-  for (std::size_t k = 0; k < examples.size(); ++k) {
-    if (owner[k] == largest) largest_list.push_back(examples[k].get());
-  }
-  report.largest_region = training.regions[largest].spec.name;
-  report.largest_cells = training.regions[largest].cells();
-  report.largest_examples = static_cast<int>(largest_list.size());
   ThreadPool pool(pool_threads);
-  if (!largest_list.empty()) {
-    Objective objective(largest_list, {config.learner.lambda(), params.q});
-    Eigen::VectorXd g;
-    const auto t0 = std::chrono::steady_clock::now();
-    objective.evaluate(weights, &g, &pool);  // the learner's weights, bias still floored
-    report.largest_epoch_seconds = secondsSince(t0);
-  }
+  timeLargestRegionEpoch(training, examples, owner, {config.learner.lambda(), params.q}, weights, pool, report);
 
   const auto calibration_start = std::chrono::steady_clock::now();
   calibrateBias(examples, config.learner.calibrate_bias && linear, pool, weights, report);
   report.calibration_seconds = secondsSince(calibration_start);
   report.train_seconds += report.calibration_seconds;
 
-  report.cost_range = {std::numeric_limits<double>::infinity(), 0.0};
-  std::vector<double> costs;
-  for (const Region& r : training.regions) {
-    r.map->costs(weights, costs, config.learner.costs);
-    for (double c : costs) {
-      if (std::isfinite(c)) report.cost_range = {std::min(report.cost_range[0], c), std::max(report.cost_range[1], c)};
-    }
-  }
-
-  std::string trained_on;
-  for (const Region& r : training.regions) trained_on += (trained_on.empty() ? "" : ",") + r.spec.name;
-  std::map<std::string, std::string> info = {{"behaviour", config.behaviour.name},
-                                             {"learner", describe(config.learner.kind)},
-                                             {"bias_floor", std::to_string(report.bias_floor)},
-                                             {"trained_on", trained_on}};
-  if (!config.source.empty()) info["config"] = config.source;
+  recordCostRange(training, weights, config.learner.costs, report);
+  std::map<std::string, std::string> info = modelInfo(training, config, report);
   return {CostModel(training.stack, std::move(weights), config.learner.costs, std::move(info)), std::move(report)};
 }
 

@@ -96,82 +96,103 @@ SettingKey selectable(SettingKey k) {
 
 using S = PipelineSettings;
 
+SettingKey blurSigmasKey() {
+  SettingKey k;
+  k.key = "features.blur_sigmas";
+  k.type = SettingType::Numbers;
+  k.low = 0.0;
+  k.high = 1000.0;
+  k.meaning = "Gaussian blur scales (pixels) of the colour features; 0 = no blur; at least one";
+  k.get = [](const S& s) { return list(s.features.blur_sigmas); };
+  k.set = [](S& s, const SettingValue& v) {
+    if (v.numbers.empty()) throw InvalidArgument("list at least one scale (0 = no blur)");
+    s.features.blur_sigmas = v.numbers;
+  };
+  return k;
+}
+
+SettingKey colourSpacesKey() {
+  SettingKey k;
+  k.key = "features.colour_spaces";
+  k.type = SettingType::Choices;
+  k.valid = {"rgb", "hsv", "lab"};
+  k.meaning = "colour spaces whose channels become features; at least one";
+  k.get = [](const S& s) {
+    std::vector<std::string> spaces;
+    if (s.features.rgb) spaces.push_back("rgb");
+    if (s.features.hsv) spaces.push_back("hsv");
+    if (s.features.lab) spaces.push_back("lab");
+    std::string out = "[";
+    for (std::size_t i = 0; i < spaces.size(); ++i) out += (i == 0 ? "" : ", ") + spaces[i];
+    return out + "]";
+  };
+  k.set = [](S& s, const SettingValue& v) {
+    if (v.choices.empty()) throw InvalidArgument("list at least one of rgb, hsv, lab");
+    const auto uses = [&](const char* c) { return std::find(v.choices.begin(), v.choices.end(), c) != v.choices.end(); };
+    s.features.rgb = uses("rgb");
+    s.features.hsv = uses("hsv");
+    s.features.lab = uses("lab");
+  };
+  return k;
+}
+
+SettingKey textureWindowsKey() {
+  SettingKey k;
+  k.key = "features.texture_windows";
+  k.type = SettingType::Integers;
+  k.low = 3;
+  k.high = 255;
+  k.meaning = "odd window sides (pixels) of the local standard deviation (texture) features";
+  k.get = [](const S& s) {
+    return list(std::vector<long>(s.features.texture_windows.begin(), s.features.texture_windows.end()));
+  };
+  k.set = [](S& s, const SettingValue& v) {
+    std::vector<int> windows;
+    for (std::size_t i = 0; i < v.integers.size(); ++i) {
+      if (v.integers[i] % 2 == 0) {
+        throw InvalidArgument("[" + std::to_string(i) + "]: a window side must be odd, got " + std::to_string(v.integers[i]));
+      }
+      windows.push_back(static_cast<int>(v.integers[i]));
+    }
+    s.features.texture_windows = windows;
+  };
+  return k;
+}
+
+// features.bins, which also sets complements' default (on for plain features, off with bins).
+SettingKey binsKey() {
+  SettingKey k = integerKey<int>("features.bins", 0, 64,
+                                 "soft bins per feature, 0 or 2..64 (0: the plain value, with its complement by default)",
+                                 [](S& s) -> int& { return s.features.bins; });
+  k.set = [](S& s, const SettingValue& v) {
+    if (v.integer == 1) throw InvalidArgument("expected 0 (plain features) or 2..64 soft bins per feature, got 1");
+    s.features.bins = static_cast<int>(v.integer);
+    s.features.complements = v.integer == 0;  // complements' default follows bins
+  };
+  return selectable(k);
+}
+
+SettingKey classContextKey() {
+  SettingKey k;
+  k.key = "features.class_context_px";
+  k.type = SettingType::Numbers;
+  k.low = 1.0;
+  k.high = 100000.0;
+  k.meaning = "radii (pixels, >= cell_size) within which each class score's maximum is a feature too";
+  k.get = [](const S& s) { return list(s.class_context_px); };
+  k.set = [](S& s, const SettingValue& v) { s.class_context_px = v.numbers; };
+  return k;
+}
+
 void featureKeys(std::vector<SettingKey>& keys) {
   keys.push_back(integerKey<int>("features.cell_size", 1, 256, "pixels per side of a grid cell",
                                  [](S& s) -> int& { return s.features.cell_size; }));
-  {
-    SettingKey k;
-    k.key = "features.blur_sigmas";
-    k.type = SettingType::Numbers;
-    k.low = 0.0;
-    k.high = 1000.0;
-    k.meaning = "Gaussian blur scales (pixels) of the colour features; 0 = no blur; at least one";
-    k.get = [](const S& s) { return list(s.features.blur_sigmas); };
-    k.set = [](S& s, const SettingValue& v) {
-      if (v.numbers.empty()) throw InvalidArgument("list at least one scale (0 = no blur)");
-      s.features.blur_sigmas = v.numbers;
-    };
-    keys.push_back(k);
-  }
-  {
-    SettingKey k;
-    k.key = "features.colour_spaces";
-    k.type = SettingType::Choices;
-    k.valid = {"rgb", "hsv", "lab"};
-    k.meaning = "colour spaces whose channels become features; at least one";
-    k.get = [](const S& s) {
-      std::vector<std::string> spaces;
-      if (s.features.rgb) spaces.push_back("rgb");
-      if (s.features.hsv) spaces.push_back("hsv");
-      if (s.features.lab) spaces.push_back("lab");
-      std::string out = "[";
-      for (std::size_t i = 0; i < spaces.size(); ++i) out += (i == 0 ? "" : ", ") + spaces[i];
-      return out + "]";
-    };
-    k.set = [](S& s, const SettingValue& v) {
-      if (v.choices.empty()) throw InvalidArgument("list at least one of rgb, hsv, lab");
-      const auto uses = [&](const char* c) { return std::find(v.choices.begin(), v.choices.end(), c) != v.choices.end(); };
-      s.features.rgb = uses("rgb");
-      s.features.hsv = uses("hsv");
-      s.features.lab = uses("lab");
-    };
-    keys.push_back(k);
-  }
+  keys.push_back(blurSigmasKey());
+  keys.push_back(colourSpacesKey());
   keys.push_back(booleanKey("features.gradient", "the gradient magnitude of the grey image as a feature",
                             [](S& s) -> bool& { return s.features.gradient; }));
-  {
-    SettingKey k;
-    k.key = "features.texture_windows";
-    k.type = SettingType::Integers;
-    k.low = 3;
-    k.high = 255;
-    k.meaning = "odd window sides (pixels) of the local standard deviation (texture) features";
-    k.get = [](const S& s) {
-      return list(std::vector<long>(s.features.texture_windows.begin(), s.features.texture_windows.end()));
-    };
-    k.set = [](S& s, const SettingValue& v) {
-      std::vector<int> windows;
-      for (std::size_t i = 0; i < v.integers.size(); ++i) {
-        if (v.integers[i] % 2 == 0) {
-          throw InvalidArgument("[" + std::to_string(i) + "]: a window side must be odd, got " + std::to_string(v.integers[i]));
-        }
-        windows.push_back(static_cast<int>(v.integers[i]));
-      }
-      s.features.texture_windows = windows;
-    };
-    keys.push_back(k);
-  }
-  {
-    SettingKey k = integerKey<int>("features.bins", 0, 64,
-                                   "soft bins per feature, 0 or 2..64 (0: the plain value, with its complement by default)",
-                                   [](S& s) -> int& { return s.features.bins; });
-    k.set = [](S& s, const SettingValue& v) {
-      if (v.integer == 1) throw InvalidArgument("expected 0 (plain features) or 2..64 soft bins per feature, got 1");
-      s.features.bins = static_cast<int>(v.integer);
-      s.features.complements = v.integer == 0;  // complements' default follows bins
-    };
-    keys.push_back(selectable(k));
-  }
+  keys.push_back(textureWindowsKey());
+  keys.push_back(binsKey());
   keys.push_back(booleanKey("features.complements",
                             "add 1 - value beside each plain feature (default: true without bins; redundant with bins)",
                             [](S& s) -> bool& { return s.features.complements; }));
@@ -181,17 +202,7 @@ void featureKeys(std::vector<SettingKey>& keys) {
   keys.push_back(booleanKey("features.class_scores",
                             "label-assisted: append a multiclass SVM's class scores, trained on the training labels",
                             [](S& s) -> bool& { return s.class_scores; }));
-  {
-    SettingKey k;
-    k.key = "features.class_context_px";
-    k.type = SettingType::Numbers;
-    k.low = 1.0;
-    k.high = 100000.0;
-    k.meaning = "radii (pixels, >= cell_size) within which each class score's maximum is a feature too";
-    k.get = [](const S& s) { return list(s.class_context_px); };
-    k.set = [](S& s, const SettingValue& v) { s.class_context_px = v.numbers; };
-    keys.push_back(k);
-  }
+  keys.push_back(classContextKey());
 }
 
 void demonstrationKeys(std::vector<SettingKey>& keys) {

@@ -15,8 +15,11 @@ bool settingApplies(const PipelineSettings& s, const std::string& key) {
   return true;
 }
 
-SelectionResult selectSettings(const PipelineSettings& settings, const SelectionSpace& space,
-                               const SelectionProgress& progress) {
+namespace {
+
+// Refuses a search space that names a key twice, an unknown key or an unusable value; returns each
+// key's first value, where the search starts.
+std::map<std::string, std::string> checkedStartValues(const PipelineSettings& settings, const SelectionSpace& space) {
   if (space.keys.empty()) throw InvalidArgument("select: the search space names no key");
   if (space.sweeps < 1) throw InvalidArgument("select: sweeps must be >= 1");
   std::map<std::string, std::string> current;
@@ -39,6 +42,45 @@ SelectionResult selectSettings(const PipelineSettings& settings, const Selection
     }
     current[key.name] = key.values.front();
   }
+  return current;
+}
+
+// Validates one candidate by area (its number counts from 1 for the progress callback) and times it.
+SelectionCandidate scoreCandidate(const PipelineSettings& candidate_settings, const std::map<std::string, std::string>& values,
+                                  int number, const SelectionProgress& progress) {
+  SelectionCandidate c;
+  c.values = values;
+  const auto start = std::chrono::steady_clock::now();
+  FoldProgress fold_progress;
+  if (progress) {
+    fold_progress = [&](int, const std::string& area, const std::string& stage, long done, long total,
+                        const std::string&) { progress(number, values, area, stage, done, total); };
+  }
+  try {
+    const ValidationReport validation = validateByArea(candidate_settings, fold_progress);
+    for (const ValidationFold& fold : validation.folds) {
+      c.area_cost_ratio[fold.area] = fold.report.summary(Method::Learned).cost_ratio_mean;
+    }
+    const MethodSummary m = validation.pooled.summary(Method::Learned);
+    c.cost_ratio_mean = m.cost_ratio_mean;
+    c.feasible_share = m.feasible_share;
+    c.mhd_mean_px = m.mhd_mean_px;
+  } catch (const ValidationFailure& e) {
+    // A candidate that cannot be trained (e.g. costs that overflow) is out of the running; the
+    // search goes on with the others.
+    c.failure = e.what();
+    c.cost_ratio_mean = c.mhd_mean_px = std::numeric_limits<double>::infinity();
+    c.feasible_share = 0.0;
+  }
+  c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return c;
+}
+
+}  // namespace
+
+SelectionResult selectSettings(const PipelineSettings& settings, const SelectionSpace& space,
+                               const SelectionProgress& progress) {
+  std::map<std::string, std::string> current = checkedStartValues(settings, space);
   validationFold(settings, 0);  // refuses unusable settings before any training
 
   SelectionResult result;
@@ -54,33 +96,8 @@ SelectionResult selectSettings(const PipelineSettings& settings, const Selection
       if (result.candidates[i].values == values) return i;
     }
     const PipelineSettings candidate_settings = settingsFor(values);
-    SelectionCandidate c;
-    c.values = values;
-    const auto start = std::chrono::steady_clock::now();
     const int number = static_cast<int>(result.candidates.size()) + 1;
-    FoldProgress fold_progress;
-    if (progress) {
-      fold_progress = [&](int, const std::string& area, const std::string& stage, long done, long total,
-                          const std::string&) { progress(number, values, area, stage, done, total); };
-    }
-    try {
-      const ValidationReport validation = validateByArea(candidate_settings, fold_progress);
-      for (const ValidationFold& fold : validation.folds) {
-        c.area_cost_ratio[fold.area] = fold.report.summary(Method::Learned).cost_ratio_mean;
-      }
-      const MethodSummary m = validation.pooled.summary(Method::Learned);
-      c.cost_ratio_mean = m.cost_ratio_mean;
-      c.feasible_share = m.feasible_share;
-      c.mhd_mean_px = m.mhd_mean_px;
-    } catch (const ValidationFailure& e) {
-      // A candidate that cannot be trained (e.g. costs that overflow) is out of the running; the
-      // search goes on with the others.
-      c.failure = e.what();
-      c.cost_ratio_mean = c.mhd_mean_px = std::numeric_limits<double>::infinity();
-      c.feasible_share = 0.0;
-    }
-    c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    result.candidates.push_back(std::move(c));
+    result.candidates.push_back(scoreCandidate(candidate_settings, values, number, progress));
     return result.candidates.size() - 1;
   };
 
