@@ -386,15 +386,15 @@ std::string effectiveTrainConfig(const std::string& path, const std::string& dat
   YAML::Node root = YAML::Load(ConfigNode::load(path, overrides).dump());
   root.remove("base");  // merged in already
   for (const SettingKey& k : settingKeys()) {
-    if (!k.in_config) continue;
-    if (k.key == "evaluation.impassable_cost" && std::isnan(c.evaluation.impassable_cost)) continue;  // a rule, not a number
+    const std::string value = k.get(c);
+    if (!k.in_config || value.empty()) continue;  // a setting without a value: its rule applies
     YAML::Node node = root;
     std::string rest = k.key;
     for (std::size_t dot = rest.find('.'); dot != std::string::npos; dot = rest.find('.')) {
       node.reset(node[rest.substr(0, dot)]);  // reset, not assign: assigning a yaml-cpp node overwrites it
       rest = rest.substr(dot + 1);
     }
-    node[rest] = YAML::Load(k.get(c));
+    node[rest] = YAML::Load(value);
   }
   if (c.learner.hypothesis != CostHypothesis::Learch) root["learner"].remove("learch");
   YAML::Node learner = root["learner"];

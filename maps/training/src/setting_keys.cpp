@@ -83,6 +83,23 @@ SettingKey choiceKey(std::string key, std::vector<std::string> valid, std::strin
   return k;
 }
 
+// A list of numbers, each in [low, high]; `empty` is the reason a list may not be empty ("" allows it).
+SettingKey numbersKey(std::string key, double low, double high, std::string meaning, std::string empty,
+                      std::function<std::vector<double>&(PipelineSettings&)> field) {
+  SettingKey k;
+  k.key = std::move(key);
+  k.type = SettingType::Numbers;
+  k.low = low;
+  k.high = high;
+  k.meaning = std::move(meaning);
+  k.get = [field](const PipelineSettings& s) { return list(field(const_cast<PipelineSettings&>(s))); };
+  k.set = [field, empty](PipelineSettings& s, const SettingValue& v) {
+    if (v.numbers.empty() && !empty.empty()) throw InvalidArgument(empty);
+    field(s) = v.numbers;
+  };
+  return k;
+}
+
 SettingKey selectOnly(SettingKey k) {
   k.in_config = false;
   k.selectable = true;
@@ -96,21 +113,6 @@ SettingKey selectable(SettingKey k) {
 
 using S = PipelineSettings;
 
-SettingKey blurSigmasKey() {
-  SettingKey k;
-  k.key = "features.blur_sigmas";
-  k.type = SettingType::Numbers;
-  k.low = 0.0;
-  k.high = 1000.0;
-  k.meaning = "Gaussian blur scales (pixels) of the colour features; 0 = no blur; at least one";
-  k.get = [](const S& s) { return list(s.features.blur_sigmas); };
-  k.set = [](S& s, const SettingValue& v) {
-    if (v.numbers.empty()) throw InvalidArgument("list at least one scale (0 = no blur)");
-    s.features.blur_sigmas = v.numbers;
-  };
-  return k;
-}
-
 SettingKey colourSpacesKey() {
   SettingKey k;
   k.key = "features.colour_spaces";
@@ -122,9 +124,7 @@ SettingKey colourSpacesKey() {
     if (s.features.rgb) spaces.push_back("rgb");
     if (s.features.hsv) spaces.push_back("hsv");
     if (s.features.lab) spaces.push_back("lab");
-    std::string out = "[";
-    for (std::size_t i = 0; i < spaces.size(); ++i) out += (i == 0 ? "" : ", ") + spaces[i];
-    return out + "]";
+    return list(spaces);
   };
   k.set = [](S& s, const SettingValue& v) {
     if (v.choices.empty()) throw InvalidArgument("list at least one of rgb, hsv, lab");
@@ -172,22 +172,12 @@ SettingKey binsKey() {
   return selectable(k);
 }
 
-SettingKey classContextKey() {
-  SettingKey k;
-  k.key = "features.class_context_px";
-  k.type = SettingType::Numbers;
-  k.low = 1.0;
-  k.high = 100000.0;
-  k.meaning = "radii (pixels, >= cell_size) within which each class score's maximum is a feature too";
-  k.get = [](const S& s) { return list(s.class_context_px); };
-  k.set = [](S& s, const SettingValue& v) { s.class_context_px = v.numbers; };
-  return k;
-}
-
 void featureKeys(std::vector<SettingKey>& keys) {
   keys.push_back(integerKey<int>("features.cell_size", 1, 256, "pixels per side of a grid cell",
                                  [](S& s) -> int& { return s.features.cell_size; }));
-  keys.push_back(blurSigmasKey());
+  keys.push_back(numbersKey("features.blur_sigmas", 0.0, 1000.0,
+                            "Gaussian blur scales (pixels) of the colour features; 0 = no blur; at least one",
+                            "list at least one scale (0 = no blur)", [](S& s) -> std::vector<double>& { return s.features.blur_sigmas; }));
   keys.push_back(colourSpacesKey());
   keys.push_back(booleanKey("features.gradient", "the gradient magnitude of the grey image as a feature",
                             [](S& s) -> bool& { return s.features.gradient; }));
@@ -202,7 +192,9 @@ void featureKeys(std::vector<SettingKey>& keys) {
   keys.push_back(booleanKey("features.class_scores",
                             "label-assisted: append a multiclass SVM's class scores, trained on the training labels",
                             [](S& s) -> bool& { return s.class_scores; }));
-  keys.push_back(classContextKey());
+  keys.push_back(numbersKey("features.class_context_px", 1.0, 100000.0,
+                            "radii (pixels, >= cell_size) within which each class score's maximum is a feature too", "",
+                            [](S& s) -> std::vector<double>& { return s.class_context_px; }));
 }
 
 void demonstrationKeys(std::vector<SettingKey>& keys) {
@@ -315,12 +307,12 @@ void evaluationKeys(std::vector<SettingKey>& keys) {
                                            [](S& s) -> std::uint64_t& { return s.evaluation.seed; }));
   {
     SettingKey k = numberKey("evaluation.impassable_cost", kPositive, 1e12,
-                             "cost charged for an impassable cell a plan crosses (default: 10 x the dearest passable class)",
+                             "cost charged for an impassable cell a plan crosses",
                              [](S& s) -> double& { return s.evaluation.impassable_cost; });
     k.get = [](const S& s) {
-      return std::isnan(s.evaluation.impassable_cost) ? std::string("10 x the dearest passable class")
-                                                      : number(s.evaluation.impassable_cost);
+      return std::isnan(s.evaluation.impassable_cost) ? std::string() : number(s.evaluation.impassable_cost);
     };
+    k.unset = "10 x the dearest passable class";
     keys.push_back(k);
   }
   keys.push_back(integerKey<int>("evaluation.panel_paths", 0, 1000, "pairs drawn on each panel",
@@ -345,20 +337,10 @@ void classifierKeys(std::vector<SettingKey>& keys) {
                                  [](S& s) -> int& { return s.classifier.samples; }));
   keys.push_back(integerKey<std::uint64_t>("classifier.seed", 0, kMaxSeed, "seed of the drawn cells",
                                            [](S& s) -> std::uint64_t& { return s.classifier.seed; }));
-  {
-    SettingKey k;
-    k.key = "classifier.cost_scales";
-    k.type = SettingType::Numbers;
-    k.low = 1e-6;
-    k.high = 1e6;
-    k.meaning = "cost = 1 + a (1 - sigmoid(score)); a is chosen among these on the training images";
-    k.get = [](const S& s) { return list(s.classifier.cost_scales); };
-    k.set = [](S& s, const SettingValue& v) {
-      if (v.numbers.empty()) throw InvalidArgument("list at least one cost scale > 0");
-      s.classifier.cost_scales = v.numbers;
-    };
-    keys.push_back(k);
-  }
+  keys.push_back(numbersKey("classifier.cost_scales", 1e-6, 1e6,
+                            "cost = 1 + a (1 - sigmoid(score)); a is chosen among these on the training images",
+                            "list at least one cost scale > 0",
+                            [](S& s) -> std::vector<double>& { return s.classifier.cost_scales; }));
 }
 
 std::vector<SettingKey> makeKeys() {
@@ -496,7 +478,7 @@ std::string settingsReference() {
     std::string where;
     if (!k.in_config) where = " (`select:` only)";
     else if (k.selectable) where = " (also in `select:`)";
-    out += "| `" + k.key + "`" + where + " | " + rangeText(k) + " | " + k.get(defaults) + " | " + k.meaning + " |\n";
+    out += "| `" + k.key + "`" + where + " | " + rangeText(k) + " | " + (k.get(defaults).empty() ? k.unset : k.get(defaults)) + " | " + k.meaning + " |\n";
   }
   return out;
 }

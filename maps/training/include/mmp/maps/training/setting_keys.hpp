@@ -38,8 +38,10 @@ struct SettingKey {
   std::string meaning;
   bool in_config = true;             ///< a config file may set it
   bool selectable = false;           ///< a `select:` search space may try values of it
-  /// The setting's value in `s`, as a config would write it ("3", "[0, 4, 12]", "linear").
+  /// The setting's value in `s`, as a config would write it ("3", "[0, 4, 12]", "linear"); "" when it
+  /// holds no value (the rule in `unset` applies).
   std::function<std::string(const PipelineSettings& s)> get;
+  std::string unset;                 ///< what applies without a value, for a key that may have none
   /// Sets it from a value of the key's type, already in range; throws mmp::InvalidArgument with the
   /// reason (without the key) for what the range cannot say ("a window side must be odd").
   std::function<void(PipelineSettings& s, const SettingValue& v)> set;
