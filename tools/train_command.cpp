@@ -89,9 +89,11 @@ Json sharesJson(const std::map<std::string, double>& lengths, const std::vector<
   return o;
 }
 
-// "batch", "online" or "learch".
+// "batch", "online", "learch" or "network".
 std::string learnerName(const TrainingReport& report) {
-  return report.hypothesis == CostHypothesis::Learch ? "learch" : describe(report.learner);
+  if (report.hypothesis == CostHypothesis::Learch) return "learch";
+  if (report.hypothesis == CostHypothesis::Network) return "network";
+  return describe(report.learner);
 }
 
 void printTraining(const RunResult& run, const PipelineSettings& config) {
@@ -118,7 +120,8 @@ void printTraining(const RunResult& run, const PipelineSettings& config) {
   }
   const TrainingReport& t = run.trained.report;
   const bool learch = t.hypothesis == CostHypothesis::Learch;
-  const bool batch = t.learner == LearnerKind::Batch || learch;
+  const bool network = t.hypothesis == CostHypothesis::Network;
+  const bool batch = t.learner == LearnerKind::Batch || learch || network;
   std::printf("  learner %s: %ld %ss in %.2f s (%.3f s each)%s, %s\n", learnerName(t).c_str(), t.passes,
               t.pass_name.c_str(), t.epoch_seconds * static_cast<double>(t.passes), t.epoch_seconds,
               batch ? (", objective " + std::to_string(t.objective)).c_str() : "", t.info.c_str());
@@ -126,6 +129,11 @@ void printTraining(const RunResult& run, const PipelineSettings& config) {
     std::printf("  LEARCH costs exp(w . f + %zu trees) from %.3g to %.3g on the training images; training prediction "
                 "loss per cell %.4f; training %.2f s in all\n",
                 run.trained.model.trees().size(), t.cost_range[0], t.cost_range[1], t.training_loss, t.train_seconds);
+  } else if (network) {
+    std::printf("  network costs exp(w . f + net(image)), %s; from %.3g to %.3g on the training images; training "
+                "prediction loss per cell %.4f; training %.2f s in all\n",
+                run.trained.model.network().shape().describe().c_str(), t.cost_range[0], t.cost_range[1],
+                t.training_loss, t.train_seconds);
   } else if (config.learner.costs == CostForm::Linear) {
     std::printf("  bias weight %.4g (floor %.4g%s), training prediction loss per cell %.4f; training %.2f s in all\n",
                 t.bias, t.bias_floor,

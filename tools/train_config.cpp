@@ -366,14 +366,18 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
     config.child(section).expectKeys(sectionKeys(section));
   }
   const ConfigNode learner = config.child("learner");
-  learner.expectKeys(sectionKeys("learner", {"online", "batch", "learch"}));
+  learner.expectKeys(sectionKeys("learner", {"online", "batch", "learch", "network"}));
   learner.child("learch").expectKeys(sectionKeys("learner.learch"));
+  learner.child("network").expectKeys(sectionKeys("learner.network"));
   // The online and batch sections, shared with the other commands (learner_config.hpp); the kind is
   // the table's learner.kind, which the sections leave alone.
-  static_cast<LearnerSettings&>(c.learner) = learnerSettings(learner, "kind", c.learner, {"learch"});
+  static_cast<LearnerSettings&>(c.learner) = learnerSettings(learner, "kind", c.learner, {"learch", "network"});
   readSettingKeys(config, c);
   if (learner.has("learch") && c.learner.hypothesis != CostHypothesis::Learch) {
     learner.fail("learch", "applies with kind: learch only");
+  }
+  if (learner.has("network") && c.learner.hypothesis != CostHypothesis::Network) {
+    learner.fail("network", "applies with kind: network only");
   }
   validate(c);  // what the settings must satisfy together, as for any caller of the library
   if (config.has("select")) c.select = parseSelection(config.child("select"), c);
@@ -397,6 +401,7 @@ std::string effectiveTrainConfig(const std::string& path, const std::string& dat
     node[rest] = YAML::Load(value);
   }
   if (c.learner.hypothesis != CostHypothesis::Learch) root["learner"].remove("learch");
+  if (c.learner.hypothesis != CostHypothesis::Network) root["learner"].remove("network");
   YAML::Node learner = root["learner"];
   writeLearnerSections(learner, c.learner);
   YAML::Emitter out;

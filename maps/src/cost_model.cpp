@@ -71,6 +71,13 @@ CostModel::CostModel(FeatureStack features, Eigen::VectorXd weights, TreeEnsembl
   trees_ = std::move(trees);
 }
 
+CostModel::CostModel(FeatureStack features, Eigen::VectorXd weights, CostNetwork network,
+                     std::map<std::string, std::string> info, std::string source)
+    : CostModel(std::move(features), std::move(weights), CostForm::Exponential, std::move(info), std::move(source)) {
+  if (network.empty()) throw InvalidArgument(source_ + ": a network model needs a network");
+  network_ = std::move(network);
+}
+
 CostModel CostModel::load(const std::string& path) {
   Model model = loadModel(path);
   const std::string source = "'" + path + "'";
@@ -94,6 +101,16 @@ CostModel CostModel::load(const std::string& path) {
   } catch (const DataError& e) {
     throw DataError(source + ": " + e.what());
   }
+  CostNetwork network;
+  try {
+    network = CostNetwork::fromModel(model);
+  } catch (const DataError& e) {
+    throw DataError(source + ": " + e.what());
+  }
+  if (!network.empty() && (form != CostForm::Exponential || !trees.empty())) {
+    throw DataError(source + ": it holds a network, which needs exponential costs and no trees (setting 'costs' is '" +
+                    describe(form) + "', " + std::to_string(trees.size()) + " trees)");
+  }
   if (!trees.empty() && form != CostForm::Exponential) {
     throw DataError(source + ": it holds " + std::to_string(trees.size()) + " trees (a LEARCH log-cost) but setting 'costs' is '" +
                     describe(form) + "'; trees need exponential costs");
@@ -104,6 +121,9 @@ CostModel CostModel::load(const std::string& path) {
   }
   try {
     if (!trees.empty()) return CostModel(std::move(features), std::move(model.weights), std::move(trees), std::move(info), source);
+    if (!network.empty()) {
+      return CostModel(std::move(features), std::move(model.weights), std::move(network), std::move(info), source);
+    }
     return CostModel(std::move(features), std::move(model.weights), form, std::move(info), source);
   } catch (const InvalidArgument& e) {  // weights outside the positive-cost set: the file is at fault
     throw DataError(e.what());
@@ -116,6 +136,7 @@ void CostModel::save(const std::string& path) const {
   model.settings = info_;
   features_.store(model);
   trees_.store(model);
+  network_.store(model);
   saveModel(path, model);
 }
 
@@ -167,7 +188,12 @@ std::string trainingCostFault(const std::vector<const FeatureMap*>& maps, const 
   return fault.empty() ? fault : "on the training cells: " + fault;
 }
 
-std::array<double, 2> CostModel::costBounds() const { return mmp::costBounds(weights_, form_, trees_.range()); }
+std::array<double, 2> CostModel::costBounds() const {
+  if (network_.empty()) return mmp::costBounds(weights_, form_, trees_.range());
+  // Each member's log-cost lies in (-kBound, kBound): the mean too, the spread in [0, kBound).
+  const double bound = NetworkShape::kBound;
+  return mmp::costBounds(weights_, form_, {-bound, bound * (1.0 + network_.shape().kappa)});
+}
 
 void CostModel::checkImage(int width, int height) const {
   const int side = std::max(width, height);
@@ -189,7 +215,7 @@ void CostModel::checkImage(int width, int height) const {
 
 int CostModel::haloCells(const TileSettings& tiles) const {
   const FeatureSettings& s = features_.settings();
-  const int reach = features_.reachCells();
+  const int reach = std::max(features_.reachCells(), network_.reachCells());
   // A tile's pixels must hold the largest blur and texture window (computeRawFeatures refuses wider
   // ones) and the class context disc.
   double widest = 1.0;
@@ -231,7 +257,9 @@ int CostModel::haloCells(const TileSettings& tiles) const {
   return tiles.overlap_cells;
 }
 
-CostGrid CostModel::costs(const cv::Mat& image, const TileSettings& tiles) const {
+CostGrid CostModel::costs(const cv::Mat& image, const TileSettings& tiles) const { return imageCosts(image, {}, tiles); }
+
+CostGrid CostModel::imageCosts(const cv::Mat& image, const cv::Mat& valid, const TileSettings& tiles) const {
   const int k = features_.settings().cell_size;
   CostGrid grid;
   grid.rows = image.rows / k;
@@ -239,13 +267,14 @@ CostGrid CostModel::costs(const cv::Mat& image, const TileSettings& tiles) const
   grid.cell_size = k;
   if (grid.rows < 1 || grid.cols < 1) return costs(features_.map(image));  // computeRawFeatures says why
   checkImage(image.cols, image.rows);
+  const ColourStatistics colours = needsColourStatistics() ? colourStatistics(image, valid) : ColourStatistics{};
   if (static_cast<double>(grid.rows) * grid.cols > std::numeric_limits<int>::max()) {
     throw InvalidArgument("the " + std::to_string(image.cols) + " x " + std::to_string(image.rows) +
                           " px image has more cells than a cost grid holds (2^31 - 1); stream it band by band "
                           "(bandCosts, or mmp costmap --raw) or use larger cells");
   }
   grid.costs.resize(static_cast<std::size_t>(grid.rows) * grid.cols);
-  bandCosts(image, 0, grid.rows, 0, grid.rows, tiles, grid.costs.data());
+  bandCosts(image, 0, grid.rows, 0, grid.rows, tiles, grid.costs.data(), &colours);
   grid.frame = WorldFrame::unlocated(grid.rows, grid.cols);
   return grid;
 }
@@ -256,12 +285,12 @@ CostGrid CostModel::costs(const GeoImage& image, const TileSettings& tiles) cons
                           std::to_string(image.pixels.rows) + " px but its frame " + std::to_string(image.frame.cols) +
                           " x " + std::to_string(image.frame.rows));
   }
-  CostGrid grid = costs(image.pixels, tiles);
+  if (!image.valid.empty() && (image.valid.size != image.pixels.size || image.valid.type() != CV_8UC1)) {
+    throw InvalidArgument("cost map: the image's valid mask must be CV_8UC1 of the image's size");
+  }
+  CostGrid grid = imageCosts(image.pixels, image.valid, tiles);
   grid.frame = image.frame.coarsened(grid.cell_size);
   if (!image.valid.empty()) {
-    if (image.valid.size != image.pixels.size || image.valid.type() != CV_8UC1) {
-      throw InvalidArgument("cost map: the image's valid mask must be CV_8UC1 of the image's size");
-    }
     grid.unknown.assign(grid.costs.size(), 0);
     if (markUnknownCells(image.valid, grid.cell_size, 0, grid.rows, grid.cols, grid.costs.data(), grid.unknown.data()) == 0) {
       grid.unknown.clear();
@@ -271,8 +300,16 @@ CostGrid CostModel::costs(const GeoImage& image, const TileSettings& tiles) cons
 }
 
 void CostModel::bandCosts(const cv::Mat& pixels, int top, int rows, int first, int count, const TileSettings& tiles,
-                          double* out) const {
+                          double* out, const ColourStatistics* colours) const {
   const int halo = haloCells(tiles);
+  if (needsColourStatistics() && colours == nullptr) {
+    throw InvalidArgument(source_ + ": its network standardises colours by the whole image's statistics; pass them "
+                          "(colourStatistics)");
+  }
+  const ColourStatistics fixed;
+  const ColourStatistics& network_colours = needsColourStatistics() ? *colours : fixed;
+  // A network model with w = 0 needs no feature map: its costs are the network's alone.
+  const bool linear_part = network_.empty() || !weights_.isZero();
   const int k = features_.settings().cell_size;
   const int cols = pixels.cols / k, size = tiles.tile_cells;
   if (pixels.type() != CV_8UC3) throw InvalidArgument("cost map: the image must be 8-bit BGR (see loadImage)");
@@ -291,11 +328,20 @@ void CostModel::bandCosts(const cv::Mat& pixels, int top, int rows, int first, i
     const int er0 = std::max(0, r0 - halo), er1 = std::min(rows, r1 + halo);
     const int ec0 = std::max(0, c0 - halo), ec1 = std::min(cols, c1 + halo);
     const cv::Mat tile = pixels(cv::Rect(ec0 * k, er0 * k - top, (ec1 - ec0) * k, (er1 - er0) * k));
-    const FeatureMap map = features_.map(tile);
-    const CellScores score(map, weights_);
+    const int tile_cols = ec1 - ec0;
+    std::vector<double> log_costs(static_cast<std::size_t>(er1 - er0) * tile_cols, 0.0);
+    if (!network_.empty()) network_.logCosts(networkInputs(tile, k, network_colours), er1 - er0, tile_cols, log_costs);
+    std::optional<FeatureMap> map;
+    std::optional<CellScores> score;
+    if (linear_part) {
+      map.emplace(features_.map(tile));
+      score.emplace(*map, weights_);
+    }
     for (int r = r0; r < r1; ++r) {
       for (int c = c0; c < c1; ++c) {
-        const double cost = cellCost(score, map, (r - er0) * map.cols() + (c - ec0));
+        const int s = (r - er0) * tile_cols + (c - ec0);
+        const double cost = linear_part ? cellCost(*score, *map, s, log_costs[static_cast<std::size_t>(s)])
+                                        : std::exp(log_costs[static_cast<std::size_t>(s)]);
         if (!(cost > 0.0) || !std::isfinite(cost)) throw badCost(r, c, cost);
         out[static_cast<std::size_t>(r - first) * cols + c] = cost;
       }
@@ -309,6 +355,9 @@ DataError CostModel::badCost(long long row, long long col, double cost) const {
 }
 
 CostGrid CostModel::costs(const FeatureMap& map) const {
+  if (!network_.empty()) {
+    throw InvalidArgument(source_ + ": a network model computes its costs from the image, not from a feature map");
+  }
   CostGrid grid;
   grid.rows = map.rows();
   grid.cols = map.cols();
@@ -317,7 +366,7 @@ CostGrid CostModel::costs(const FeatureMap& map) const {
   const CellScores score(map, weights_);  // checks the map's feature count
   grid.costs.resize(static_cast<std::size_t>(map.cells()));
   for (int s = 0; s < map.cells(); ++s) {
-    const double cost = map.isBlocked(s) ? std::numeric_limits<double>::infinity() : cellCost(score, map, s);
+    const double cost = map.isBlocked(s) ? std::numeric_limits<double>::infinity() : cellCost(score, map, s, 0.0);
     if (!(cost > 0.0) || !std::isfinite(cost)) throw badCost(s / grid.cols, s % grid.cols, cost);  // exp can overflow
     grid.costs[static_cast<std::size_t>(s)] = cost;
   }
@@ -344,8 +393,20 @@ std::vector<float> rasterCosts(const double* costs, std::size_t count, int cols,
   return out;
 }
 
+ColourStatistics colourStatistics(ImageRows& image) {
+  constexpr int kBand = 256;  // rows read at once
+  ColourSums sums;
+  while (image.next() < image.rows()) {
+    const int top = image.next();
+    const cv::Mat rows = image.read(kBand);
+    sums.add(rows, image.valid().empty() ? cv::Mat() : image.valid().rowRange(top, top + rows.rows));
+  }
+  return sums.statistics();
+}
+
 CostRasterInfo writeCostRaster(const CostModel& model, ImageRows& image, const std::string& tiff,
-                               const TileSettings& tiles, const std::function<void(int, int)>& progress) {
+                               const TileSettings& tiles, const std::function<void(int, int)>& progress,
+                               const ColourStatistics* colours) {
   const int k = model.features().settings().cell_size;
   model.checkImage(image.cols(), image.rows());
   const int halo = model.haloCells(tiles);
@@ -380,7 +441,7 @@ CostRasterInfo writeCostRaster(const CostModel& model, ImageRows& image, const s
       }
     }
     costs.resize(static_cast<std::size_t>(count) * info.cols);
-    model.bandCosts(pixels, top, info.rows, first, count, tiles, costs.data());
+    model.bandCosts(pixels, top, info.rows, first, count, tiles, costs.data(), colours);
     info.unknown += markUnknownCells(image.valid(), k, first, count, info.cols, costs.data(), nullptr);
     values = rasterCosts(costs.data(), costs.size(), info.cols, first, model.source());
     for (double c : costs) {

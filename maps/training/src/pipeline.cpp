@@ -1,6 +1,6 @@
 #include <mmp/maps/training/pipeline.hpp>
 
-#include "pipeline_learch.hpp"
+#include "pipeline_hypotheses.hpp"
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/objective.hpp>
@@ -207,6 +207,9 @@ TrainedCostModel train(const TrainingData& training, const PipelineSettings& con
   std::vector<std::size_t> owner;  // region of each example
   makeExamples(training, config, params, examples, owner);
   if (config.learner.hypothesis == CostHypothesis::Learch) return trainLearch(training, config, examples, owner, progress);
+  if (config.learner.hypothesis == CostHypothesis::Network) {
+    return trainNetworkModel(training, config, examples, owner, progress);
+  }
   ExampleList list;
   for (const auto& e : examples) list.push_back(e.get());
   const Eigen::Index d = training.stack.features();
@@ -316,7 +319,14 @@ HoldoutResult evaluateHoldout(const PipelineSettings& config, int index, const C
   }
 
   std::map<Method, std::vector<double>> costs;
-  result.learned_costs = model.costs(*region.map).costs;
+  if (model.network().empty()) {
+    result.learned_costs = model.costs(*region.map).costs;
+  } else {  // a network sees the image, not the feature map
+    result.learned_costs = model.costs(region.image).costs;
+    for (int s = 0; s < region.cells(); ++s) {
+      if (region.map->isBlocked(s)) result.learned_costs[static_cast<std::size_t>(s)] = std::numeric_limits<double>::infinity();
+    }
+  }
   costs[Method::Learned] = result.learned_costs;
   costs[Method::Uniform] = std::vector<double>(static_cast<std::size_t>(region.cells()), 1.0);
   if (classifier) costs[Method::Classifier] = classifierCosts(*region.map, *classifier, classifier->cost_scale);

@@ -1,4 +1,4 @@
-#include "pipeline_learch.hpp"
+#include "pipeline_hypotheses.hpp"
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/thread_pool.hpp>

@@ -68,6 +68,18 @@ void validate(const PipelineSettings& settings) {
       throw ConfigError(at + "learner." + e.what());  // "learner.learch.step = 0 must be finite > 0"
     }
   }
+  if (settings.learner.hypothesis == CostHypothesis::Network) {
+    try {
+      settings.learner.network.validate();
+    } catch (const InvalidArgument& e) {
+      throw ConfigError(at + "learner." + e.what());  // "learner.network.step = 0 is out of range: ..."
+    }
+    if (settings.learner.network.label_weight > 0.0) {
+      for (const RegionSpec& r : settings.train) {
+        if (!r.hasLabels()) fail("learner.network.label_weight", r.where + " has no labels for the label head");
+      }
+    }
+  }
 }
 
 Behaviour Behaviour::make(const std::string& name, const std::vector<LabelClass>& classes,
@@ -107,17 +119,21 @@ RegionSpec RegionSpec::scene(std::uint64_t seed) {
 }
 
 std::string costLearnerName(const CostLearnerSettings& settings) {
-  return settings.hypothesis == CostHypothesis::Learch ? "learch" : describe(settings.kind);
+  if (settings.hypothesis == CostHypothesis::Learch) return "learch";
+  if (settings.hypothesis == CostHypothesis::Network) return "network";
+  return describe(settings.kind);
 }
 
 void setCostLearner(CostLearnerSettings& settings, const std::string& name) {
   if (name == "learch") {
     settings.hypothesis = CostHypothesis::Learch;
+  } else if (name == "network") {
+    settings.hypothesis = CostHypothesis::Network;
   } else if (name == "online" || name == "batch") {
     settings.hypothesis = CostHypothesis::Linear;
     settings.kind = parseLearnerKind(name);
   } else {
-    throw InvalidArgument("learner.kind: expected one of online, batch, learch, got '" + name + "'");
+    throw InvalidArgument("learner.kind: expected one of online, batch, learch, network, got '" + name + "'");
   }
 }
 

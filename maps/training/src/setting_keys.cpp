@@ -228,9 +228,9 @@ void lossKeys(std::vector<SettingKey>& keys) {
 
 void learnerKeys(std::vector<SettingKey>& keys) {
   keys.push_back(selectable(choiceKey(
-      "learner.kind", {"online", "batch", "learch"},
-      "the cost learner: online or batch subgradient (costs linear or exponential in the features), or learch "
-      "(boosted regression trees on the log-cost)",
+      "learner.kind", {"online", "batch", "learch", "network"},
+      "the cost learner: online or batch subgradient (costs linear or exponential in the features), learch "
+      "(boosted regression trees on the log-cost) or network (a convolutional network of the image on the log-cost)",
       [](const S& s) { return costLearnerName(s.learner); },
       [](S& s, const std::string& v) { setCostLearner(s.learner, v); })));
   keys.push_back(selectable(choiceKey("learner.costs", {"linear", "exponential"},
@@ -298,6 +298,71 @@ void learchKeys(std::vector<SettingKey>& keys) {
                                            [](S& s) -> std::uint64_t& { return s.learner.learch.seed; }));
 }
 
+void networkKeys(std::vector<SettingKey>& keys) {
+  using N = NetworkTrainingSettings;
+  auto field = [](auto member) { return [member](S& s) -> auto& { return s.learner.network.*member; }; };
+  keys.push_back(selectable(choiceKey(
+      "learner.network.start", {"uniform", "batch", "online"},
+      "the log-cost the network adds to: 0, or the weights of that linear learner (exponential costs)",
+      [](const S& s) { return s.learner.network.from_linear ? describe(s.learner.kind) : std::string("uniform"); },
+      [](S& s, const std::string& v) {
+        s.learner.network.from_linear = v != "uniform";
+        if (s.learner.network.from_linear) s.learner.kind = parseLearnerKind(v);
+      })));
+  keys.push_back(selectable(integerKey<int>("learner.network.channels", 1, 256, "width of the network's hidden layers",
+                                            [](S& s) -> int& { return s.learner.network.shape.channels; })));
+  {
+    SettingKey k;
+    k.key = "learner.network.dilations";
+    k.type = SettingType::Numbers;
+    k.low = 1;
+    k.high = 64;
+    k.meaning = "dilations of the 3 x 3 layers (1 to 12 layers); the network sees their sum in cells each way";
+    k.get = [](const S& s) { return list(s.learner.network.shape.dilations); };
+    k.set = [](S& s, const SettingValue& v) {
+      std::vector<int> dilations;
+      for (double d : v.numbers) {
+        if (d != std::floor(d)) throw InvalidArgument("expected whole numbers, got " + number(d));
+        dilations.push_back(static_cast<int>(d));
+      }
+      if (dilations.empty() || dilations.size() > 12) throw InvalidArgument("expected 1 to 12 dilations");
+      s.learner.network.shape.dilations = dilations;
+    };
+    keys.push_back(k);
+  }
+  keys.push_back(selectable(booleanKey("learner.network.normalise", "standardise colours by each image's own statistics",
+                                       [](S& s) -> bool& { return s.learner.network.shape.normalise; })));
+  keys.push_back(selectable(integerKey<int>("learner.network.members", 1, 16, "networks in the ensemble, each from its own seed",
+                                            [](S& s) -> int& { return s.learner.network.shape.members; })));
+  keys.push_back(selectable(numberKey("learner.network.kappa", 0.0, 10.0,
+                                      "risk aversion: log-cost = members' mean + kappa x their spread",
+                                      [](S& s) -> double& { return s.learner.network.shape.kappa; })));
+  keys.push_back(selectable(integerKey<int>("learner.network.epochs", 1, 10000, "passes over the training images",
+                                            field(&N::epochs))));
+  keys.push_back(selectable(numberKey("learner.network.step", kPositive, kInf, "Adam's learning rate", field(&N::step))));
+  keys.push_back(selectable(numberKey("learner.network.weight_decay", 0.0, kInf, "L2 weight on the network's parameters",
+                                      field(&N::weight_decay))));
+  keys.push_back(selectable(booleanKey("learner.network.augment", "flips, quarter turns and colour jitter of each step's image",
+                                       field(&N::augment))));
+  keys.push_back(numberKey("learner.network.jitter", 0.0, 0.999, "colour jitter: x -> a x + b, |a - 1| and |b| up to it",
+                           field(&N::jitter)));
+  keys.push_back(selectable(booleanKey("learner.network.early_stopping",
+                                       "keep the epoch of least prediction loss on the last training area, which takes no step",
+                                       field(&N::early_stopping))));
+  keys.push_back(integerKey<int>("learner.network.patience", 1, 10000, "epochs without improvement before stopping",
+                                 field(&N::patience)));
+  keys.push_back(selectable(integerKey<int>("learner.network.smoothing_samples", 1, 32,
+                                            "plans per demonstration on noise-perturbed log-costs (1: the exact subgradient)",
+                                            field(&N::smoothing_samples))));
+  keys.push_back(numberKey("learner.network.smoothing_sigma", 0.0, kInf, "standard deviation of that noise",
+                           field(&N::smoothing_sigma)));
+  keys.push_back(selectable(numberKey("learner.network.label_weight", 0.0, kInf,
+                                      "label-assisted: weight of an auxiliary head that predicts each cell's class (needs labels)",
+                                      field(&N::label_weight))));
+  keys.push_back(integerKey<std::uint64_t>("learner.network.seed", 0, kMaxSeed, "seed of the initial weights, order and augmentation",
+                                           field(&N::seed)));
+}
+
 void evaluationKeys(std::vector<SettingKey>& keys) {
   keys.push_back(integerKey<int>("evaluation.pairs", 1, 100000, "seeded start/goal pairs per holdout image",
                                  [](S& s) -> int& { return s.evaluation.pairs; }));
@@ -345,7 +410,8 @@ void classifierKeys(std::vector<SettingKey>& keys) {
 
 std::vector<SettingKey> makeKeys() {
   std::vector<SettingKey> keys;
-  for (const auto add : {featureKeys, demonstrationKeys, lossKeys, learnerKeys, learchKeys, evaluationKeys, classifierKeys}) {
+  for (const auto add :
+       {featureKeys, demonstrationKeys, lossKeys, learnerKeys, learchKeys, networkKeys, evaluationKeys, classifierKeys}) {
     add(keys);
   }
   return keys;

@@ -1,7 +1,8 @@
 // CostModel: everything that turns an image into path costs -- the feature settings, the fitted
 // feature scaling and class-score layer (FeatureStack), the learned weights and the cost form, and
-// for a LEARCH model the boosted trees of its log-cost (learch.hpp) -- and the unit a navigation stack
-// links against.  Three lines give a cost map:
+// for a LEARCH model the boosted trees of its log-cost (learch.hpp), for a network model the
+// convolutional network of its log-cost (cost_network.hpp) -- and the unit a navigation stack links
+// against (mmp::maps: OpenCV and GDAL, no libtorch, whatever the model).  Three lines give a cost map:
 //
 //   const mmp::CostModel model = mmp::CostModel::load("out/demo/model.mmp");
 //   const cv::Mat image = mmp::loadImage("area.png");
@@ -15,6 +16,7 @@
 #include <mmp/core/error.hpp>
 #include <mmp/core/feature_map.hpp>
 #include <mmp/core/model_file.hpp>
+#include <mmp/maps/cost_network.hpp>
 #include <mmp/maps/feature_stack.hpp>
 #include <mmp/maps/georeference.hpp>
 #include <mmp/maps/imagery.hpp>
@@ -28,6 +30,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,6 +93,14 @@ class CostModel {
   !*/
   CostModel(FeatureStack features, Eigen::VectorXd weights, TreeEnsemble trees,
             std::map<std::string, std::string> info = {}, std::string source = "model");
+  /*!
+      A network model.  requires: weights.size() == features.features(), network not empty (throws
+      mmp::InvalidArgument otherwise).
+      ensures: a model whose costs are exp(w . f + network(image)) (CostForm::Exponential); w = 0
+               leaves the features out (their map is then not computed).
+  !*/
+  CostModel(FeatureStack features, Eigen::VectorXd weights, CostNetwork network,
+            std::map<std::string, std::string> info = {}, std::string source = "model");
 
   /// Throws mmp::ModelFileError or mmp::DataError naming the file and what is wrong with it (a tree
   /// array included).  Files without trees, written before LEARCH too, load as weights-only models.
@@ -97,7 +108,8 @@ class CostModel {
   /// Written atomically; throws mmp::ModelFileError naming the file.
   void save(const std::string& path) const;
 
-  /// The image's cost map (image: 8-bit BGR as loadImage gives), computed tile by tile.  Throws
+  /// The image's cost map (image: 8-bit BGR as loadImage gives), computed tile by tile (a network
+  /// that normalises colours takes the whole image's ColourStatistics first).  Throws
   /// mmp::InvalidArgument if the image or the tile settings do not suit the feature settings (naming
   /// the setting and the least value that works), mmp::DataError if a cell's cost is not finite > 0
   /// (exponential costs can overflow).
@@ -109,9 +121,12 @@ class CostModel {
   /// row-major to out (count * cols values), from `pixels`: the image's pixel rows [top, top +
   /// pixels.rows), full width, covering those cell rows and the tiles' halo above and below them
   /// (pixel rows from (first - halo) k to (first + count + halo) k, clipped to the image).  For
-  /// images streamed band by band; costs(image) is one band.
+  /// images streamed band by band; costs(image) is one band.  `colours`: the whole image's statistics,
+  /// required (mmp::InvalidArgument without) if needsColourStatistics().
   void bandCosts(const cv::Mat& pixels, int top, int rows, int first, int count, const TileSettings& tiles,
-                 double* out) const;
+                 double* out, const ColourStatistics* colours = nullptr) const;
+  /// A network model that standardises colours by the image's own statistics: bandCosts needs them.
+  bool needsColourStatistics() const { return !network_.empty() && network_.shape().normalise; }
   /// The halo of the tile settings (overlap_cells, or the features' reach for -1); throws
   /// mmp::InvalidArgument naming the setting and the least value that works if they do not suit
   /// the features.
@@ -119,7 +134,8 @@ class CostModel {
   /// Throws mmp::InvalidArgument naming the model (source()) and the setting if a blur, texture
   /// window or class context radius of its features is wider than a width x height px image.
   void checkImage(int width, int height) const;
-  /// The same on a feature map made by features().
+  /// The same on a feature map made by features().  Throws mmp::InvalidArgument for a network model,
+  /// which needs the image.
   CostGrid costs(const FeatureMap& map) const;
 
   const FeatureStack& features() const { return features_; }
@@ -127,6 +143,8 @@ class CostModel {
   CostForm form() const { return form_; }
   /// The boosted part of the log-cost; empty unless LEARCH made the model.
   const TreeEnsemble& trees() const { return trees_; }
+  /// The network part of the log-cost; empty unless network training made the model.
+  const CostNetwork& network() const { return network_; }
   /// lowest <= the cost of every cell of every image <= highest, from the weights (every feature of
   /// a stacked map lies in [0, 1], the bias is 1) and the trees' leaf values: a bound, usually not
   /// attained, e.g. for a fixed scale across tiles.  May be +inf for exponential costs.
@@ -137,9 +155,11 @@ class CostModel {
 
  private:
   DataError badCost(long long row, long long col, double cost) const;
+  /// costs(image), the colour statistics taken over the pixels where valid != 0 (all if empty).
+  CostGrid imageCosts(const cv::Mat& image, const cv::Mat& valid, const TileSettings& tiles) const;
   /// The cost of cell s of a map made by features(): every cost the model gives comes from here.
-  double cellCost(const CellScores& linear, const FeatureMap& map, int s) const {
-    const double sum = linear(s) + trees_(map, s);
+  double cellCost(const CellScores& linear, const FeatureMap& map, int s, double network) const {
+    const double sum = linear(s) + trees_(map, s) + network;
     return form_ == CostForm::Exponential ? std::exp(sum) : sum;
   }
 
@@ -147,6 +167,7 @@ class CostModel {
   Eigen::VectorXd weights_;
   CostForm form_;
   TreeEnsemble trees_;
+  CostNetwork network_;
   std::map<std::string, std::string> info_;
   std::string source_;
 };
@@ -179,11 +200,18 @@ struct CostRasterInfo {
           with the image, and the values equal CostModel::costs(image)
         - cells holding a pixel without data (image.valid()) are written +inf, the raster's nodata
         - progress(done, total) after each band, in cell rows
+        - colours: the whole image's, required if model.needsColourStatistics() (read them from the
+          file first with colourStatistics(ImageRows&))
         - throws as CostModel::costs does, mmp::Error naming the file if writing fails (the old file
           is then untouched)
 !*/
 CostRasterInfo writeCostRaster(const CostModel& model, ImageRows& image, const std::string& tiff,
                                const TileSettings& tiles = {},
-                               const std::function<void(int done, int total)>& progress = {});
+                               const std::function<void(int done, int total)>& progress = {},
+                               const ColourStatistics* colours = nullptr);
+
+/// The colour statistics of every remaining row of the image (over its pixels with data): reads it
+/// to its end.
+ColourStatistics colourStatistics(ImageRows& image);
 
 }  // namespace mmp

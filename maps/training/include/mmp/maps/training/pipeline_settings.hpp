@@ -17,6 +17,7 @@
 #include <mmp/maps/imagery.hpp>
 #include <mmp/maps/path_files.hpp>
 #include <mmp/maps/training/learch.hpp>
+#include <mmp/maps/training/network_training.hpp>
 #include <mmp/maps/synthetic_scene.hpp>
 #include <mmp/planning/loss.hpp>
 
@@ -80,8 +81,9 @@ struct LossSettings {
 };
 
 /// The hypothesis class of a cost map: linear in the features (costs w . f or exp(w . f), learned by
-/// the online or batch subgradient learner of `kind`), or LEARCH's boosted trees on the log-cost.
-enum class CostHypothesis { Linear, Learch };
+/// the online or batch subgradient learner of `kind`), LEARCH's boosted trees on the log-cost, or a
+/// convolutional network of the image on the log-cost (network_training.hpp).
+enum class CostHypothesis { Linear, Learch, Network };
 
 /// The learner of the cost map (batch subgradient by default, or LEARCH) and how costs are formed.
 struct CostLearnerSettings : LearnerSettings {
@@ -99,9 +101,11 @@ struct CostLearnerSettings : LearnerSettings {
   CostHypothesis hypothesis = CostHypothesis::Linear;
   /// LEARCH's settings (learch.hpp), with hypothesis Learch: costs exp(w0 . f + boosted trees).
   LearchSettings learch;
+  /// The network's settings (network_training.hpp), with hypothesis Network: costs exp(w0 . f + net(image)).
+  NetworkTrainingSettings network;
 };
 
-/// "online", "batch" or "learch": the cost learner as configs name it (learner.kind).
+/// "online", "batch", "learch" or "network": the cost learner as configs name it (learner.kind).
 std::string costLearnerName(const CostLearnerSettings& settings);
 /// Sets the cost learner from its name: online or batch (hypothesis Linear, that LearnerKind) or learch
 /// (hypothesis Learch; the LearnerKind stays, as LEARCH's linear start).  Throws mmp::InvalidArgument

@@ -1,0 +1,113 @@
+// Network training: the convolutional cost network of cost_network.hpp learned by maximum margin
+// planning through the path oracle (PathExample), with libtorch (PyTorch's C++ API) behind this one
+// header: nothing here includes torch, and only src/network_training.cpp does.
+//
+// The log-cost of cell s of image j is l_j(s) = w0 . f(s) + net(x_j)(s) (w0 fixed: 0, or a trained
+// linear start).  For each demonstration y_i on image j the oracle gives the loss-augmented plan
+// y*_i = argmin_y C_aug(y) under exp(l_j - l_i) (PathExample::planLogCosts, loss weight 1), and the
+// subgradient of the MMP objective R = sum_i beta_i [C(y_i) - C_aug(y*_i)] with respect to the
+// log-costs is, as LEARCH's exponentiated functional gradient (learch.hpp),
+//     g_j(s) = sum_i beta_i (visits of y_i at s - visits of y*_i at s)      (trapezoid weights)
+// divided by the image's demonstrations: a descent step lowers the costs along the demonstrations and
+// raises them where the plans went.  g is back-propagated through the network (libtorch autograd)
+// and Adam takes the step, with weight decay as the regulariser.  One step per training image, the
+// images in a seeded order each epoch.
+//
+// What helps it generalise, each a setting (so each can be measured on and off):
+//   - colours standardised per image (NetworkShape::normalise);
+//   - augmentation: each step sees its image in one of the 8 flips and quarter turns and with its
+//     colour planes jittered (x -> a x + b per channel, a in [1 - jitter, 1 + jitter], b in
+//     [-jitter, jitter]); the costs are turned back before the oracle plans on them;
+//   - early stopping on the images marked `validation` (a training area left out of the steps): after
+//     every epoch the mean prediction loss of their demonstrations (plain A* on the costs, the loss of
+//     the plan / the demonstration's length) is measured, and the network of the best epoch is kept;
+//     training stops after `patience` epochs without improvement;
+//   - an ensemble (NetworkShape::members): each member is trained alone from its own seed;
+//   - smoothed subgradients: the visits of each plan averaged over `smoothing_samples` plans on log-costs
+//     perturbed by independent Gaussian noise of `smoothing_sigma` per cell (Berthet et al. 2020);
+//   - with labels (label-assisted, off by default): an auxiliary 1 x 1 head on the last hidden layer
+//     predicts each cell's class, its cross-entropy (weight `label_weight`) added to the objective.
+//     The head is not part of the returned network.
+//
+// Reproducibility: the result depends only on the images, the settings and the thread count libtorch
+// uses (`threads`, 0 = every core): at a fixed thread count it is the same bit for bit.
+#pragma once
+
+#include <mmp/maps/cost_network.hpp>
+#include <mmp/planning/path_example.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace mmp {
+
+struct NetworkTrainingSettings {
+  /// The pipeline's start w0: the weights of the linear learner of learner.kind, trained with
+  /// exponential costs (the network learns what they miss); else w0 = 0, the network alone.
+  bool from_linear = false;
+  NetworkShape shape;
+  int epochs = 30;                 ///< passes over the training images, in [1, 10000]
+  double step = 3e-3;              ///< Adam's learning rate, > 0
+  double weight_decay = 1e-4;      ///< L2 weight on every parameter, >= 0
+  bool augment = true;             ///< flips, quarter turns and colour jitter
+  double jitter = 0.1;             ///< colour jitter, in [0, 1)
+  bool early_stopping = true;      ///< keep the best epoch on the validation images
+  int patience = 8;                ///< epochs without improvement before stopping, >= 1
+  int smoothing_samples = 1;       ///< plans per demonstration on perturbed costs, in [1, 32] (1: exact)
+  double smoothing_sigma = 0.1;    ///< standard deviation of the log-cost noise, >= 0
+  double label_weight = 0.0;       ///< the auxiliary label head's weight, >= 0 (0: demonstrations alone)
+  std::uint64_t seed = 1;
+  int threads = 0;                 ///< libtorch's threads and the oracle's, in [0, 256]; 0 = every core
+
+  /// Throws mmp::InvalidArgument naming the first setting (as "network.step") outside its range.
+  void validate() const;
+  /// One line: "16 channels, ..., 30 epochs, Adam 0.003, ...".
+  std::string describe() const;
+};
+
+/// One training image of the network.
+struct NetworkImage {
+  std::string name;                     ///< for messages
+  int rows = 0, cols = 0;               ///< cells
+  std::vector<float> inputs;            ///< networkInputs of the image (kColourInputs planes)
+  std::vector<double> linear;           ///< w0 . f per cell, +inf on blocked cells (rows * cols)
+  std::vector<const PathExample*> examples;  ///< its demonstrations (PathExamples on its map)
+  bool validation = false;              ///< scored for early stopping, never stepped on
+  std::vector<std::uint8_t> labels;     ///< per cell class in [0, classes), 255 = none; empty = no labels
+};
+
+/// One epoch of one member.
+struct NetworkEpoch {
+  int member = 0;
+  int epoch = 0;                  ///< 0: the untrained network
+  double objective = 0.0;         ///< R of the file comment over the epoch's steps (NaN: scored, not stepped)
+  double validation_loss = 0.0;   ///< mean prediction loss on the validation images (NaN without)
+  double seconds = 0.0;           ///< since training started
+};
+
+struct NetworkResult {
+  CostNetwork network;
+  std::vector<NetworkEpoch> epochs;
+  std::vector<int> kept_epochs;   ///< per member, the epoch whose network it keeps
+  std::string message;            ///< how training ended, per member
+};
+
+/// Called after each epoch; returning false stops training (the networks kept so far are returned).
+using NetworkCallback = std::function<bool(const NetworkEpoch&)>;
+
+/*!
+    requires: images non-empty, at least one not `validation` with examples; each image's inputs,
+              linear and labels (if any) of its rows x cols cells; classes > 0 if label_weight > 0
+              and every training image has labels (throws mmp::InvalidArgument naming the image
+              otherwise); settings valid
+    ensures: the network of the file comment, trained member by member
+!*/
+NetworkResult trainNetwork(const std::vector<NetworkImage>& images, const NetworkTrainingSettings& settings,
+                           int classes = 0, const NetworkCallback& callback = {});
+
+/// Whether this build has libtorch (MMP_WITH_TORCH); without it trainNetwork throws mmp::Error saying so.
+bool networkTrainingAvailable();
+
+}  // namespace mmp

@@ -1,0 +1,365 @@
+// The one translation unit that includes libtorch (network_training.hpp says why).
+#include <mmp/maps/training/network_training.hpp>
+
+#include <mmp/core/error.hpp>
+#include <mmp/core/random.hpp>
+#include <mmp/core/thread_pool.hpp>
+#include <mmp/planning/path.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <thread>
+
+#ifdef MMP_WITH_TORCH
+#include <torch/torch.h>
+#endif
+
+namespace mmp {
+
+void NetworkTrainingSettings::validate() const {
+  shape.validate();
+  auto fail = [](const std::string& key, const std::string& value, const std::string& valid) {
+    throw InvalidArgument("network." + key + " = " + value + " is out of range: use " + valid);
+  };
+  if (epochs < 1 || epochs > 10000) fail("epochs", std::to_string(epochs), "1 to 10000");
+  if (!(step > 0.0) || !std::isfinite(step)) fail("step", numberText(step), "a number > 0");
+  if (!(weight_decay >= 0.0) || !std::isfinite(weight_decay)) fail("weight_decay", numberText(weight_decay), "a number >= 0");
+  if (!(jitter >= 0.0 && jitter < 1.0)) fail("jitter", numberText(jitter), "0 <= jitter < 1");
+  if (patience < 1) fail("patience", std::to_string(patience), "1 or more");
+  if (smoothing_samples < 1 || smoothing_samples > 32) fail("smoothing_samples", std::to_string(smoothing_samples), "1 to 32");
+  if (!(smoothing_sigma >= 0.0) || !std::isfinite(smoothing_sigma)) fail("smoothing_sigma", numberText(smoothing_sigma), "a number >= 0");
+  if (!(label_weight >= 0.0) || !std::isfinite(label_weight)) fail("label_weight", numberText(label_weight), "a number >= 0");
+  if (threads < 0 || threads > 256) fail("threads", std::to_string(threads), "0 (every core) to 256");
+}
+
+std::string NetworkTrainingSettings::describe() const {
+  std::ostringstream text;
+  text << shape.describe() << ", " << epochs << " epochs, Adam " << numberText(step) << ", weight decay "
+       << numberText(weight_decay) << (augment ? ", augmented (jitter " + numberText(jitter) + ")" : ", no augmentation")
+       << (early_stopping ? ", early stopping (patience " + std::to_string(patience) + ")" : "");
+  if (smoothing_samples > 1) text << ", " << smoothing_samples << " smoothed plans (sigma " << numberText(smoothing_sigma) << ")";
+  if (label_weight > 0.0) text << ", label head " << numberText(label_weight);
+  return text.str();
+}
+
+#ifndef MMP_WITH_TORCH
+
+bool networkTrainingAvailable() { return false; }
+
+NetworkResult trainNetwork(const std::vector<NetworkImage>&, const NetworkTrainingSettings&, int, const NetworkCallback&) {
+  throw Error("network training: this build of mmp has no libtorch (configure with -DMMP_WITH_TORCH=ON and "
+              "Debian's libtorch-dev); network models still load and compute costs");
+}
+
+#else
+
+bool networkTrainingAvailable() { return true; }
+
+namespace {
+
+// The network of cost_network.hpp as a torch module, plus the optional label head.
+struct Net : torch::nn::Module {
+  Net(const NetworkShape& shape, int classes) {
+    int in = NetworkShape::kColourInputs;
+    for (std::size_t l = 0; l < shape.dilations.size(); ++l) {
+      const int d = shape.dilations[l];
+      convs.push_back(register_module("conv" + std::to_string(l),
+                                      torch::nn::Conv2d(torch::nn::Conv2dOptions(in, shape.channels, 3).dilation(d).padding(d))));
+      in = shape.channels;
+    }
+    hidden = register_module("hidden", torch::nn::Conv2d(torch::nn::Conv2dOptions(in, shape.channels, 1)));
+    out = register_module("out", torch::nn::Conv2d(torch::nn::Conv2dOptions(shape.channels, 1, 1)));
+    if (classes > 0) labels = register_module("labels", torch::nn::Conv2d(torch::nn::Conv2dOptions(shape.channels, classes, 1)));
+  }
+
+  // The bounded log-cost [1, 1, H, W] and, with a label head, the class logits [1, classes, H, W].
+  std::pair<torch::Tensor, torch::Tensor> forward(torch::Tensor x) {
+    for (auto& conv : convs) x = torch::relu(conv->forward(x));
+    x = torch::relu(hidden->forward(x));
+    const double bound = NetworkShape::kBound;
+    torch::Tensor log_cost = bound * torch::tanh(out->forward(x) / bound);
+    return {log_cost, labels ? labels->forward(x) : torch::Tensor()};
+  }
+
+  std::vector<ConvLayer> layers(const NetworkShape& shape) {
+    std::vector<ConvLayer> result = networkLayers(shape);
+    std::vector<torch::nn::Conv2d> modules = convs;
+    modules.push_back(hidden);
+    modules.push_back(out);
+    for (std::size_t l = 0; l < result.size(); ++l) {
+      const torch::Tensor w = modules[l]->weight.detach().contiguous();
+      const torch::Tensor b = modules[l]->bias.detach().contiguous();
+      result[l].weights.assign(w.data_ptr<float>(), w.data_ptr<float>() + w.numel());
+      result[l].bias.assign(b.data_ptr<float>(), b.data_ptr<float>() + b.numel());
+    }
+    return result;
+  }
+
+  std::vector<torch::nn::Conv2d> convs;
+  torch::nn::Conv2d hidden{nullptr}, out{nullptr}, labels{nullptr};
+};
+
+// One of the 8 symmetries of the square grid: `turns` quarter turns, then a mirror.
+struct Symmetry {
+  int turns = 0;
+  bool mirror = false;
+  torch::Tensor apply(const torch::Tensor& x) const {
+    torch::Tensor y = turns == 0 ? x : torch::rot90(x, turns, {2, 3});
+    return mirror ? torch::flip(y, {3}) : y;
+  }
+  torch::Tensor undo(const torch::Tensor& y) const {
+    torch::Tensor x = mirror ? torch::flip(y, {3}) : y;
+    return turns == 0 ? x : torch::rot90(x, -turns, {2, 3});
+  }
+};
+
+double gaussian(Random& rng) {  // Box-Muller
+  const double u = 1.0 - rng.uniform(), v = rng.uniform();
+  return std::sqrt(-2.0 * std::log(u)) * std::cos(2.0 * M_PI * v);
+}
+
+torch::Tensor inputTensor(const NetworkImage& image) {
+  return torch::from_blob(const_cast<float*>(image.inputs.data()),
+                          {1, NetworkShape::kColourInputs, image.rows, image.cols}, torch::kFloat)
+      .clone();
+}
+
+// The log-costs the oracle plans on: the network's (a [1, 1, H, W] tensor) plus the linear part.
+void addLinear(const torch::Tensor& network, const NetworkImage& image, std::vector<double>& log_costs) {
+  const torch::Tensor flat = network.detach().contiguous().to(torch::kDouble).view({-1});
+  const double* values = flat.data_ptr<double>();
+  log_costs.resize(image.linear.size());
+  for (std::size_t s = 0; s < log_costs.size(); ++s) log_costs[s] = image.linear[s] + values[s];
+}
+
+void checkImages(const std::vector<NetworkImage>& images, const NetworkTrainingSettings& settings, int classes) {
+  bool trainable = false;
+  for (const NetworkImage& image : images) {
+    const std::size_t cells = static_cast<std::size_t>(image.rows) * image.cols;
+    if (image.rows < 1 || image.cols < 1 || image.inputs.size() != cells * NetworkShape::kColourInputs ||
+        image.linear.size() != cells || (!image.labels.empty() && image.labels.size() != cells)) {
+      throw InvalidArgument("network training: image '" + image.name + "' has inputs, linear costs or labels of the wrong size for its " +
+                            std::to_string(image.rows) + " x " + std::to_string(image.cols) + " cells");
+    }
+    for (const PathExample* e : image.examples) {
+      if (e->map().rows() != image.rows || e->map().cols() != image.cols) {
+        throw InvalidArgument("network training: a demonstration of image '" + image.name + "' lies on a map of another size");
+      }
+    }
+    if (!image.validation && !image.examples.empty()) trainable = true;
+    if (!image.validation && settings.label_weight > 0.0 && image.labels.empty()) {
+      throw InvalidArgument("network training: network.label_weight > 0 needs labels, and image '" + image.name + "' has none");
+    }
+  }
+  if (!trainable) throw InvalidArgument("network training: no training image with demonstrations");
+  if (settings.label_weight > 0.0 && classes < 1) throw InvalidArgument("network training: the label head needs classes");
+}
+
+// The oracle on one image: per demonstration, the loss-augmented plan (averaged over the smoothing
+// samples); returns the image's share of R and adds beta_i (demonstration - plan visits) / n to gradient.
+double oracleGradient(const NetworkImage& image, const std::vector<double>& log_costs,
+                      const NetworkTrainingSettings& settings, Random& rng, ThreadPool& pool,
+                      std::vector<double>& gradient) {
+  const std::size_t n = image.examples.size();
+  const int samples = settings.smoothing_samples;
+  std::vector<std::vector<double>> perturbed(static_cast<std::size_t>(samples), log_costs);
+  if (samples > 1) {
+    for (std::vector<double>& costs : perturbed) {
+      for (double& c : costs) {
+        if (std::isfinite(c)) c += settings.smoothing_sigma * gaussian(rng);
+      }
+    }
+  }
+  std::vector<double> costs(log_costs.size());
+  for (std::size_t s = 0; s < costs.size(); ++s) costs[s] = std::exp(log_costs[s]);
+  std::vector<std::vector<int>> plans(n * static_cast<std::size_t>(samples));
+  std::vector<double> hinges(n, 0.0);
+  pool.parallelFor(plans.size(), [&](std::size_t job) {
+    const std::size_t k = job / static_cast<std::size_t>(samples), sample = job % static_cast<std::size_t>(samples);
+    const PathExample& e = *image.examples[k];
+    PlanResult plan = e.planLogCosts(perturbed[sample], 1.0);
+    if (plan.status != PlanStatus::Success) {
+      throw Error("network training: the loss-augmented plan of demonstration " + std::to_string(k) + " on '" + image.name +
+                  "' failed: " + plan.message);
+    }
+    if (sample == 0) {
+      const double demonstrated = pathIntegral(e.demonstration(), image.cols, costs);
+      hinges[k] = e.beta() * std::max(0.0, demonstrated - (samples == 1 ? plan.cost : pathIntegral(plan.path, image.cols, costs)));
+    }
+    plans[job] = std::move(plan.path);
+  });
+  gradient.assign(log_costs.size(), 0.0);
+  double objective = 0.0;
+  for (std::size_t k = 0; k < n; ++k) {  // in example order: the same sums with every thread count
+    const PathExample& e = *image.examples[k];
+    const double weight = e.beta() / static_cast<double>(n);
+    addPathVisits(e.demonstration(), image.cols, weight, gradient);
+    for (int sample = 0; sample < samples; ++sample) {
+      addPathVisits(plans[k * static_cast<std::size_t>(samples) + sample], image.cols, -weight / samples, gradient);
+    }
+    objective += hinges[k];
+  }
+  return objective;
+}
+
+// Mean prediction loss of the validation images' demonstrations under the network's costs.
+double validationLoss(Net& net, const std::vector<NetworkImage>& images, ThreadPool& pool) {
+  torch::NoGradGuard no_grad;
+  double sum = 0.0;
+  int count = 0;
+  for (const NetworkImage& image : images) {
+    if (!image.validation || image.examples.empty()) continue;
+    std::vector<double> log_costs;
+    addLinear(net.forward(inputTensor(image)).first, image, log_costs);
+    std::vector<double> losses(image.examples.size());
+    pool.parallelFor(losses.size(), [&](std::size_t k) {
+      const PathExample& e = *image.examples[k];
+      const PlanResult plan = e.planLogCosts(log_costs, 0.0);
+      losses[k] = plan.status == PlanStatus::Success
+                      ? e.pathLoss(plan.path) / std::max(1.0, pathLength(e.demonstration(), image.cols))
+                      : std::numeric_limits<double>::infinity();
+    });
+    for (double l : losses) sum += l, ++count;
+  }
+  return count == 0 ? std::numeric_limits<double>::quiet_NaN() : sum / count;
+}
+
+// The state of a module's parameters, to keep the best epoch's.
+std::vector<torch::Tensor> snapshot(Net& net) {
+  std::vector<torch::Tensor> state;
+  for (const torch::Tensor& p : net.parameters()) state.push_back(p.detach().clone());
+  return state;
+}
+
+void restore(Net& net, const std::vector<torch::Tensor>& state) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> params = net.parameters();
+  for (std::size_t i = 0; i < params.size(); ++i) params[i].copy_(state[i]);
+}
+
+}  // namespace
+
+NetworkResult trainNetwork(const std::vector<NetworkImage>& images, const NetworkTrainingSettings& settings, int classes,
+                           const NetworkCallback& callback) {
+  settings.validate();
+  if (images.empty()) throw InvalidArgument("network training: no images");
+  checkImages(images, settings, classes);
+  const int threads = settings.threads == 0 ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
+                                            : settings.threads;
+  torch::set_num_threads(threads);
+  ThreadPool pool(threads);
+  const auto start = std::chrono::steady_clock::now();
+  const bool validating = settings.early_stopping &&
+                          std::any_of(images.begin(), images.end(), [](const NetworkImage& i) { return i.validation && !i.examples.empty(); });
+
+  std::vector<std::size_t> order;
+  for (std::size_t j = 0; j < images.size(); ++j) {
+    if (!images[j].validation && !images[j].examples.empty()) order.push_back(j);
+  }
+  NetworkResult result;
+  std::vector<std::vector<ConvLayer>> members;
+  bool stopped = false;
+  for (int member = 0; member < settings.shape.members && !stopped; ++member) {
+    const std::uint64_t seed = settings.seed + 1000003ULL * static_cast<std::uint64_t>(member);
+    torch::manual_seed(seed);
+    Random rng(seed);
+    Net net(settings.shape, settings.label_weight > 0.0 ? classes : 0);
+    torch::optim::Adam adam(net.parameters(), torch::optim::AdamOptions(settings.step).weight_decay(settings.weight_decay));
+    double best = std::numeric_limits<double>::infinity();
+    int best_epoch = 0, since_best = 0;
+    std::vector<torch::Tensor> best_state = snapshot(net);
+    std::string ended = "ran " + std::to_string(settings.epochs) + " epochs";
+    for (int epoch = 0; epoch <= settings.epochs; ++epoch) {
+      NetworkEpoch record;
+      record.member = member;
+      record.epoch = epoch;
+      record.objective = std::numeric_limits<double>::quiet_NaN();  // unless the epoch steps
+      record.validation_loss = validating ? validationLoss(net, images, pool) : std::numeric_limits<double>::quiet_NaN();
+      if (validating && record.validation_loss < best) {
+        best = record.validation_loss;
+        best_epoch = epoch;
+        best_state = snapshot(net);
+        since_best = 0;
+      } else if (validating && ++since_best >= settings.patience) {
+        ended = "stopped after " + std::to_string(epoch) + " epochs: no better validation loss for " +
+                std::to_string(settings.patience);
+        record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        result.epochs.push_back(record);
+        if (callback && !callback(record)) stopped = true;
+        break;
+      }
+      if (epoch == settings.epochs) {  // the last network is scored, not stepped
+        record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        result.epochs.push_back(record);
+        if (callback && !callback(record)) stopped = true;
+        break;
+      }
+      // A seeded order of the training images, one Adam step each.
+      record.objective = 0.0;
+      for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
+      for (std::size_t j : order) {
+        const NetworkImage& image = images[j];
+        Symmetry symmetry;
+        torch::Tensor x = inputTensor(image);
+        if (settings.augment) {
+          symmetry.turns = static_cast<int>(rng.below(4));
+          symmetry.mirror = rng.below(2) == 1;
+          const float j_ = static_cast<float>(settings.jitter);
+          for (int ch = 0; ch < 3; ++ch) {  // the colour means and their spreads scale together
+            const float a = static_cast<float>(1.0 + j_ * (2.0 * rng.uniform() - 1.0));
+            const float b = static_cast<float>(j_ * (2.0 * rng.uniform() - 1.0));
+            x[0][ch].mul_(a).add_(b);
+            x[0][3 + ch].mul_(a);
+          }
+        }
+        auto [log_cost, logits] = net.forward(symmetry.apply(x));
+        log_cost = symmetry.undo(log_cost);
+        std::vector<double> log_costs, gradient;
+        addLinear(log_cost, image, log_costs);
+        record.objective += oracleGradient(image, log_costs, settings, rng, pool, gradient);
+        adam.zero_grad();
+        const torch::Tensor g = torch::from_blob(gradient.data(), {1, 1, image.rows, image.cols}, torch::kDouble)
+                                    .to(torch::kFloat);
+        torch::Tensor loss = (log_cost * g).sum();
+        if (settings.label_weight > 0.0) {
+          const torch::Tensor target = torch::from_blob(const_cast<std::uint8_t*>(image.labels.data()),
+                                                        {1, image.rows, image.cols}, torch::kUInt8)
+                                           .to(torch::kLong);
+          loss = loss + settings.label_weight *
+                            torch::nn::functional::cross_entropy(
+                                symmetry.undo(logits), target,
+                                torch::nn::functional::CrossEntropyFuncOptions().ignore_index(255));
+        }
+        loss.backward();
+        adam.step();
+      }
+      record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      result.epochs.push_back(record);
+      if (callback && !callback(record)) {
+        stopped = true;
+        ended = "stopped by the callback after " + std::to_string(epoch + 1) + " epochs";
+        break;
+      }
+    }
+    if (validating) {
+      restore(net, best_state);
+      ended += "; kept epoch " + std::to_string(best_epoch) + " (validation loss " + numberText(best) + ")";
+    } else {
+      best_epoch = result.epochs.back().epoch;
+    }
+    result.kept_epochs.push_back(best_epoch);
+    result.message += (result.message.empty() ? "" : "; ") + ("member " + std::to_string(member) + ": " + ended);
+    members.push_back(net.layers(settings.shape));
+  }
+  NetworkShape shape = settings.shape;
+  shape.members = static_cast<int>(members.size());
+  result.network = CostNetwork(shape, std::move(members));
+  return result;
+}
+
+#endif
+
+}  // namespace mmp

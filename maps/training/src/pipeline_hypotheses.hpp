@@ -1,0 +1,23 @@
+// train()'s LEARCH and network branches (pipeline.hpp, settings.learner.hypothesis), kept apart from pipeline.cpp.
+#pragma once
+
+#include <mmp/maps/training/pipeline.hpp>
+
+#include <memory>
+#include <vector>
+
+namespace mmp {
+
+/// LEARCH on train()'s examples (owner[k]: the training region of example k), with the report and
+/// model info train() gives.
+TrainedCostModel trainLearch(const TrainingData& training, const PipelineSettings& settings,
+                             const std::vector<std::unique_ptr<PathExample>>& examples,
+                             const std::vector<std::size_t>& owner, const StageCallback& progress);
+
+/// The convolutional cost network (network_training.hpp) on train()'s examples, likewise: the images
+/// of the last training area score early stopping.
+TrainedCostModel trainNetworkModel(const TrainingData& training, const PipelineSettings& settings,
+                                   const std::vector<std::unique_ptr<PathExample>>& examples,
+                                   const std::vector<std::size_t>& owner, const StageCallback& progress);
+
+}  // namespace mmp

@@ -1,0 +1,116 @@
+#include "pipeline_hypotheses.hpp"
+
+#include <mmp/core/error.hpp>
+#include <mmp/maps/training/learch.hpp>
+#include <mmp/maps/training/network_training.hpp>
+#include <mmp/planning/path.hpp>
+
+#include <chrono>
+#include <limits>
+
+namespace mmp {
+
+TrainedCostModel trainNetworkModel(const TrainingData& training, const PipelineSettings& config,
+                                   const std::vector<std::unique_ptr<PathExample>>& examples,
+                                   const std::vector<std::size_t>& owner, const StageCallback& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  TrainingReport report;
+  report.hypothesis = CostHypothesis::Network;
+  report.learner = config.learner.kind;
+  report.examples = static_cast<int>(examples.size());
+  NetworkTrainingSettings settings = config.learner.network;
+  if (config.threads >= 0) settings.threads = config.threads;
+  Eigen::VectorXd initial = Eigen::VectorXd::Zero(training.stack.features());  // the network alone
+  if (settings.from_linear) {
+    PipelineSettings linear = config;
+    linear.learner.hypothesis = CostHypothesis::Linear;
+    linear.learner.costs = CostForm::Exponential;  // the start of a log-cost: w0 . f
+    initial = train(training, linear, progress).model.weights();
+  }
+
+  // Early stopping scores the images of the last training area, which then take no step.
+  const std::vector<std::string> areas = trainingAreas(config);
+  const bool hold_out_area = settings.early_stopping && areas.size() > 1;
+  std::vector<NetworkImage> images(training.regions.size());
+  for (std::size_t i = 0; i < training.regions.size(); ++i) {
+    const Region& r = training.regions[i];
+    NetworkImage& image = images[i];
+    image.name = r.spec.name;
+    image.rows = r.rows();
+    image.cols = r.cols();
+    const ColourStatistics colours = settings.shape.normalise ? colourStatistics(r.image) : ColourStatistics{};
+    image.inputs = networkInputs(r.image, config.features.cell_size, colours);
+    logCosts(*r.map, initial, {}, image.linear);
+    image.validation = hold_out_area && r.spec.areaName() == areas.back();
+    if (settings.label_weight > 0.0 && !r.cell_labels.empty()) {
+      image.labels.assign(r.cell_labels.size(), 255);
+      for (std::size_t s = 0; s < r.cell_labels.size(); ++s) {
+        for (std::size_t c = 0; c < config.classes.size(); ++c) {
+          if (config.classes[c].index == r.cell_labels[s]) image.labels[s] = static_cast<std::uint8_t>(c);
+        }
+      }
+    }
+  }
+  for (std::size_t k = 0; k < examples.size(); ++k) images[owner[k]].examples.push_back(examples[k].get());
+
+  const long total = static_cast<long>(settings.shape.members) * settings.epochs;
+  const NetworkResult result = trainNetwork(images, settings, static_cast<int>(config.classes.size()), [&](const NetworkEpoch& e) {
+    report.trace.push_back({e.member * (settings.epochs + 1) + e.epoch, e.objective, std::numeric_limits<double>::quiet_NaN(), e.seconds});
+    if (progress) {
+      progress("training (network)", static_cast<long>(e.member) * settings.epochs + e.epoch, total,
+               (std::isnan(e.objective) ? std::string("scored") : "objective " + numberText(e.objective)) +
+                   (std::isnan(e.validation_loss) ? "" : ", validation loss " + numberText(e.validation_loss)));
+    }
+    return true;
+  });
+  report.trace_value = "MMP objective sum_i beta_i [C(y_i) - min_y C_aug(y)] over the epoch's steps";
+  report.pass_name = "epoch";
+  report.info = result.message;
+  report.passes = static_cast<long>(result.epochs.size());
+  report.objective = std::numeric_limits<double>::quiet_NaN();  // of the last epoch that stepped
+  for (const NetworkEpoch& e : result.epochs) {
+    if (!std::isnan(e.objective)) report.objective = e.objective;
+  }
+  report.bias_floor = report.bias = initial[kBiasIndex];
+  report.train_seconds = secondsSince(start);
+  report.epoch_seconds = report.train_seconds / static_cast<double>(std::max(1L, report.passes));
+
+  std::string trained_on;
+  for (const Region& r : training.regions) trained_on += (trained_on.empty() ? "" : ",") + r.spec.name;
+  std::map<std::string, std::string> info = {{"behaviour", config.behaviour.name},
+                                             {"learner", "network"},
+                                             {"network_training", settings.describe()},
+                                             {"network_stop", report.info},
+                                             {"trained_on", trained_on}};
+  if (hold_out_area) info["network_validation_area"] = areas.back();
+  if (!config.source.empty()) info["config"] = config.source;
+  CostModel model(training.stack, std::move(initial), result.network, std::move(info));
+
+  // The training images' cost range and mean prediction loss under the model itself (CostModel's own
+  // forward pass: what a user of the model gets).
+  report.cost_range = {std::numeric_limits<double>::infinity(), 0.0};
+  double loss = 0.0;
+  for (std::size_t i = 0; i < training.regions.size(); ++i) {
+    const std::vector<double> costs = model.costs(training.regions[i].image).costs;
+    std::vector<double> log_costs(costs.size());
+    for (std::size_t s = 0; s < costs.size(); ++s) {
+      if (training.regions[i].map->isBlocked(static_cast<int>(s))) {
+        log_costs[s] = std::numeric_limits<double>::infinity();
+        continue;
+      }
+      log_costs[s] = std::log(costs[s]);
+      report.cost_range = {std::min(report.cost_range[0], costs[s]), std::max(report.cost_range[1], costs[s])};
+    }
+    for (const PathExample* e : images[i].examples) {
+      const PlanResult plan = e->planLogCosts(log_costs, 0.0);
+      loss += plan.status == PlanStatus::Success
+                  ? e->pathLoss(plan.path) / std::max(1.0, pathLength(e->demonstration(), images[i].cols))
+                  : std::numeric_limits<double>::infinity();
+    }
+  }
+  report.training_loss = loss / static_cast<double>(std::max<std::size_t>(1, examples.size()));
+  report.train_seconds = secondsSince(start);
+  return {std::move(model), std::move(report)};
+}
+
+}  // namespace mmp
