@@ -37,7 +37,7 @@ void NetworkTrainingSettings::validate() const {
 
 std::string NetworkTrainingSettings::describe() const {
   std::ostringstream text;
-  text << shape.describe() << ", " << epochs << " epochs, Adam " << numberText(step) << ", weight decay "
+  text << shape.describe() << ", " << epochs << " epochs, AdamW " << numberText(step) << ", weight decay "
        << numberText(weight_decay) << (augment ? ", augmented (jitter " + numberText(jitter) + ")" : ", no augmentation")
        << (early_stopping ? ", early stopping (patience " + std::to_string(patience) + ")" : "");
   if (smoothing_samples > 1) text << ", " << smoothing_samples << " smoothed plans (sigma " << numberText(smoothing_sigma) << ")";
@@ -49,10 +49,18 @@ std::string NetworkTrainingSettings::describe() const {
 
 bool networkTrainingAvailable() { return false; }
 
-NetworkResult trainNetwork(const std::vector<NetworkImage>&, const NetworkTrainingSettings&, int, const NetworkCallback&) {
+namespace {
+[[noreturn]] void noTorch() {
   throw Error("network training: this build of mmp has no libtorch (configure with -DMMP_WITH_TORCH=ON and "
               "Debian's libtorch-dev); network models still load and compute costs");
 }
+}  // namespace
+
+NetworkResult trainNetwork(const std::vector<NetworkImage>&, const NetworkTrainingSettings&, int, const NetworkCallback&) {
+  noTorch();
+}
+
+std::vector<double> torchLogCosts(const CostNetwork&, const std::vector<float>&, int, int) { noTorch(); }
 
 #else
 
@@ -84,11 +92,25 @@ struct Net : torch::nn::Module {
     return {log_cost, labels ? labels->forward(x) : torch::Tensor()};
   }
 
+  std::vector<torch::nn::Conv2d> modules() const {
+    std::vector<torch::nn::Conv2d> all = convs;
+    all.push_back(hidden);
+    all.push_back(out);
+    return all;
+  }
+
+  void load(const std::vector<ConvLayer>& layers) {
+    torch::NoGradGuard no_grad;
+    const std::vector<torch::nn::Conv2d> all = modules();
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+      all[l]->weight.copy_(torch::from_blob(const_cast<float*>(layers[l].weights.data()), all[l]->weight.sizes(), torch::kFloat));
+      all[l]->bias.copy_(torch::from_blob(const_cast<float*>(layers[l].bias.data()), all[l]->bias.sizes(), torch::kFloat));
+    }
+  }
+
   std::vector<ConvLayer> layers(const NetworkShape& shape) {
     std::vector<ConvLayer> result = networkLayers(shape);
-    std::vector<torch::nn::Conv2d> modules = convs;
-    modules.push_back(hidden);
-    modules.push_back(out);
+    const std::vector<torch::nn::Conv2d> modules = this->modules();
     for (std::size_t l = 0; l < result.size(); ++l) {
       const torch::Tensor w = modules[l]->weight.detach().contiguous();
       const torch::Tensor b = modules[l]->bias.detach().contiguous();
@@ -115,11 +137,6 @@ struct Symmetry {
     return turns == 0 ? x : torch::rot90(x, -turns, {2, 3});
   }
 };
-
-double gaussian(Random& rng) {  // Box-Muller
-  const double u = 1.0 - rng.uniform(), v = rng.uniform();
-  return std::sqrt(-2.0 * std::log(u)) * std::cos(2.0 * M_PI * v);
-}
 
 torch::Tensor inputTensor(const NetworkImage& image) {
   return torch::from_blob(const_cast<float*>(image.inputs.data()),
@@ -169,7 +186,7 @@ double oracleGradient(const NetworkImage& image, const std::vector<double>& log_
   if (samples > 1) {
     for (std::vector<double>& costs : perturbed) {
       for (double& c : costs) {
-        if (std::isfinite(c)) c += settings.smoothing_sigma * gaussian(rng);
+        if (std::isfinite(c)) c += settings.smoothing_sigma * rng.normal();
       }
     }
   }
@@ -201,6 +218,16 @@ double oracleGradient(const NetworkImage& image, const std::vector<double>& log_
       addPathVisits(plans[k * static_cast<std::size_t>(samples) + sample], image.cols, -weight / samples, gradient);
     }
     objective += hinges[k];
+  }
+  // Scaling every cost alike changes no plan (the loss-augmented costs exp(l - loss) scale with them)
+  // but scales R: the gradient's component along the uniform direction only drives every cost towards
+  // 0 (and the bounded log-cost into saturation).  It is projected out.
+  double sum = 0.0, cells = 0.0;
+  for (std::size_t s = 0; s < gradient.size(); ++s) {
+    if (std::isfinite(log_costs[s])) sum += gradient[s], cells += 1.0;
+  }
+  for (std::size_t s = 0; s < gradient.size(); ++s) {
+    if (std::isfinite(log_costs[s])) gradient[s] -= sum / cells;
   }
   return objective;
 }
@@ -242,6 +269,28 @@ void restore(Net& net, const std::vector<torch::Tensor>& state) {
 
 }  // namespace
 
+std::vector<double> torchLogCosts(const CostNetwork& network, const std::vector<float>& inputs, int rows, int cols) {
+  const std::size_t plane = static_cast<std::size_t>(rows) * cols;
+  if (inputs.size() != plane * NetworkShape::kColourInputs) throw InvalidArgument("torchLogCosts: inputs of the wrong size");
+  torch::NoGradGuard no_grad;
+  const torch::Tensor x = torch::from_blob(const_cast<float*>(inputs.data()), {1, NetworkShape::kColourInputs, rows, cols},
+                                           torch::kFloat);
+  std::vector<double> sum(plane, 0.0), squares(plane, 0.0);
+  for (const std::vector<ConvLayer>& member : network.members()) {
+    Net net(network.shape(), 0);
+    net.load(member);
+    const torch::Tensor l = net.forward(x).first.contiguous().to(torch::kDouble).view({-1});
+    const double* values = l.data_ptr<double>();
+    for (std::size_t s = 0; s < plane; ++s) sum[s] += values[s], squares[s] += values[s] * values[s];
+  }
+  const double k = static_cast<double>(network.members().size());
+  for (std::size_t s = 0; s < plane; ++s) {
+    const double mean = sum[s] / k;
+    sum[s] = mean + network.shape().kappa * std::sqrt(std::max(0.0, squares[s] / k - mean * mean));
+  }
+  return sum;
+}
+
 NetworkResult trainNetwork(const std::vector<NetworkImage>& images, const NetworkTrainingSettings& settings, int classes,
                            const NetworkCallback& callback) {
   settings.validate();
@@ -267,7 +316,7 @@ NetworkResult trainNetwork(const std::vector<NetworkImage>& images, const Networ
     torch::manual_seed(seed);
     Random rng(seed);
     Net net(settings.shape, settings.label_weight > 0.0 ? classes : 0);
-    torch::optim::Adam adam(net.parameters(), torch::optim::AdamOptions(settings.step).weight_decay(settings.weight_decay));
+    torch::optim::AdamW adam(net.parameters(), torch::optim::AdamWOptions(settings.step).weight_decay(settings.weight_decay));
     double best = std::numeric_limits<double>::infinity();
     int best_epoch = 0, since_best = 0;
     std::vector<torch::Tensor> best_state = snapshot(net);

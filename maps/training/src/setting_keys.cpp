@@ -339,7 +339,7 @@ void networkKeys(std::vector<SettingKey>& keys) {
                                       [](S& s) -> double& { return s.learner.network.shape.kappa; })));
   keys.push_back(selectable(integerKey<int>("learner.network.epochs", 1, 10000, "passes over the training images",
                                             field(&N::epochs))));
-  keys.push_back(selectable(numberKey("learner.network.step", kPositive, kInf, "Adam's learning rate", field(&N::step))));
+  keys.push_back(selectable(numberKey("learner.network.step", kPositive, kInf, "AdamW's learning rate", field(&N::step))));
   keys.push_back(selectable(numberKey("learner.network.weight_decay", 0.0, kInf, "L2 weight on the network's parameters",
                                       field(&N::weight_decay))));
   keys.push_back(selectable(booleanKey("learner.network.augment", "flips, quarter turns and colour jitter of each step's image",

@@ -9,8 +9,12 @@
 // log-costs is, as LEARCH's exponentiated functional gradient (learch.hpp),
 //     g_j(s) = sum_i beta_i (visits of y_i at s - visits of y*_i at s)      (trapezoid weights)
 // divided by the image's demonstrations: a descent step lowers the costs along the demonstrations and
-// raises them where the plans went.  g is back-propagated through the network (libtorch autograd)
-// and Adam takes the step, with weight decay as the regulariser.  One step per training image, the
+// raises them where the plans went.  Its mean over the image's passable cells is subtracted: scaling
+// every cost alike changes no plan, only R's scale, so that component would merely shrink every cost
+// until the bounded log-cost saturates (measured: R fell 250-fold in one epoch while the plans did not
+// improve).  g is back-propagated through the network (libtorch autograd)
+// and AdamW takes the step, with (decoupled) weight decay as the regulariser: with Adam's L2 term the decay
+// outweighed the visit gradients, which are small per weight, and held the costs near uniform.  One step per training image, the
 // images in a seeded order each epoch.
 //
 // What helps it generalise, each a setting (so each can be measured on and off):
@@ -49,7 +53,7 @@ struct NetworkTrainingSettings {
   bool from_linear = false;
   NetworkShape shape;
   int epochs = 30;                 ///< passes over the training images, in [1, 10000]
-  double step = 3e-3;              ///< Adam's learning rate, > 0
+  double step = 3e-3;              ///< AdamW's learning rate, > 0
   double weight_decay = 1e-4;      ///< L2 weight on every parameter, >= 0
   bool augment = true;             ///< flips, quarter turns and colour jitter
   double jitter = 0.1;             ///< colour jitter, in [0, 1)
@@ -63,7 +67,7 @@ struct NetworkTrainingSettings {
 
   /// Throws mmp::InvalidArgument naming the first setting (as "network.step") outside its range.
   void validate() const;
-  /// One line: "16 channels, ..., 30 epochs, Adam 0.003, ...".
+  /// One line: "16 channels, ..., 30 epochs, AdamW 0.003, ...".
   std::string describe() const;
 };
 
@@ -106,6 +110,10 @@ using NetworkCallback = std::function<bool(const NetworkEpoch&)>;
 !*/
 NetworkResult trainNetwork(const std::vector<NetworkImage>& images, const NetworkTrainingSettings& settings,
                            int classes = 0, const NetworkCallback& callback = {});
+
+/// libtorch's forward pass of a network (its members combined as CostNetwork::logCosts does), on
+/// inputs of rows x cols cells: what training planned on, to check CostNetwork::logCosts against.
+std::vector<double> torchLogCosts(const CostNetwork& network, const std::vector<float>& inputs, int rows, int cols);
 
 /// Whether this build has libtorch (MMP_WITH_TORCH); without it trainNetwork throws mmp::Error saying so.
 bool networkTrainingAvailable();

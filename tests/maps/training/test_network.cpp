@@ -1,0 +1,138 @@
+#include "training_support.hpp"
+
+#include <mmp/core/error.hpp>
+#include <mmp/maps/training/network_training.hpp>
+#include <mmp/maps/training/pipeline.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+
+using namespace mmp;
+
+namespace {
+
+PipelineSettings networkSettings() {
+  PipelineSettings config = test::syntheticSettings();
+  config.train = {test::scene(1, 128), test::scene(2, 128)};
+  config.train[1].area = "second";
+  config.demonstrations.per_region = 6;
+  config.learner.hypothesis = CostHypothesis::Network;
+  NetworkTrainingSettings& n = config.learner.network;
+  n.shape.channels = 6;
+  n.shape.dilations = {1, 2, 4};
+  n.epochs = 4;
+  n.step = 1e-2;
+  n.threads = 1;
+  return config;
+}
+
+}  // namespace
+
+TEST_CASE("network training: settings checked by name, the report and model describe the run") {
+  PipelineSettings config = networkSettings();
+  PipelineSettings bad = config;
+  bad.source = "mine";
+  bad.learner.network.step = 0.0;
+  CHECK_THROWS_WITH_AS(validate(bad), doctest::Contains("mine: learner.network.step = 0 is out of range"), ConfigError);
+  bad = config;
+  bad.learner.network.shape.dilations = {1, 0};
+  CHECK_THROWS_WITH_AS(validate(bad), doctest::Contains("learner.network.dilations"), ConfigError);
+  if (!networkTrainingAvailable()) {
+    CHECK_THROWS_WITH_AS(train(loadTrainingData(config), config), doctest::Contains("no libtorch"), Error);
+    return;
+  }
+  const TrainingData data = loadTrainingData(config);
+  const TrainedCostModel trained = train(data, config);
+  const TrainingReport& report = trained.report;
+  CHECK(report.hypothesis == CostHypothesis::Network);
+  CHECK(report.pass_name == "epoch");
+  CHECK(report.examples == 12);
+  CHECK(trained.model.form() == CostForm::Exponential);
+  CHECK(trained.model.weights().isZero());  // the network alone
+  CHECK(trained.model.network().shape().channels == 6);
+  CHECK(trained.model.info().at("learner") == "network");
+  CHECK(trained.model.info().at("network_validation_area") == "second");  // early stopping's area
+  CHECK(report.info.find("kept epoch") != std::string::npos);
+  CHECK(report.cost_range[0] > 0.0);
+  CHECK(report.cost_range[1] < std::exp(NetworkShape::kBound));
+  CHECK(std::isfinite(report.training_loss));
+}
+
+TEST_CASE("network training follows the demonstrations: the validation area's prediction loss falls") {
+  if (!networkTrainingAvailable()) return;
+  PipelineSettings config = networkSettings();
+  config.train = {test::scene(1, 128), test::scene(2, 128), test::scene(5, 128)};
+  config.train[2].area = "left-out";
+  config.demonstrations.per_region = 10;
+  config.learner.network.epochs = 12;
+  config.learner.network.early_stopping = true;
+  config.learner.network.patience = 100;
+  const TrainingData data = loadTrainingData(config);
+  std::vector<NetworkEpoch> epochs;
+  NetworkTrainingSettings settings = config.learner.network;
+  // Through the library call directly, to see every epoch's validation loss.
+  std::vector<std::unique_ptr<PathExample>> examples;
+  std::vector<NetworkImage> images;
+  for (const Region& r : data.regions) {
+    NetworkImage image;
+    image.name = r.spec.name;
+    image.rows = r.rows();
+    image.cols = r.cols();
+    image.inputs = networkInputs(r.image, config.features.cell_size, colourStatistics(r.image));
+    image.linear.assign(static_cast<std::size_t>(r.cells()), 0.0);
+    image.validation = r.spec.area == "left-out";
+    for (const std::vector<int>& demo : r.demonstrations) {
+      examples.push_back(std::make_unique<PathExample>(r.map, demo, exampleParams(config)));
+      image.examples.push_back(examples.back().get());
+    }
+    images.push_back(std::move(image));
+  }
+  const NetworkResult result = trainNetwork(images, settings, 0, [&](const NetworkEpoch& e) {
+    epochs.push_back(e);
+    return true;
+  });
+  REQUIRE(epochs.size() == 13);
+  double best = epochs[0].validation_loss;
+  for (const NetworkEpoch& e : epochs) best = std::min(best, e.validation_loss);
+  CAPTURE(epochs[0].validation_loss);
+  CAPTURE(best);
+  CHECK(best < 0.8 * epochs[0].validation_loss);  // from the untrained network's
+  CHECK(epochs[result.kept_epochs[0]].validation_loss == best);
+
+  // The C++ forward pass of the returned network is libtorch's, to float rounding.
+  const NetworkImage& image = images[0];
+  std::vector<double> ours;
+  result.network.logCosts(image.inputs, image.rows, image.cols, ours);
+  const std::vector<double> theirs = torchLogCosts(result.network, image.inputs, image.rows, image.cols);
+  REQUIRE(ours.size() == theirs.size());
+  double worst = 0.0;
+  for (std::size_t s = 0; s < ours.size(); ++s) worst = std::max(worst, std::abs(ours[s] - theirs[s]));
+  CHECK(worst < 1e-4);
+}
+
+TEST_CASE("network training is reproducible bit for bit at a fixed thread count, with every option on") {
+  if (!networkTrainingAvailable()) return;
+  PipelineSettings config = networkSettings();
+  config.learner.network.epochs = 2;
+  config.learner.network.shape.members = 2;
+  config.learner.network.shape.kappa = 0.5;
+  config.learner.network.smoothing_samples = 2;
+  config.learner.network.label_weight = 0.1;
+  const TrainingData data = loadTrainingData(config);
+  auto weights = [&](int threads) {
+    PipelineSettings s = config;
+    s.threads = threads;
+    Model stored;
+    train(data, s).model.network().store(stored);
+    return stored.arrays;
+  };
+  const auto a = weights(1), b = weights(1);
+  REQUIRE(a.size() == 2u * 2u * (3u + 2u));  // members x layers x (weights, bias)
+  for (const auto& [name, values] : a) {
+    CAPTURE(name);
+    REQUIRE(b.at(name).size() == values.size());
+    CHECK(std::memcmp(values.data(), b.at(name).data(), sizeof(double) * values.size()) == 0);
+  }
+}
