@@ -10,7 +10,7 @@ MMP_SOURCE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MMP_BUILD_DIR="${MMP_BUILD_DIR:-$MMP_SOURCE_DIR/build}"
 MMP_PACKAGES=(cmake g++ make pkg-config libeigen3-dev libyaml-cpp-dev doctest-dev libcli11-dev zlib1g-dev libjpeg-dev
   libopencv-dev nlohmann-json3-dev libgdal-dev libompl-dev libboost-serialization-dev libboost-filesystem-dev
-  libboost-system-dev ccache)
+  libboost-system-dev ccache libtorch-dev libopenblas0-openmp)
 if [ "${MMP_BENCHMARKS:-0}" = 1 ]; then
   MMP_PACKAGES+=(libdlib-dev libboost-dev libboost-graph-dev liblinear-dev)
   MMP_CMAKE_ARGS="${MMP_CMAKE_ARGS:-} -DMMP_BUILD_BENCHMARKS=ON"

@@ -80,6 +80,11 @@ struct Net : torch::nn::Module {
     }
     hidden = register_module("hidden", torch::nn::Conv2d(torch::nn::Conv2dOptions(in, shape.channels, 1)));
     out = register_module("out", torch::nn::Conv2d(torch::nn::Conv2dOptions(shape.channels, 1, 1)));
+    // The output layer starts at 0: the first network is the start's log-cost exactly (uniform, or
+    // the linear model's), and what it learns is measured from there.
+    torch::NoGradGuard no_grad;
+    out->weight.zero_();
+    out->bias.zero_();
     if (classes > 0) labels = register_module("labels", torch::nn::Conv2d(torch::nn::Conv2dOptions(shape.channels, classes, 1)));
   }
 

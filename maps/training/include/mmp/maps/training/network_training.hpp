@@ -17,6 +17,9 @@
 // outweighed the visit gradients, which are small per weight, and held the costs near uniform.  One step per training image, the
 // images in a seeded order each epoch.
 //
+// The output layer starts at zero, so epoch 0 is the start's log-cost itself (uniform costs, or the
+// linear model's) and early stopping can only keep a network that does better on the validation area.
+//
 // What helps it generalise, each a setting (so each can be measured on and off):
 //   - colours standardised per image (NetworkShape::normalise);
 //   - augmentation: each step sees its image in one of the 8 flips and quarter turns and with its
