@@ -48,7 +48,8 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
   // epoch: single rounds' iterates may stray far (the first step is 1 / lambda) and come back.
   Eigen::VectorXd accepted = w;
   bool refused = false;
-  for (long epoch = 1; epoch <= params_.stop.max_iterations && !stopped; ++epoch) {
+  long epoch = 1;
+  for (; epoch <= params_.stop.max_iterations && !stopped; ++epoch) {
     if (params_.shuffle) rng.shuffle(order.begin(), order.end());
     epoch_start = w;
     for (std::size_t first = 0; first < n && !stopped; first += batch) {
@@ -130,6 +131,18 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
       info = Info::Success;
       message = "an epoch moved w less than the tolerance (epoch " + std::to_string(epoch) + ")";
       stopped = true;
+    }
+  }
+  // An oracle that failed mid-epoch leaves the last iterate it could plan on, which no epoch's
+  // weight check has seen (iterates may stray): it must pass the check too, or the last model the
+  // check accepted stands.
+  if (info == Info::NumericalIssue && !refused && weight_check_) {
+    const long failed_epoch = epoch - 1;  // the loop stepped past the epoch that stopped
+    if (const std::string why = rejected(w); !why.empty()) {
+      message = "the model after epoch " + std::to_string(failed_epoch) + " " + why + "; kept the model of " +
+                (failed_epoch > 1 ? "epoch " + std::to_string(failed_epoch - 1) : std::string("the starting point")) +
+                " (" + message + ")";
+      refused = true;
     }
   }
   weights_ = w;
