@@ -12,13 +12,16 @@ static const std::vector<std::string> kAveraging = {"none", "uniform", "late_wei
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 OnlineGreedyProjection::Params onlineParams(const ConfigNode& node, OnlineGreedyProjection::Params p) {
-  node.expectKeys({"lambda", "q", "epochs", "averaging", "shuffle", "seed", "tolerance", "time_budget_seconds"});
+  node.expectKeys({"lambda", "q", "epochs", "averaging", "shuffle", "seed", "batch", "threads", "tolerance",
+                   "time_budget_seconds"});
   p.lambda = node.number("lambda", p.lambda, std::numeric_limits<double>::min(), kInf);
   p.q = static_cast<int>(node.integer("q", p.q, 1, 2));
   p.stop.max_iterations = node.integer("epochs", p.stop.max_iterations, 1, 1000000);
   p.averaging = parseAveraging(node.choice("averaging", describe(p.averaging), kAveraging));
   p.shuffle = node.boolean("shuffle", p.shuffle);
   p.seed = static_cast<std::uint64_t>(node.integer("seed", static_cast<long>(p.seed), 0));
+  p.batch = static_cast<int>(node.integer("batch", p.batch, 1, 1000000));
+  p.threads = static_cast<int>(node.integer("threads", p.threads, 0, 256));
   p.stop.tolerance = node.number("tolerance", p.stop.tolerance, 0.0, kInf);
   p.stop.time_budget_seconds = node.number("time_budget_seconds", p.stop.time_budget_seconds, 0.0, kInf);
   return p;

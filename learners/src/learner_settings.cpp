@@ -1,5 +1,6 @@
 #include <mmp/learners/learner_settings.hpp>
 
+#include <algorithm>
 #include <sstream>
 
 namespace mmp {
@@ -51,7 +52,8 @@ void LearnerSettings::setProjection(const ProjectionPtr& projection) {
 }
 
 long LearnerSettings::callbacks(long examples) const {
-  return kind == LearnerKind::Online ? online.stop.max_iterations * examples : passes();
+  const long batch = std::max(1, online.batch);
+  return kind == LearnerKind::Online ? online.stop.max_iterations * ((examples + batch - 1) / batch) : passes();
 }
 
 std::string LearnerSettings::describe() const {
@@ -60,6 +62,7 @@ std::string LearnerSettings::describe() const {
     case LearnerKind::Online:
       s << "online GP, lambda " << online.lambda << ", " << online.stop.max_iterations << " epochs, averaging "
         << mmp::describe(online.averaging);
+      if (online.batch > 1) s << ", mini-batches of " << online.batch;
       break;
     case LearnerKind::Dlpw:
       s << "DLPW, lambda " << dlpw.lambda << ", " << dlpw.stop.max_iterations << " epochs, "

@@ -2,6 +2,7 @@
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/random.hpp>
+#include <mmp/core/thread_pool.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -14,6 +15,8 @@ OnlineGreedyProjection::OnlineGreedyProjection(Params params) : params_(std::mov
   if (!(params_.lambda > 0.0)) throw InvalidArgument("online greedy projection: lambda must be > 0 (steps are 1/(lambda t))");
   if (!params_.projection) throw InvalidArgument("online greedy projection: projection is null (use noProjection())");
   if (params_.stop.max_iterations < 1) throw InvalidArgument("online greedy projection: max_iterations (epochs) must be >= 1");
+  if (params_.batch < 1) throw InvalidArgument("online greedy projection: batch (examples per step) must be >= 1");
+  if (params_.threads < 0) throw InvalidArgument("online greedy projection: threads must be >= 0 (0: all cores)");
 }
 
 double OnlineGreedyProjection::meanLoss() const {
@@ -28,11 +31,13 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
   Eigen::VectorXd w = startingPoint(std::move(initial), d, *params_.projection, "online greedy projection");
 
   const std::size_t n = examples.size();
+  const std::size_t batch = std::min(n, static_cast<std::size_t>(params_.batch));
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
   Random rng(params_.seed);
   IterateAverage average(params_.averaging);
-  OracleResult prediction, augmented;
+  ThreadPool pool(params_.threads);
+  std::vector<OracleResult> predictions(batch), augmented(batch);  // one slot per example of a step
   Eigen::VectorXd next(d), epoch_start, good;
   const StepSchedule steps = StepSchedule::inverseLambdaT(params_.lambda);
   Info info = params_.stop.tolerance > 0.0 ? Info::NoConvergence : Info::Success;
@@ -43,10 +48,11 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
   // epoch: single rounds' iterates may stray far (the first step is 1 / lambda) and come back.
   Eigen::VectorXd accepted = w;
   bool refused = false;
-  for (long epoch = 1; epoch <= params_.stop.max_iterations && !stopped; ++epoch) {
+  long epoch = 1;
+  for (; epoch <= params_.stop.max_iterations && !stopped; ++epoch) {
     if (params_.shuffle) rng.shuffle(order.begin(), order.end());
     epoch_start = w;
-    for (std::size_t k = 0; k < n && !stopped; ++k) {
+    for (std::size_t first = 0; first < n && !stopped; first += batch) {
       if (elapsed() > params_.stop.time_budget_seconds) {
         info = Info::NoConvergence;
         message = "time budget of " + std::to_string(params_.stop.time_budget_seconds) + " s ran out at round " +
@@ -55,11 +61,18 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
         break;
       }
       ++t;
-      const StructuredExample& example = *examples[order[k]];
+      const std::size_t m = std::min(batch, n - first);  // the epoch's last step may take fewer
       try {
-        // 1) predict with the current w before seeing the demonstration; 2) loss-augmented oracle
-        example.solve(w, 0.0, prediction);
-        example.solve(w, 1.0, augmented);
+        // 1) predict with the current w before seeing the demonstrations; 2) loss-augmented oracles.
+        //    Call 2j is example j's prediction, 2j + 1 its loss-augmented call, all at the same w.
+        pool.parallelFor(2 * m, [&](std::size_t call) {
+          const StructuredExample& example = *examples[order[first + call / 2]];
+          if (call % 2 == 0) {
+            example.solve(w, 0.0, predictions[call / 2]);
+          } else {
+            example.solve(w, 1.0, augmented[call / 2]);
+          }
+        });
       } catch (const NumericalError& e) {
         info = Info::NumericalIssue;
         message = "round " + std::to_string(t) + ": " + e.what() + "; kept the last good weights";
@@ -68,14 +81,18 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
         break;
       }
       good = w;
-      prediction_losses_.push_back(prediction.loss);
-      cumulative_loss_ += prediction.loss;
-      // 3) the subgradient of c_t, step 1/(lambda t) and project
-      // w <- P[w - eta (lambda w + q beta h^(q-1) (psi* - psi_i))], formed on a copy so that a
-      // non-finite step leaves the last good w in place; sparse psi touch only their entries.
+      for (std::size_t j = 0; j < m; ++j) {
+        prediction_losses_.push_back(predictions[j].loss);
+        cumulative_loss_ += predictions[j].loss;
+      }
+      // 3) the subgradient of the step's mean term, step 1/(lambda t) and project
+      // w <- P[w - eta (lambda w + 1/m sum_j q beta_j h_j^(q-1) (psi_j* - psi_j))], formed on a copy
+      // so that a non-finite step leaves the last good w in place; sparse psi touch only their
+      // entries.  With m = 1 the scale is -eta exactly: the single-example learner, bit for bit.
       const double eta = steps.stepSize(t);
+      const double scale = -eta / static_cast<double>(m);
       next = (1.0 - eta * params_.lambda) * w;
-      addTermSubgradient(augmented, w, params_.q, -eta, next);
+      for (std::size_t j = 0; j < m; ++j) addTermSubgradient(augmented[j], w, params_.q, scale, next);
       params_.projection->project(next);
       if (!next.allFinite()) {
         info = Info::NumericalIssue;
@@ -88,7 +105,7 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
       iterations_ = t;
       if (callback_) {
         weights_ = w;
-        if (!report({t, cumulative_loss_ / static_cast<double>(t), w.norm(), elapsed()})) {
+        if (!report({t, cumulative_loss_ / static_cast<double>(prediction_losses_.size()), w.norm(), elapsed()})) {
           info = Info::NoConvergence;
           message = "stopped by the callback at round " + std::to_string(t);
           stopped = true;
@@ -96,7 +113,7 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
       }
     }
     if (!prediction_losses_.empty()) {
-      trace_.push_back({t, cumulative_loss_ / static_cast<double>(t), w.norm(), elapsed()});
+      trace_.push_back({t, cumulative_loss_ / static_cast<double>(prediction_losses_.size()), w.norm(), elapsed()});
     }
     if (!stopped && weight_check_) {
       const Eigen::VectorXd model = params_.averaging != Averaging::None && average.count() > 0 ? average.mean() : w;
@@ -114,6 +131,18 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
       info = Info::Success;
       message = "an epoch moved w less than the tolerance (epoch " + std::to_string(epoch) + ")";
       stopped = true;
+    }
+  }
+  // An oracle that failed mid-epoch leaves the last iterate it could plan on, which no epoch's
+  // weight check has seen (iterates may stray): it must pass the check too, or the last model the
+  // check accepted stands.
+  if (info == Info::NumericalIssue && !refused && weight_check_) {
+    const long failed_epoch = epoch - 1;  // the loop stepped past the epoch that stopped
+    if (const std::string why = rejected(w); !why.empty()) {
+      message = "the model after epoch " + std::to_string(failed_epoch) + " " + why + "; kept the model of " +
+                (failed_epoch > 1 ? "epoch " + std::to_string(failed_epoch - 1) : std::string("the starting point")) +
+                " (" + message + ")";
+      refused = true;
     }
   }
   weights_ = w;

@@ -266,6 +266,106 @@ TEST_CASE("stopping by tolerance, time budget and callback is reported through i
   CHECK(cancelled.message().find("callback") != std::string::npos);
 }
 
+TEST_CASE("online mini-batches: k = 1 is the single-example learner bit for bit, and no result depends on the threads") {
+  Random rng(11);
+  auto examples = test::randomMulticlass(rng, 50, 4, 5);
+  const ExampleList list = test::listOf(examples);
+  const auto box = std::make_shared<BoxProjection>(BoxProjection::nonnegative(20));
+  OnlineGreedyProjection::Params p;
+  p.lambda = 0.05;
+  p.projection = box;
+  p.shuffle = true;
+  p.seed = 4;
+  p.stop.max_iterations = 3;
+
+  // The single-example learner written out: shuffled order, predict, loss-augmented call,
+  // w <- P[(1 - eta lambda) w - eta g_t] with eta = 1/(lambda t), the last iterate returned.
+  Eigen::VectorXd w = Eigen::VectorXd::Zero(20), next;
+  std::vector<std::size_t> order(list.size());
+  std::iota(order.begin(), order.end(), 0);
+  Random shuffler(p.seed);
+  std::vector<double> losses;
+  OracleResult prediction, augmented;
+  long t = 0;
+  for (long epoch = 0; epoch < p.stop.max_iterations; ++epoch) {
+    shuffler.shuffle(order.begin(), order.end());
+    for (std::size_t i : order) {
+      list[i]->solve(w, 0.0, prediction);
+      list[i]->solve(w, 1.0, augmented);
+      losses.push_back(prediction.loss);
+      const double eta = 1.0 / (p.lambda * static_cast<double>(++t));
+      next = (1.0 - eta * p.lambda) * w;
+      addTermSubgradient(augmented, w, p.q, -eta, next);
+      box->project(next);
+      w.swap(next);
+    }
+  }
+  REQUIRE(w.norm() > 0.0);
+
+  for (int threads : {1, 2, 3}) {
+    OnlineGreedyProjection::Params single = p;
+    single.threads = threads;
+    OnlineGreedyProjection learner(single);
+    CAPTURE(threads);
+    CHECK(learner.train(list) == w);
+    CHECK(learner.predictionLosses() == losses);
+    CHECK(learner.iterations() == 150);
+  }
+
+  // k = 4 (50 = 12 x 4 + 2: each epoch ends with a step of 2): the same weights with any thread
+  // count, ceil(50 / 4) = 13 steps an epoch, a prediction per example, and not the k = 1 weights.
+  Eigen::VectorXd batched[3];
+  for (int threads : {1, 2, 0}) {
+    OnlineGreedyProjection::Params mini = p;
+    mini.batch = 4;
+    mini.threads = threads;
+    OnlineGreedyProjection learner(mini);
+    long callbacks = 0;
+    learner.setCallback([&](const TraceRecord& r) {
+      CHECK(r.iteration == ++callbacks);
+      return true;
+    });
+    batched[threads == 0 ? 2 : threads - 1] = learner.train(list);
+    CAPTURE(threads);
+    CHECK(learner.iterations() == 39);
+    CHECK(callbacks == 39);
+    CHECK(learner.predictionLosses().size() == 150);
+    CHECK(box->contains(learner.weights()));
+  }
+  CHECK(batched[0] == batched[1]);
+  CHECK(batched[0] == batched[2]);
+  CHECK(batched[0] != w);
+
+  // The mini-batch step is the mean of the batch's terms: one epoch of one step over all the
+  // examples (k = n) from w = 0, eta = 1 / lambda, is -1/(lambda n) sum_i g_i, projected.
+  OnlineGreedyProjection::Params whole = p;
+  whole.batch = 1000;  // more than the examples: one step of all of them
+  whole.stop.max_iterations = 1;
+  OnlineGreedyProjection one_step(whole);
+  Eigen::VectorXd expected = Eigen::VectorXd::Zero(20);
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(20);
+  for (const StructuredExample* e : list) {
+    e->solve(zero, 1.0, augmented);
+    addTermSubgradient(augmented, zero, p.q, -1.0 / (p.lambda * static_cast<double>(list.size())), expected);
+  }
+  box->project(expected);
+  CHECK((one_step.train(list) - expected).norm() <= 1e-12 * std::max(1.0, expected.norm()));
+  CHECK(one_step.iterations() == 1);
+
+  // A learner setting says how many steps the progress bar counts, and refuses bad values.
+  LearnerSettings settings;
+  settings.kind = LearnerKind::Online;
+  settings.online.stop.max_iterations = 3;
+  settings.online.batch = 4;
+  CHECK(settings.callbacks(50) == 39);
+  CHECK(settings.describe().find("mini-batches of 4") != std::string::npos);
+  settings.online.batch = 0;
+  CHECK_THROWS_AS(makeLearner(settings), InvalidArgument);
+  settings.online.batch = 1;
+  settings.online.threads = -1;
+  CHECK_THROWS_AS(makeLearner(settings), InvalidArgument);
+}
+
 TEST_CASE("learners keep w in the projection's set and refuse bad parameters") {
   Random rng(7);
   auto examples = test::randomMulticlass(rng, 40, 3, 4);

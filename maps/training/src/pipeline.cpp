@@ -224,7 +224,7 @@ TrainedCostModel train(const TrainingData& training, const PipelineSettings& con
 
   LearnerSettings learner_settings = config.learner;
   learner_settings.setProjection(positive);
-  if (config.threads >= 0) learner_settings.batch.threads = config.threads;
+  if (config.threads >= 0) learner_settings.batch.threads = learner_settings.online.threads = config.threads;
   const int pool_threads = config.learner.kind == LearnerKind::Batch ? learner_settings.batch.threads : 1;
   const std::unique_ptr<Learner> learner = makeLearner(learner_settings);
   std::vector<const FeatureMap*> maps;  // the learner stops at the last model inside CostLimits on them

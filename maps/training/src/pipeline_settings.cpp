@@ -142,6 +142,7 @@ CostLearnerSettings::CostLearnerSettings() {
   online.stop.max_iterations = 20;
   online.averaging = Averaging::LateWeighted;
   online.shuffle = true;
+  online.threads = 0;
   batch.lambda = 1e-4;
   batch.steps = StepSchedule::constant(10.0);
   batch.stop.max_iterations = 100;

@@ -36,7 +36,7 @@ struct LearnerSettings {
   /// plane is unconstrained and ignores it: do not choose it where w must stay in a set).
   void setProjection(const ProjectionPtr& projection);
   /// How many times the callback is called at most on `examples` examples: batch or cutting-plane
-  /// iterations, or online rounds (epochs x examples).  For progress bars.
+  /// iterations, or online steps (epochs x ceil(examples / batch)).  For progress bars.
   long callbacks(long examples) const;
   /// One line for a table: "online GP, lambda 0.01, 20 epochs, averaging late_weighted".
   std::string describe() const;

@@ -8,6 +8,18 @@
 // Thm 3.2 bounds the cumulative prediction loss, which grows sublinearly on a realisable stream;
 // cumulativeLoss() and the running mean in the trace show it.  Several epochs over a fixed
 // training set turn it into a stochastic subgradient method for eq. 4 (average the iterates then).
+//
+// Mini-batches (Params::batch = k > 1): a step takes the next k examples of the epoch's order,
+// predicts on each and calls each one's loss-augmented oracle, all at the same w, and steps along
+// the mean of their terms' subgradients:
+//     w <- P_W[w - 1/(lambda t) (lambda w + 1/m sum_{i in batch} q beta_i h_i^(q-1) (psi_i* - psi_i))]
+// with t counting STEPS (not examples) and m = k, or what is left of the epoch for its last batch.
+// The 1/(lambda t) schedule is kept per step: each mini-batch term is lambda-strongly convex, as a
+// single example's is, so the schedule and its O(log T / T) guarantee carry over with T steps; a
+// step's subgradient just has less variance.  An epoch makes ceil(n / k) steps instead of n.
+// k = 1 is the learner above, bit for bit.  The 2m oracle calls of a step run on Params::threads
+// threads (k = 1 too: the prediction and the loss-augmented call at once); each result lands in its
+// own slot and the sum runs in example order, so the weights do not depend on the thread count.
 #pragma once
 
 #include <mmp/core/averaging.hpp>
@@ -30,6 +42,8 @@ class OnlineGreedyProjection : public Learner {
     StopCriteria stop;                ///< max_iterations counts epochs over the examples
     bool shuffle = false;             ///< visit each epoch in a new random order
     std::uint64_t seed = 1;           ///< for shuffle (mmp::Random: the same orders with every standard library)
+    int batch = 1;                    ///< k >= 1: examples per step, their subgradients averaged
+    int threads = 1;                  ///< oracle calls at once (>= 0, 0 = all cores); results do not depend on it
   };
 
   explicit OnlineGreedyProjection(Params params);
@@ -38,7 +52,9 @@ class OnlineGreedyProjection : public Learner {
       Learner::train, and
       ensures
           - the result is the average of the iterates if averaging is on
-          - predictionLosses()[t-1] is L_t(y_t*) of round t, predicted before the update of round t
+          - predictionLosses()[j] is L(y*) of the j-th example visited, predicted before the step
+            that uses that example (with k = 1: round j + 1)
+          - iterations() counts steps: ceil(n / k) an epoch
   !*/
   const Eigen::VectorXd& train(const ExampleList& examples, Eigen::VectorXd initial = Eigen::VectorXd()) override;
   LearnerKind kind() const override { return LearnerKind::Online; }

@@ -151,7 +151,7 @@ struct PipelineSettings {
   CostLearnerSettings learner;
   EvaluationSettings evaluation;
   ClassifierSettings classifier;
-  /// Threads for the batch learner's oracle calls and the classifiers (-1: the learner's setting,
+  /// Threads for the batch and online learners' oracle calls and the classifiers (-1: the learners' settings,
   /// 0: all cores).  The results do not depend on it.
   int threads = -1;
 
