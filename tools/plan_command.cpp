@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 namespace mmp::tools {
 namespace {
@@ -235,10 +236,15 @@ void printRaw(const std::string& raw, const WorldFrame& frame) {
 void runCostmap(const CostmapOptions& o) {
   if (o.png.empty() && o.nav2.empty()) {  // the raw costs alone: streamed band by band, for images larger than memory
     const CostModel model = CostModel::load(o.model);
+    std::optional<ColourStatistics> colours;  // a network that standardises colours: a first pass for them
+    if (model.needsColourStatistics()) {
+      ImageRows first = o.frame.named([&] { return ImageRows(o.image, o.frame.settings()); });
+      colours = colourStatistics(first);
+    }
     ImageRows image = o.frame.named([&] { return ImageRows(o.image, o.frame.settings()); });
     CostRasterInfo info;
     try {
-      info = writeCostRaster(model, image, o.raw, o.tiles);
+      info = writeCostRaster(model, image, o.raw, o.tiles, {}, colours ? &*colours : nullptr);
     } catch (const DataError& e) {
       throw DataError(std::string(e.what()) + " (on '" + o.image + "')");
     }
