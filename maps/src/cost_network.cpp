@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace mmp {
@@ -103,6 +104,10 @@ void NetworkShape::validate() const {
   }
   if (members < 1 || members > 16) fail("members", std::to_string(members), "1 to 16");
   if (!(kappa >= 0.0 && kappa <= 10.0)) fail("kappa", numberText(kappa), "0 to 10");
+  if (classes < 0 || classes > 64) fail("classes", std::to_string(classes), "0 (a cost network) to 64");
+  if (classes > 0 && (preferred < 0 || preferred >= classes)) fail("preferred", std::to_string(preferred), "0 to classes - 1");
+  // log(1 + 1000) < kBound: a segmenter's costs stay inside the bounds a cost network's do.
+  if (!(cost_scale > 0.0 && cost_scale <= 1000.0)) fail("cost_scale", numberText(cost_scale), "a number in (0, 1000]");
 }
 
 std::string NetworkShape::describe() const {
@@ -111,6 +116,7 @@ std::string NetworkShape::describe() const {
        << (normalise ? "image-normalised" : "fixed-scale") << " colours, " << members
        << (members == 1 ? " member" : " members");
   if (members > 1) text << ", kappa " << numberText(kappa);
+  if (classes > 0) text << ", a segmenter of " << classes << " classes, cost 1 + " << numberText(cost_scale) << " (1 - p(class " << preferred << "))";
   return text.str();
 }
 
@@ -131,7 +137,7 @@ std::vector<ConvLayer> networkLayers(const NetworkShape& shape) {
   };
   for (int d : shape.dilations) add(shape.channels, 3, d, true);
   add(shape.channels, 1, 1, true);
-  add(1, 1, 1, false);
+  add(shape.classes > 0 ? shape.classes : 1, 1, 1, false);
   return layers;
 }
 
@@ -203,6 +209,16 @@ CostNetwork::CostNetwork(NetworkShape shape, std::vector<std::vector<ConvLayer>>
   }
 }
 
+double CostNetwork::memberLogCost(const std::vector<float>& output, std::size_t plane, std::size_t s) const {
+  if (shape_.classes == 0) return NetworkShape::kBound * std::tanh(static_cast<double>(output[s]) / NetworkShape::kBound);
+  double highest = -std::numeric_limits<double>::infinity();
+  for (int c = 0; c < shape_.classes; ++c) highest = std::max(highest, static_cast<double>(output[c * plane + s]));
+  double sum = 0.0;
+  for (int c = 0; c < shape_.classes; ++c) sum += std::exp(output[c * plane + s] - highest);
+  const double p = std::exp(output[static_cast<std::size_t>(shape_.preferred) * plane + s] - highest) / sum;
+  return std::log1p(shape_.cost_scale * (1.0 - p));
+}
+
 int CostNetwork::reachCells() const {
   int reach = 0;
   for (int d : shape_.dilations) reach += d;
@@ -227,7 +243,7 @@ void CostNetwork::logCosts(const std::vector<float>& inputs, int rows, int cols,
       x = &b;
     }
     for (std::size_t s = 0; s < plane; ++s) {
-      const double l = NetworkShape::kBound * std::tanh(static_cast<double>((*x)[s]) / NetworkShape::kBound);
+      const double l = memberLogCost(*x, plane, s);
       out[s] += l;
       squares[s] += l * l;
     }
@@ -246,6 +262,11 @@ void CostNetwork::store(Model& model) const {
   model.settings["network.normalise"] = shape_.normalise ? "true" : "false";
   model.settings["network.members"] = std::to_string(shape_.members);
   model.settings["network.kappa"] = numberText(shape_.kappa);
+  if (shape_.classes > 0) {
+    model.settings["network.classes"] = std::to_string(shape_.classes);
+    model.settings["network.preferred"] = std::to_string(shape_.preferred);
+    model.settings["network.cost_scale"] = exactNumberText(shape_.cost_scale);
+  }
   for (std::size_t m = 0; m < members_.size(); ++m) {
     for (std::size_t l = 0; l < members_[m].size(); ++l) {
       const ConvLayer& layer = members_[m][l];
@@ -284,13 +305,21 @@ CostNetwork CostNetwork::fromModel(const Model& model) {
   }
   shape.normalise = normalise == "true";
   shape.members = integer("network.members", setting("network.members"));
-  const std::string& kappa = setting("network.kappa");
-  try {
-    std::size_t used = 0;
-    shape.kappa = std::stod(kappa, &used);
-    if (used != kappa.size()) throw DataError("");
-  } catch (const std::exception&) {
-    throw DataError("setting 'network.kappa' = '" + kappa + "' is not a number");
+  auto number = [&](const std::string& key) {
+    const std::string& text = setting(key);
+    try {
+      std::size_t used = 0;
+      const double v = std::stod(text, &used);
+      if (used == text.size()) return v;
+    } catch (const std::exception&) {
+    }
+    throw DataError("setting '" + key + "' = '" + text + "' is not a number");
+  };
+  shape.kappa = number("network.kappa");
+  if (model.settings.count("network.classes") != 0) {
+    shape.classes = integer("network.classes", setting("network.classes"));
+    shape.preferred = integer("network.preferred", setting("network.preferred"));
+    shape.cost_scale = number("network.cost_scale");
   }
   try {
     shape.validate();

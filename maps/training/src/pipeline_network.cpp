@@ -3,12 +3,53 @@
 #include <mmp/core/error.hpp>
 #include <mmp/maps/training/learch.hpp>
 #include <mmp/maps/training/network_training.hpp>
+#include <mmp/planning/grid_planner.hpp>
 #include <mmp/planning/path.hpp>
 
 #include <chrono>
 #include <limits>
 
 namespace mmp {
+
+namespace {
+
+// A segmenter with the classifier baseline's cost scale (trainBaseline): the one of
+// config.classifier.cost_scales whose plans between the training demonstrations' ends have the lowest
+// mean cost ratio (training data only).
+CostNetwork withCostScale(const TrainingData& training, const PipelineSettings& config, const CostNetwork& network) {
+  const double impassable = impassableCost(config);
+  double best = std::numeric_limits<double>::infinity();
+  CostNetwork chosen = network;
+  for (double scale : config.classifier.cost_scales) {
+    NetworkShape shape = network.shape();
+    shape.cost_scale = scale;
+    const CostNetwork candidate(shape, network.members());
+    double sum = 0.0;
+    int count = 0;
+    for (const Region& r : training.regions) {
+      std::vector<double> log_costs;
+      candidate.logCosts(networkInputs(r.image, config.features.cell_size,
+                                       shape.normalise ? colourStatistics(r.image) : ColourStatistics{}),
+                         r.rows(), r.cols(), log_costs);
+      std::vector<double> costs(log_costs.size());
+      for (std::size_t s = 0; s < costs.size(); ++s) costs[s] = std::exp(log_costs[s]);
+      PlanScorer scorer(r, config.behaviour.preferred, impassable, config.features.cell_size);
+      GridPlanner planner(r.rows(), r.cols());
+      for (const std::vector<int>& demo : r.demonstrations) {
+        scorer.setReference(demo);
+        const PlanResult plan = planner.plan(costs, demo.front(), demo.back());
+        if (plan.status != PlanStatus::Success) continue;
+        sum += scorer.score(plan.path).cost_ratio;
+        ++count;
+      }
+    }
+    const double mean = count > 0 ? sum / count : std::numeric_limits<double>::infinity();
+    if (mean < best) best = mean, chosen = candidate;
+  }
+  return chosen;
+}
+
+}  // namespace
 
 TrainedCostModel trainNetworkModel(const TrainingData& training, const PipelineSettings& config,
                                    const std::vector<std::unique_ptr<PathExample>>& examples,
@@ -20,6 +61,12 @@ TrainedCostModel trainNetworkModel(const TrainingData& training, const PipelineS
   report.examples = static_cast<int>(examples.size());
   NetworkTrainingSettings settings = config.learner.network;
   if (config.threads >= 0) settings.threads = config.threads;
+  if (settings.segmenter) {  // the label-trained baseline: class logits, the preferred class cheap
+    settings.shape.classes = static_cast<int>(config.classes.size());
+    for (std::size_t c = 0; c < config.classes.size(); ++c) {
+      if (config.classes[c].index == config.behaviour.preferred) settings.shape.preferred = static_cast<int>(c);
+    }
+  }
   Eigen::VectorXd initial = Eigen::VectorXd::Zero(training.stack.features());  // the network alone
   if (settings.from_linear) {
     PipelineSettings linear = config;
@@ -42,7 +89,7 @@ TrainedCostModel trainNetworkModel(const TrainingData& training, const PipelineS
     image.inputs = networkInputs(r.image, config.features.cell_size, colours);
     logCosts(*r.map, initial, {}, image.linear);
     image.validation = hold_out_area && r.spec.areaName() == areas.back();
-    if (settings.label_weight > 0.0 && !r.cell_labels.empty()) {
+    if ((settings.label_weight > 0.0 || settings.segmenter) && !r.cell_labels.empty()) {
       image.labels.assign(r.cell_labels.size(), 255);
       for (std::size_t s = 0; s < r.cell_labels.size(); ++s) {
         for (std::size_t c = 0; c < config.classes.size(); ++c) {
@@ -54,7 +101,7 @@ TrainedCostModel trainNetworkModel(const TrainingData& training, const PipelineS
   for (std::size_t k = 0; k < examples.size(); ++k) images[owner[k]].examples.push_back(examples[k].get());
 
   const long total = static_cast<long>(settings.shape.members) * settings.epochs;
-  const NetworkResult result = trainNetwork(images, settings, static_cast<int>(config.classes.size()), [&](const NetworkEpoch& e) {
+  NetworkResult result = trainNetwork(images, settings, static_cast<int>(config.classes.size()), [&](const NetworkEpoch& e) {
     report.trace.push_back({e.member * (settings.epochs + 1) + e.epoch, e.objective, std::numeric_limits<double>::quiet_NaN(), e.seconds});
     if (progress) {
       progress("training (network)", static_cast<long>(e.member) * settings.epochs + e.epoch, total,
@@ -63,7 +110,8 @@ TrainedCostModel trainNetworkModel(const TrainingData& training, const PipelineS
     }
     return true;
   });
-  report.trace_value = "MMP objective sum_i beta_i [C(y_i) - min_y C_aug(y)] over the epoch's steps";
+  if (settings.segmenter) result.network = withCostScale(training, config, result.network);
+  report.trace_value = settings.segmenter ? "cross-entropy of the training labels over the epoch's steps" : "MMP objective sum_i beta_i [C(y_i) - min_y C_aug(y)] over the epoch's steps";
   report.pass_name = "epoch";
   report.info = result.message;
   report.passes = static_cast<long>(result.epochs.size());
@@ -84,6 +132,7 @@ TrainedCostModel trainNetworkModel(const TrainingData& training, const PipelineS
                                              {"trained_on", trained_on}};
   if (hold_out_area) info["network_validation_area"] = areas.back();
   if (!config.source.empty()) info["config"] = config.source;
+  if (settings.segmenter) info["segmenter_cost_scale"] = numberText(result.network.shape().cost_scale);
   CostModel model(training.stack, std::move(initial), result.network, std::move(info));
 
   // The training images' cost range and mean prediction loss under the model itself (CostModel's own

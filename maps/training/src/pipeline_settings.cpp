@@ -74,9 +74,12 @@ void validate(const PipelineSettings& settings) {
     } catch (const InvalidArgument& e) {
       throw ConfigError(at + "learner." + e.what());  // "learner.network.step = 0 is out of range: ..."
     }
-    if (settings.learner.network.label_weight > 0.0) {
+    const NetworkTrainingSettings& n = settings.learner.network;
+    if (n.label_weight > 0.0 || n.segmenter) {
       for (const RegionSpec& r : settings.train) {
-        if (!r.hasLabels()) fail("learner.network.label_weight", r.where + " has no labels for the label head");
+        if (!r.hasLabels()) {
+          fail(n.segmenter ? "learner.network.segmenter" : "learner.network.label_weight", r.where + " has no labels");
+        }
       }
     }
   }

@@ -359,6 +359,10 @@ void networkKeys(std::vector<SettingKey>& keys) {
   keys.push_back(selectable(numberKey("learner.network.label_weight", 0.0, kInf,
                                       "label-assisted: weight of an auxiliary head that predicts each cell's class (needs labels)",
                                       field(&N::label_weight))));
+  keys.push_back(booleanKey("learner.network.segmenter",
+                            "the label-trained baseline: the same network trained on the labels alone, costs 1 + a (1 - "
+                            "p(preferred class)) with the classifier baseline's choice of a (needs labels)",
+                            field(&N::segmenter)));
   keys.push_back(integerKey<std::uint64_t>("learner.network.seed", 0, kMaxSeed, "seed of the initial weights, order and augmentation",
                                            field(&N::seed)));
 }

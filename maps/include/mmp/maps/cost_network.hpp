@@ -10,6 +10,9 @@
 // at the grid's border; then a 1 x 1 convolution to `channels` with ReLU and a 1 x 1 convolution to
 // one output o.  The log-cost is kBound tanh(o / kBound): every cost lies within e^+-kBound of 1, so
 // a network's costs never leave CostLimits (cost_model.hpp) and A* needs no guard.
+// A segmenter (classes > 0; the label-trained baseline of network_training.hpp) ends in `classes`
+// logits instead, and its log-cost is that of the per-pixel classifier baseline's cost assignment,
+// log(1 + cost_scale (1 - p)), p the softmax probability of class `preferred`.
 // An ensemble of k members (trained from different seeds) gives the risk-averse log-cost
 //     mean_m l_m + kappa * spread_m l_m        (spread: the population standard deviation)
 // A cell's log-cost depends on the cells within reachCells() of it (the sum of the dilations): a tile
@@ -58,6 +61,9 @@ struct NetworkShape {
   bool normalise = true;                    ///< standardise colours by the image's own statistics
   int members = 1;                          ///< ensemble size, in [1, 16]
   double kappa = 0.0;                       ///< weight of the members' spread, in [0, 10]
+  int classes = 0;                          ///< 0: a cost network; else a segmenter of that many classes, <= 64
+  int preferred = 0;                        ///< a segmenter's cheap class, in [0, classes)
+  double cost_scale = 1.0;                  ///< a segmenter's cost scale, in (0, 1000]
 
   static constexpr int kColourInputs = 6;   ///< mean and spread of R, G, B
   static constexpr double kBound = 8.0;     ///< |log-cost| < kBound
@@ -105,6 +111,9 @@ class CostNetwork {
   static CostNetwork fromModel(const Model& model);
 
  private:
+  /// One member's log-cost of cell s from its last layer's output planes.
+  double memberLogCost(const std::vector<float>& output, std::size_t plane, std::size_t s) const;
+
   NetworkShape shape_;
   std::vector<std::vector<ConvLayer>> members_;
 };
