@@ -46,9 +46,11 @@ Json summaryJson(const MethodSummary& m) {
 
 Json traceJson(const TrainingReport& report) {
   Json records = Json::array();
-  for (const TraceRecord& r : report.trace) {
+  for (std::size_t i = 0; i < report.trace.size(); ++i) {
+    const TraceRecord& r = report.trace[i];
     records.push_back({{"iteration", r.iteration}, {"value", r.value}, {"weight_norm", r.weight_norm},
                        {"elapsed_seconds", r.elapsed_seconds}});
+    if (report.validation.size() == report.trace.size()) records.back()["validation"] = report.validation[i];
   }
   return records;
 }
@@ -283,6 +285,7 @@ Json metricsJson(const TrainingRun& r, const Json& methods, const Json& learned_
   metrics["regions"] = regions_json;
   if (r.selection) metrics["selection"] = selection;
   metrics["trace_value"] = report.trace_value;
+  if (!report.validation_value.empty()) metrics["validation_value"] = report.validation_value;
   metrics["trace"] = traceJson(report);
   return metrics;
 }

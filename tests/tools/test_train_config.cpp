@@ -227,6 +227,11 @@ TEST_CASE("every shipped train config loads, and the behaviours share every sett
     for (const char* name : {"follow_road", "hide_in_vegetation", "cross_country", "amphibious"}) {
       CAPTURE(name);
       CHECK_NOTHROW(loadTrainConfig(std::string(mmp::test::sourceDir()) + "/configs/" + name + ".yaml"));
+      // The network configs: the behaviour's config with the network learner and no selection.
+      const TrainConfig network = loadTrainConfig(std::string(mmp::test::sourceDir()) + "/configs/network/" + name + ".yaml");
+      CHECK(network.learner.hypothesis == CostHypothesis::Network);
+      CHECK_FALSE(network.select.has_value());
+      CHECK(network.behaviour.name == loadTrainConfig(std::string(mmp::test::sourceDir()) + "/configs/" + name + ".yaml").behaviour.name);
     }
   }
   for (const char* name : {"follow_road", "hide_in_vegetation", "cross_country", "amphibious"}) {

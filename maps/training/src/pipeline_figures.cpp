@@ -3,6 +3,7 @@
 #include <mmp/maps/render.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 namespace mmp {
 namespace {
@@ -48,16 +49,24 @@ cv::Mat trainingCurve(const TrainingReport& report, const std::string& behaviour
   ChartSeries series;
   series.name = report.trace_value;
   const bool batch = report.learner == LearnerKind::Batch;
-  for (const TraceRecord& r : report.trace) {
-    series.x.push_back(static_cast<double>(batch ? r.iteration : static_cast<long>(series.x.size()) + 1));
-    series.y.push_back(r.value);
+  ChartSeries validation;
+  validation.name = report.validation_value;
+  for (std::size_t i = 0; i < report.trace.size(); ++i) {
+    const TraceRecord& r = report.trace[i];
+    const double x = static_cast<double>(batch ? r.iteration : static_cast<long>(i) + 1);
+    if (std::isfinite(r.value)) series.x.push_back(x), series.y.push_back(r.value);  // NaN: an epoch scored, not stepped
+    if (report.validation.size() == report.trace.size()) validation.x.push_back(x), validation.y.push_back(report.validation[i]);
   }
   ChartStyle style;
-  style.title = "training curve: " + behaviour + " (" + describe(report.learner) + " learner)";
+  const std::string learner = report.hypothesis == CostHypothesis::Network ? "network"
+                              : report.hypothesis == CostHypothesis::Learch ? "LEARCH"
+                                                                            : describe(report.learner) + " learner";
+  style.title = "training curve: " + behaviour + " (" + learner + ")";
   style.x_label = report.pass_name;
   style.y_label = series.name;
   style.log_y = true;
-  return lineChart({series}, style);
+  if (validation.x.empty()) return lineChart({series}, style);
+  return lineChart({series, validation}, style);
 }
 
 }  // namespace mmp

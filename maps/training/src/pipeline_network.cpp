@@ -103,6 +103,7 @@ TrainedCostModel trainNetworkModel(const TrainingData& training, const PipelineS
   const long total = static_cast<long>(settings.shape.members) * settings.epochs;
   NetworkResult result = trainNetwork(images, settings, static_cast<int>(config.classes.size()), [&](const NetworkEpoch& e) {
     report.trace.push_back({e.member * (settings.epochs + 1) + e.epoch, e.objective, std::numeric_limits<double>::quiet_NaN(), e.seconds});
+    if (!std::isnan(e.validation_loss)) report.validation.push_back(e.validation_loss);
     if (progress) {
       progress("training (network)", static_cast<long>(e.member) * settings.epochs + e.epoch, total,
                (std::isnan(e.objective) ? std::string("scored") : "objective " + numberText(e.objective)) +
@@ -113,6 +114,10 @@ TrainedCostModel trainNetworkModel(const TrainingData& training, const PipelineS
   if (settings.segmenter) result.network = withCostScale(training, config, result.network);
   report.trace_value = settings.segmenter ? "cross-entropy of the training labels over the epoch's steps" : "MMP objective sum_i beta_i [C(y_i) - min_y C_aug(y)] over the epoch's steps";
   report.pass_name = "epoch";
+  if (!report.validation.empty()) {
+    report.validation_value = settings.segmenter ? "validation area: cross-entropy of the labels"
+                                                 : "validation area: mean (C(y) - min C_aug) / C(y)";
+  }
   report.info = result.message;
   report.passes = static_cast<long>(result.epochs.size());
   report.objective = std::numeric_limits<double>::quiet_NaN();  // of the last epoch that stepped

@@ -61,7 +61,7 @@ TEST_CASE("network training: settings checked by name, the report and model desc
   CHECK(std::isfinite(report.training_loss));
 }
 
-TEST_CASE("network training follows the demonstrations: the validation area's prediction loss falls") {
+TEST_CASE("network training follows the demonstrations: the left-out area's margin violation falls, the costs gain contrast") {
   if (!networkTrainingAvailable()) return;
   PipelineSettings config = networkSettings();
   config.train = {test::scene(1, 128), test::scene(2, 128), test::scene(5, 128)};
@@ -99,7 +99,7 @@ TEST_CASE("network training follows the demonstrations: the validation area's pr
   for (const NetworkEpoch& e : epochs) best = std::min(best, e.validation_loss);
   CAPTURE(epochs[0].validation_loss);
   CAPTURE(best);
-  CHECK(best < 0.8 * epochs[0].validation_loss);  // from uniform costs' (the output layer starts at 0)
+  CHECK(best < 0.9 * epochs[0].validation_loss);  // from uniform costs' (the output layer starts at 0)
   CHECK(epochs[result.kept_epochs[0]].validation_loss == best);
   std::vector<double> log_costs;
   result.network.logCosts(images[0].inputs, images[0].rows, images[0].cols, log_costs);

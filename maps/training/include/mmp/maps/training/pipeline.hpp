@@ -62,6 +62,9 @@ struct TrainingReport {
   /// one record per model evaluated (iteration = its trees, value = the LEARCH objective), passes = trees.
   CostHypothesis hypothesis = CostHypothesis::Linear;
   std::string trace_value;         ///< what the trace's values are (Learner::traceValueName)
+  /// Network training with early stopping: per trace record, the validation area's loss (else empty).
+  std::vector<double> validation;
+  std::string validation_value;    ///< what those values are
   std::string pass_name;           ///< "iteration" or "epoch"
   std::string info;                ///< why the learner stopped
   long passes = 0;                 ///< batch iterations or online epochs run
