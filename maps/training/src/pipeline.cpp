@@ -278,27 +278,34 @@ std::optional<LinearClassifier> trainBaseline(const TrainingData& training, cons
       trainPreferredClassifier(regions, config.behaviour.preferred, training.stack.baseFeatures(), config.classifier,
                                config.threads < 0 ? 0 : config.threads);
   // The cost scale: lowest mean cost ratio of the training demonstrations (training data only).
-  const double impassable = impassableCost(config);
   double best = std::numeric_limits<double>::infinity();
   for (double scale : config.classifier.cost_scales) {
-    double sum = 0.0;
-    int count = 0;
-    for (const Region& r : training.regions) {
-      const std::vector<double> costs = classifierCosts(*r.map, classifier, scale);
-      PlanScorer scorer(r, config.behaviour.preferred, impassable, config.features.cell_size);
-      GridPlanner planner(r.rows(), r.cols());
-      for (const std::vector<int>& demo : r.demonstrations) {
-        scorer.setReference(demo);
-        const PlanResult plan = planner.plan(costs, demo.front(), demo.back());
-        if (plan.status != PlanStatus::Success) continue;
-        sum += scorer.score(plan.path).cost_ratio;
-        ++count;
-      }
-    }
-    const double mean = count > 0 ? sum / count : std::numeric_limits<double>::infinity();
+    const double mean = demonstrationCostRatio(training, config, [&](const Region& r) {
+      return classifierCosts(*r.map, classifier, scale);
+    });
     if (mean < best) best = mean, classifier.cost_scale = scale;
   }
   return classifier;
+}
+
+double demonstrationCostRatio(const TrainingData& training, const PipelineSettings& config,
+                              const std::function<std::vector<double>(const Region&)>& costs) {
+  const double impassable = impassableCost(config);
+  double sum = 0.0;
+  int count = 0;
+  for (const Region& r : training.regions) {
+    const std::vector<double> region_costs = costs(r);
+    PlanScorer scorer(r, config.behaviour.preferred, impassable, config.features.cell_size);
+    GridPlanner planner(r.rows(), r.cols());
+    for (const std::vector<int>& demo : r.demonstrations) {
+      scorer.setReference(demo);
+      const PlanResult plan = planner.plan(region_costs, demo.front(), demo.back());
+      if (plan.status != PlanStatus::Success) continue;
+      sum += scorer.score(plan.path).cost_ratio;
+      ++count;
+    }
+  }
+  return count > 0 ? sum / count : std::numeric_limits<double>::infinity();
 }
 
 HoldoutResult evaluateHoldout(const PipelineSettings& config, int index, const CostModel& model,

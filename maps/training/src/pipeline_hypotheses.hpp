@@ -3,6 +3,7 @@
 
 #include <mmp/maps/training/pipeline.hpp>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -13,6 +14,11 @@ namespace mmp {
 TrainedCostModel trainLearch(const TrainingData& training, const PipelineSettings& settings,
                              const std::vector<std::unique_ptr<PathExample>>& examples,
                              const std::vector<std::size_t>& owner, const StageCallback& progress);
+
+/// The mean cost ratio of plans between the training demonstrations' ends on costs(region), against
+/// the demonstrations under the behaviour's costs: how a baseline's cost scale is chosen (training data only).
+double demonstrationCostRatio(const TrainingData& training, const PipelineSettings& settings,
+                              const std::function<std::vector<double>(const Region&)>& costs);
 
 /// The convolutional cost network (network_training.hpp) on train()'s examples, likewise: the images
 /// of the last training area score early stopping.

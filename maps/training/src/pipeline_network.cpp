@@ -3,7 +3,6 @@
 #include <mmp/core/error.hpp>
 #include <mmp/maps/training/learch.hpp>
 #include <mmp/maps/training/network_training.hpp>
-#include <mmp/planning/grid_planner.hpp>
 #include <mmp/planning/path.hpp>
 
 #include <chrono>
@@ -17,33 +16,20 @@ namespace {
 // config.classifier.cost_scales whose plans between the training demonstrations' ends have the lowest
 // mean cost ratio (training data only).
 CostNetwork withCostScale(const TrainingData& training, const PipelineSettings& config, const CostNetwork& network) {
-  const double impassable = impassableCost(config);
   double best = std::numeric_limits<double>::infinity();
   CostNetwork chosen = network;
   for (double scale : config.classifier.cost_scales) {
     NetworkShape shape = network.shape();
     shape.cost_scale = scale;
     const CostNetwork candidate(shape, network.members());
-    double sum = 0.0;
-    int count = 0;
-    for (const Region& r : training.regions) {
-      std::vector<double> log_costs;
+    const double mean = demonstrationCostRatio(training, config, [&](const Region& r) {
+      std::vector<double> costs;
       candidate.logCosts(networkInputs(r.image, config.features.cell_size,
                                        shape.normalise ? colourStatistics(r.image) : ColourStatistics{}),
-                         r.rows(), r.cols(), log_costs);
-      std::vector<double> costs(log_costs.size());
-      for (std::size_t s = 0; s < costs.size(); ++s) costs[s] = std::exp(log_costs[s]);
-      PlanScorer scorer(r, config.behaviour.preferred, impassable, config.features.cell_size);
-      GridPlanner planner(r.rows(), r.cols());
-      for (const std::vector<int>& demo : r.demonstrations) {
-        scorer.setReference(demo);
-        const PlanResult plan = planner.plan(costs, demo.front(), demo.back());
-        if (plan.status != PlanStatus::Success) continue;
-        sum += scorer.score(plan.path).cost_ratio;
-        ++count;
-      }
-    }
-    const double mean = count > 0 ? sum / count : std::numeric_limits<double>::infinity();
+                         r.rows(), r.cols(), costs);
+      for (double& c : costs) c = std::exp(c);
+      return costs;
+    });
     if (mean < best) best = mean, chosen = candidate;
   }
   return chosen;

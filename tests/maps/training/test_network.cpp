@@ -141,3 +141,33 @@ TEST_CASE("network training is reproducible bit for bit at a fixed thread count,
     CHECK(std::memcmp(values.data(), b.at(name).data(), sizeof(double) * values.size()) == 0);
   }
 }
+
+TEST_CASE("the label-trained segmenter: class logits, the classifier baseline's cost assignment, saved and loaded") {
+  if (!networkTrainingAvailable()) return;
+  PipelineSettings config = networkSettings();
+  config.learner.network.segmenter = true;
+  config.classifier.cost_scales = {2, 30};
+  const TrainingData data = loadTrainingData(config);
+  const TrainedCostModel trained = train(data, config);
+  const NetworkShape& shape = trained.model.network().shape();
+  REQUIRE(shape.classes == static_cast<int>(config.classes.size()));
+  CHECK(config.classes[static_cast<std::size_t>(shape.preferred)].index == config.behaviour.preferred);
+  CHECK((shape.cost_scale == 2.0 || shape.cost_scale == 30.0));
+  CHECK(trained.report.trace_value.find("cross-entropy") != std::string::npos);
+  const cv::Mat& image = data.regions[0].image;
+  const CostGrid grid = trained.model.costs(image);
+  for (double c : grid.costs) CHECK((c >= 1.0 && c <= 1.0 + shape.cost_scale));
+  // libtorch's forward pass of the segmenter is the C++ one, to float rounding.
+  const std::vector<float> inputs = networkInputs(image, config.features.cell_size, colourStatistics(image));
+  std::vector<double> ours;
+  trained.model.network().logCosts(inputs, grid.rows, grid.cols, ours);
+  const std::vector<double> theirs = torchLogCosts(trained.model.network(), inputs, grid.rows, grid.cols);
+  for (std::size_t s = 0; s < ours.size(); ++s) CHECK(ours[s] == doctest::Approx(theirs[s]).epsilon(1e-4));
+  test::TempDir dir;
+  trained.model.save(dir.file("segmenter.mmp"));
+  CHECK(CostModel::load(dir.file("segmenter.mmp")).costs(image).costs == grid.costs);
+  PipelineSettings unlabelled = config;
+  unlabelled.train[0].synthetic.reset();
+  unlabelled.train[0].image = "somewhere.png";
+  CHECK_THROWS_WITH_AS(validate(unlabelled), doctest::Contains("learner.network.segmenter"), ConfigError);
+}
