@@ -37,7 +37,7 @@ void NetworkTrainingSettings::validate() const {
 
 std::string NetworkTrainingSettings::describe() const {
   std::ostringstream text;
-  text << shape.describe() << ", " << epochs << " epochs, AdamW " << numberText(step) << ", weight decay "
+  text << (from_linear ? "on the linear model's log-cost, " : "") << shape.describe() << ", " << epochs << " epochs, AdamW " << numberText(step) << ", weight decay "
        << numberText(weight_decay) << (augment ? ", augmented (jitter " + numberText(jitter) + ")" : ", no augmentation")
        << (early_stopping ? ", early stopping (patience " + std::to_string(patience) + ")" : "");
   if (smoothing_samples > 1) text << ", " << smoothing_samples << " smoothed plans (sigma " << numberText(smoothing_sigma) << ")";
@@ -344,6 +344,108 @@ std::vector<double> torchLogCosts(const CostNetwork& network, const std::vector<
   return sum;
 }
 
+namespace {
+
+// One AdamW step on one image (in a random symmetry and colour jitter if augmenting): the oracle's
+// visit gradient on the log-costs, plus the label head's cross-entropy; a segmenter's cross-entropy
+// alone.  Returns the step's share of the epoch's objective.
+double stepImage(Net& net, torch::optim::AdamW& adam, const NetworkImage& image, const NetworkTrainingSettings& settings,
+                 Random& rng, ThreadPool& pool) {
+  Symmetry symmetry;
+  torch::Tensor x = inputTensor(image);
+  if (settings.augment) {
+    symmetry.turns = static_cast<int>(rng.below(4));
+    symmetry.mirror = rng.below(2) == 1;
+    const float jitter = static_cast<float>(settings.jitter);
+    for (int ch = 0; ch < 3; ++ch) {  // a colour's mean and spread scale together
+      const float a = static_cast<float>(1.0 + jitter * (2.0 * rng.uniform() - 1.0));
+      const float b = static_cast<float>(jitter * (2.0 * rng.uniform() - 1.0));
+      x[0][ch].mul_(a).add_(b);
+      x[0][3 + ch].mul_(a);
+    }
+  }
+  auto [log_cost, logits] = net.forward(symmetry.apply(x));
+  adam.zero_grad();
+  double objective = 0.0;
+  torch::Tensor loss;
+  if (settings.segmenter) {
+    loss = crossEntropy(symmetry.undo(logits), image);
+    objective = loss.item<double>();
+  } else {
+    log_cost = symmetry.undo(log_cost);
+    std::vector<double> log_costs, gradient;
+    addLinear(log_cost, image, log_costs);
+    objective = oracleGradient(image, log_costs, settings, rng, pool, gradient);
+    const torch::Tensor g =
+        torch::from_blob(gradient.data(), {1, 1, image.rows, image.cols}, torch::kDouble).to(torch::kFloat);
+    loss = (log_cost * g).sum();  // its gradient with respect to the log-costs is g
+    if (settings.label_weight > 0.0) loss = loss + settings.label_weight * crossEntropy(symmetry.undo(logits), image);
+  }
+  loss.backward();
+  adam.step();
+  return objective;
+}
+
+// One member of the ensemble, trained from `seed`: epochs of one step per image of `order` (shuffled in
+// place, each member from where the last left it), the validation score before each, the best epoch's
+// network kept.  Returns false if the callback stopped it.
+bool trainMember(int member, std::uint64_t seed, const std::vector<NetworkImage>& images, std::vector<std::size_t>& order,
+                 bool validating, const NetworkTrainingSettings& settings, int classes, const NetworkCallback& callback,
+                 ThreadPool& pool, std::chrono::steady_clock::time_point start, NetworkResult& result,
+                 std::vector<std::vector<ConvLayer>>& members) {
+  torch::manual_seed(seed);
+  Random rng(seed);
+  Net net(settings.shape, settings.label_weight > 0.0 && !settings.segmenter ? classes : 0);
+  torch::optim::AdamW adam(net.parameters(), torch::optim::AdamWOptions(settings.step).weight_decay(settings.weight_decay));
+  double best = std::numeric_limits<double>::infinity();
+  int best_epoch = 0, since_best = 0;
+  std::vector<torch::Tensor> best_state = snapshot(net);
+  std::string ended = "ran " + std::to_string(settings.epochs) + " epochs";
+  bool go_on = true;
+  for (int epoch = 0; epoch <= settings.epochs && go_on; ++epoch) {
+    NetworkEpoch record;
+    record.member = member;
+    record.epoch = epoch;
+    record.objective = std::numeric_limits<double>::quiet_NaN();  // unless the epoch steps
+    record.validation_loss = validating ? validationLoss(net, images, pool) : std::numeric_limits<double>::quiet_NaN();
+    bool last = epoch == settings.epochs;  // the last network is scored, not stepped
+    if (validating && record.validation_loss < best) {
+      best = record.validation_loss;
+      best_epoch = epoch;
+      best_state = snapshot(net);
+      since_best = 0;
+    } else if (validating && ++since_best >= settings.patience) {
+      ended = "stopped after " + std::to_string(epoch) + " epochs: no better validation loss for " +
+              std::to_string(settings.patience);
+      last = true;
+    }
+    if (!last) {  // a seeded order of the training images, one step each
+      record.objective = 0.0;
+      for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
+      for (std::size_t j : order) record.objective += stepImage(net, adam, images[j], settings, rng, pool);
+    }
+    record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.epochs.push_back(record);
+    if (callback && !callback(record)) {
+      go_on = false;
+      if (!last) ended = "stopped by the callback after " + std::to_string(epoch + 1) + " epochs";
+    }
+    if (last) break;
+  }
+  if (validating) {
+    restore(net, best_state);
+    ended += "; kept epoch " + std::to_string(best_epoch) + " (validation loss " + numberText(best) + ")";
+  } else {
+    best_epoch = result.epochs.back().epoch;
+  }
+  result.kept_epochs.push_back(best_epoch);
+  result.message += (result.message.empty() ? "" : "; ") + ("member " + std::to_string(member) + ": " + ended);
+  members.push_back(net.layers(settings.shape));
+  return go_on;
+}
+
+}  // namespace
+
 NetworkResult trainNetwork(const std::vector<NetworkImage>& images, const NetworkTrainingSettings& settings, int classes,
                            const NetworkCallback& callback) {
   settings.validate();
@@ -358,104 +460,15 @@ NetworkResult trainNetwork(const std::vector<NetworkImage>& images, const Networ
   const auto usable = [&](const NetworkImage& i) { return settings.segmenter ? !i.labels.empty() : !i.examples.empty(); };
   const bool validating = settings.early_stopping &&
                           std::any_of(images.begin(), images.end(), [&](const NetworkImage& i) { return i.validation && usable(i); });
-
   std::vector<std::size_t> order;
   for (std::size_t j = 0; j < images.size(); ++j) {
     if (!images[j].validation && usable(images[j])) order.push_back(j);
   }
   NetworkResult result;
   std::vector<std::vector<ConvLayer>> members;
-  bool stopped = false;
-  for (int member = 0; member < settings.shape.members && !stopped; ++member) {
+  for (int member = 0; member < settings.shape.members; ++member) {
     const std::uint64_t seed = settings.seed + 1000003ULL * static_cast<std::uint64_t>(member);
-    torch::manual_seed(seed);
-    Random rng(seed);
-    Net net(settings.shape, settings.label_weight > 0.0 && !settings.segmenter ? classes : 0);
-    torch::optim::AdamW adam(net.parameters(), torch::optim::AdamWOptions(settings.step).weight_decay(settings.weight_decay));
-    double best = std::numeric_limits<double>::infinity();
-    int best_epoch = 0, since_best = 0;
-    std::vector<torch::Tensor> best_state = snapshot(net);
-    std::string ended = "ran " + std::to_string(settings.epochs) + " epochs";
-    for (int epoch = 0; epoch <= settings.epochs; ++epoch) {
-      NetworkEpoch record;
-      record.member = member;
-      record.epoch = epoch;
-      record.objective = std::numeric_limits<double>::quiet_NaN();  // unless the epoch steps
-      record.validation_loss = validating ? validationLoss(net, images, pool) : std::numeric_limits<double>::quiet_NaN();
-      if (validating && record.validation_loss < best) {
-        best = record.validation_loss;
-        best_epoch = epoch;
-        best_state = snapshot(net);
-        since_best = 0;
-      } else if (validating && ++since_best >= settings.patience) {
-        ended = "stopped after " + std::to_string(epoch) + " epochs: no better validation loss for " +
-                std::to_string(settings.patience);
-        record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        result.epochs.push_back(record);
-        if (callback && !callback(record)) stopped = true;
-        break;
-      }
-      if (epoch == settings.epochs) {  // the last network is scored, not stepped
-        record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        result.epochs.push_back(record);
-        if (callback && !callback(record)) stopped = true;
-        break;
-      }
-      // A seeded order of the training images, one Adam step each.
-      record.objective = 0.0;
-      for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
-      for (std::size_t j : order) {
-        const NetworkImage& image = images[j];
-        Symmetry symmetry;
-        torch::Tensor x = inputTensor(image);
-        if (settings.augment) {
-          symmetry.turns = static_cast<int>(rng.below(4));
-          symmetry.mirror = rng.below(2) == 1;
-          const float j_ = static_cast<float>(settings.jitter);
-          for (int ch = 0; ch < 3; ++ch) {  // the colour means and their spreads scale together
-            const float a = static_cast<float>(1.0 + j_ * (2.0 * rng.uniform() - 1.0));
-            const float b = static_cast<float>(j_ * (2.0 * rng.uniform() - 1.0));
-            x[0][ch].mul_(a).add_(b);
-            x[0][3 + ch].mul_(a);
-          }
-        }
-        auto [log_cost, logits] = net.forward(symmetry.apply(x));
-        adam.zero_grad();
-        if (settings.segmenter) {  // the labels alone
-          torch::Tensor loss = crossEntropy(symmetry.undo(logits), image);
-          record.objective += loss.item<double>();
-          loss.backward();
-          adam.step();
-          continue;
-        }
-        log_cost = symmetry.undo(log_cost);
-        std::vector<double> log_costs, gradient;
-        addLinear(log_cost, image, log_costs);
-        record.objective += oracleGradient(image, log_costs, settings, rng, pool, gradient);
-        const torch::Tensor g = torch::from_blob(gradient.data(), {1, 1, image.rows, image.cols}, torch::kDouble)
-                                    .to(torch::kFloat);
-        torch::Tensor loss = (log_cost * g).sum();
-        if (settings.label_weight > 0.0) loss = loss + settings.label_weight * crossEntropy(symmetry.undo(logits), image);
-        loss.backward();
-        adam.step();
-      }
-      record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      result.epochs.push_back(record);
-      if (callback && !callback(record)) {
-        stopped = true;
-        ended = "stopped by the callback after " + std::to_string(epoch + 1) + " epochs";
-        break;
-      }
-    }
-    if (validating) {
-      restore(net, best_state);
-      ended += "; kept epoch " + std::to_string(best_epoch) + " (validation loss " + numberText(best) + ")";
-    } else {
-      best_epoch = result.epochs.back().epoch;
-    }
-    result.kept_epochs.push_back(best_epoch);
-    result.message += (result.message.empty() ? "" : "; ") + ("member " + std::to_string(member) + ": " + ended);
-    members.push_back(net.layers(settings.shape));
+    if (!trainMember(member, seed, images, order, validating, settings, classes, callback, pool, start, result, members)) break;
   }
   NetworkShape shape = settings.shape;
   shape.members = static_cast<int>(members.size());

@@ -54,11 +54,14 @@ TrainedCostModel trainNetworkModel(const TrainingData& training, const PipelineS
     }
   }
   Eigen::VectorXd initial = Eigen::VectorXd::Zero(training.stack.features());  // the network alone
+  std::string linear_start;  // how the linear start's learner stopped
   if (settings.from_linear) {
     PipelineSettings linear = config;
     linear.learner.hypothesis = CostHypothesis::Linear;
     linear.learner.costs = CostForm::Exponential;  // the start of a log-cost: w0 . f
-    initial = train(training, linear, progress).model.weights();
+    const TrainedCostModel start = train(training, linear, progress);
+    initial = start.model.weights();
+    linear_start = start.report.info;
   }
 
   // Early stopping scores the images of the last training area, which then take no step.
@@ -104,7 +107,7 @@ TrainedCostModel trainNetworkModel(const TrainingData& training, const PipelineS
     report.validation_value = settings.segmenter ? "validation area: cross-entropy of the labels"
                                                  : "validation area: mean (C(y) - min C_aug) / C(y)";
   }
-  report.info = result.message;
+  report.info = result.message + (linear_start.empty() ? "" : "; linear start: " + linear_start);
   report.passes = static_cast<long>(result.epochs.size());
   report.objective = std::numeric_limits<double>::quiet_NaN();  // of the last epoch that stepped
   for (const NetworkEpoch& e : result.epochs) {
@@ -122,6 +125,7 @@ TrainedCostModel trainNetworkModel(const TrainingData& training, const PipelineS
                                              {"network_stop", report.info},
                                              {"trained_on", trained_on}};
   if (hold_out_area) info["network_validation_area"] = areas.back();
+  if (!linear_start.empty()) info["network_start"] = linear_start;
   if (!config.source.empty()) info["config"] = config.source;
   if (settings.segmenter) info["segmenter_cost_scale"] = numberText(result.network.shape().cost_scale);
   CostModel model(training.stack, std::move(initial), result.network, std::move(info));
