@@ -9,9 +9,13 @@
 namespace mmp {
 bool settingApplies(const PipelineSettings& s, const std::string& key) {
   const bool learch = s.learner.hypothesis == CostHypothesis::Learch;
+  const bool network = s.learner.hypothesis == CostHypothesis::Network;
   if (key.rfind("learner.learch.", 0) == 0) return learch;
-  if (key == "learner.costs" || key == "learner.calibrate_bias") return !learch;
-  if (key == "learner.lambda" || key == "learner.passes") return !learch || s.learner.learch.from_linear;
+  if (key.rfind("learner.network.", 0) == 0) return network;
+  if (key == "learner.costs" || key == "learner.calibrate_bias") return !learch && !network;
+  if (key == "learner.lambda" || key == "learner.passes") {
+    return learch ? s.learner.learch.from_linear : network ? s.learner.network.from_linear : true;
+  }
   return true;
 }
 

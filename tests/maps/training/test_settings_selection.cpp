@@ -3,12 +3,14 @@
 #include "maps/training/training_support.hpp"
 
 #include <mmp/core/error.hpp>
+#include <mmp/maps/training/network_training.hpp>
 #include <mmp/maps/training/pipeline.hpp>
 #include <mmp/maps/training/settings_selection.hpp>
 
 #include <doctest/doctest.h>
 #include <opencv2/imgcodecs.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <set>
@@ -189,6 +191,28 @@ TEST_CASE("settings selection skips a key that does not apply at the current cho
   CHECK(learch.candidates[1].values.at("learner.learch.step") == "1");
   CHECK(learch.candidates[1].values.at("learner.costs") == "linear");
   CHECK(learch.settings.learner.hypothesis == CostHypothesis::Learch);
+}
+
+TEST_CASE("settings selection can choose the network, whose own keys apply to it alone") {
+  if (!networkTrainingAvailable()) return;
+  PipelineSettings s = twoAreaSettings();
+  s.learner.network.shape.channels = 4;
+  s.learner.network.shape.dilations = {1, 2};
+  s.learner.network.epochs = 2;
+  s.learner.network.threads = 1;
+  const SelectionResult r = selectSettings(
+      s, {{{"learner.kind", {"batch", "network"}}, {"learner.costs", {"linear", "exponential"}},
+           {"learner.network.step", {"0.003", "0.01"}}}});
+  // batch, then network; then the cost form if batch won (it changes no network), or the network's
+  // step if the network won (it changes no linear model).
+  REQUIRE(r.candidates.size() == 3);
+  CHECK(r.candidates[1].values.at("learner.kind") == "network");
+  for (const auto& c : r.candidates) CHECK(std::isfinite(c.cost_ratio_mean));
+  if (r.settings.learner.hypothesis == CostHypothesis::Network) {
+    CHECK(r.candidates[2].values.at("learner.network.step") == "0.01");
+  } else {
+    CHECK(r.candidates[2].values.at("learner.costs") == "exponential");
+  }
 }
 
 TEST_CASE("a candidate whose training fails is kept with its failure and the search goes on") {
