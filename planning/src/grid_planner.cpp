@@ -162,11 +162,11 @@ PlanResult GridPlanner::run(double min_cost, double max_cost, const CellCosts* l
   // width.  With the heuristic scaled by (1 - e) min_cost instead of min_cost, a step of length L
   // keeps at least e min_cost L >= e min_cost, so buckets of width e min_cost are settled: the search
   // stays exact with no heap at all (Dijkstra is e = 1).  When the cost range is too wide for that
-  // many buckets (or unbounded), the open list is a radix heap, exact in key order whatever the
-  // range, and the heuristic takes the full min_cost.
+  // many buckets (or unbounded), the queue keeps its buckets ordered and the heuristic takes the
+  // full min_cost.
   constexpr double kSettledShare = 0.25;  // e for A*
   const double share = goal >= 0 ? kSettledShare : 1.0;
-  const bool settled = BucketQueue::bucketsFor(span, share * min_cost) <= BucketQueue::kMaxBuckets;
+  const bool settled = BucketQueue<false>::bucketsFor(span, share * min_cost) <= BucketQueue<false>::kMaxBuckets;
   const double h_scale = goal < 0 ? 0.0 : settled ? (1.0 - share) * min_cost : min_cost;
   const double width = settled ? share * min_cost : min_cost;
   const int from = padded(start), to = goal >= 0 ? padded(goal) : -1;
@@ -214,11 +214,7 @@ bool GridPlanner::search(const CellCosts* lazy, int start, int goal, double h_sc
   int offset[8];
   for (int k = 0; k < 8; ++k) offset[k] = kRowStep[k] * stride_ + kColStep[k];
   const double start_key = heuristic(start / stride_, start % stride_);
-  if constexpr (std::is_same_v<Queue, RadixHeap>) {
-    open.reset(start_key);
-  } else {
-    open.reset(start_key, width, span);
-  }
+  open.reset(start_key, width, span);
 
   Record* records = records_.data();
   std::uint8_t* step_in = step_in_.data();

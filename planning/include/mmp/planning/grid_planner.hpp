@@ -24,15 +24,12 @@
 // a cell the search prefetches the records and step bytes around the cell it will expand a few
 // pops later (settled buckets), which took a full search from ~48 to ~35 ms at 1024^2.
 //
-// The open list is a BucketQueue (O(1) pushes and pops, no comparisons) while the cost range is
-// below about 10000:1 (16000:1 for a full search), else a RadixHeap over the keys' bits, whose cost
-// per entry does not grow with the range (a binary heap took 158 ns per expansion on a 4e8:1 oracle
-// call of tile 8_004, the radix heap about half).  The planner keeps its search state between calls, so repeated searches on one
+// The open list is a BucketQueue: O(1) pushes, and no heap at all unless the cost range exceeds
+// about 10000:1.  The planner keeps its search state between calls, so repeated searches on one
 // grid size allocate nothing.  Not thread-safe: use one planner per thread.
 #pragma once
 
 #include <mmp/planning/bucket_queue.hpp>
-#include <mmp/planning/radix_heap.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -148,8 +145,8 @@ class GridPlanner {
   std::vector<Record> records_;
   std::vector<std::uint8_t> step_in_;  // direction of the step into each reached cell
   double lazy_lower_ = 0.0, lazy_upper_ = 0.0;  // the bounds of the lazy search under way
-  RadixHeap ordered_;          // A* or Dijkstra over a cost range too wide for settled buckets
-  BucketQueue settled_;        // Dijkstra, or A* over a narrow cost range
+  BucketQueue<true> ordered_;   // A*, or Dijkstra over a cost range too wide for settled buckets
+  BucketQueue<false> settled_;  // Dijkstra
 };
 
 }  // namespace mmp
