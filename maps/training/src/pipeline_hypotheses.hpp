@@ -9,6 +9,10 @@
 
 namespace mmp {
 
+/// The start of LEARCH's and the network's log-cost (their `start: online | batch`): train() with the
+/// linear hypothesis and exponential costs, so that its weights w0 give the log-cost w0 . f.
+TrainedCostModel linearStart(const TrainingData& training, const PipelineSettings& settings, const StageCallback& progress);
+
 /// LEARCH on train()'s examples (owner[k]: the training region of example k), with the report and
 /// model info train() gives.
 TrainedCostModel trainLearch(const TrainingData& training, const PipelineSettings& settings,

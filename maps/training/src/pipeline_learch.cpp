@@ -9,6 +9,13 @@
 
 namespace mmp {
 
+TrainedCostModel linearStart(const TrainingData& training, const PipelineSettings& config, const StageCallback& progress) {
+  PipelineSettings linear = config;
+  linear.learner.hypothesis = CostHypothesis::Linear;
+  linear.learner.costs = CostForm::Exponential;  // the start of a log-cost: w0 . f
+  return train(training, linear, progress);
+}
+
 TrainedCostModel trainLearch(const TrainingData& training, const PipelineSettings& config,
                              const std::vector<std::unique_ptr<PathExample>>& examples,
                              const std::vector<std::size_t>& owner, const StageCallback& progress) {
@@ -18,12 +25,7 @@ TrainedCostModel trainLearch(const TrainingData& training, const PipelineSetting
   report.learner = config.learner.kind;
   report.examples = static_cast<int>(examples.size());
   Eigen::VectorXd initial = Eigen::VectorXd::Zero(training.stack.features());  // uniform costs
-  if (config.learner.learch.from_linear) {
-    PipelineSettings linear = config;
-    linear.learner.hypothesis = CostHypothesis::Linear;
-    linear.learner.costs = CostForm::Exponential;  // the start of a log-cost: w0 . f
-    initial = train(training, linear, progress).model.weights();
-  }
+  if (config.learner.learch.from_linear) initial = linearStart(training, config, progress).model.weights();
   LearchSettings settings = config.learner.learch;
   if (config.threads >= 0) settings.threads = config.threads;
   std::vector<const PathExample*> list;

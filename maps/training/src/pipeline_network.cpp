@@ -56,10 +56,7 @@ TrainedCostModel trainNetworkModel(const TrainingData& training, const PipelineS
   Eigen::VectorXd initial = Eigen::VectorXd::Zero(training.stack.features());  // the network alone
   std::string linear_start;  // how the linear start's learner stopped
   if (settings.from_linear) {
-    PipelineSettings linear = config;
-    linear.learner.hypothesis = CostHypothesis::Linear;
-    linear.learner.costs = CostForm::Exponential;  // the start of a log-cost: w0 . f
-    const TrainedCostModel start = train(training, linear, progress);
+    const TrainedCostModel start = linearStart(training, config, progress);
     initial = start.model.weights();
     linear_start = start.report.info;
   }
