@@ -12,10 +12,10 @@
 // raises them where the plans went.  Its mean over the image's passable cells is subtracted: scaling
 // every cost alike changes no plan, only R's scale, so that component would merely shrink every cost
 // until the bounded log-cost saturates (measured: R fell 250-fold in one epoch while the plans did not
-// improve).  g is back-propagated through the network (libtorch autograd)
-// and AdamW takes the step, with (decoupled) weight decay as the regulariser: with Adam's L2 term the decay
-// outweighed the visit gradients, which are small per weight, and held the costs near uniform.  One step per training image, the
-// images in a seeded order each epoch.
+// improve).  g is back-propagated through the network (libtorch autograd) and AdamW takes the step,
+// with (decoupled) weight decay as the regulariser: with Adam's L2 term the decay outweighed the visit
+// gradients, which are small per weight, and held the costs near uniform.  One step per training
+// image, the images in a seeded order each epoch.
 //
 // The output layer starts at zero, so epoch 0 is the start's log-cost itself (uniform costs, or the
 // linear model's) and early stopping can only keep a network that does better on the validation area.
