@@ -51,6 +51,7 @@ cv::Mat trainingCurve(const TrainingReport& report, const std::string& behaviour
   const bool batch = report.learner == LearnerKind::Batch;
   ChartSeries validation;
   validation.name = report.validation_value;
+  validation.bgr = cv::Scalar(40, 110, 230);  // orange beside the training series' blue
   for (std::size_t i = 0; i < report.trace.size(); ++i) {
     const TraceRecord& r = report.trace[i];
     const double x = static_cast<double>(batch ? r.iteration : static_cast<long>(i) + 1);
