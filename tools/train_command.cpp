@@ -148,8 +148,10 @@ void printTraining(const RunResult& run, const PipelineSettings& config) {
                 "loss per cell %.4f; training %.2f s in all\n",
                 t.cost_range[0], t.cost_range[1], t.training_loss, t.train_seconds);
   }
-  std::printf("  largest training image %s (%d cells, %d demonstrations): %.3f s per epoch\n", t.largest_region.c_str(),
-              t.largest_cells, t.largest_examples, t.largest_epoch_seconds);
+  if (!t.largest_region.empty()) {  // timed for the linear learners and LEARCH, not the network
+    std::printf("  largest training image %s (%d cells, %d demonstrations): %.3f s per epoch\n", t.largest_region.c_str(),
+                t.largest_cells, t.largest_examples, t.largest_epoch_seconds);
+  }
   if (run.classifier) {
     std::printf("  classifier baseline: %d cells, training accuracy %.3f, cost scale %g (chosen on training images)\n",
                 run.classifier->samples, run.classifier->training_accuracy, run.classifier->cost_scale);

@@ -98,7 +98,8 @@ TrainedCostModel trainNetworkModel(const TrainingData& training, const PipelineS
     return true;
   });
   if (settings.segmenter) result.network = withCostScale(training, config, result.network);
-  report.trace_value = settings.segmenter ? "cross-entropy of the training labels over the epoch's steps" : "MMP objective sum_i beta_i [C(y_i) - min_y C_aug(y)] over the epoch's steps";
+  report.trace_value = settings.segmenter ? "cross-entropy of the training labels over the epoch's steps"
+                                          : "MMP objective sum_i beta_i [C(y_i) - min_y C_aug(y)] over the epoch's steps";
   report.pass_name = "epoch";
   if (!report.validation.empty()) {
     report.validation_value = settings.segmenter ? "validation area: cross-entropy of the labels"
