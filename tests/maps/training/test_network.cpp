@@ -135,7 +135,9 @@ TEST_CASE("network training is reproducible bit for bit at a fixed thread count,
   };
   const auto a = weights(1), b = weights(1);
   REQUIRE(a.size() == 2u * 2u * (3u + 2u));  // members x layers x (weights, bias)
-  for (const auto& [name, values] : a) {
+  for (const auto& entry : a) {  // not a structured binding: Clang 14 cannot capture one
+    const std::string& name = entry.first;
+    const std::vector<double>& values = entry.second;
     CAPTURE(name);
     REQUIRE(b.at(name).size() == values.size());
     CHECK(std::memcmp(values.data(), b.at(name).data(), sizeof(double) * values.size()) == 0);
