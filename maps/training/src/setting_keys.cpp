@@ -263,15 +263,24 @@ void learnerKeys(std::vector<SettingKey>& keys) {
   }
 }
 
+// A nonlinear log-cost's start (LEARCH's, the network's): uniform, or the weights of the linear
+// learner named (which also sets learner.kind, the start's learner); from_linear says which.
+SettingKey startKey(std::string key, std::string meaning, std::function<bool&(S&)> from_linear) {
+  return selectable(choiceKey(
+      std::move(key), {"uniform", "batch", "online"}, std::move(meaning),
+      [from_linear](const S& s) {
+        return from_linear(const_cast<S&>(s)) ? describe(s.learner.kind) : std::string("uniform");
+      },
+      [from_linear](S& s, const std::string& v) {
+        from_linear(s) = v != "uniform";
+        if (from_linear(s)) s.learner.kind = parseLearnerKind(v);
+      }));
+}
+
 void learchKeys(std::vector<SettingKey>& keys) {
-  keys.push_back(selectable(choiceKey(
-      "learner.learch.start", {"uniform", "batch", "online"},
-      "LEARCH's first log-cost: uniform, or the weights of that linear learner (exponential costs)",
-      [](const S& s) { return s.learner.learch.from_linear ? describe(s.learner.kind) : std::string("uniform"); },
-      [](S& s, const std::string& v) {
-        s.learner.learch.from_linear = v != "uniform";
-        if (s.learner.learch.from_linear) s.learner.kind = parseLearnerKind(v);
-      })));
+  keys.push_back(startKey("learner.learch.start",
+                          "LEARCH's first log-cost: uniform, or the weights of that linear learner (exponential costs)",
+                          [](S& s) -> bool& { return s.learner.learch.from_linear; }));
   keys.push_back(selectable(integerKey<int>("learner.learch.rounds", 1, 100000, "trees LEARCH adds",
                                             [](S& s) -> int& { return s.learner.learch.rounds; })));
   keys.push_back(selectable(numberKey("learner.learch.step", std::numeric_limits<double>::min(), kInf,
@@ -301,14 +310,9 @@ void learchKeys(std::vector<SettingKey>& keys) {
 void networkKeys(std::vector<SettingKey>& keys) {
   using N = NetworkTrainingSettings;
   auto field = [](auto member) { return [member](S& s) -> auto& { return s.learner.network.*member; }; };
-  keys.push_back(selectable(choiceKey(
-      "learner.network.start", {"uniform", "batch", "online"},
-      "the log-cost the network adds to: 0, or the weights of that linear learner (exponential costs)",
-      [](const S& s) { return s.learner.network.from_linear ? describe(s.learner.kind) : std::string("uniform"); },
-      [](S& s, const std::string& v) {
-        s.learner.network.from_linear = v != "uniform";
-        if (s.learner.network.from_linear) s.learner.kind = parseLearnerKind(v);
-      })));
+  keys.push_back(startKey("learner.network.start",
+                          "the log-cost the network adds to: 0, or the weights of that linear learner (exponential costs)",
+                          [](S& s) -> bool& { return s.learner.network.from_linear; }));
   keys.push_back(selectable(integerKey<int>("learner.network.channels", 1, 256, "width of the network's hidden layers",
                                             [](S& s) -> int& { return s.learner.network.shape.channels; })));
   {
