@@ -13,6 +13,7 @@
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/file_io.hpp>
+#include <mmp/core/model_file.hpp>
 #include <mmp/maps/output_folder.hpp>
 #include <mmp/maps/render.hpp>
 #include <mmp/maps/training/pipeline_figures.hpp>
@@ -20,6 +21,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 namespace mmp::tools {
@@ -292,7 +294,48 @@ Json metricsJson(const TrainingRun& r, const Json& methods, const Json& learned_
   return metrics;
 }
 
-void runTrain(const TrainConfig& config) {
+std::string exactText(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", v);
+  return text;
+}
+
+// The model's provenance (`mmp info`): what made it -- mmp's version and commit, the effective config,
+// the settings selection chose, every data file's fingerprint -- and what it scored on the holdout.
+void recordProvenance(CostModel& model, const TrainConfig& config, const TrainingRun& r, const std::string& effective) {
+  model.setInfo("mmp_version", std::string(MMP_VERSION) + " (commit " + MMP_COMMIT + ")");
+  model.setInfo("config_effective", effective);
+  if (r.selection) model.setInfo("selected", valuesText(config, r.selection->candidates[r.selection->chosen].values));
+  std::string data;
+  const auto fingerprint = [&data](const char* role, const std::string& file) {
+    if (file.empty()) return;
+    data += std::string(role) + " " + std::filesystem::path(file).filename().string() + " fnv1a64:" + fileChecksum(file) + "\n";
+  };
+  for (const auto* specs : {&config.train, &config.holdout}) {
+    const char* role = specs == &config.train ? "train" : "holdout";
+    for (const RegionSpec& spec : *specs) {
+      fingerprint(role, spec.image);
+      fingerprint(role, spec.labels);
+      fingerprint(role, spec.demonstrations_file);
+    }
+  }
+  model.setInfo("data", data);
+  if (r.report.pairs == 0) return;
+  std::string areas;
+  for (const RegionSpec& spec : config.holdout) {
+    if (areas.find(spec.areaName()) == std::string::npos) areas += (areas.empty() ? "" : ",") + spec.areaName();
+  }
+  model.setInfo("holdout", std::to_string(config.holdout.size()) + " images (" + areas + "), " + std::to_string(r.report.pairs) +
+                               " start/goal pairs, evaluation seed " + std::to_string(config.evaluation.seed));
+  for (Method method : r.report.methodsScored()) {
+    const MethodSummary m = r.report.summary(method);
+    const std::string key = std::string("holdout_") + methodName(method);
+    model.setInfo(key + "_cost_ratio", exactText(m.cost_ratio_mean));
+    model.setInfo(key + "_feasible_share", exactText(m.feasible_share));
+  }
+}
+
+void runTrain(const TrainConfig& config, const std::string& effective) {
   OutputFolder output(config.output_dir);
   for (const std::string& stale : output.removedStale()) std::printf("removed '%s', left by a run that was killed\n", stale.c_str());
   std::printf("mmp train %s: behaviour '%s' (preferred class %s), %zu training and %zu holdout images\n",
@@ -320,7 +363,9 @@ void runTrain(const TrainConfig& config) {
   const Json selection = r.selection ? printSelection(config, *r.selection) : Json();
   const PipelineSettings& settings = r.settings;
   printTraining(r.run, settings);
-  r.run.trained.model.save(output.file("model.mmp"));
+  CostModel model = r.run.trained.model;
+  recordProvenance(model, config, r, effective);
+  model.save(output.file("model.mmp"));
   std::vector<std::string> outputs = {"model.mmp"};
   for (const HoldoutResult& holdout : r.run.holdouts) {
     const std::string panel = "panel_" + holdout.region.spec.name + "." + settings.evaluation.panel_format;
@@ -359,7 +404,7 @@ void runTrainCommand(const TrainOptions& options) {
   config.threads = options.threads;
   try {
     if (options.validate) runValidation(config);
-    else runTrain(config);
+    else runTrain(config, effectiveTrainConfig(options.config, options.data_root, options.overrides));
   } catch (const std::exception& e) {
     throw Error(describeFailure(e) + "\n(nothing written: '" + config.output_dir + "' keeps its previous contents)");
   }

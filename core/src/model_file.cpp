@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -17,17 +18,6 @@ constexpr char kMagic[8] = {'M', 'M', 'P', 'M', 'O', 'D', 'E', 'L'};
 constexpr char kEndMarker[8] = {'M', 'M', 'P', 'E', 'N', 'D', '!', '!'};
 // Lengths above this are treated as corruption rather than attempted as allocations.
 constexpr std::uint64_t kMaxLength = std::uint64_t{1} << 32;
-
-// FNV-1a, 64 bits: every step is a bijection of the state for a given byte, so any change of a single
-// byte changes the sum; that is the fault it is there for (a flipped or overwritten byte).
-std::uint64_t checksum(const char* data, std::size_t n) {
-  std::uint64_t h = 0xCBF29CE484222325ull;
-  for (std::size_t i = 0; i < n; ++i) {
-    h ^= static_cast<unsigned char>(data[i]);
-    h *= 0x100000001B3ull;
-  }
-  return h;
-}
 
 class Writer {
  public:
@@ -110,6 +100,31 @@ void requireFinite(const std::vector<double>& values, const std::string& path, c
 }
 
 }  // namespace
+
+// FNV-1a, 64 bits: every step is a bijection of the state for a given byte, so any change of a single
+// byte changes the sum; that is the fault it is there for (a flipped or overwritten byte).
+std::uint64_t checksum(const char* data, std::size_t n, std::uint64_t state) {
+  for (std::size_t i = 0; i < n; ++i) {
+    state ^= static_cast<unsigned char>(data[i]);
+    state *= 0x100000001B3ull;
+  }
+  return state;
+}
+
+std::string fileChecksum(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot read '" + path + "' to fingerprint it");
+  std::uint64_t state = kChecksumStart;
+  std::vector<char> buffer(1 << 16);
+  while (in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    state = checksum(buffer.data(), static_cast<std::size_t>(in.gcount()), state);
+  }
+  if (in.bad()) throw Error("cannot read '" + path + "' to fingerprint it");
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(state));
+  return hex;
+}
 
 void saveModel(const std::string& path, const Model& model) {
   if (!model.feature_names.empty() &&

@@ -115,16 +115,24 @@ CostModel CostModel::load(const std::string& path) {
     throw DataError(source + ": it holds " + std::to_string(trees.size()) + " trees (a LEARCH log-cost) but setting 'costs' is '" +
                     describe(form) + "'; trees need exponential costs");
   }
+  TrainingDomain domain;
+  try {
+    domain = TrainingDomain::fromModel(model);
+  } catch (const DataError& e) {
+    throw DataError(source + ": " + e.what());
+  }
   std::map<std::string, std::string> info;
   for (const auto& [key, value] : model.settings) {
-    if (key.rfind("features.", 0) != 0) info[key] = value;
+    if (key.rfind("features.", 0) != 0 && key.rfind("domain.", 0) != 0) info[key] = value;
   }
   try {
-    if (!trees.empty()) return CostModel(std::move(features), std::move(model.weights), std::move(trees), std::move(info), source);
-    if (!network.empty()) {
-      return CostModel(std::move(features), std::move(model.weights), std::move(network), std::move(info), source);
-    }
-    return CostModel(std::move(features), std::move(model.weights), form, std::move(info), source);
+    CostModel loaded = !trees.empty()
+                           ? CostModel(std::move(features), std::move(model.weights), std::move(trees), std::move(info), source)
+                       : !network.empty()
+                           ? CostModel(std::move(features), std::move(model.weights), std::move(network), std::move(info), source)
+                           : CostModel(std::move(features), std::move(model.weights), form, std::move(info), source);
+    loaded.setDomain(std::move(domain));
+    return loaded;
   } catch (const InvalidArgument& e) {  // weights outside the positive-cost set: the file is at fault
     throw DataError(e.what());
   }
@@ -137,6 +145,7 @@ void CostModel::save(const std::string& path) const {
   features_.store(model);
   trees_.store(model);
   network_.store(model);
+  domain_.store(model);
   saveModel(path, model);
 }
 
@@ -402,6 +411,25 @@ ColourStatistics colourStatistics(ImageRows& image) {
     sums.add(rows, image.valid().empty() ? cv::Mat() : image.valid().rowRange(top, top + rows.rows));
   }
   return sums.statistics();
+}
+
+Familiarity CostModel::familiarity(const cv::Mat& image, const cv::Mat& valid) const {
+  Familiarity f;
+  if (domain_.empty()) return f;
+  domain_.check(image, valid, f);
+  return f;
+}
+
+Familiarity familiarity(const CostModel& model, ImageRows& image) {
+  Familiarity f;
+  if (model.domain().empty()) return f;
+  const int band = 64 * model.domain().cellSize();  // rows read at once: whole cells
+  while (image.next() < image.rows()) {
+    const int top = image.next();
+    const cv::Mat rows = image.read(band);
+    model.domain().check(rows, image.valid().empty() ? cv::Mat() : image.valid().rowRange(top, top + rows.rows), f);
+  }
+  return f;
 }
 
 CostRasterInfo writeCostRaster(const CostModel& model, ImageRows& image, const std::string& tiff,

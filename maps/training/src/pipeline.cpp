@@ -199,9 +199,15 @@ std::map<std::string, std::string> modelInfo(const TrainingData& training, const
   return info;
 }
 
-}  // namespace
+// The statistics of the training images' cells (cost_model.hpp: familiarity), kept in the model.
+TrainingDomain trainingDomain(const TrainingData& training) {
+  TrainingDomain domain(training.stack.settings().cell_size);
+  for (const Region& r : training.regions) domain.add(r.image);
+  return domain;
+}
 
-TrainedCostModel train(const TrainingData& training, const PipelineSettings& config, const StageCallback& progress) {
+// train() without the training statistics.
+TrainedCostModel trainHypothesis(const TrainingData& training, const PipelineSettings& config, const StageCallback& progress) {
   const PathExample::Params params = exampleParams(config);
   std::vector<std::unique_ptr<PathExample>> examples;
   std::vector<std::size_t> owner;  // region of each example
@@ -265,6 +271,14 @@ TrainedCostModel train(const TrainingData& training, const PipelineSettings& con
   recordCostRange(training, weights, config.learner.costs, report);
   std::map<std::string, std::string> info = modelInfo(training, config, report);
   return {CostModel(training.stack, std::move(weights), config.learner.costs, std::move(info)), std::move(report)};
+}
+
+}  // namespace
+
+TrainedCostModel train(const TrainingData& training, const PipelineSettings& config, const StageCallback& progress) {
+  TrainedCostModel trained = trainHypothesis(training, config, progress);
+  trained.model.setDomain(trainingDomain(training));
+  return trained;
 }
 
 std::optional<LinearClassifier> trainBaseline(const TrainingData& training, const PipelineSettings& config) {

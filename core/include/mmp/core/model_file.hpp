@@ -27,6 +27,13 @@ struct Model {
   std::map<std::string, std::vector<double>> arrays;     ///< e.g. feature scaling
 };
 
+/// FNV-1a (64 bits) of n bytes, continuing from `state`: the model file's checksum; also the
+/// fingerprint of the data files in a model's provenance (fileChecksum).
+constexpr std::uint64_t kChecksumStart = 0xCBF29CE484222325ull;
+std::uint64_t checksum(const char* data, std::size_t n, std::uint64_t state = kChecksumStart);
+/// checksum() of a file's bytes as 16 hex digits; throws mmp::Error naming the file if it cannot be read.
+std::string fileChecksum(const std::string& path);
+
 /// Throws mmp::ModelFileError naming the path if it cannot be written or the model holds a non-finite
 /// number; the target is untouched then.
 void saveModel(const std::string& path, const Model& model);

@@ -21,6 +21,7 @@
 #include <mmp/maps/georeference.hpp>
 #include <mmp/maps/imagery.hpp>
 #include <mmp/maps/regression_tree.hpp>
+#include <mmp/maps/training_domain.hpp>
 #include <mmp/planning/cost_grid.hpp>
 
 #include <opencv2/core.hpp>
@@ -150,6 +151,16 @@ class CostModel {
   /// attained, e.g. for a fixed scale across tiles.  May be +inf for exponential costs.
   std::array<double, 2> costBounds() const;
   const std::map<std::string, std::string>& info() const { return info_; }
+  /// Sets info entry `key` (saved with the model): e.g. provenance added after training.
+  void setInfo(const std::string& key, const std::string& value) { info_[key] = value; }
+
+  /// The statistics of the cells the model was trained on (empty for a model made before they were
+  /// kept); the pipeline sets them from the training images.
+  const TrainingDomain& domain() const { return domain_; }
+  void setDomain(TrainingDomain domain) { domain_ = std::move(domain); }
+  /// How much of an image (8-bit BGR, cells where valid != 0: all if valid is empty) the training
+  /// statistics cover: Familiarity::warns() when the image is unlike the training images.
+  Familiarity familiarity(const cv::Mat& image, const cv::Mat& valid = {}) const;
   /// Where the model came from (its file), or "model": prefixed to messages.
   const std::string& source() const { return source_; }
 
@@ -168,6 +179,7 @@ class CostModel {
   CostForm form_;
   TreeEnsemble trees_;
   CostNetwork network_;
+  TrainingDomain domain_;
   std::map<std::string, std::string> info_;
   std::string source_;
 };
@@ -213,5 +225,7 @@ CostRasterInfo writeCostRaster(const CostModel& model, ImageRows& image, const s
 /// The colour statistics of every remaining row of the image (over its pixels with data): reads it
 /// to its end.
 ColourStatistics colourStatistics(ImageRows& image);
+/// model.familiarity of every remaining row of the image, read band by band: reads it to its end.
+Familiarity familiarity(const CostModel& model, ImageRows& image);
 
 }  // namespace mmp
