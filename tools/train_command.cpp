@@ -319,7 +319,9 @@ void recordProvenance(CostModel& model, const TrainConfig& config, const Trainin
       fingerprint(role, spec.demonstrations_file);
     }
   }
-  model.setInfo("data", data);
+  if (!data.empty()) model.setInfo("data", data);
+  const TrainingReport& t = r.run.trained.report;
+  model.setInfo("training_cost_range", "[" + exactText(t.cost_range[0]) + ", " + exactText(t.cost_range[1]) + "]");
   if (r.report.pairs == 0) return;
   std::string areas;
   for (const RegionSpec& spec : config.holdout) {
