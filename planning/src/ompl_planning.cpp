@@ -84,7 +84,7 @@ void checkVehicle(const OmplSettings& settings) {
   if (const char* why = carUnfit(settings.planner)) {
     std::string valid;
     for (OmplPlanner planner : omplPlanners()) {
-      if (!carUnfit(planner)) valid += (valid.empty() ? "" : ", ") + std::string(plannerName(planner));
+      if (plannerFitsVehicle(planner, settings.vehicle)) valid += (valid.empty() ? "" : ", ") + std::string(plannerName(planner));
     }
     throw InvalidArgument(std::string("planOmpl: ") + plannerName(settings.planner) + " cannot plan for " + vehicle + ": " +
                           why + "; use one of " + valid);
@@ -210,6 +210,8 @@ OmplPlanner parsePlannerName(const std::string& name) {
   }
   throw InvalidArgument("unknown OMPL planner \"" + name + "\"; valid names: " + valid + " (case-insensitive)");
 }
+
+bool plannerFitsVehicle(OmplPlanner planner, Vehicle vehicle) { return vehicle == Vehicle::Point || !carUnfit(planner); }
 
 const std::vector<Vehicle>& vehicles() {
   static const std::vector<Vehicle> all = {Vehicle::Point, Vehicle::Dubins, Vehicle::ReedsShepp};

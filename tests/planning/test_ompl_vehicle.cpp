@@ -361,6 +361,12 @@ TEST_CASE("a car's bad settings throw naming the setting and its valid range") {
                        doctest::Contains("turning radius 0 cells must be finite and > 0"), InvalidArgument);
   CHECK_THROWS_AS(vehicleSpaceInformation(shared, Vehicle::Point, 1.0), InvalidArgument);
 
+  for (OmplPlanner planner : omplPlanners()) {
+    CHECK(plannerFitsVehicle(planner, Vehicle::Point));
+    const bool tree = planner != OmplPlanner::PRMstar && planner != OmplPlanner::LazyPRMstar && planner != OmplPlanner::FMTstar;
+    CHECK(plannerFitsVehicle(planner, Vehicle::Dubins) == tree);
+    CHECK(plannerFitsVehicle(planner, Vehicle::ReedsShepp) == tree);
+  }
   for (Vehicle vehicle : vehicles()) CHECK(parseVehicleName(vehicleName(vehicle)) == vehicle);
   CHECK(parseVehicleName("Reeds_Shepp") == Vehicle::ReedsShepp);
   CHECK(parseVehicleName("DUBINS") == Vehicle::Dubins);

@@ -72,6 +72,10 @@ const char* vehicleName(Vehicle vehicle);
 /// mmp::InvalidArgument naming the name and listing the valid ones.
 Vehicle parseVehicleName(const std::string& name);
 
+/// Whether planOmpl takes the planner for the vehicle: every planner for a point; for a car-like
+/// vehicle RRT*, Informed RRT*, BIT* and ABIT* (see planOmpl's requirements for why not the others).
+bool plannerFitsVehicle(OmplPlanner planner, Vehicle vehicle);
+
 struct OmplSettings {
   OmplPlanner planner = OmplPlanner::BITstar;
   /// The longest budget (a week): the planner's deadline, now + budget, must not overflow the clock.
