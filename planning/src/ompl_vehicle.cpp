@@ -99,7 +99,10 @@ VehicleCurve::VehicleCurve(const ob::StateSpace& space, const ob::State* from, c
   // OMPL's paths: up to 3 (Dubins) or 5 (Reeds-Shepp) segments, lengths in turning radii.  A
   // segment of a rounding error's length (OMPL's words have some) would only repeat a point.
   const auto add = [this](Turn turn, double length) {
-    if (std::abs(length * radius_) > kNegligibleLength) segments_.push_back({turn, length * radius_}), length_ += std::abs(length * radius_);
+    const double cells = length * radius_;
+    if (std::abs(cells) <= kNegligibleLength) return;
+    segments_.push_back({turn, cells});
+    length_ += std::abs(cells);
   };
   if (const auto* dubins = dynamic_cast<const DubinsCar*>(&space)) {
     radius_ = dubins->radius();
@@ -130,7 +133,7 @@ VehicleCurve::VehicleCurve(const ob::StateSpace& space, const ob::State* from, c
 
 // Within a segment of n equal steps the direction turns by the same angle at each step, so the
 // points of an arc come from rotating (cos yaw, sin yaw) by it: one sincos a segment, not one a point
-// (the planners' time goes into these walks).  Each segment's end comes from advance, so rounding
+// (every motion the planners weigh or check is walked).  Each segment's end comes from advance, so rounding
 // does not carry over from one segment to the next.
 template <class Visit>
 bool VehicleCurve::walk(double max_step, Visit&& visit) const {
