@@ -9,10 +9,19 @@
 // integral (cost_field.hpp), so cost / A* cost is the planner's excess over the 8-neighbour optimum;
 // it may fall below 1 because a motion may take any angle.
 //
+// Car-like vehicles (--vehicles dubins,reeds-shepp --turning-radius R): each planner that can plan
+// for a car (plannerFitsVehicle) also plans each pair as that car, headings towards the goal at both
+// ends, under the same budget; its cost is reported over A*'s and over the same planner's (x, y)
+// plan of the pair at the same budget ("vs point"), which is always run as the reference.
+//
+// Without the images (the Dubai data, ../shared/data/aerial/dubai_hitl) it says so and exits 0.
+//
 // Runs are serial: one planner at a time (PRM* and Lazy PRM* themselves run a second thread while
 // they plan).  Budgets are wall clock, so on a shared machine every figure is under that machine's
 // load.  Prints one line per run to stderr, a table per planner and budget, and, last, one JSON line.
+#include "config.hpp"
 #include "json_output.hpp"
+#include "learner_config.hpp"
 #include "train_config.hpp"
 
 #include <mmp/core/random.hpp>
@@ -33,6 +42,7 @@
 #include <map>
 #include <numeric>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -73,9 +83,10 @@ std::vector<Pair> drawPairs(const mmp::CostGrid& grid, int count, double min_sep
   return pairs;
 }
 
-struct Cell {  // one planner at one budget, over every part and pair
+struct Cell {  // one planner for one vehicle at one budget, over every part and pair
   int runs = 0, successes = 0, approximate = 0, below_astar = 0;
-  std::vector<double> ratios;  // successes only
+  std::vector<double> ratios;        // successes only
+  std::vector<double> point_ratios;  // a car's cost over the point plan's, both successes
   double seconds = 0.0;
   long iterations = 0, iteration_runs = 0, states = 0;
 };
@@ -96,7 +107,8 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
   CLI::App app{"bench_planners: OMPL planners against exact grid A* on learned cost maps of Dubai parts"};
   std::string model_path, config_path = "configs/follow_road.yaml", data_root;
-  std::vector<std::string> images, planner_names;
+  std::vector<std::string> images, planner_names, vehicle_names = {"point"};
+  double turning_radius = 0.0;
   std::vector<double> budgets = {1.0, 5.0, 20.0};
   int pair_count = 20;
   std::uint64_t seed = 7;
@@ -112,13 +124,36 @@ int main(int argc, char** argv) {
   app.add_option("--seed", seed, "seed of the start/goal pairs")->capture_default_str();
   app.add_option("--min-separation-px", min_separation_px, "smallest start-goal distance (default: the config's evaluation one)");
   app.add_flag("--no-simplify", no_simplify, "report the planners' paths without the cost-checked shortcut");
+  app.add_option("--vehicles", vehicle_names, "point and/or cars: dubins, reeds-shepp (point always runs, as the cars' "
+                                              "reference)")
+      ->delimiter(',')
+      ->capture_default_str();
+  app.add_option("--turning-radius", turning_radius, "the cars' turning radius, pixels (world units for images with a "
+                                                     "world frame)")
+      ->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
   try {
+    const auto skip = [](const std::string& missing) {
+      std::printf("bench_planners: skipped: no %s (the Dubai data: see aerial/dubai_hitl/README.md of the data folder; "
+                  "--data-root DIR)\n", missing.c_str());
+      return 0;
+    };
+    const std::string root = mmp::tools::resolveDataRoot(data_root, mmp::tools::ConfigNode::load(config_path));
+    if (images.empty() && !std::filesystem::exists(root + "/aerial/dubai_hitl")) return skip(root + "/aerial/dubai_hitl");
+    for (const std::string& image : images) {
+      if (!std::filesystem::exists(image)) return skip("image " + image);
+    }
     const mmp::tools::TrainConfig config = mmp::tools::loadTrainConfig(config_path, data_root);
     if (images.empty()) {
       for (const mmp::RegionSpec& h : config.holdout) images.push_back(h.image);
     }
     if (min_separation_px < 0.0) min_separation_px = config.evaluation.min_separation_px;
+    std::vector<mmp::Vehicle> vehicles = {mmp::Vehicle::Point};
+    for (const std::string& name : vehicle_names) {
+      const mmp::Vehicle vehicle = mmp::parseVehicleName(name);
+      if (vehicle != mmp::Vehicle::Point) vehicles.push_back(vehicle);
+    }
+    if (vehicles.size() > 1 && turning_radius == 0.0) throw std::runtime_error("--vehicles with a car needs --turning-radius");
     std::vector<mmp::OmplPlanner> planners;
     for (const std::string& name : planner_names) planners.push_back(mmp::parsePlannerName(name));
     if (planners.empty()) planners = mmp::omplPlanners();
@@ -127,11 +162,11 @@ int main(int argc, char** argv) {
     }
     const mmp::CostModel model = mmp::CostModel::load(model_path);
 
-    std::map<std::pair<int, int>, Cell> cells;  // (planner index, budget index)
+    std::map<std::tuple<int, int, int>, Cell> cells;  // (planner index, vehicle index, budget index)
     std::vector<double> astar_ms;
     mmp::tools::Json parts = mmp::tools::Json::array();
-    std::fprintf(stderr, "%-28s %4s %-16s %7s %-16s %12s %12s %8s %8s %10s\n", "part", "pair", "planner", "budget", "status",
-                 "cost", "A* cost", "ratio", "s", "iterations");
+    std::fprintf(stderr, "%-28s %4s %-16s %-12s %7s %-16s %12s %12s %8s %8s %10s\n", "part", "pair", "planner", "vehicle",
+                 "budget", "status", "cost", "A* cost", "ratio", "s", "iterations");
     for (std::size_t part = 0; part < images.size(); ++part) {
       const auto t0 = Clock::now();
       const mmp::CostGrid grid = model.costs(mmp::loadImage(images[part]));
@@ -146,27 +181,35 @@ int main(int argc, char** argv) {
         const mmp::CellPoint goal{p.goal % grid.cols + 0.5, p.goal / grid.cols + 0.5};
         for (std::size_t i = 0; i < planners.size(); ++i) {
           for (std::size_t j = 0; j < budgets.size(); ++j) {
-            mmp::OmplSettings settings;
-            settings.planner = planners[i];
-            settings.budget_seconds = budgets[j];
-            settings.seed = static_cast<std::uint32_t>(1 + k);
-            settings.simplify = !no_simplify;
-            const mmp::OmplResult r = mmp::planOmpl(grid, start, goal, settings);
-            Cell& cell = cells[{static_cast<int>(i), static_cast<int>(j)}];
-            ++cell.runs;
-            cell.seconds += r.seconds;
-            cell.states += r.states;
-            if (r.iterations >= 0) cell.iterations += r.iterations, ++cell.iteration_runs;
-            const double ratio = r.status == mmp::OmplStatus::Success ? r.cost / p.astar_cost : NAN;
-            if (r.status == mmp::OmplStatus::Success) {
-              ++cell.successes;
-              cell.ratios.push_back(ratio);
-              cell.below_astar += ratio < 1.0;
+            double point_cost = NAN;  // the point's plan at this budget: the cars' reference (vehicles[0] is the point)
+            for (std::size_t v = 0; v < vehicles.size(); ++v) {
+              if (!mmp::plannerFitsVehicle(planners[i], vehicles[v])) continue;
+              mmp::OmplSettings settings;
+              settings.planner = planners[i];
+              settings.budget_seconds = budgets[j];
+              settings.seed = static_cast<std::uint32_t>(1 + k);
+              settings.simplify = !no_simplify;
+              settings.vehicle = vehicles[v];
+              if (v > 0) settings.turning_radius = grid.cellsOfLength(turning_radius);
+              const mmp::OmplResult r = mmp::planOmpl(grid, start, goal, settings);
+              Cell& cell = cells[{static_cast<int>(i), static_cast<int>(v), static_cast<int>(j)}];
+              ++cell.runs;
+              cell.seconds += r.seconds;
+              cell.states += r.states;
+              if (r.iterations >= 0) cell.iterations += r.iterations, ++cell.iteration_runs;
+              const double ratio = r.status == mmp::OmplStatus::Success ? r.cost / p.astar_cost : NAN;
+              if (r.status == mmp::OmplStatus::Success) {
+                ++cell.successes;
+                cell.ratios.push_back(ratio);
+                cell.below_astar += ratio < 1.0;
+                if (v == 0) point_cost = r.cost;
+                if (v > 0 && !std::isnan(point_cost)) cell.point_ratios.push_back(r.cost / point_cost);
+              }
+              cell.approximate += r.status == mmp::OmplStatus::ApproximateOnly;
+              std::fprintf(stderr, "%-28s %4zu %-16s %-12s %7g %-16s %12.2f %12.2f %8.4f %8.2f %10ld\n", name.c_str(), k,
+                           mmp::plannerName(planners[i]), mmp::vehicleName(vehicles[v]), budgets[j], mmp::describe(r.status),
+                           r.cost, p.astar_cost, ratio, r.seconds, r.iterations);
             }
-            cell.approximate += r.status == mmp::OmplStatus::ApproximateOnly;
-            std::fprintf(stderr, "%-28s %4zu %-16s %7g %-16s %12.2f %12.2f %8.4f %8.2f %10ld\n", name.c_str(), k,
-                         mmp::plannerName(planners[i]), budgets[j], mmp::describe(r.status), r.cost, p.astar_cost, ratio,
-                         r.seconds, r.iterations);
           }
         }
       }
@@ -176,34 +219,42 @@ int main(int argc, char** argv) {
                 "on a shared machine: timings are under its load; %s\n",
                 images.size(), pair_count, no_simplify ? "raw planner paths" : "paths shortcut when that lowers their cost");
     std::printf("A* (exact, 8 neighbours): mean %.1f ms per pair\n", mean(astar_ms));
-    std::printf("%-16s %7s %6s %8s %7s %11s %13s %10s %9s %8s %11s %9s\n", "planner", "budget", "runs", "success", "approx",
-                "ratio mean", "ratio median", "ratio min", "below A*", "mean s", "iterations", "states");
+    if (vehicles.size() > 1) {
+      std::printf("cars: turning radius %g (pixels, or world units of a framed image), headings towards the goal; "
+                  "\"vs point\": cost over the same planner's (x, y) plan at the same budget\n", turning_radius);
+    }
+    std::printf("%-16s %-12s %7s %6s %8s %7s %11s %13s %10s %9s %14s %16s %8s %11s %9s\n", "planner", "vehicle", "budget",
+                "runs", "success", "approx", "ratio mean", "ratio median", "ratio min", "below A*", "vs point mean",
+                "vs point median", "mean s", "iterations", "states");
     mmp::tools::Json results = mmp::tools::Json::array();
-    for (std::size_t i = 0; i < planners.size(); ++i) {
-      for (std::size_t j = 0; j < budgets.size(); ++j) {
-        const Cell& c = cells[{static_cast<int>(i), static_cast<int>(j)}];
-        const double success = static_cast<double>(c.successes) / c.runs;
-        const double ratio_min = c.ratios.empty() ? NAN : *std::min_element(c.ratios.begin(), c.ratios.end());
-        const double iterations = c.iteration_runs ? static_cast<double>(c.iterations) / c.iteration_runs : NAN;
-        std::printf("%-16s %7g %6d %7.0f%% %7d %11.4f %13.4f %10.4f %9d %8.2f %11.0f %9.0f\n", mmp::plannerName(planners[i]),
-                    budgets[j], c.runs, 100.0 * success, c.approximate, mean(c.ratios), median(c.ratios), ratio_min,
-                    c.below_astar, c.seconds / c.runs, iterations, static_cast<double>(c.states) / c.runs);
-        results.push_back({{"planner", mmp::plannerName(planners[i])},
-                           {"budget_s", budgets[j]},
-                           {"runs", c.runs},
-                           {"success_rate", success},
-                           {"approximate", c.approximate},
-                           {"ratio_mean", mean(c.ratios)},
-                           {"ratio_median", median(c.ratios)},
-                           {"ratio_min", ratio_min},
-                           {"below_astar", c.below_astar},
-                           {"mean_s", c.seconds / c.runs}});
-      }
+    for (const auto& [key, c] : cells) {  // in order of planner, vehicle, budget
+      const auto [i, v, j] = key;
+      const double success = static_cast<double>(c.successes) / c.runs;
+      const double ratio_min = c.ratios.empty() ? NAN : *std::min_element(c.ratios.begin(), c.ratios.end());
+      const double iterations = c.iteration_runs ? static_cast<double>(c.iterations) / c.iteration_runs : NAN;
+      std::printf("%-16s %-12s %7g %6d %7.0f%% %7d %11.4f %13.4f %10.4f %9d %14.4f %16.4f %8.2f %11.0f %9.0f\n",
+                  mmp::plannerName(planners[i]), mmp::vehicleName(vehicles[v]), budgets[j], c.runs, 100.0 * success,
+                  c.approximate, mean(c.ratios), median(c.ratios), ratio_min, c.below_astar, mean(c.point_ratios),
+                  median(c.point_ratios), c.seconds / c.runs, iterations, static_cast<double>(c.states) / c.runs);
+      results.push_back({{"planner", mmp::plannerName(planners[i])},
+                         {"vehicle", mmp::vehicleName(vehicles[v])},
+                         {"budget_s", budgets[j]},
+                         {"runs", c.runs},
+                         {"success_rate", success},
+                         {"approximate", c.approximate},
+                         {"ratio_mean", mean(c.ratios)},
+                         {"ratio_median", median(c.ratios)},
+                         {"ratio_min", ratio_min},
+                         {"below_astar", c.below_astar},
+                         {"ratio_point_mean", mean(c.point_ratios)},
+                         {"ratio_point_median", median(c.point_ratios)},
+                         {"mean_s", c.seconds / c.runs}});
     }
     const mmp::tools::Json line = {{"parts", parts},
                                    {"pairs_per_part", pair_count},
                                    {"min_separation_px", min_separation_px},
                                    {"simplify", !no_simplify},
+                                   {"turning_radius", turning_radius},
                                    {"parallel_runs", 1},
                                    {"astar_mean_ms", mean(astar_ms)},
                                    {"results", results}};

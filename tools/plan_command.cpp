@@ -1,7 +1,7 @@
 // `mmp plan` and `mmp costmap`: use a saved model on any image (CostModel: the model carries its
 // feature settings and scaling, so the image gets exactly the training transform).
 //   mmp plan --model M --image I --start X,Y --goal X,Y [--world] [--planner P [--budget S]] [--out path.csv]
-//            [--png plan.png]
+//            [--png plan.png] [--vehicle dubins|reeds-shepp --turning-radius R [--start-heading D] [--goal-heading D]]
 //   mmp costmap --model M --image I [--png costmap.png] [--raw costmap.tif] [--nav2 DIR] [--tile-cells N] [--threads N]
 // Both take [--resolution R --origin X,Y [--crs C]] for an image without georeference.
 #include "commands.hpp"
@@ -175,13 +175,24 @@ struct PlanOptions {
   double budget = 1.0;
   bool world = false;
   FrameOptions frame;
+  std::string vehicle = "point";
+  double turning_radius = 0.0;  ///< world units of the image's frame, pixels without one
+  std::optional<double> start_heading, goal_heading;  ///< degrees
 };
 
 // An OMPL planner between the centres of the start and goal cells; its waypoints go to --out.
 void runOmplPlan(const PlanOptions& o, const ModelOnImage& m, int start, int goal) {
   OmplSettings settings;
+  settings.vehicle = parseVehicleName(o.vehicle);
+  const bool car = settings.vehicle != Vehicle::Point;
+  constexpr double kDegree = 3.14159265358979323846 / 180.0;  // radians
+  if (car) {  // the options parser has checked that the radius (> 0) and any heading come with a car
+    settings.turning_radius = m.grid.cellsOfLength(o.turning_radius);
+    if (o.start_heading) settings.start_heading = *o.start_heading * kDegree;
+    if (o.goal_heading) settings.goal_heading = *o.goal_heading * kDegree;
+  }
   try {
-    settings.planner = parsePlannerName(o.planner);
+    settings.planner = parsePlannerName(car && o.planner == "astar" ? "rrtstar" : o.planner);
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(std::string("--planner: ") + e.what() + "; or astar, the exact grid A*");
   }
@@ -201,8 +212,13 @@ void runOmplPlan(const PlanOptions& o, const ModelOnImage& m, int start, int goa
   const PlanResult exact = astar.plan(m.grid.costs, start, goal);
   std::printf("plan (%s, %.3g s): %zu waypoints, cost %.4g under the model = %.4f x the grid A* optimum (%.4g)\n",
               plannerName(settings.planner), plan.seconds, plan.path.size(), plan.cost, plan.cost / exact.cost, exact.cost);
+  if (car) {
+    std::printf("vehicle %s, turning radius %.4g cells, heading %.1f deg at the start and %.1f at the goal\n", o.vehicle.c_str(),
+                settings.turning_radius, plan.headings.front() / kDegree, plan.headings.back() / kDegree);
+  }
   if (!o.out.empty()) {
-    writePathCsv(o.out, {plan.path}, m.grid.cell_size, m.grid.frame);
+    writePathCsv(o.out, {plan.path}, m.grid.cell_size, m.grid.frame,
+                 car ? std::vector<std::vector<double>>{plan.headings} : std::vector<std::vector<double>>{});
     std::printf("wrote %s\n", o.out.c_str());
   }
   if (!o.png.empty()) {
@@ -223,7 +239,7 @@ void runPlan(const PlanOptions& o) {
   printUnknown(static_cast<long long>(std::count_if(m.grid.unknown.begin(), m.grid.unknown.end(), [](auto u) { return u != 0; })));
   const int start = parsePoint(o.start, "--start", o.world, o.image, m.grid);
   const int goal = parsePoint(o.goal, "--goal", o.world, o.image, m.grid);
-  if (o.planner != "astar") return runOmplPlan(o, m, start, goal);
+  if (o.planner != "astar" || o.vehicle != "point") return runOmplPlan(o, m, start, goal);
   GridPlanner planner(m.grid.rows, m.grid.cols);
   const PlanResult plan = planner.plan(m.grid.costs, start, goal);
   if (plan.status != PlanStatus::Success) throw DataError("no plan from " + o.start + " to " + o.goal + ": " + plan.message);
@@ -403,12 +419,28 @@ void addPlanCommand(CLI::App& app) {
                                            "prmstar, lazyprmstar, bitstar, abitstar, fmtstar")
       ->capture_default_str();
   cmd->add_option("--budget", o->budget, "seconds an OMPL planner may take")->capture_default_str();
+  CLI::Option* vehicle = cmd->add_option("--vehicle", o->vehicle, "plan for a car over (x, y, heading): dubins (forward "
+                                                                   "only) or reeds-shepp (forward and reverse), with "
+                                                                   "--planner (rrtstar for astar); without it, a point")
+                              ->check(CLI::IsMember({"dubins", "reeds-shepp"}));
+  vehicle->needs(cmd->add_option("--turning-radius", o->turning_radius, "the car's smallest turning radius (> 0): world "
+                                                                        "units of the image's frame, pixels without one")
+                     ->check(CLI::PositiveNumber)
+                     ->needs(vehicle));
+  cmd->add_option("--start-heading", o->start_heading, "the car's heading at the start, degrees counterclockwise from east "
+                                                       "(+x) towards north (up); default: towards the goal")
+      ->needs(vehicle);
+  cmd->add_option("--goal-heading", o->goal_heading, "the car's heading at the goal, as --start-heading; default: the "
+                                                     "direction from the start to the goal")
+      ->needs(vehicle);
   o->frame.add(cmd);
   cmd->add_option("--out", o->out, "path file to write (CSV path,x,y at cell centres, plus world_x,world_y when the "
-                                   "image has a world frame; readable as demonstrations)");
+                                   "image has a world frame, and heading_deg for a car; readable as demonstrations)");
   cmd->add_option("--png", o->png, "picture of the path over the image");
   cmd->footer("Examples:\n  mmp plan --model out/demo/model.mmp --image scene.png --start 10,10 --goal 500,480 --png plan.png\n"
-              "  mmp plan --model model.mmp --image tile.tif --world --start 320010,2777262 --goal 320400,2777000 --planner bitstar");
+              "  mmp plan --model model.mmp --image tile.tif --world --start 320010,2777262 --goal 320400,2777000 --planner bitstar\n"
+              "  mmp plan --model model.mmp --image tile.tif --world --start 320010,2777262 --goal 320400,2777000 --vehicle dubins "
+              "--turning-radius 6 --start-heading 90 --out path.csv");
   cmd->callback([o] { runPlan(*o); });
 }
 

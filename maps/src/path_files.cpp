@@ -71,12 +71,14 @@ std::vector<PixelPath> readPathCsv(const std::string& file) {
         for (std::size_t i = 0; i < fields.size(); ++i) at[lower(fields[i])] = static_cast<int>(i);
         const bool pixels = at.count("x") && at.count("y"), worlds = at.count("world_x") && at.count("world_y");
         const bool known = std::all_of(at.begin(), at.end(), [](const auto& f) {
-          return f.first == "path" || f.first == "x" || f.first == "y" || f.first == "world_x" || f.first == "world_y";
+          return f.first == "path" || f.first == "x" || f.first == "y" || f.first == "world_x" || f.first == "world_y" ||
+                 f.first == "heading_deg";
         });
         if (!known || at.size() != fields.size() || (!pixels && !worlds)) {
           throw DataError(where + "the header '" + text +
                           "' must be 'x,y', 'path,x,y' (pixels), 'world_x,world_y', 'path,world_x,world_y' (world "
-                          "coordinates of the image's frame) or 'path,x,y,world_x,world_y' (pixels are used)");
+                          "coordinates of the image's frame) or 'path,x,y,world_x,world_y' (pixels are used), "
+                          "optionally with a last column 'heading_deg' (ignored)");
         }
         world = !pixels;
         columns = static_cast<int>(fields.size());
@@ -115,16 +117,30 @@ std::vector<PixelPath> readPathCsv(const std::string& file) {
 }
 
 void writePathCsv(const std::string& file, const std::vector<std::vector<CellPoint>>& paths, int cell_size,
-                  const WorldFrame& frame) {
+                  const WorldFrame& frame, const std::vector<std::vector<double>>& headings) {
+  const bool with_headings = !headings.empty();
+  for (std::size_t i = 0; with_headings && i < std::max(paths.size(), headings.size()); ++i) {
+    if (i >= paths.size() || i >= headings.size() || headings[i].size() != paths[i].size()) {
+      throw InvalidArgument("writePathCsv('" + file + "'): path " + std::to_string(i + 1) + " has " +
+                            std::to_string(i < paths.size() ? paths[i].size() : 0) + " points but " +
+                            std::to_string(i < headings.size() ? headings[i].size() : 0) + " headings");
+    }
+  }
+  constexpr double kDegreesPerRadian = 57.295779513082320877;
   std::ostringstream out;
   out.precision(12);
-  out << (frame.hasWorld() ? "path,x,y,world_x,world_y\n" : "path,x,y\n");
+  out << (frame.hasWorld() ? "path,x,y,world_x,world_y" : "path,x,y") << (with_headings ? ",heading_deg\n" : "\n");
   for (std::size_t i = 0; i < paths.size(); ++i) {
-    for (const CellPoint& p : paths[i]) {
+    for (std::size_t k = 0; k < paths[i].size(); ++k) {
+      const CellPoint& p = paths[i][k];
       out << i + 1 << "," << p.u * cell_size << "," << p.v * cell_size;
       if (frame.hasWorld()) {
         const WorldPoint w = frame.toWorld(p);
         out << "," << w.x << "," << w.y;
+      }
+      if (with_headings) {
+        const double degrees = std::remainder(headings[i][k] * kDegreesPerRadian, 360.0);
+        out << "," << (degrees <= -180.0 ? degrees + 360.0 : degrees);
       }
       out << "\n";
     }

@@ -121,6 +121,12 @@ std::vector<CellPoint> cellCentres(const std::vector<int>& path, int cols) {
   return points;
 }
 
+bool pointPassable(const CostGrid& grid, CellPoint p) {
+  // Written so that NaN fails every comparison.
+  if (!(p.u >= 0.0 && p.v >= 0.0 && p.u < grid.cols && p.v < grid.rows)) return false;
+  return !grid.blocked(static_cast<int>(p.v) * grid.cols + static_cast<int>(p.u));
+}
+
 std::vector<int> cellsOnSegment(int rows, int cols, CellPoint a, CellPoint b) {
   for (const CellPoint p : {a, b}) {
     if (!withinExtent(rows, cols, p)) {

@@ -3,7 +3,7 @@
 #include <mmp/core/error.hpp>
 #include <mmp/planning/cost_field.hpp>
 
-#include "ompl_console.hpp"
+#include "ompl_internal.hpp"
 
 #include <ompl/base/goals/GoalRegion.h>
 #include <ompl/base/spaces/RealVectorStateSpace.h>
@@ -22,19 +22,6 @@ namespace ob = ompl::base;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-std::shared_ptr<const CostGrid> checked(std::shared_ptr<const CostGrid> grid) {
-  if (!grid || grid->rows <= 0 || grid->cols <= 0) {
-    throw InvalidArgument("OMPL grid objects need a non-empty cost grid" +
-                          (grid ? " (this one has " + std::to_string(grid->rows) + " x " + std::to_string(grid->cols) + " cells)"
-                                : std::string(" (got none)")));
-  }
-  if (grid->costs.size() != static_cast<std::size_t>(grid->rows) * static_cast<std::size_t>(grid->cols)) {
-    throw InvalidArgument("cost grid of " + std::to_string(grid->rows) + " x " + std::to_string(grid->cols) + " cells holds " +
-                          std::to_string(grid->costs.size()) + " costs");
-  }
-  return grid;
-}
-
 void setCellPoint(ob::State* state, CellPoint p) {
   double* values = state->as<ob::RealVectorStateSpace::StateType>()->values;
   values[0] = p.u;
@@ -51,13 +38,26 @@ void detail::silenceOmpl() {
   });
 }
 
+std::shared_ptr<const CostGrid> detail::checkedGrid(std::shared_ptr<const CostGrid> grid) {
+  if (!grid || grid->rows <= 0 || grid->cols <= 0) {
+    throw InvalidArgument("OMPL grid objects need a non-empty cost grid" +
+                          (grid ? " (this one has " + std::to_string(grid->rows) + " x " + std::to_string(grid->cols) + " cells)"
+                                : std::string(" (got none)")));
+  }
+  if (grid->costs.size() != static_cast<std::size_t>(grid->rows) * static_cast<std::size_t>(grid->cols)) {
+    throw InvalidArgument("cost grid of " + std::to_string(grid->rows) + " x " + std::to_string(grid->cols) + " cells holds " +
+                          std::to_string(grid->costs.size()) + " costs");
+  }
+  return grid;
+}
+
 CellPoint cellPointOf(const ob::State* state) {
   const double* values = state->as<ob::RealVectorStateSpace::StateType>()->values;
   return {values[0], values[1]};
 }
 
 GridCostObjective::GridCostObjective(const ob::SpaceInformationPtr& si, std::shared_ptr<const CostGrid> grid)
-    : ob::StateCostIntegralObjective(si, true), grid_(checked(std::move(grid))), smallest_cost_(mmp::smallestCost(*grid_)) {
+    : ob::StateCostIntegralObjective(si, true), grid_(detail::checkedGrid(std::move(grid))), smallest_cost_(mmp::smallestCost(*grid_)) {
   if (!(smallest_cost_ < kInf)) throw InvalidArgument("GridCostObjective: every cell of the cost grid is impassable");
   double largest = 0.0;
   for (double c : grid_->costs) {
@@ -86,18 +86,12 @@ ob::Cost GridCostObjective::motionCostHeuristic(const ob::State* s1, const ob::S
 }
 
 GridValidityChecker::GridValidityChecker(const ob::SpaceInformationPtr& si, std::shared_ptr<const CostGrid> grid)
-    : ob::StateValidityChecker(si), grid_(checked(std::move(grid))) {}
+    : ob::StateValidityChecker(si), grid_(detail::checkedGrid(std::move(grid))) {}
 
-bool GridValidityChecker::isValid(const ob::State* state) const {
-  const CellPoint p = cellPointOf(state);
-  // Written so that NaN fails every comparison.
-  if (!(p.u >= 0.0 && p.v >= 0.0 && p.u < grid_->cols && p.v < grid_->rows)) return false;
-  const int cell = static_cast<int>(p.v) * grid_->cols + static_cast<int>(p.u);
-  return !grid_->blocked(cell);
-}
+bool GridValidityChecker::isValid(const ob::State* state) const { return pointPassable(*grid_, cellPointOf(state)); }
 
 GridMotionValidator::GridMotionValidator(const ob::SpaceInformationPtr& si, std::shared_ptr<const CostGrid> grid)
-    : ob::MotionValidator(si), grid_(checked(std::move(grid))) {}
+    : ob::MotionValidator(si), grid_(detail::checkedGrid(std::move(grid))) {}
 
 bool GridMotionValidator::checkMotion(const ob::State* s1, const ob::State* s2) const {
   return segmentPassable(*grid_, cellPointOf(s1), cellPointOf(s2));
@@ -126,7 +120,7 @@ bool GridMotionValidator::checkMotion(const ob::State* s1, const ob::State* s2,
 }
 
 ob::SpaceInformationPtr gridSpaceInformation(std::shared_ptr<const CostGrid> grid) {
-  grid = checked(std::move(grid));
+  grid = detail::checkedGrid(std::move(grid));
   detail::silenceOmpl();
   auto space = std::make_shared<ob::RealVectorStateSpace>(2);
   ob::RealVectorBounds bounds(2);

@@ -3,8 +3,9 @@
 #include <mmp/core/error.hpp>
 #include <mmp/planning/cost_field.hpp>
 #include <mmp/planning/ompl_objective.hpp>
+#include <mmp/planning/ompl_vehicle.hpp>
 
-#include "ompl_console.hpp"
+#include "ompl_internal.hpp"
 
 #include <ompl/base/PlannerData.h>
 #include <ompl/base/ProblemDefinition.h>
@@ -36,8 +37,58 @@ namespace og = ompl::geometric;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+std::string lowerCase(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return text;
+}
+
 std::string cellName(const CostGrid& grid, int s) {
   return "cell " + std::to_string(s) + " (row " + std::to_string(s / grid.cols) + ", col " + std::to_string(s % grid.cols) + ")";
+}
+
+// Why a planner cannot plan for a car-like vehicle, or nullptr if it can.  A car's distance and curves
+// are not symmetric: the curve from a to b is not the one from b to a.
+const char* carUnfit(OmplPlanner planner) {
+  switch (planner) {
+    case OmplPlanner::PRMstar:
+    case OmplPlanner::LazyPRMstar: return "its roadmap drives each motion both ways, and a car's curve from a to b is not the one from b to a";
+    case OmplPlanner::FMTstar: return "its neighbourhoods assume a symmetric distance, which a car's is not (it finds no path)";
+    default: return nullptr;
+  }
+}
+
+// Throws mmp::InvalidArgument naming the vehicle setting that does not fit.
+void checkVehicle(const OmplSettings& settings) {
+  const std::string vehicle = std::string("a ") + vehicleName(settings.vehicle) + " vehicle";
+  if (settings.vehicle == Vehicle::Point) {
+    if (settings.turning_radius != 0.0) {
+      throw InvalidArgument("planOmpl: turning_radius = " + numberText(settings.turning_radius) +
+                            " is for a car-like vehicle (dubins, reeds-shepp); " + vehicle + " takes 0");
+    }
+    if (settings.start_heading || settings.goal_heading) {
+      throw InvalidArgument(std::string("planOmpl: ") + (settings.start_heading ? "start_heading" : "goal_heading") +
+                            " is for a car-like vehicle (dubins, reeds-shepp); " + vehicle + " has no heading");
+    }
+    return;
+  }
+  if (!(settings.turning_radius > 0.0 && settings.turning_radius < kInf)) {
+    throw InvalidArgument("planOmpl: turning_radius = " + numberText(settings.turning_radius) + " cells is out of range for " +
+                          vehicle + ": give a finite radius > 0");
+  }
+  for (const auto& [what, heading] : {std::pair<const char*, std::optional<double>>{"start_heading", settings.start_heading},
+                                      {"goal_heading", settings.goal_heading}}) {
+    if (heading && !std::isfinite(*heading)) {
+      throw InvalidArgument(std::string("planOmpl: ") + what + " = " + numberText(*heading) + " must be a finite angle (radians)");
+    }
+  }
+  if (const char* why = carUnfit(settings.planner)) {
+    std::string valid;
+    for (OmplPlanner planner : omplPlanners()) {
+      if (plannerFitsVehicle(planner, settings.vehicle)) valid += (valid.empty() ? "" : ", ") + std::string(plannerName(planner));
+    }
+    throw InvalidArgument(std::string("planOmpl: ") + plannerName(settings.planner) + " cannot plan for " + vehicle + ": " +
+                          why + "; use one of " + valid);
+  }
 }
 
 // Throws mmp::InvalidArgument naming the first thing planOmpl cannot plan with.
@@ -73,6 +124,7 @@ void checkInput(const CostGrid& grid, CellPoint start, CellPoint goal, const Omp
   if (!(settings.range >= 0.0 && settings.range < kInf)) {
     throw InvalidArgument("planOmpl: range must be >= 0 and finite, 0 for OMPL's default (got " + numberText(settings.range) + ")");
   }
+  checkVehicle(settings);
 }
 
 ob::PlannerPtr makePlanner(OmplPlanner planner, const ob::SpaceInformationPtr& si, double range) {
@@ -94,13 +146,6 @@ ob::PlannerPtr makePlanner(OmplPlanner planner, const ob::SpaceInformationPtr& s
     case OmplPlanner::FMTstar: return std::make_shared<og::FMT>(si);
   }
   throw InvalidArgument("planOmpl: unknown planner value " + std::to_string(static_cast<int>(planner)));
-}
-
-std::vector<CellPoint> pointsOf(const og::PathGeometric& path) {
-  std::vector<CellPoint> points;
-  points.reserve(path.getStateCount());
-  for (std::size_t i = 0; i < path.getStateCount(); ++i) points.push_back(cellPointOf(path.getState(i)));
-  return points;
 }
 
 // An integer progress property of the planner, -1 if it publishes none of that name.
@@ -156,8 +201,7 @@ const char* plannerName(OmplPlanner planner) {
 }
 
 OmplPlanner parsePlannerName(const std::string& name) {
-  std::string lower = name;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  const std::string lower = lowerCase(name);
   if (lower == "fmt") return OmplPlanner::FMTstar;
   std::string valid;
   for (OmplPlanner planner : omplPlanners()) {
@@ -165,6 +209,33 @@ OmplPlanner parsePlannerName(const std::string& name) {
     valid += (valid.empty() ? "" : ", ") + std::string(plannerName(planner));
   }
   throw InvalidArgument("unknown OMPL planner \"" + name + "\"; valid names: " + valid + " (case-insensitive)");
+}
+
+bool plannerFitsVehicle(OmplPlanner planner, Vehicle vehicle) { return vehicle == Vehicle::Point || !carUnfit(planner); }
+
+const std::vector<Vehicle>& vehicles() {
+  static const std::vector<Vehicle> all = {Vehicle::Point, Vehicle::Dubins, Vehicle::ReedsShepp};
+  return all;
+}
+
+const char* vehicleName(Vehicle vehicle) {
+  switch (vehicle) {
+    case Vehicle::Point: return "point";
+    case Vehicle::Dubins: return "dubins";
+    case Vehicle::ReedsShepp: return "reeds-shepp";
+  }
+  return "?";
+}
+
+Vehicle parseVehicleName(const std::string& name) {
+  const std::string lower = lowerCase(name);
+  if (lower == "reeds_shepp" || lower == "reedsshepp") return Vehicle::ReedsShepp;
+  std::string valid;
+  for (Vehicle vehicle : vehicles()) {
+    if (lower == vehicleName(vehicle)) return vehicle;
+    valid += (valid.empty() ? "" : ", ") + std::string(vehicleName(vehicle));
+  }
+  throw InvalidArgument("unknown vehicle \"" + name + "\"; valid names: " + valid + " (case-insensitive)");
 }
 
 const char* describe(OmplStatus status) {
@@ -203,23 +274,62 @@ void setStatus(const ob::PlannerStatus& status, ob::ProblemDefinition& problem, 
   }
 }
 
+// A solution as the result gives it: a point's waypoints and polylineCost, or a vehicle's curves
+// sampled every kVehiclePathStep with their headings and the cost integral along them.
+struct Trace {
+  std::vector<CellPoint> path;
+  std::vector<double> headings;
+  double cost = 0.0;
+};
+
+Trace traceOf(const CostGrid& grid, const ob::SpaceInformationPtr& si, const og::PathGeometric& solution, Vehicle vehicle) {
+  Trace trace;
+  if (vehicle == Vehicle::Point) {
+    for (std::size_t i = 0; i < solution.getStateCount(); ++i) trace.path.push_back(cellPointOf(solution.getState(i)));
+    trace.cost = polylineCost(grid, trace.path);
+    return trace;
+  }
+  for (std::size_t i = 1; i < solution.getStateCount(); ++i) {
+    const VehicleCurve curve(*si->getStateSpace(), solution.getState(i - 1), solution.getState(i));
+    const std::vector<VehicleCurve::Sample> samples = curve.samples(kVehiclePathStep);
+    for (std::size_t k = i == 1 ? 0 : 1; k < samples.size(); ++k) {  // each motion starts where the last ended
+      trace.path.push_back(samples[k].pose.at);
+      trace.headings.push_back(samples[k].pose.heading);
+    }
+    trace.cost += curveCost(grid, curve);
+  }
+  if (trace.path.empty()) {  // a single state
+    const CellPose only = cellPoseOf(solution.getState(0));
+    trace.path = {only.at};
+    trace.headings = {only.heading};
+  }
+  return trace;
+}
+
+bool everyMotionValid(const ob::SpaceInformationPtr& si, const og::PathGeometric& path) {
+  for (std::size_t i = 1; i < path.getStateCount(); ++i) {
+    if (!si->checkMotion(path.getState(i - 1), path.getState(i))) return false;
+  }
+  return true;
+}
+
 // Shortcuts the solution and keeps the shortcut if it stays passable, costs less and keeps both ends.
 void simplifyIfCheaper(const CostGrid& grid, const ob::SpaceInformationPtr& si, const ob::ProblemDefinitionPtr& problem,
-                       const ob::OptimizationObjectivePtr& objective, const og::PathGeometric& solution,
-                       OmplResult& result) {
+                       const ob::OptimizationObjectivePtr& objective, const og::PathGeometric& solution, Vehicle vehicle,
+                       Trace& trace, bool& simplified) {
   og::PathGeometric shortcut(solution);
   og::PathSimplifier simplifier(si, problem->getGoal(), objective);
   simplifier.shortcutPath(shortcut);
-  std::vector<CellPoint> points = pointsOf(shortcut);
-  bool valid = points.size() >= 2;
-  for (std::size_t i = 1; valid && i < points.size(); ++i) valid = segmentPassable(grid, points[i - 1], points[i]);
-  const double cost = polylineCost(grid, points);
-  // The ends must stay where they were (the goal for an exact solution).
-  const auto same = [](CellPoint a, CellPoint b) { return a.u == b.u && a.v == b.v; };
-  if (valid && cost < result.cost && same(points.front(), result.path.front()) && same(points.back(), result.path.back())) {
-    result.path = std::move(points);
-    result.cost = cost;
-    result.simplified = true;
+  if (shortcut.getStateCount() < 2 || !everyMotionValid(si, shortcut)) return;
+  // The ends must stay where they were (the goal for an exact solution), with their headings.
+  if (!si->equalStates(shortcut.getState(0), solution.getState(0)) ||
+      !si->equalStates(shortcut.getState(shortcut.getStateCount() - 1), solution.getState(solution.getStateCount() - 1))) {
+    return;
+  }
+  Trace shorter = traceOf(grid, si, shortcut, vehicle);
+  if (shorter.cost < trace.cost) {
+    trace = std::move(shorter);
+    simplified = true;
   }
 }
 
@@ -229,10 +339,16 @@ OmplResult planOmpl(const CostGrid& grid, CellPoint start, CellPoint goal, const
   checkInput(grid, start, goal, settings);
   const auto t0 = std::chrono::steady_clock::now();
   const auto elapsed = [t0] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  const bool car = settings.vehicle != Vehicle::Point;
+  // A car's headings: as given, else along the line from the start to the goal.
+  const double towards_goal = std::atan2(start.v - goal.v, goal.u - start.u);
+  const CellPose from_pose{start, settings.start_heading.value_or(towards_goal)};
+  const CellPose to_pose{goal, settings.goal_heading.value_or(towards_goal)};
   OmplResult result;
-  if (start.u == goal.u && start.v == goal.v) {
+  if (start.u == goal.u && start.v == goal.v && (!car || std::cos(from_pose.heading - to_pose.heading) == 1.0)) {
     result.status = OmplStatus::Success;
     result.path = {start, goal};
+    if (car) result.headings = {from_pose.heading, to_pose.heading};
     result.seconds = elapsed();
     return result;
   }
@@ -245,11 +361,18 @@ OmplResult planOmpl(const CostGrid& grid, CellPoint start, CellPoint goal, const
   try {
     // The grid outlives the call; the OMPL objects do not keep it beyond.
     const std::shared_ptr<const CostGrid> view(&grid, [](const CostGrid*) {});
-    const ob::SpaceInformationPtr si = gridSpaceInformation(view);
-    const auto objective = std::make_shared<GridCostObjective>(si, view);
+    const ob::SpaceInformationPtr si =
+        car ? vehicleSpaceInformation(view, settings.vehicle, settings.turning_radius) : gridSpaceInformation(view);
+    const ob::OptimizationObjectivePtr objective =
+        car ? std::make_shared<VehicleCostObjective>(si, view) : std::make_shared<GridCostObjective>(si, view);
     const auto problem = std::make_shared<ob::ProblemDefinition>(si);
     ob::ScopedState<> from(si), to(si);
-    from[0] = start.u, from[1] = start.v, to[0] = goal.u, to[1] = goal.v;
+    if (car) {
+      setCellPose(from.get(), from_pose);
+      setCellPose(to.get(), to_pose);
+    } else {
+      from[0] = start.u, from[1] = start.v, to[0] = goal.u, to[1] = goal.v;
+    }
     problem->setStartAndGoalStates(from, to);
     problem->setOptimizationObjective(objective);
     const ob::PlannerPtr planner = makePlanner(settings.planner, si, settings.range);
@@ -262,10 +385,21 @@ OmplResult planOmpl(const CostGrid& grid, CellPoint start, CellPoint goal, const
 
     setStatus(status, *problem, settings, result);
     if (result.status == OmplStatus::Success || result.status == OmplStatus::ApproximateOnly) {
-      auto& solution = *problem->getSolutionPath()->as<og::PathGeometric>();
-      result.path = pointsOf(solution);
-      result.cost = polylineCost(grid, result.path);
-      if (settings.simplify && solution.getStateCount() > 2) simplifyIfCheaper(grid, si, problem, objective, solution, result);
+      const auto& solution = *problem->getSolutionPath()->as<og::PathGeometric>();
+      // A car's curve from a to b is not the one from b to a.  The planners allowed for a car check
+      // each motion in the direction the path takes it; this upholds the guarantee (no impassable
+      // cell) should one not.
+      if (car && !everyMotionValid(si, solution)) {
+        throw Error(std::string("planOmpl: ") + plannerName(settings.planner) +
+                    " returned a path through an impassable cell (a defect: please report it)");
+      }
+      Trace trace = traceOf(grid, si, solution, settings.vehicle);
+      if (settings.simplify && solution.getStateCount() > 2) {
+        simplifyIfCheaper(grid, si, problem, objective, solution, settings.vehicle, trace, result.simplified);
+      }
+      result.path = std::move(trace.path);
+      result.headings = std::move(trace.headings);
+      result.cost = trace.cost;
     } else {
       result.cost = kInf;
     }

@@ -19,6 +19,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -273,6 +274,77 @@ holdout:
   CHECK_THROWS_WITH_AS(loadTrainConfig(dir.file("half.yaml"), "", dir.file("out")),
                        doctest::Contains("train[0].origin: give 'resolution' (world units per pixel) and 'origin'"),
                        ConfigError);
+}
+
+TEST_CASE("mmp plan --vehicle plans a car with headings, turning no tighter than the radius") {
+  test::TempDir dir;
+  saveModelAndScene(dir);
+  const auto plan = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args{"plan", "--model", dir.file("m.mmp"), "--image", dir.file("scene.png"),
+                                  "--out", dir.file("car.csv"), "--budget", "0.3"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::reverse(args.begin(), args.end());  // CLI11 takes the arguments in reverse order
+    CLI::App app;
+    addPlanCommand(app);
+    app.parse(args);
+  };
+  // Rows of car.csv: pixel x, y and the heading in degrees (the last column).
+  const auto rows = [&](std::string& header) {
+    std::ifstream in(dir.file("car.csv"));
+    std::getline(in, header);
+    std::vector<std::array<double, 3>> out;
+    std::string line;
+    while (std::getline(in, line)) {
+      std::vector<double> f;
+      std::stringstream fields(line);
+      std::string field;
+      while (std::getline(fields, field, ',')) f.push_back(std::stod(field));
+      out.push_back({f[1], f[2], f.back()});
+    }
+    return out;
+  };
+  constexpr double kDegree = 3.14159265358979323846 / 180.0;
+  for (const char* vehicle : {"dubins", "reeds-shepp"}) {
+    CAPTURE(vehicle);
+    // Pixels without a world frame: 12 px, 3 cells of 4 px.
+    plan({"--start", "10,100", "--goal", "110,20", "--vehicle", vehicle, "--turning-radius", "12", "--start-heading", "90"});
+    std::string header;
+    const auto path = rows(header);
+    CHECK(header == "path,x,y,heading_deg");
+    REQUIRE(path.size() >= 3);
+    CHECK(path.front()[0] == 10.0);  // the start cell's centre, heading north (up)
+    CHECK(path.front()[1] == 102.0);
+    CHECK(path.front()[2] == doctest::Approx(90.0));
+    // The goal's heading by default: from the start cell's centre to the goal's (up and to the right).
+    CHECK(path.back()[2] == doctest::Approx(std::atan2(102.0 - 22.0, 110.0 - 10.0) / kDegree));
+    for (std::size_t i = 1; i < path.size(); ++i) {
+      const double turn = std::abs(std::remainder((path[i][2] - path[i - 1][2]) * kDegree, 2 * 3.14159265358979323846));
+      const double chord = std::hypot(path[i][0] - path[i - 1][0], path[i][1] - path[i - 1][1]);
+      if (turn > 1e-9) CHECK(chord / (2 * std::sin(turn / 2)) >= 12.0 * (1 - 1e-6));
+    }
+    CHECK(readDemonstrationFile(dir.file("car.csv"))[0].points.size() == path.size());  // the heading is ignored
+  }
+  // With a world frame the radius is in world units: 6 m of 0.5 m pixels is 12 px again.
+  plan({"--resolution", "0.5", "--origin", "1000,2000", "--world", "--start", "1005,2014", "--goal", "1055,2054",
+        "--vehicle", "dubins", "--turning-radius", "6", "--goal-heading", "-45"});
+  std::string header;
+  const auto world = rows(header);
+  CHECK(header == "path,x,y,world_x,world_y,heading_deg");
+  CHECK(world.back()[2] == doctest::Approx(-45.0));
+
+  CHECK_THROWS_WITH_AS(plan({"--start", "10,100", "--goal", "110,20", "--turning-radius", "12"}),
+                       doctest::Contains("--turning-radius requires --vehicle"), CLI::ParseError);
+  CHECK_THROWS_WITH_AS(plan({"--start", "10,100", "--goal", "110,20", "--vehicle", "dubins"}),
+                       doctest::Contains("--vehicle requires --turning-radius"), CLI::ParseError);
+  CHECK_THROWS_WITH_AS(plan({"--start", "10,100", "--goal", "110,20", "--start-heading", "10"}),
+                       doctest::Contains("--start-heading requires --vehicle"), CLI::ParseError);
+  CHECK_THROWS_AS(plan({"--start", "10,100", "--goal", "110,20", "--vehicle", "dubins", "--turning-radius", "-2"}),
+                  CLI::ParseError);
+  CHECK_THROWS_AS(plan({"--start", "10,100", "--goal", "110,20", "--vehicle", "bicycle", "--turning-radius", "2"}),
+                  CLI::ParseError);
+  CHECK_THROWS_WITH_AS(plan({"--start", "10,100", "--goal", "110,20", "--vehicle", "dubins", "--turning-radius", "2",
+                             "--planner", "prmstar"}),
+                       doctest::Contains("prmstar cannot plan for a dubins vehicle"), InvalidArgument);
 }
 
 TEST_CASE("mmp train --validate leaves each training image out in turn and writes no model") {

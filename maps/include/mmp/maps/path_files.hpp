@@ -3,6 +3,8 @@
 // comment line.  x is the pixel column and y the pixel row (fractions allowed).  With the header
 // "world_x,world_y" (or "path,world_x,world_y") the points are world coordinates of the image's frame
 // -- a GPS track in the image's CRS --; a file with both pixel and world columns is read by its pixels.
+// A "heading_deg" column (a car-like vehicle's plan: degrees counterclockwise from east, +x, towards
+// north, up in the image) is written with headings and ignored on reading.
 // `mmp plan` writes its plans in this format (with world columns when the image has a world frame)
 // and `mmp train` reads demonstrations from it (tools/ also reads YAML paths).
 #pragma once
@@ -36,8 +38,11 @@ std::vector<PixelPath> readPathCsv(const std::string& file);
 /// mmp::DataError naming the file if it cannot be written.
 void writePathCsv(const std::string& file, const std::vector<std::vector<int>>& paths, int cols, int cell_size,
                   const WorldFrame& frame = {});
-/// The same for paths of points in continuous cell coordinates (an OMPL path's waypoints).
+/// The same for paths of points in continuous cell coordinates (an OMPL path's waypoints), plus a
+/// last column "heading_deg" if headings are given: one vector per path, in radians, one per point (as
+/// OmplResult::headings), written in degrees in (-180, 180].  Throws mmp::InvalidArgument if headings
+/// are given and their sizes are not the paths'.
 void writePathCsv(const std::string& file, const std::vector<std::vector<CellPoint>>& paths, int cell_size,
-                  const WorldFrame& frame = {});
+                  const WorldFrame& frame = {}, const std::vector<std::vector<double>>& headings = {});
 
 }  // namespace mmp

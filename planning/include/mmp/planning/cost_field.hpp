@@ -59,6 +59,9 @@ double smallestCost(const CostGrid& grid);
 /// The centres of a GridPlanner path's cells (r * cols + c -> (c + 0.5, r + 0.5)).
 std::vector<CellPoint> cellCentres(const std::vector<int>& path, int cols);
 
+/// True if p lies inside the grid (u in [0, cols), v in [0, rows)) in a passable cell; false for NaN.
+bool pointPassable(const CostGrid& grid, CellPoint p);
+
 /*!
     ensures
         - every cell r * cols + c the straight segment a -> b passes through, in order from a's cell

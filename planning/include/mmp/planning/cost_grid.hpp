@@ -34,6 +34,11 @@ struct CostGrid {
   }
   /// The cell holding world point p; -1 outside.  Throws mmp::InvalidArgument if the grid has no world frame.
   int cellAt(WorldPoint p) const { return frame.cellAt(p); }
+  /// A length in cells: given in the frame's world units when the grid has a world frame, in pixels
+  /// otherwise (a vehicle's turning radius, say).
+  double cellsOfLength(double length) const {
+    return frame.hasWorld() ? length / frame.resolution : length / static_cast<double>(cell_size);
+  }
 };
 
 }  // namespace mmp

@@ -60,6 +60,9 @@ class GridCostObjective : public ompl::base::StateCostIntegralObjective {
   double smallestCost() const { return smallest_cost_; }
   double impassableStandIn() const { return impassable_stand_in_; }
 
+ protected:
+  const CostGrid& grid() const { return *grid_; }
+
  private:
   std::shared_ptr<const CostGrid> grid_;
   double smallest_cost_, impassable_stand_in_;
