@@ -205,7 +205,7 @@ void runOmplPlan(const PlanOptions& o, const ModelOnImage& m, int start, int goa
   const std::vector<CellPoint> ends = cellCentres({start, goal}, cols);
   const OmplResult plan = planOmpl(m.grid, ends[0], ends[1], settings);
   if (plan.status != OmplStatus::Success) {
-    throw DataError("no plan from " + o.start + " to " + o.goal + " by " + o.planner + " in " +
+    throw DataError("no plan from " + o.start + " to " + o.goal + " by " + plannerName(settings.planner) + " in " +
                     numberText(o.budget) + " s (--budget): " + describe(plan.status) + (plan.message.empty() ? "" : ", " + plan.message));
   }
   GridPlanner astar(m.grid.rows, cols);

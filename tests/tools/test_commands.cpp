@@ -281,7 +281,7 @@ TEST_CASE("mmp plan --vehicle plans a car with headings, turning no tighter than
   saveModelAndScene(dir);
   const auto plan = [&](const std::vector<std::string>& extra) {
     std::vector<std::string> args{"plan", "--model", dir.file("m.mmp"), "--image", dir.file("scene.png"),
-                                  "--out", dir.file("car.csv"), "--budget", "0.3"};
+                                  "--out", dir.file("car.csv"), "--budget", "0.5"};
     args.insert(args.end(), extra.begin(), extra.end());
     std::reverse(args.begin(), args.end());  // CLI11 takes the arguments in reverse order
     CLI::App app;
