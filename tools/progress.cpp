@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <unistd.h>
 
 namespace mmp::tools {
@@ -39,32 +40,45 @@ std::string Progress::timing(double t, long done, long total) const {
   return durationText(t - stage_start_) + " elapsed" + (eta.empty() ? "" : ", " + eta);
 }
 
+// The parts that are not empty, one space apart.
+static std::string joined(std::initializer_list<std::string> parts) {
+  std::string line;
+  for (const std::string& part : parts) {
+    if (!part.empty()) line += (line.empty() ? "" : " ") + part;
+  }
+  return line;
+}
+
 void Progress::update(long done, long total, const std::string& status) {
   const double t = now();
   if (stage_start_ < 0.0 || done < last_done_) stage_start_ = t, stage_done_ = done;  // a stage (re)starts
   last_done_ = done;
+  const std::string time = timing(t, done, total);
   if (!enabled_) {  // a log file: a plain line at most every 30 s, so long runs show they are alive
     if (t - last_line_ < 30.0) return;
     last_line_ = t;
     const std::string count = total > 0 ? std::to_string(done) + "/" + std::to_string(total) : std::to_string(done) + " done";
-    std::fprintf(stderr, "%s %s %s %s\n", label_.c_str(), count.c_str(), timing(t, done, total).c_str(), status.c_str());
+    std::fprintf(stderr, "%s\n", joined({label_, count, time.empty() ? "" : "(" + time + ")", status}).c_str());
     std::fflush(stderr);
     return;
   }
   if ((total <= 0 || done < total) && t - last_draw_ < 0.1) return;
   last_draw_ = t;
+  char label[256];
+  std::snprintf(label, sizeof label, "%-18s", label_.c_str());
+  std::string progress;
   if (total <= 0) {
-    const std::string count = done > 0 ? std::to_string(done) + " done " : "";
-    std::fprintf(stderr, "\r%-18s %s%s %s\033[K", label_.c_str(), count.c_str(), timing(t, done, total).c_str(),
-                 status.c_str());
+    progress = done > 0 ? std::to_string(done) + " done" : "";
   } else {
     constexpr int kWidth = 30;
     const double fraction = std::min(1.0, static_cast<double>(done) / static_cast<double>(total));
     const int filled = static_cast<int>(fraction * kWidth);
-    std::fprintf(stderr, "\r%-18s [%.*s%*s] %5.1f%% %s %s\033[K", label_.c_str(), filled,
-                 "##############################", kWidth - filled, "", 100.0 * fraction, timing(t, done, total).c_str(),
-                 status.c_str());
+    char bar[64];
+    std::snprintf(bar, sizeof bar, "[%s%s] %5.1f%%", std::string(filled, '#').c_str(), std::string(kWidth - filled, ' ').c_str(),
+                  100.0 * fraction);
+    progress = bar;
   }
+  std::fprintf(stderr, "\r%s\033[K", joined({label, progress, time, status}).c_str());
   std::fflush(stderr);
   drawn_ = true;
 }
