@@ -24,4 +24,7 @@ void addPlanCommand(CLI::App& app);
 /// `mmp costmap`: a saved model and an image -> cost-map picture and raw float map.
 void addCostmapCommand(CLI::App& app);
 
+/// `mmp info MODEL`: what a model file holds and where it came from.
+void addInfoCommand(CLI::App& app);
+
 }  // namespace mmp::tools

@@ -3,12 +3,15 @@
 // spread of the pairs more often than not; the paired bootstrap says whether a difference could be
 // chance.
 #include "commands.hpp"
+#include "json_output.hpp"
+
 #include <mmp/maps/training/evaluation.hpp>
 
 #include <mmp/core/error.hpp>
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 
 namespace mmp::tools {
@@ -30,6 +33,37 @@ std::vector<PairRecord> loadRun(const std::string& where) {
   throw DataError("'" + where + "' holds neither pairs.csv (mmp train) nor validation_pairs.csv (mmp train --validate)");
 }
 
+// The behaviour a run scored (metrics.json or validation.json in its folder, or beside its pairs
+// file); "" if neither is there or names one.
+std::string runBehaviour(const std::string& where) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::path folder = fs::is_directory(where, error) ? fs::path(where) : fs::path(where).parent_path();
+  for (const char* name : {"metrics.json", "validation.json"}) {
+    std::ifstream in(folder / name);
+    if (!in) continue;
+    const Json json = Json::parse(in, nullptr, false);
+    if (json.is_object() && json.contains("behaviour") && json["behaviour"].is_string()) return json["behaviour"];
+  }
+  return {};
+}
+
+// Runs of different behaviours share their start/goal pairs but not what a pair's cost ratio means.
+void checkSameBehaviour(const CompareOptions& options) {
+  const std::string a = runBehaviour(options.a), b = runBehaviour(options.b);
+  if (!a.empty() && !b.empty() && a != b) {
+    throw DataError("A (" + options.a + ") scored behaviour '" + a + "' and B (" + options.b + ") behaviour '" + b +
+                    "': their cost ratios are against different reference paths and costs, so no comparison of the "
+                    "two means anything; compare runs of one behaviour");
+  }
+  for (const auto& [run, behaviour] : {std::pair{options.a, a}, std::pair{options.b, b}}) {
+    if (behaviour.empty()) {
+      std::fprintf(stderr, "warning: no metrics.json or validation.json with the behaviour beside '%s': that both runs "
+                           "scored the same behaviour is not checked\n", run.c_str());
+    }
+  }
+}
+
 void printRow(const std::string& name, const std::vector<PlanScore>& a, const std::vector<PlanScore>& b) {
   const MethodSummary sa = summarise(a), sb = summarise(b);
   const PairedComparison c = comparePaired(b, a);
@@ -39,6 +73,7 @@ void printRow(const std::string& name, const std::vector<PlanScore>& a, const st
 }
 
 void runCompare(const CompareOptions& options) {
+  checkSameBehaviour(options);
   const MatchedPairs regions = matchPairs(loadRun(options.a), loadRun(options.b), options.method, options.a, options.b);
   std::printf("mmp compare: method '%s', A = %s, B = %s\n", options.method.c_str(), options.a.c_str(),
               options.b.c_str());

@@ -11,15 +11,19 @@
 #include <mmp/maps/cost_model.hpp>
 #include <mmp/maps/float_tiff.hpp>
 #include <mmp/maps/imagery.hpp>
+#include <mmp/maps/georeference.hpp>
 #include <mmp/maps/nav2_map.hpp>
+#include <mmp/maps/output_folder.hpp>
 #include <mmp/maps/render.hpp>
 #include <mmp/planning/cost_field.hpp>
 #include <mmp/planning/grid_planner.hpp>
 #include <mmp/planning/ompl_planning.hpp>
 
 #include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -90,6 +94,22 @@ void printUnknown(long long cells) {
               "in --raw, 255 in --nav2, impassable to plans\n", cells);
 }
 
+// How much of the image the model's training statistics cover; a warning on stderr when little.
+void printFamiliarity(const Familiarity& f) {
+  if (f.warns()) std::fprintf(stderr, "warning: %s\n", f.describe().c_str());
+  else std::printf("%s\n", f.describe().c_str());
+}
+
+// Pixels right of and below the last whole cell have no cell: say so (the grid's lower-left corner,
+// the Nav2 origin, then lies that many pixels above the image's).
+void printDropped(int width, int height, int k) {
+  const int right = width % k, bottom = height % k;
+  if (right == 0 && bottom == 0) return;
+  std::printf("note: the last %d px column(s) and %d px row(s) fill no whole cell of %d px and have no cost; the "
+              "grid covers the image's top-left %d x %d px, its origin %d px above the image's lower-left corner\n",
+              right, bottom, k, width - right, height - bottom, bottom);
+}
+
 // A saved model on an image: the image and its cost grid, in the image's frame.
 struct ModelOnImage {
   cv::Mat image;
@@ -109,6 +129,8 @@ ModelOnImage applyModel(const std::string& model_path, const std::string& image_
   }
   m.image = image.pixels;
   m.source = model.source();
+  printFamiliarity(model.familiarity(image.pixels, image.valid));
+  printDropped(m.image.cols, m.image.rows, m.grid.cell_size);
   return m;
 }
 
@@ -130,6 +152,9 @@ int parsePoint(const std::string& text, const std::string& flag, bool world, con
     throw InvalidArgument(flag + " " + text + " is in world coordinates, but '" + image +
                           "' has no world frame (no georeference): give --resolution and --origin, or the point in "
                           "pixels without --world");
+  }
+  if (const std::string fault = geographicFault(grid.frame, image); !fault.empty()) {
+    throw InvalidArgument(flag + " " + text + " (--world): '" + image + "': " + fault);
   }
   const int cell = grid.cellAt(WorldPoint{x, y});
   if (cell < 0) {
@@ -212,10 +237,87 @@ void runPlan(const PlanOptions& o) {
 }
 
 struct CostmapOptions {
-  std::string model, image, png, raw, nav2, nav2_scale = "log";
+  std::string model, image, png, raw, nav2, nav2_scale = "log", nav2_origin = "world", lethal_mask;
+  double lethal_above = INFINITY, lethal_quantile = NAN;
+  std::vector<int> lethal_values;
   TileSettings tiles;
   FrameOptions frame;
 };
+
+// --lethal-mask: a one-channel mask of the image's size; a cell is lethal if any of its pixels has one
+// of the values (any non-zero value without --lethal-values).
+std::vector<std::uint8_t> lethalCells(const CostmapOptions& o, const ModelOnImage& m) {
+  const cv::Mat mask = cv::imread(o.lethal_mask, cv::IMREAD_UNCHANGED);
+  if (mask.empty()) throw DataError("--lethal-mask '" + o.lethal_mask + "': cannot read it as an image");
+  if (mask.type() != CV_8UC1) {
+    throw DataError("--lethal-mask '" + o.lethal_mask + "' has " + std::to_string(mask.channels()) + " channel(s) of " +
+                    std::to_string(8 * mask.elemSize1()) + " bits; give one 8-bit channel (e.g. a class-index mask "
+                    "such as labels_index/*.png, with --lethal-values)");
+  }
+  if (mask.size() != m.image.size()) {
+    throw DataError("--lethal-mask '" + o.lethal_mask + "' is " + std::to_string(mask.cols) + " x " +
+                    std::to_string(mask.rows) + " px; it must be the image's size, " + std::to_string(m.image.cols) +
+                    " x " + std::to_string(m.image.rows));
+  }
+  std::array<bool, 256> lethal{};
+  for (int v : o.lethal_values) lethal[static_cast<std::size_t>(v)] = true;
+  if (o.lethal_values.empty()) lethal.fill(true), lethal[0] = false;
+  const int k = m.grid.cell_size;
+  std::vector<std::uint8_t> cells(m.grid.costs.size(), 0);
+  for (int y = 0; y < m.grid.rows * k; ++y) {
+    const std::uint8_t* row = mask.ptr<std::uint8_t>(y);
+    for (int x = 0; x < m.grid.cols * k; ++x) {
+      if (lethal[row[x]]) cells[static_cast<std::size_t>(y / k) * m.grid.cols + x / k] = 1;
+    }
+  }
+  return cells;
+}
+
+// --lethal-quantile Q: the cost below which a share Q of the passable cells lie.
+double costQuantile(const std::vector<double>& costs, double q) {
+  std::vector<double> passable;
+  for (double c : costs) {
+    if (std::isfinite(c)) passable.push_back(c);
+  }
+  if (passable.empty()) return INFINITY;
+  const auto at = passable.begin() + static_cast<std::ptrdiff_t>(q * static_cast<double>(passable.size() - 1));
+  std::nth_element(passable.begin(), at, passable.end());
+  return *at;
+}
+
+void runNav2(const CostmapOptions& o, const ModelOnImage& m) {
+  if (const std::string fault = geographicFault(m.grid.frame, o.image); !fault.empty()) {
+    throw InvalidArgument("--nav2: '" + o.image + "': " + fault);
+  }
+  Nav2MapSettings nav2;
+  nav2.scale = o.nav2_scale == "linear" ? Nav2CostScale::Linear : Nav2CostScale::Logarithmic;
+  nav2.unknown = m.grid.unknown;  // no data in the image: 255
+  nav2.lethal_above = std::isnan(o.lethal_quantile) ? o.lethal_above : costQuantile(m.grid.costs, o.lethal_quantile);
+  if (!o.lethal_mask.empty()) nav2.lethal = lethalCells(o, m);
+  nav2.local_origin = o.nav2_origin == "local";
+  OutputFolder folder(o.nav2);  // all old or all new; a folder mmp did not write is refused
+  const Nav2MapInfo info = writeNav2Map(m.grid, folder.file(""), nav2);
+  folder.commit();
+  const std::string dir = folder.path() + "/";
+  std::printf("wrote %smap.yaml, map.pgm and map.levels.csv (Nav2 map_server, mode raw: %d of 98 graded levels used "
+              "on the %s scale; set trinary_costmap: false in Nav2)\n",
+              dir.c_str(), info.levels_used, o.nav2_scale.c_str());
+  std::printf("lethal cells (100): %lld -- %lld impassable, %lld costing more than %s, %lld marked by --lethal-mask\n",
+              info.lethal, info.lethal - info.lethal_by_cost - info.lethal_by_mask, info.lethal_by_cost,
+              numberText(nav2.lethal_above).c_str(), info.lethal_by_mask);
+  if (info.lethal == 0) {
+    std::printf("note: learned costs are finite, so the map has no obstacle; mark some with --lethal-above COST, "
+                "--lethal-quantile Q or --lethal-mask FILE\n");
+  }
+  if (nav2.local_origin) {
+    std::printf("origin [0, 0]: the map frame is the image's CRS shifted by (%s, %s) (recorded in map.yaml)\n",
+                numberText(info.offset.x).c_str(), numberText(info.offset.y).c_str());
+  } else if (std::max(std::abs(info.origin.x), std::abs(info.origin.y)) > 1e5) {
+    std::printf("note: origin (%s, %s) is far from 0; float32 consumers (RViz) hold it only to decimetres: "
+                "--nav2-origin local writes [0, 0] and records the offset\n",
+                numberText(info.origin.x).c_str(), numberText(info.origin.y).c_str());
+  }
+}
 
 void printRaw(const std::string& raw, const WorldFrame& frame) {
   std::printf("wrote %s (32-bit float %s, one value per cell)\n", raw.c_str(),
@@ -230,7 +332,12 @@ void runCostmap(const CostmapOptions& o) {
       ImageRows first = o.frame.named([&] { return ImageRows(o.image, o.frame.settings()); });
       colours = colourStatistics(first);
     }
+    if (!model.domain().empty()) {  // a pass for the share of cells unlike the training cells
+      ImageRows first = o.frame.named([&] { return ImageRows(o.image, o.frame.settings()); });
+      printFamiliarity(familiarity(model, first));
+    }
     ImageRows image = o.frame.named([&] { return ImageRows(o.image, o.frame.settings()); });
+    printDropped(image.cols(), image.rows(), model.features().settings().cell_size);
     CostRasterInfo info;
     try {
       info = writeCostRaster(model, image, o.raw, o.tiles, {}, colours ? &*colours : nullptr);
@@ -259,16 +366,7 @@ void runCostmap(const CostmapOptions& o) {
     writeImage(o.png, renderCostMap(m.grid.costs, m.grid.rows, m.grid.cols, style));
     std::printf("wrote %s\n", o.png.c_str());
   }
-  if (!o.nav2.empty()) {
-    Nav2MapSettings nav2;
-    nav2.scale = o.nav2_scale == "linear" ? Nav2CostScale::Linear : Nav2CostScale::Logarithmic;
-    nav2.unknown = m.grid.unknown;  // no data in the image: 255
-    const Nav2MapInfo info = writeNav2Map(m.grid, o.nav2, nav2);
-    std::printf("wrote %s and %s (Nav2 map_server, mode raw: %d of 98 graded levels used on the %s scale, %lld "
-                "lethal cells; the mapping is in %s; set trinary_costmap: false in Nav2)\n",
-                info.yaml.c_str(), info.image.c_str(), info.levels_used, o.nav2_scale.c_str(), info.lethal,
-                info.levels.c_str());
-  }
+  if (!o.nav2.empty()) runNav2(o, m);
   if (!o.raw.empty()) {
     FloatTiffWriter raw(o.raw, m.grid.rows, m.grid.cols);
     raw.write(raw_values.data(), m.grid.rows);
@@ -319,6 +417,23 @@ void addCostmapCommand(CLI::App& app) {
   cmd->add_option("--nav2-scale", o->nav2_scale, "how learned costs spread over Nav2's 98 graded values")
       ->check(CLI::IsMember({"log", "linear"}))
       ->capture_default_str();
+  cmd->add_option("--nav2-origin", o->nav2_origin, "world: the map's origin is the image's (CRS coordinates); local: "
+                                                   "[0, 0], the offset recorded in map.yaml (for UTM-sized coordinates)")
+      ->check(CLI::IsMember({"world", "local"}))
+      ->capture_default_str();
+  auto* above = cmd->add_option("--lethal-above", o->lethal_above,
+                                "--nav2: cells costing more than COST are lethal (100); learned maps have none otherwise")
+                    ->check(CLI::PositiveNumber);
+  cmd->add_option("--lethal-quantile", o->lethal_quantile,
+                  "--nav2: cells dearer than this quantile of the passable costs are lethal, e.g. 0.95")
+      ->check(CLI::Range(0.0, 1.0))
+      ->excludes(above);
+  cmd->add_option("--lethal-mask", o->lethal_mask,
+                  "--nav2: a one-channel 8-bit mask of the image's size; cells with a marked pixel are lethal");
+  cmd->add_option("--lethal-values", o->lethal_values,
+                  "the --lethal-mask values that mark (e.g. 4 for water in a class-index mask); default: any non-zero")
+      ->check(CLI::Range(0, 255))
+      ->delimiter(',');
   cmd->add_option("--tile-cells", o->tiles.tile_cells, "cells per tile side: memory grows with the tile, not the image")
       ->check(CLI::Range(1, TileSettings::kMaxTileCells))
       ->capture_default_str();
@@ -326,11 +441,19 @@ void addCostmapCommand(CLI::App& app) {
       ->check(CLI::Range(0, TileSettings::kMaxThreads))
       ->capture_default_str();
   cmd->footer("Examples:\n  mmp costmap --model out/demo/model.mmp --image scene.png --png costs.png\n"
-              "  mmp costmap --model model.mmp --image tile.tif --raw costs.tif --nav2 nav2_map");
+              "  mmp costmap --model model.mmp --image tile.tif --raw costs.tif --nav2 nav2_map\n"
+              "  mmp costmap --model models/follow_road.mmp --image part.tif --nav2 nav2_map --nav2-origin local "
+              "--lethal-quantile 0.97");
   cmd->callback([o] {
     if (o->png.empty() && o->raw.empty() && o->nav2.empty()) {
       throw InvalidArgument("mmp costmap: give --png, --raw and/or --nav2");
     }
+    const bool lethal = std::isfinite(o->lethal_above) || !std::isnan(o->lethal_quantile) || !o->lethal_mask.empty();
+    if (o->nav2.empty() && (lethal || o->nav2_origin != "world")) {
+      throw InvalidArgument("mmp costmap: --lethal-above, --lethal-quantile, --lethal-mask and --nav2-origin shape the "
+                            "Nav2 map; give --nav2 DIR too");
+    }
+    if (!o->lethal_values.empty() && o->lethal_mask.empty()) throw InvalidArgument("--lethal-values needs --lethal-mask");
     runCostmap(*o);
   });
 }

@@ -319,7 +319,9 @@ void recordProvenance(CostModel& model, const TrainConfig& config, const Trainin
       fingerprint(role, spec.demonstrations_file);
     }
   }
-  model.setInfo("data", data);
+  if (!data.empty()) model.setInfo("data", data);
+  const TrainingReport& t = r.run.trained.report;
+  model.setInfo("training_cost_range", "[" + exactText(t.cost_range[0]) + ", " + exactText(t.cost_range[1]) + "]");
   if (r.report.pairs == 0) return;
   std::string areas;
   for (const RegionSpec& spec : config.holdout) {
@@ -327,6 +329,12 @@ void recordProvenance(CostModel& model, const TrainConfig& config, const Trainin
   }
   model.setInfo("holdout", std::to_string(config.holdout.size()) + " images (" + areas + "), " + std::to_string(r.report.pairs) +
                                " start/goal pairs, evaluation seed " + std::to_string(config.evaluation.seed));
+  std::string per_image;  // what a check of the model on a few holdout images compares with
+  for (const auto& [region, summaries] : r.report.region_summaries) {
+    const MethodSummary& learned = summaries.at(Method::Learned);
+    per_image += region + " " + std::to_string(learned.pairs) + " " + exactText(learned.cost_ratio_mean) + "\n";
+  }
+  model.setInfo("holdout_per_image", per_image);
   for (Method method : r.report.methodsScored()) {
     const MethodSummary m = r.report.summary(method);
     const std::string key = std::string("holdout_") + methodName(method);

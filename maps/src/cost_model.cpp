@@ -413,6 +413,52 @@ ColourStatistics colourStatistics(ImageRows& image) {
   return sums.statistics();
 }
 
+std::vector<std::pair<std::string, std::string>> CostModel::summary() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::map<std::string, std::string> rest = info_;
+  const auto take = [&](const std::string& key) {
+    const auto it = rest.find(key);
+    if (it == rest.end()) return;
+    out.emplace_back(key, it->second);
+    rest.erase(it);
+  };
+  out.emplace_back("format", "mmp model file version " + std::to_string(kModelFormatVersion));
+  take("behaviour");
+  out.emplace_back("cost", !trees_.empty()    ? "exp(w . f + trees(f)), " + std::to_string(trees_.size()) + " trees (LEARCH)"
+                           : !network_.empty() ? "exp(w . f + network(image)) (convolutional network)"
+                           : form_ == CostForm::Exponential ? "exp(w . f)"
+                                                            : "w . f");
+  take("learner");
+  const FeatureSettings& f = features_.settings();
+  std::string spaces = std::string(f.rgb ? " rgb" : "") + (f.hsv ? " hsv" : "") + (f.lab ? " lab" : "");
+  std::string blurs;
+  for (double sigma : f.blur_sigmas) blurs += " " + numberText(sigma);
+  out.emplace_back("features", std::to_string(features_.features()) + " per cell of " + std::to_string(f.cell_size) +
+                                   " px: colour spaces" + spaces + ", blurs (px)" + blurs + (f.gradient ? ", gradient" : "") +
+                                   (f.bins > 0 ? ", " + std::to_string(f.bins) + " soft bins each" : ""));
+  if (!network_.empty()) out.emplace_back("network", network_.shape().describe());
+  take("trained_on");
+  take("training_cost_range");
+  if (!domain_.empty()) {
+    out.emplace_back("training_statistics", std::to_string(domain_.cells()) + " training cells' colours (" +
+                                                std::to_string(domain_.cellSize()) + " px cells): images with more than " +
+                                                numberText(100.0 * Familiarity::kWarnShare) + " % of cells unlike them warn");
+  } else {
+    out.emplace_back("training_statistics", "none (the model was made before mmp kept them): no familiarity check");
+  }
+  for (const char* key : {"mmp_version", "config", "selected", "holdout"}) take(key);
+  std::vector<std::string> holdout_keys;
+  for (const auto& [key, value] : rest) {
+    if (key.rfind("holdout_", 0) == 0) holdout_keys.push_back(key);
+  }
+  for (const std::string& key : holdout_keys) take(key);
+  for (const char* key : {"data", "config_effective"}) take(key);
+  for (const auto& [key, value] : rest) {
+    if (key.rfind("network.", 0) != 0) out.emplace_back(key, value);  // the network's own settings: in "network"
+  }
+  return out;
+}
+
 Familiarity CostModel::familiarity(const cv::Mat& image, const cv::Mat& valid) const {
   Familiarity f;
   if (domain_.empty()) return f;

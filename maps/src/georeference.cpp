@@ -203,6 +203,26 @@ WorldFrame frameOf(const FrameSettings& plain, int rows, int cols) {
   return WorldFrame::located(rows, cols, plain.resolution, plain.origin, wkt);
 }
 
+std::string geographicFault(const WorldFrame& frame, const std::string& image) {
+  if (frame.crs.empty()) return {};
+  QuietGdal gdal;
+  std::unique_ptr<void, SpatialRefDeleter> srs(OSRNewSpatialReference(nullptr));
+  if (OSRSetFromUserInput(srs.get(), frame.crs.c_str()) != OGRERR_NONE || !OSRIsGeographic(srs.get())) {
+    return {};
+  }
+  // GeoTIFF geotransforms put longitude along x, latitude along y.
+  const double lon = frame.origin.x + 0.5 * frame.cols * frame.resolution;
+  const double lat = frame.origin.y + 0.5 * frame.rows * frame.resolution;
+  std::string target = "EPSG:326NN (UTM zone NN north; 327NN south)";
+  if (lon >= -180.0 && lon <= 180.0 && lat >= -80.0 && lat <= 84.0) {
+    const int zone = std::clamp(static_cast<int>(std::floor((lon + 180.0) / 6.0)) + 1, 1, 60);
+    target = "EPSG:" + std::to_string((lat >= 0.0 ? 32600 : 32700) + zone);
+  }
+  return "its coordinate reference system is geographic (longitude and latitude in degrees): a resolution of " +
+         numberText(frame.resolution) + " would be taken as metres; reproject the image to a projected CRS first, e.g. "
+         "gdalwarp -t_srs " + target + " -r bilinear '" + image + "' projected.tif";
+}
+
 WorldFrame readWorldFrame(const std::string& path, int rows, int cols, const FrameSettings& plain) {
   QuietGdal gdal;
   const Dataset dataset = openRaster(path, GDAL_OF_READONLY);

@@ -2,6 +2,7 @@
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/file_io.hpp>
+#include <mmp/maps/georeference.hpp>
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -113,6 +114,17 @@ void checkGrid(const CostGrid& grid, const Nav2MapSettings& settings) {
                           " entries; give one per cell (" + std::to_string(grid.rows) + " x " +
                           std::to_string(grid.cols) + " = " + std::to_string(cells) + ") or none");
   }
+  if (const std::string fault = geographicFault(grid.frame, "IMAGE.tif"); !fault.empty()) {
+    throw InvalidArgument("Nav2 map: the cost grid's " + fault);
+  }
+  if (!settings.lethal.empty() && settings.lethal.size() != cells) {
+    throw InvalidArgument("Nav2 map: the lethal mask has " + std::to_string(settings.lethal.size()) +
+                          " entries; give one per cell (" + std::to_string(cells) + ") or none");
+  }
+  if (!(settings.lethal_above > 0.0)) {
+    throw InvalidArgument("Nav2 map: lethal_above = " + shortNumber(settings.lethal_above) +
+                          " must be a cost > 0 (+inf: no cell is lethal by its cost)");
+  }
   checkName(settings.name);
   checkRangeEnd("lowest", settings.lowest);
   checkRangeEnd("highest", settings.highest);
@@ -128,7 +140,7 @@ struct Level {
   double seen_lo = kInf, seen_hi = -kInf;
 };
 
-std::string levelsCsv(const Scale& scale, bool have_range, const std::array<Level, 256>& levels) {
+std::string levelsCsv(const Scale& scale, bool have_range, double lethal_above, const std::array<Level, 256>& levels) {
   std::string csv = "value,cost_from,cost_to,cells,lowest_cost,highest_cost\n";
   const auto seen = [](const Level& l) {
     return l.cells == 0 ? std::string(",") : exact(l.seen_lo) + "," + exact(l.seen_hi);
@@ -145,8 +157,8 @@ std::string levelsCsv(const Scale& scale, bool have_range, const std::array<Leve
     }
     csv += std::to_string(v) + "," + from + "," + to + "," + std::to_string(levels[v].cells) + "," + seen(levels[v]) + "\n";
   }
-  csv += std::to_string(kNav2Lethal) + ",inf,inf," + std::to_string(levels[kNav2Lethal].cells) + "," +
-         (levels[kNav2Lethal].cells ? "inf,inf" : ",") + "\n";
+  csv += std::to_string(kNav2Lethal) + "," + exact(lethal_above) + ",inf," + std::to_string(levels[kNav2Lethal].cells) +
+         "," + seen(levels[kNav2Lethal]) + "\n";
   csv += std::to_string(kNav2Unknown) + ",,," + std::to_string(levels[kNav2Unknown].cells) + ",,\n";
   return csv;
 }
@@ -168,7 +180,12 @@ std::string yamlText(const CostGrid& grid, const Nav2MapSettings& settings, cons
   }
   y += "#     values used: " + std::to_string(info.levels_used) + " of 98; cells: " + std::to_string(info.passable) +
        "; " + settings.name + ".levels.csv gives each value's cost interval and cells\n";
-  y += "#   v = 100: impassable (cost inf), lethal; cells: " + std::to_string(info.lethal) + "\n";
+  y += "#   v = 100: lethal: impassable (cost inf)";
+  if (std::isfinite(settings.lethal_above)) y += ", or a cost above " + exact(settings.lethal_above) + " (lethal_above)";
+  if (!settings.lethal.empty()) y += ", or marked by the lethal mask";
+  y += "; cells: " + std::to_string(info.lethal) + " (" + std::to_string(info.lethal_by_cost) + " by their cost, " +
+       std::to_string(info.lethal_by_mask) + " by the mask)\n";
+  if (info.lethal == 0) y += "#     (learned costs are finite: a learned map has no lethal cell unless lethal_above or a mask makes some)\n";
   y += "#   v = 255: unknown (no data); cells: " + std::to_string(info.unknown) + "\n";
   y += "# Costmap settings: trinary_costmap: false (the default, true, makes every v < 100 free space);\n";
   y += "# lethal_cost_threshold: 100 (default); track_unknown_space: true keeps the unknown cells unknown.\n";
@@ -182,7 +199,12 @@ std::string yamlText(const CostGrid& grid, const Nav2MapSettings& settings, cons
   y += "image: " + image_name + "\n";
   y += "mode: raw\n";
   y += "resolution: " + exact(grid.frame.resolution) + "\n";
-  y += "origin: [" + exact(grid.frame.origin.x) + ", " + exact(grid.frame.origin.y) + ", 0]\n";
+  if (settings.local_origin) {
+    y += "# Local origin: the map frame is the CRS's shifted by (" + exact(info.offset.x) + ", " + exact(info.offset.y) +
+         "): world = map + that offset (the lower-left corner of the map is at world " + exact(info.offset.x) + ", " +
+         exact(info.offset.y) + ")\n";
+  }
+  y += "origin: [" + exact(info.origin.x) + ", " + exact(info.origin.y) + ", 0]\n";
   y += "negate: 0\n";
   y += "occupied_thresh: 0.65\n";
   y += "free_thresh: 0.25\n";
@@ -196,7 +218,12 @@ Nav2MapInfo writeNav2Map(const CostGrid& grid, const std::string& dir, const Nav
   const std::size_t cells = grid.costs.size();
   const auto masked = [&](std::size_t s) { return !settings.unknown.empty() && settings.unknown[s] != 0; };
 
-  // 1) Check every cost that will be written and find the passable range.
+  const auto marked = [&](std::size_t s) { return !settings.lethal.empty() && settings.lethal[s] != 0; };
+  const auto graded = [&](std::size_t s) {
+    return !masked(s) && !marked(s) && grid.costs[s] != kInf && grid.costs[s] <= settings.lethal_above;
+  };
+
+  // 1) Check every cost that will be written and find the graded range.
   double seen_lo = kInf, seen_hi = -kInf;
   for (std::size_t s = 0; s < cells; ++s) {
     if (masked(s)) continue;
@@ -205,9 +232,11 @@ Nav2MapInfo writeNav2Map(const CostGrid& grid, const std::string& dir, const Nav
       throw DataError("Nav2 map: " + cellName(grid, s) + " has cost " + shortNumber(c) +
                       "; costs must be > 0 or +inf (impassable), or the cell marked unknown in the mask");
     }
-    if (c != kInf) seen_lo = std::min(seen_lo, c), seen_hi = std::max(seen_hi, c);
+    if (graded(s)) seen_lo = std::min(seen_lo, c), seen_hi = std::max(seen_hi, c);
   }
   Nav2MapInfo info;
+  if (settings.local_origin) info.offset = grid.frame.origin;
+  else info.origin = grid.frame.origin;
   info.lowest = std::isnan(settings.lowest) ? (seen_lo != kInf ? seen_lo : info.lowest) : settings.lowest;
   info.highest = std::isnan(settings.highest) ? (seen_hi != -kInf ? seen_hi : info.highest) : settings.highest;
   if (info.lowest > info.highest) {  // one end given, the map's other end beyond it
@@ -223,7 +252,8 @@ Nav2MapInfo writeNav2Map(const CostGrid& grid, const std::string& dir, const Nav
   std::array<Level, 256> levels;
   for (std::size_t s = 0; s < cells; ++s) {
     const double c = grid.costs[s];
-    const int v = masked(s) ? kNav2Unknown : c == kInf ? kNav2Lethal : scale.value(c);
+    const int v = masked(s) ? kNav2Unknown : graded(s) ? scale.value(c) : kNav2Lethal;
+    if (v == kNav2Lethal && c != kInf) ++(marked(s) ? info.lethal_by_mask : info.lethal_by_cost);
     values[s] = static_cast<std::uint8_t>(v);
     Level& level = levels[static_cast<std::size_t>(v)];
     ++level.cells;
@@ -246,7 +276,7 @@ Nav2MapInfo writeNav2Map(const CostGrid& grid, const std::string& dir, const Nav
     throw Error("Nav2 map: OpenCV cannot encode the " + std::to_string(grid.cols) + " x " + std::to_string(grid.rows) +
                 " image as " + (png ? "PNG" : "PGM"));
   }
-  const std::string csv = levelsCsv(scale, have_range, levels);
+  const std::string csv = levelsCsv(scale, have_range, settings.lethal_above, levels);
   const std::string yaml = yamlText(grid, settings, image_name, scale, info);
 
   // 4) Write: the YAML, which map_server opens, last.

@@ -12,7 +12,7 @@ std::string Familiarity::describe() const {
   if (!known) return "the model holds no statistics of its training images (trained before mmp kept them): no check of the image";
   if (cells == 0) return "no cell of the image has data: no check of the image";
   char text[320];
-  std::snprintf(text, sizeof text, "%.1f %% of the image's %lld cells have colours unlike every training cell (warning above %.0f %%)%s",
+  std::snprintf(text, sizeof text, "%.2f %% of the image's %lld cells have colours unlike every training cell (warning above %.0f %%)%s",
                 100.0 * share(), cells, 100.0 * kWarnShare,
                 warns() ? ": the image is unlike what the model learned from, and its costs there are guesses" : "");
   return text;

@@ -444,3 +444,69 @@ TEST_CASE("Nav2 map: bad grids, masks, settings and folders are refused by name,
   CHECK(readBytes(old.yaml) == old_yaml);
   CHECK(readBytes(old.levels) == old_levels);
 }
+
+TEST_CASE("Nav2 map: lethal_above and a lethal mask make obstacles of dear and marked cells, and the YAML states the rule") {
+  test::TempDir dir;
+  const CostGrid grid = located(2, 3, {1.0, 2.0, 4.0, 8.0, kInf, 16.0});
+  Nav2MapSettings settings;
+  settings.lethal_above = 6.0;
+  settings.lethal = {1, 0, 0, 0, 0, 0};
+  const Nav2MapInfo info = writeNav2Map(grid, dir.file("lethal"), settings);
+  const OccupancyGrid map = loadNav2Map(info.yaml);
+  std::vector<int> occupancy;
+  for (int r = 0; r < 2; ++r) {
+    for (int c = 0; c < 3; ++c) {
+      const WorldPoint p = grid.frame.cellCentre(r, c);
+      occupancy.push_back(occupancyAt(map, p.x, p.y));
+    }
+  }
+  // Cell 0 (cost 1, masked), 3 (8) and 5 (16, above 6) lethal; 4 impassable; 1 and 2 graded 1 and 98.
+  CHECK(occupancy == std::vector<int>{100, 1, 98, 100, 100, 100});
+  CHECK(info.lethal == 4);
+  CHECK(info.lethal_by_cost == 2);
+  CHECK(info.lethal_by_mask == 1);
+  CHECK(info.lowest == 2.0);   // the graded range: the costs at or below lethal_above, unmasked
+  CHECK(info.highest == 4.0);
+  const std::string yaml = readBytes(info.yaml);
+  CHECK(yaml.find("or a cost above 6 (lethal_above), or marked by the lethal mask; cells: 4 (2 by their cost, 1 by the mask)") !=
+        std::string::npos);
+
+  const Nav2MapInfo plain = writeNav2Map(located(1, 2, {1.0, 2.0}), dir.file("plain"));
+  CHECK(plain.lethal == 0);
+  CHECK(readBytes(plain.yaml).find("learned costs are finite") != std::string::npos);
+
+  Nav2MapSettings bad;
+  bad.lethal = {1, 0};
+  CHECK_THROWS_WITH_AS(writeNav2Map(grid, dir.file("bad"), bad), doctest::Contains("the lethal mask has 2 entries"),
+                       InvalidArgument);
+  bad.lethal.clear();
+  bad.lethal_above = 0.0;
+  CHECK_THROWS_WITH_AS(writeNav2Map(grid, dir.file("bad"), bad), doctest::Contains("lethal_above = 0 must be a cost > 0"),
+                       InvalidArgument);
+}
+
+TEST_CASE("Nav2 map: a local origin writes [0, 0, 0] and records the offset, and a geographic frame is refused with gdalwarp") {
+  test::TempDir dir;
+  CostGrid grid = located(2, 2, {1.0, 2.0, 3.0, 4.0}, 0.5, {320000.0, 2777262.5});
+  Nav2MapSettings settings;
+  settings.local_origin = true;
+  const Nav2MapInfo info = writeNav2Map(grid, dir.file("local"), settings);
+  const OccupancyGrid map = loadNav2Map(info.yaml);
+  CHECK(map.origin_x == 0.0);
+  CHECK(map.origin_y == 0.0);
+  CHECK(info.offset.x == 320000.0);
+  CHECK(info.offset.y == 2777262.5);
+  CHECK(readBytes(info.yaml).find("shifted by (320000, 2777262.5)") != std::string::npos);
+  // Cell (0, 0), the top-left, lies at map point (0.25, 0.75) = world point minus the offset.
+  const WorldPoint top_left = grid.frame.cellCentre(0, 0);
+  CHECK(occupancyAt(map, top_left.x - info.offset.x, top_left.y - info.offset.y) == 1);
+
+  grid.frame = WorldFrame::located(2, 2, 4e-5, {55.2, 25.1}, "GEOGCS[\"WGS 84\",DATUM[\"WGS_1984\",SPHEROID[\"WGS 84\","
+                                                                "6378137,298.257223563]],PRIMEM[\"Greenwich\",0],"
+                                                                "UNIT[\"degree\",0.0174532925199433]]");
+  CHECK_THROWS_WITH_AS(writeNav2Map(grid, dir.file("degrees")),
+                       doctest::Contains("geographic (longitude and latitude in degrees)"), InvalidArgument);
+  CHECK_THROWS_WITH_AS(writeNav2Map(grid, dir.file("degrees")), doctest::Contains("gdalwarp -t_srs EPSG:32640"),
+                       InvalidArgument);
+  CHECK_FALSE(std::filesystem::exists(dir.file("degrees")));
+}

@@ -307,6 +307,16 @@ TEST_CASE("mmp train --validate leaves each training image out in turn and write
   CLI::App compare;
   addCompareCommand(compare);
   CHECK_NOTHROW(compare.parse(std::vector<std::string>{dir.file("out"), dir.file("out"), "compare"}));
+  // Runs of another behaviour share the pairs but not their meaning: refused, naming both.
+  std::filesystem::create_directory(dir.file("other"));
+  std::filesystem::copy_file(dir.file("out/validation_pairs.csv"), dir.file("other/validation_pairs.csv"));
+  std::ofstream(dir.file("other/validation.json")) << R"({"behaviour": "hide_in_vegetation"})";
+  CLI::App compare2;
+  addCompareCommand(compare2);
+  CHECK_THROWS_WITH_AS(compare2.parse(std::vector<std::string>{dir.file("other"), dir.file("out"), "compare"}),
+                       doctest::Contains(("scored behaviour 'follow_road' and B (" + dir.file("other") +
+                                          ") behaviour 'hide_in_vegetation'").c_str()),
+                       DataError);
 }
 
 TEST_CASE("JSON output keeps key order, writes non-finite numbers as null and doubles that read back bit for bit") {
@@ -358,6 +368,20 @@ TEST_CASE("mmp train writes metrics.json with every digit, the training curve an
   CHECK(metrics["learner"] == "batch");
   CHECK(metrics["trace_value"] == "objective c(w), eq. 4");
 
+  // The model records its provenance: version, config, data fingerprints, holdout figures (`mmp info`).
+  const CostModel saved = CostModel::load(dir.file("out/model.mmp"));
+  const auto& info = saved.info();
+  CHECK(info.at("mmp_version").find(" (commit ") != std::string::npos);
+  CHECK(info.at("data").find("train train.png fnv1a64:" + fileChecksum(dir.file("train.png")) + "\n") != std::string::npos);
+  CHECK(info.at("data").find("train paths.csv fnv1a64:" + fileChecksum(dir.file("paths.csv")) + "\n") != std::string::npos);
+  CHECK(info.at("config_effective").find("behaviour:") != std::string::npos);
+  CHECK(std::stod(info.at("holdout_learned_cost_ratio")) == metrics["methods"]["learned"]["cost_ratio_mean"].get<double>());
+  CHECK(info.at("holdout").find("1 images (synthetic-6), 3 start/goal pairs") == 0);
+  CHECK_FALSE(saved.domain().empty());
+  CLI::App info_app;
+  addInfoCommand(info_app);
+  CHECK_NOTHROW(info_app.parse(std::vector<std::string>{"--json", dir.file("out/model.mmp"), "info"}));
+
   // The same training in this process gives the same numbers; the file holds them bit for bit.
   const TrainedCostModel trained = train(loadTrainingData(config), config);
   const TrainingReport& planner = trained.report;
@@ -371,4 +395,44 @@ TEST_CASE("mmp train writes metrics.json with every digit, the training curve an
     CHECK(metrics["trace"][i]["value"].get<double>() == planner.trace[i].value);
     CHECK(metrics["trace"][i]["weight_norm"].get<double>() == planner.trace[i].weight_norm);
   }
+}
+
+TEST_CASE("mmp costmap --nav2: lethal cells by quantile, a local origin, a folder mmp did not write kept, degrees refused") {
+  test::TempDir dir;
+  saveModelAndScene(dir);
+  const auto costmap = [&](std::vector<std::string> args) {
+    args.insert(args.end(), {"--resolution", "0.5", "--image", dir.file("scene.png"), "--model", dir.file("m.mmp")});
+    std::reverse(args.begin(), args.end());
+    args.push_back("costmap");
+    CLI::App app;
+    addCostmapCommand(app);
+    app.parse(args);
+  };
+  costmap({"--nav2", dir.file("nav2"), "--origin", "320000,2777262", "--crs", "EPSG:32640", "--nav2-origin", "local",
+           "--lethal-quantile", "0.9"});
+  const YAML::Node yaml = YAML::LoadFile(dir.file("nav2/map.yaml"));
+  CHECK(yaml["origin"].as<std::vector<double>>() == std::vector<double>{0.0, 0.0, 0.0});
+  const cv::Mat values = cv::imread(dir.file("nav2/map.pgm"), cv::IMREAD_UNCHANGED);
+  const double lethal_share = cv::countNonZero(values == 100) / static_cast<double>(values.total());
+  CHECK(lethal_share > 0.05);  // the dearest tenth, give or take ties
+  CHECK(lethal_share < 0.15);
+
+  std::filesystem::create_directory(dir.file("mine"));
+  std::ofstream(dir.file("mine/map.yaml")) << "image: my_own.pgm\n";
+  CHECK_THROWS_WITH(costmap({"--nav2", dir.file("mine"), "--origin", "0,0"}), doctest::Contains("mmp did not write"));
+  std::ifstream kept(dir.file("mine/map.yaml"));
+  CHECK(std::string(std::istreambuf_iterator<char>(kept), std::istreambuf_iterator<char>()) == "image: my_own.pgm\n");
+
+  CHECK_THROWS_WITH_AS(costmap({"--nav2", dir.file("deg"), "--origin", "55.2,25.1", "--crs", "EPSG:4326"}),
+                       doctest::Contains("gdalwarp -t_srs EPSG:326"), InvalidArgument);
+  CHECK_THROWS_WITH_AS(costmap({"--png", dir.file("c.png"), "--origin", "0,0", "--lethal-above", "3"}),
+                       doctest::Contains("give --nav2 DIR too"), InvalidArgument);
+
+  CLI::App plan;
+  addPlanCommand(plan);
+  CHECK_THROWS_WITH_AS(plan.parse(std::vector<std::string>{"55.2001,25.1001", "--goal", "55.2002,25.1002", "--start", "--world",
+                                                           "EPSG:4326", "--crs", "55.2,25.1", "--origin", "0.00001",
+                                                           "--resolution", dir.file("scene.png"), "--image",
+                                                           dir.file("m.mmp"), "--model", "plan"}),
+                       doctest::Contains("geographic (longitude and latitude in degrees)"), InvalidArgument);
 }

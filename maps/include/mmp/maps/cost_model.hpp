@@ -33,6 +33,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mmp {
@@ -151,6 +152,16 @@ class CostModel {
   /// attained, e.g. for a fixed scale across tiles.  May be +inf for exponential costs.
   std::array<double, 2> costBounds() const;
   const std::map<std::string, std::string>& info() const { return info_; }
+  /*!
+      What the model is, for people and tools (`mmp info`): in order, format (the model file format
+      version), behaviour, cost (its form: "exp(w . f + trees(f))", ...), learner, features (count,
+      cell size, colour spaces, blurs, bins), network (a network model's shape), trained_on (the
+      training images), training_cost_range, training_statistics (the cells the familiarity check
+      knows), then the provenance `mmp train` records (mmp_version, config, selected, holdout and
+      its figures, data fingerprints, config_effective) and any other info entry.  Entries the
+      model does not hold are left out.
+  !*/
+  std::vector<std::pair<std::string, std::string>> summary() const;
   /// Sets info entry `key` (saved with the model): e.g. provenance added after training.
   void setInfo(const std::string& key, const std::string& value) { info_[key] = value; }
 

@@ -62,6 +62,15 @@ GeoImage loadGeoImage(const std::string& path, const FrameSettings& plain = {});
 /// The frame a FrameSettings describes for an image of rows x cols pixels (validated; the CRS as WKT).
 WorldFrame frameOf(const FrameSettings& plain, int rows, int cols);
 
+/*!
+    ensures
+        - "" if the frame's CRS is projected, local or unknown (empty); for a geographic CRS (longitude
+          and latitude in degrees, e.g. EPSG:4326), a message saying that a navigation stack would
+          take degrees as metres, with the gdalwarp command that reprojects `image` to the UTM zone
+          of the frame's centre.  Nav2 export and world-coordinate planning refuse with it.
+!*/
+std::string geographicFault(const WorldFrame& frame, const std::string& image);
+
 /// Writes `frame` (per pixel of the TIFF: its geotransform and CRS) and nodata = +inf into the TIFF
 /// at `path` in place, through GDAL.  requires: frame.rows x frame.cols == the TIFF's size.  Throws
 /// mmp::Error naming the file if GDAL cannot open or update it.

@@ -43,7 +43,11 @@
 //     log scale, 42 on the linear one; the demo model's maps (configs/demo.yaml, 128 x 128 cells,
 //     costs spanning x37..x46) use 96..98 on either, with 40..53 effective levels (exp of the
 //     entropy of cells over values) -- there the scales are about even.
-//   - impassable (c = +inf): 100, lethal (254) under the default lethal_cost_threshold.
+//   - impassable (c = +inf): 100, lethal (254) under the default lethal_cost_threshold; so are the
+//     cells above settings.lethal_above and those of settings.lethal (a mask).  Learned costs are
+//     finite: without either, a learned map's only lethal cells are those a model makes impassable
+//     (none, for the linear, exponential, LEARCH and network models) -- dear terrain is graded, not
+//     an obstacle.
 //   - unknown (the mask's non-zero cells, whatever their cost): 255, unknown to map_server; the
 //     costmap keeps it unknown only with track_unknown_space: true (default false: free).
 //   Nav2 must be configured with trinary_costmap: false for the grades to survive: with the default
@@ -90,6 +94,16 @@ struct Nav2MapSettings {
   /// Empty, or one byte a cell (rows * cols, row-major): non-zero marks a cell with no data, written
   /// unknown whatever its cost (NaN allowed there).
   std::vector<std::uint8_t> unknown;
+  /// Learned costs are finite, so without these a learned map has no lethal cell but the impassable
+  /// (+inf) ones: passable cells whose cost is above lethal_above are written lethal (100), and so are
+  /// the cells the lethal mask marks (empty, or one byte a cell: non-zero = lethal, e.g. from a label
+  /// mask of water).  lethal_above > 0 (+inf: none); the grading 1..98 spans the costs at or below it.
+  double lethal_above = std::numeric_limits<double>::infinity();
+  std::vector<std::uint8_t> lethal;
+  /// Write origin [0, 0, 0] and record the frame's origin in the YAML's comments (and
+  /// Nav2MapInfo::offset): for projected coordinates such as UTM (320000, 2777262), which float32
+  /// consumers (RViz) hold only to a few decimetres.  The robot's map frame is then the offset one.
+  bool local_origin = false;
 };
 
 /// What writeNav2Map wrote.
@@ -101,19 +115,24 @@ struct Nav2MapInfo {
   double lowest = std::numeric_limits<double>::quiet_NaN();
   double highest = std::numeric_limits<double>::quiet_NaN();
   long long passable = 0, lethal = 0, unknown = 0;  ///< cells written graded, 100 and 255
+  long long lethal_by_cost = 0, lethal_by_mask = 0;   ///< of the lethal cells: above lethal_above, marked by the mask
+  WorldPoint origin;  ///< the origin written: the frame's, or (0, 0) with local_origin
+  WorldPoint offset;  ///< the frame's origin minus the origin written: (0, 0) unless local_origin
 };
 
 /*!
     requires
         - grid.rows, grid.cols >= 1, grid.costs.size() == rows * cols
-        - grid.frame.hasWorld() (resolution > 0), with grid.rows x grid.cols cells
+        - grid.frame.hasWorld() (resolution > 0), with grid.rows x grid.cols cells, in a projected
+          CRS or none (not geographic: Nav2 takes the resolution and origin as metres)
         - every cell not masked unknown has a cost > 0 (+inf: impassable)
         - settings as documented on Nav2MapSettings
     ensures
         - writes the map_server map of the file comment into dir (made if missing) and says what it
           wrote
-        - throws mmp::InvalidArgument for a grid without a world frame or of no cells, a mask of the
-          wrong size or bad settings; mmp::DataError naming the first cell (row, col) whose cost is
+        - throws mmp::InvalidArgument for a grid without a world frame, in a geographic CRS (naming
+          the gdalwarp command that reprojects the image) or of no cells, a mask of the wrong size or
+          bad settings; mmp::DataError naming the first cell (row, col) whose cost is
           NaN or <= 0; mmp::Error naming the path if the folder cannot be made or a file written
           (files not yet replaced are then untouched)
 !*/
