@@ -127,6 +127,7 @@ ModelOnImage applyModel(const std::string& model_path, const std::string& image_
   } catch (const DataError& e) {
     throw DataError(std::string(e.what()) + " (on '" + image_path + "')");
   }
+  if (!image.note.empty()) std::printf("note: '%s': %s\n", image_path.c_str(), image.note.c_str());
   m.image = image.pixels;
   m.source = model.source();
   printFamiliarity(model.familiarity(image.pixels, image.valid));
@@ -337,6 +338,7 @@ void runCostmap(const CostmapOptions& o) {
       printFamiliarity(familiarity(model, first));
     }
     ImageRows image = o.frame.named([&] { return ImageRows(o.image, o.frame.settings()); });
+    if (!image.note().empty()) std::printf("note: '%s': %s\n", o.image.c_str(), image.note().c_str());
     printDropped(image.cols(), image.rows(), model.features().settings().cell_size);
     CostRasterInfo info;
     try {

@@ -95,7 +95,7 @@ bool pngOrJpeg(const std::string& path) {  // decoded by OpenCV and libjpeg; eve
 // Pixels through GDAL under raster_pixels.hpp's rules, as loadImage gives them (detail::bgr8): the
 // grey or colour bands, 8 or 16 bits, assembled in OpenCV's channel order; `valid` (if not null)
 // the pixels with data.
-cv::Mat readPixels(GDALDatasetH dataset, const std::string& path, cv::Mat* valid) {
+cv::Mat readPixels(GDALDatasetH dataset, const std::string& path, cv::Mat* valid, std::string* note) {
   const int cols = GDALGetRasterXSize(dataset), rows = GDALGetRasterYSize(dataset), bands = GDALGetRasterCount(dataset);
   const auto meaning = [&](int b) { return GDALGetRasterColorInterpretation(GDALGetRasterBand(dataset, b)); };
   int used = bands;  // the grey or colour bands
@@ -157,7 +157,9 @@ cv::Mat readPixels(GDALDatasetH dataset, const std::string& path, cv::Mat* valid
   }
   cv::Mat raw;
   cv::merge(channels, raw);
-  return detail::bgr8(raw, path);
+  const char* nbits = GDALGetMetadataItem(GDALGetRasterBand(dataset, 1), "NBITS", "IMAGE_STRUCTURE");
+  const int bits = nbits != nullptr && depth == CV_16U ? std::atoi(nbits) : 0;
+  return detail::bgr8(raw, path, valid != nullptr ? *valid : cv::Mat(), bits > 8 && bits <= 16 ? bits : 0, note);
 }
 
 Dataset openRaster(const std::string& path, unsigned flags) {
@@ -234,7 +236,7 @@ GeoImage loadGeoImage(const std::string& path, const FrameSettings& plain) {
   if (pngOrJpeg(path)) {
     const cv::Mat raw = detail::readRaw(path, "image");
     image.valid = detail::alphaValid(raw);
-    image.pixels = detail::bgr8(raw, path);
+    image.pixels = detail::bgr8(raw, path, image.valid, 0, &image.note);
     image.frame = readWorldFrame(path, image.pixels.rows, image.pixels.cols, plain);
     return image;
   }
@@ -244,16 +246,16 @@ GeoImage loadGeoImage(const std::string& path, const FrameSettings& plain) {
     if (!detail::isTiff(path)) loadImage(path);  // says why the file is not an image, as for any other
     throw DataError("image '" + path + "' cannot be read: " + QuietGdal::lastError());
   }
-  image.pixels = readPixels(dataset.get(), path, &image.valid);
+  image.pixels = readPixels(dataset.get(), path, &image.valid, &image.note);
   image.frame = frameOfDataset(dataset.get(), image.pixels.rows, image.pixels.cols, plain, path);
   return image;
 }
 
-cv::Mat detail::readGdalImage(const std::string& path, cv::Mat* valid) {
+cv::Mat detail::readGdalImage(const std::string& path, cv::Mat* valid, std::string* note) {
   QuietGdal gdal;
   const Dataset dataset = openRaster(path, GDAL_OF_READONLY);
   if (!dataset) throw DataError("image '" + path + "' cannot be read: " + QuietGdal::lastError());
-  return readPixels(dataset.get(), path, valid);
+  return readPixels(dataset.get(), path, valid, note);
 }
 
 void writeGeoreference(const std::string& path, const WorldFrame& frame) {

@@ -7,7 +7,9 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <csetjmp>
 #include <cstdio>
 #include <cstdlib>
@@ -225,6 +227,7 @@ ImageRows::ImageRows(const std::string& path, const FrameSettings& plain) : path
     GeoImage image = loadGeoImage(path, plain);  // says what is wrong with the file, if anything
     whole_ = image.pixels;
     valid_ = image.valid;
+    note_ = image.note;
     frame_ = std::move(image.frame);
     rows_ = whole_.rows;
     cols_ = whole_.cols;
@@ -240,6 +243,7 @@ ImageRows::ImageRows(const std::string& path, const FrameSettings& plain) : path
   }
   rows_ = static_cast<int>(jpeg_->info.output_height);
   cols_ = static_cast<int>(jpeg_->info.output_width);
+  if (jpeg_->info.output_components == 1) note_ = "one band (grey): its value taken as red, green and blue";
   try {
     frame_ = readWorldFrame(path, rows_, cols_, plain);
   } catch (...) {
@@ -330,29 +334,58 @@ cv::Mat detail::alphaValid(const cv::Mat& raw) {
   return valid;
 }
 
-cv::Mat detail::bgr8(cv::Mat raw, const std::string& path) {
+cv::Mat detail::bgr8(cv::Mat raw, const std::string& path, const cv::Mat& valid, int bits, std::string* note) {
+  std::string said;
   if (raw.depth() == CV_16U) {
-    raw.convertTo(raw, CV_8U, 1.0 / 257.0);
+    double largest = 0.0;
+    const int colours = raw.channels() == 2 || raw.channels() == 4 ? raw.channels() - 1 : raw.channels();
+    for (int c = 0; c < colours && bits == 0; ++c) {
+      cv::Mat channel;
+      cv::extractChannel(raw, channel, c);
+      double lo = 0.0, hi = 0.0;
+      cv::minMaxLoc(channel, &lo, &hi, nullptr, nullptr, valid.empty() ? cv::noArray() : valid);
+      largest = std::max(largest, hi);
+    }
+    const bool given = bits > 0;
+    if (!given) {
+      bits = 8;
+      while (bits < 16 && largest > std::ldexp(1.0, bits) - 1.0) bits += 2;
+    }
+    bits = std::clamp(bits, 1, 16);
+    const double top = std::ldexp(1.0, bits) - 1.0;
+    raw.convertTo(raw, CV_8U, 255.0 / top);  // saturates samples above an NBITS the file declares
+    said = "16-bit samples taken as " + std::to_string(bits) + "-bit data (" +
+           (given ? std::string("the file's NBITS") : "the largest sample is " + numberText(largest)) +
+           ") and scaled by 255 / " + numberText(top);
   } else if (raw.depth() != CV_8U) {
     // Float pixels have no known range (0..1? 0..255? reflectance?): refused, as GDAL's path does.
     throw DataError("image '" + path + "' holds " + (raw.depth() == CV_32F || raw.depth() == CV_64F ? "floating-point" : "signed") +
                     " values; mmp reads 8- or 16-bit imagery (scale it first, e.g. gdal_translate -ot Byte -scale)");
   }
+  const auto add = [&said](const std::string& text) { said += (said.empty() ? "" : "; ") + text; };
   cv::Mat bgr;
   switch (raw.channels()) {
-    case 1: cv::cvtColor(raw, bgr, cv::COLOR_GRAY2BGR); break;
+    case 1:
+      cv::cvtColor(raw, bgr, cv::COLOR_GRAY2BGR);
+      add("one band (grey): its value taken as red, green and blue");
+      break;
     case 2: {  // grey + alpha (PNG flags it; readGdalImage only passes a flagged one)
       cv::Mat grey;
       cv::extractChannel(raw, grey, 0);
       cv::cvtColor(grey, bgr, cv::COLOR_GRAY2BGR);
+      add("grey and alpha: grey taken as red, green and blue, alpha 0 as no data");
       break;
     }
     case 3: bgr = raw; break;
-    case 4: cv::cvtColor(raw, bgr, cv::COLOR_BGRA2BGR); break;
+    case 4:
+      cv::cvtColor(raw, bgr, cv::COLOR_BGRA2BGR);
+      add("alpha band: used as the mask of pixels without data (alpha 0), not as colour");
+      break;
     default:
       throw DataError("image '" + path + "' has " + std::to_string(raw.channels()) +
                       " channels; expected 1 (grey), 3 (colour), or either with alpha");
   }
+  if (note != nullptr) *note = said;
   return bgr;
 }
 

@@ -15,8 +15,11 @@ constexpr double kMaxImagePixels = 1 << 27;
 
 // The one set of rules for imagery, whatever the container (PNG, JPEG, classic TIFF, BigTIFF,
 // GeoTIFF, any raster GDAL reads):
-//   - pixel types: 8- or 16-bit unsigned integers (16 bits scaled by 1/257); floating-point and
-//     signed values are refused (their range is unknown: scaling them would invent terrain)
+//   - pixel types: 8- or 16-bit unsigned integers; floating-point and signed values are refused
+//     (their range is unknown: scaling them would invent terrain).  16-bit samples are scaled by
+//     their bit depth: the file's NBITS if GDAL reports one, else the least of 8, 10, 12, 14 and 16
+//     bits that holds the largest sample with data (12-bit data in a 16-bit image: by 255 / 4095,
+//     not 255 / 65535, which would leave it almost black); the note says which
 //   - bands: 1 (grey), 3 (red, green, blue), or either followed by an alpha band, which is alpha
 //     only when the file flags it so (PNG's RGBA and grey-alpha; TIFF ExtraSamples, GDAL's
 //     GCI_AlphaBand); any other band count or an unflagged fourth band is refused
@@ -25,8 +28,10 @@ constexpr double kMaxImagePixels = 1 << 27;
 // PNG and JPEG are decoded by OpenCV and libjpeg (and JPEGs streamed), everything else by GDAL.
 
 // A decoded image (1, 2, 3 or 4 channels in OpenCV's order, alpha last; 8 or 16 bits) as 8-bit BGR:
-// grey expanded, alpha dropped, 16 bits scaled.  Throws mmp::DataError naming `path` otherwise.
-cv::Mat bgr8(cv::Mat raw, const std::string& path);
+// grey expanded, alpha dropped, 16 bits scaled by their bit depth (`bits`: 0 = the least that holds
+// the largest sample where valid != 0, or everywhere if valid is empty).  `note` (if not null) gets
+// one line saying what was converted ("" for 8-bit colour).  Throws mmp::DataError naming `path`.
+cv::Mat bgr8(cv::Mat raw, const std::string& path, const cv::Mat& valid = {}, int bits = 0, std::string* note = nullptr);
 
 // A PNG or JPEG (what ImageRows streams or loadImage reads by itself) as decoded, before bgr8;
 // `what` names it in messages ("image", "label mask").
@@ -38,7 +43,7 @@ bool isTiff(const std::string& path);
 // A raster through GDAL as bgr8 gives it, under the rules above; `valid` (if not null) becomes the
 // CV_8UC1 mask of pixels with data (255) and without (0), or stays empty if every pixel has data.
 // Throws mmp::DataError naming `path`.
-cv::Mat readGdalImage(const std::string& path, cv::Mat* valid);
+cv::Mat readGdalImage(const std::string& path, cv::Mat* valid, std::string* note = nullptr);
 
 // The mask of a decoded PNG's alpha channel (raw with 2 or 4 channels): 0 where alpha is 0; empty
 // if no pixel is transparent or raw has no alpha.

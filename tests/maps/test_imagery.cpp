@@ -1,6 +1,7 @@
 #include "maps_support.hpp"
 
 #include <mmp/core/error.hpp>
+#include <mmp/maps/georeference.hpp>
 #include <mmp/maps/imagery.hpp>
 
 #include <doctest/doctest.h>
@@ -46,6 +47,20 @@ TEST_CASE("images load from PNG, JPEG and TIFF as 8-bit BGR") {
   REQUIRE(cv::imwrite(dir.file("wide.png"), wide));
   CHECK(loadImage(dir.file("grey.png")).at<cv::Vec3b>(4, 4) == cv::Vec3b(77, 77, 77));
   CHECK(loadImage(dir.file("wide.png")).at<cv::Vec3b>(4, 4) == cv::Vec3b(9, 100, 255));
+  CHECK(loadGeoImage(dir.file("wide.png")).note.find("taken as 16-bit data") != std::string::npos);
+  CHECK(loadGeoImage(dir.file("grey.png")).note.find("one band (grey)") == 0);
+  CHECK(loadGeoImage(dir.file("a.png")).note.empty());  // 8-bit colour: nothing to say
+
+  // 12-bit data in a 16-bit file is scaled by 255 / 4095, not left almost black by 255 / 65535.
+  cv::Mat twelve(10, 12, CV_16UC3, cv::Scalar(0, 2048, 4095));
+  twelve.at<cv::Vec3w>(0, 0) = cv::Vec3w(0, 0, 3000);
+  REQUIRE(cv::imwrite(dir.file("twelve.png"), twelve));
+  CHECK(loadImage(dir.file("twelve.png")).at<cv::Vec3b>(4, 4) == cv::Vec3b(0, 128, 255));
+  CHECK(loadGeoImage(dir.file("twelve.png")).note ==
+        "16-bit samples taken as 12-bit data (the largest sample is 4095) and scaled by 255 / 4095");
+  cv::Mat ten(10, 12, CV_16UC1, cv::Scalar(1023));
+  REQUIRE(cv::imwrite(dir.file("ten.png"), ten));
+  CHECK(loadImage(dir.file("ten.png")).at<cv::Vec3b>(4, 4) == cv::Vec3b(255, 255, 255));
 
   CHECK(errorOf([&] { loadImage(dir.file("missing.png")); }).find("missing.png") != std::string::npos);
   std::FILE* junk = std::fopen(dir.file("junk.png").c_str(), "wb");

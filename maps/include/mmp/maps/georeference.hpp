@@ -39,6 +39,9 @@ struct GeoImage {
   /// internal mask, alpha 0), 255 elsewhere; empty if every pixel has data.  Cells holding such a
   /// pixel are unknown: CostModel::costs makes them +inf (impassable) and lists them in CostGrid::unknown.
   cv::Mat valid;
+  /// What reading made of the file's pixels, "" for 8-bit colour: 16-bit samples scaled by their bit
+  /// depth, one grey band taken as colour, an alpha band taken as the no-data mask (say it to users).
+  std::string note;
 };
 
 /*!

@@ -59,6 +59,8 @@ class ImageRows {
   /// The whole image's pixels without data (GeoImage::valid); empty if every pixel has data (a
   /// streamed JPEG always).
   const cv::Mat& valid() const { return valid_; }
+  /// GeoImage::note of the image (a grey JPEG: that its grey is taken as colour).
+  const std::string& note() const { return note_; }
   /// The next min(count, rows() - next()) rows (CV_8UC3).  Throws mmp::DataError naming the path and
   /// the row if the data are damaged or cut short (some damage shows only once the last row is read).
   cv::Mat read(int count);
@@ -72,6 +74,7 @@ class ImageRows {
   Jpeg* jpeg_ = nullptr;  // a JPEG being decoded, else whole_ holds the image
   cv::Mat whole_;
   cv::Mat valid_;
+  std::string note_;
   WorldFrame frame_;
 };
 
