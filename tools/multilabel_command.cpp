@@ -93,7 +93,7 @@ void runMultilabelCommand(const MultilabelOptions& options) {
               settings.graph.c_str(), settings.inference == MultilabelInference::Exact ? "exact (branch and bound)" : "LP relaxation (max-sum diffusion)",
               settings.learner.describe().c_str(), describe(settings.formulation).c_str());
   Progress progress("multilabel: ");
-  const MultilabelResult r = runMultilabel(train, test, settings, [&](const std::string& stage) { progress.update(stage, 0, 1, ""); });
+  const MultilabelResult r = runMultilabel(train, test, settings, [&](const std::string& stage) { progress.update(stage, 0, 0, ""); });
   progress.finish();
   Json validation_json = Json::array();
   if (!r.validation.empty()) {

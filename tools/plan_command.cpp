@@ -1,7 +1,8 @@
 // `mmp plan` and `mmp costmap`: use a saved model on any image (CostModel: the model carries its
 // feature settings and scaling, so the image gets exactly the training transform).
 //   mmp plan --model M --image I --start X,Y --goal X,Y [--world] [--planner P [--budget S]] [--out path.csv]
-//            [--png plan.png] [--vehicle dubins|reeds-shepp --turning-radius R [--start-heading D] [--goal-heading D]]
+//            [--png plan.png [--png-underlay image|costs]] [--vehicle dubins|reeds-shepp --turning-radius R
+//            [--start-heading D] [--goal-heading D]]
 //   mmp costmap --model M --image I [--png costmap.png] [--raw costmap.tif] [--nav2 DIR] [--tile-cells N] [--threads N]
 // Both take [--resolution R --origin X,Y [--crs C]] for an image without georeference.
 #include "commands.hpp"
@@ -21,7 +22,6 @@
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
-#include <opencv2/imgproc.hpp>
 
 #include <algorithm>
 #include <array>
@@ -165,13 +165,8 @@ int parsePoint(const std::string& text, const std::string& flag, bool world, con
   return cell;
 }
 
-cv::Mat croppedImage(const ModelOnImage& m) {
-  const int k = m.grid.cell_size;
-  return m.image(cv::Rect(0, 0, m.grid.cols * k, m.grid.rows * k)).clone();
-}
-
 struct PlanOptions {
-  std::string model, image, start, goal, out, png, planner = "astar";
+  std::string model, image, start, goal, out, png, png_underlay = "image", planner = "astar";
   double budget = 1.0;
   bool world = false;
   FrameOptions frame;
@@ -179,6 +174,16 @@ struct PlanOptions {
   double turning_radius = 0.0;  ///< world units of the image's frame, pixels without one
   std::optional<double> start_heading, goal_heading;  ///< degrees
 };
+
+// --png: the path over the image or its cost map, with a legend (renderPlan).
+void writePlanPicture(const PlanOptions& o, const ModelOnImage& m, const std::vector<CellPoint>& path,
+                      const std::string& label) {
+  PlanPictureStyle style;
+  style.underlay = o.png_underlay == "costs" ? PlanUnderlay::Costs : PlanUnderlay::Image;
+  style.label = label;
+  writeImage(o.png, renderPlan(m.image, m.grid, path, style));
+  std::printf("wrote %s\n", o.png.c_str());
+}
 
 // An OMPL planner between the centres of the start and goal cells; its waypoints go to --out.
 void runOmplPlan(const PlanOptions& o, const ModelOnImage& m, int start, int goal) {
@@ -221,17 +226,7 @@ void runOmplPlan(const PlanOptions& o, const ModelOnImage& m, int start, int goa
                  car ? std::vector<std::vector<double>>{plan.headings} : std::vector<std::vector<double>>{});
     std::printf("wrote %s\n", o.out.c_str());
   }
-  if (!o.png.empty()) {
-    cv::Mat picture = croppedImage(m);
-    const double k = m.grid.cell_size;
-    for (std::size_t i = 1; i < plan.path.size(); ++i) {
-      cv::line(picture, cv::Point2d(plan.path[i - 1].u * k, plan.path[i - 1].v * k),
-               cv::Point2d(plan.path[i].u * k, plan.path[i].v * k), cv::Scalar(40, 40, 255), std::max(2, m.grid.cell_size / 2),
-               cv::LINE_AA);
-    }
-    writeImage(o.png, picture);
-    std::printf("wrote %s\n", o.png.c_str());
-  }
+  if (!o.png.empty()) writePlanPicture(o, m, plan.path, std::string(plannerName(settings.planner)) + " plan");
 }
 
 void runPlan(const PlanOptions& o) {
@@ -256,12 +251,7 @@ void runPlan(const PlanOptions& o) {
     writePathCsv(o.out, {plan.path}, m.grid.cols, k, m.grid.frame);
     std::printf("wrote %s\n", o.out.c_str());
   }
-  if (!o.png.empty()) {
-    cv::Mat picture = croppedImage(m);
-    drawPath(picture, plan.path, m.grid.cols, k, cv::Scalar(40, 40, 255), std::max(2, k / 2));
-    writeImage(o.png, picture);
-    std::printf("wrote %s\n", o.png.c_str());
-  }
+  if (!o.png.empty()) writePlanPicture(o, m, cellCentres(plan.path, m.grid.cols), "A* plan");
 }
 
 struct CostmapOptions {
@@ -436,7 +426,10 @@ void addPlanCommand(CLI::App& app) {
   o->frame.add(cmd);
   cmd->add_option("--out", o->out, "path file to write (CSV path,x,y at cell centres, plus world_x,world_y when the "
                                    "image has a world frame, and heading_deg for a car; readable as demonstrations)");
-  cmd->add_option("--png", o->png, "picture of the path over the image");
+  cmd->add_option("--png", o->png, "picture of the path with its start, goal and a legend");
+  cmd->add_option("--png-underlay", o->png_underlay, "what --png draws the path over: the image or the learned costs")
+      ->check(CLI::IsMember({"image", "costs"}))
+      ->capture_default_str();
   cmd->footer("Examples:\n  mmp plan --model out/demo/model.mmp --image scene.png --start 10,10 --goal 500,480 --png plan.png\n"
               "  mmp plan --model model.mmp --image tile.tif --world --start 320010,2777262 --goal 320400,2777000 --planner bitstar\n"
               "  mmp plan --model model.mmp --image tile.tif --world --start 320010,2777262 --goal 320400,2777000 --vehicle dubins "

@@ -1,4 +1,7 @@
+// Cost maps and their colour bars, round ticks, panels and image files (render.hpp).
 #include <mmp/maps/render.hpp>
+
+#include "render_text.hpp"
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/file_io.hpp>
@@ -11,28 +14,64 @@
 #include <cstdio>
 
 namespace mmp {
+
+using detail::kBlack;
+using detail::kGrey;
+using detail::kWhite;
+using detail::Pen;
+
 namespace {
 
-const cv::Scalar kWhite(255, 255, 255), kBlack(0, 0, 0), kGrey(120, 120, 120), kLightGrey(225, 225, 225);
-constexpr int kFont = cv::FONT_HERSHEY_SIMPLEX;
+// d x 10^k, without the rounding noise of multiplying by a negative power of ten (3 x 0.1 != 0.3).
+double digitTimesPower(double d, int k) { return k >= 0 ? d * std::pow(10.0, k) : d / std::pow(10.0, -k); }
 
-std::string shortNumber(double x) {
-  char buffer[32];
-  const double a = std::fabs(x);
-  if (a != 0.0 && (a >= 1e5 || a < 1e-3)) std::snprintf(buffer, sizeof buffer, "%.1e", x);
-  else if (a >= 100.0) std::snprintf(buffer, sizeof buffer, "%.0f", x);
-  else if (a >= 10.0) std::snprintf(buffer, sizeof buffer, "%.1f", x);
-  else std::snprintf(buffer, sizeof buffer, "%.2f", x);
-  return buffer;
+// The multiples of 1, 2 or 5 x 10^k in [low, high]: the step whose count is nearest `target`
+// (the larger step on a tie), at least two values where any step gives two.
+std::vector<double> linearTicks(double low, double high, int target) {
+  const int k0 = static_cast<int>(std::floor(std::log10((high - low) / target)));
+  std::vector<double> best;
+  for (int k = k0 - 1; k <= k0 + 1; ++k) {
+    for (double m : {1.0, 2.0, 5.0}) {
+      const double step = digitTimesPower(m, k);
+      std::vector<double> ticks;
+      const long first = static_cast<long>(std::ceil(low / step - 1e-9)), last = static_cast<long>(std::floor(high / step + 1e-9));
+      for (long i = first; i <= last; ++i) ticks.push_back(digitTimesPower(static_cast<double>(i) * m, k));
+      const bool enough = ticks.size() >= 2, best_enough = best.size() >= 2;
+      const auto miss = [&](const std::vector<double>& t) { return std::abs(static_cast<long>(t.size()) - target); };
+      if ((enough && !best_enough) || (enough == best_enough && miss(ticks) <= miss(best))) best = std::move(ticks);
+    }
+  }
+  return best;
 }
 
-void text(cv::Mat& picture, const std::string& s, cv::Point at, double scale = 0.45, const cv::Scalar& colour = kBlack) {
-  cv::putText(picture, s, at, kFont, scale, colour, 1, cv::LINE_AA);
-}
-
-int textWidth(const std::string& s, double scale = 0.45) {
-  int baseline = 0;
-  return cv::getTextSize(s, kFont, scale, 1, &baseline).width;
+// d x 10^k in [low, high] for the coarsest set of digits that gives target - 1 values (powers of ten
+// thinned to every n-th over a wide range); linear ticks over less than a factor 3, where even every
+// digit gives few values, all near one end.
+std::vector<double> logTicks(double low, double high, int target) {
+  if (high < 3.0 * low) return linearTicks(low, high, target);
+  const int k_lo = static_cast<int>(std::floor(std::log10(low))), k_hi = static_cast<int>(std::ceil(std::log10(high)));
+  std::vector<double> ticks;
+  for (const std::vector<int>& digits : {std::vector<int>{1}, {1, 2, 5}, {1, 2, 3, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}}) {
+    ticks.clear();
+    for (int k = k_lo; k <= k_hi; ++k) {
+      for (int d : digits) {
+        const double v = digitTimesPower(d, k);
+        if (v >= low * (1.0 - 1e-9) && v <= high * (1.0 + 1e-9)) ticks.push_back(v);
+      }
+    }
+    if (static_cast<int>(ticks.size()) >= target - 1) {
+      if (digits.size() == 1 && static_cast<int>(ticks.size()) > target + 2) {  // many decades: every n-th power
+        const int n = static_cast<int>(std::ceil(static_cast<double>(ticks.size()) / target));
+        std::vector<double> thinned;
+        for (double v : ticks) {
+          if (static_cast<int>(std::lround(std::log10(v))) % n == 0) thinned.push_back(v);
+        }
+        ticks = thinned;
+      }
+      break;
+    }
+  }
+  return ticks;
 }
 
 // What the costs of a map hold: the range of its finite costs and whether any cell is impassable (+inf).
@@ -61,46 +100,115 @@ CostRange scanCosts(const std::vector<double>& costs, int cols, bool log_scale) 
   return range;
 }
 
-// One pixel per cell, inferno-coloured between t_low and t_high (costs transformed), impassable cells black.
-cv::Mat colourCells(const std::vector<double>& costs, int rows, int cols, bool log_scale, double t_low, double t_high) {
-  auto transform = [&](double c) { return log_scale ? std::log(c) : c; };
-  cv::Mat grey(rows, cols, CV_8UC1);
+// The colours of the "inferno" map from cheap (0) to dear (255).
+cv::Mat infernoColours() {
+  cv::Mat ramp(256, 1, CV_8UC1), colours;
+  for (int i = 0; i < 256; ++i) ramp.at<std::uint8_t>(i) = static_cast<std::uint8_t>(i);
+  cv::applyColorMap(ramp, colours, cv::COLORMAP_INFERNO);
+  return colours;
+}
+
+// A cost map's colour scale: costs (log-transformed or not) from t_low (darkest) to t_high (brightest).
+struct ColourScale {
+  bool log_scale = true;
+  double t_low = 0.0, t_high = 1.0;
+
+  double transform(double cost) const { return log_scale ? std::log(cost) : cost; }
+  double position(double cost) const { return std::clamp((transform(cost) - t_low) / (t_high - t_low), 0.0, 1.0); }
+};
+
+// One pixel per cell, inferno-coloured, impassable cells in impassableColour().
+cv::Mat colourCells(const std::vector<double>& costs, int rows, int cols, const ColourScale& scale) {
+  const cv::Mat inferno = infernoColours();
+  const cv::Vec3b blocked(static_cast<std::uint8_t>(impassableColour()[0]), static_cast<std::uint8_t>(impassableColour()[1]),
+                          static_cast<std::uint8_t>(impassableColour()[2]));
+  cv::Mat coloured(rows, cols, CV_8UC3);
   for (int r = 0; r < rows; ++r) {
     for (int c = 0; c < cols; ++c) {
       const double cost = costs[static_cast<std::size_t>(r) * cols + c];
-      const double t = std::isfinite(cost) ? std::clamp((transform(cost) - t_low) / (t_high - t_low), 0.0, 1.0) : 0.0;
-      grey.at<std::uint8_t>(r, c) = static_cast<std::uint8_t>(std::lround(t * 255.0));
-    }
-  }
-  cv::Mat coloured;
-  cv::applyColorMap(grey, coloured, cv::COLORMAP_INFERNO);
-  for (int r = 0; r < rows; ++r) {
-    for (int c = 0; c < cols; ++c) {
-      if (std::isinf(costs[static_cast<std::size_t>(r) * cols + c])) coloured.at<cv::Vec3b>(r, c) = cv::Vec3b(0, 0, 0);
+      coloured.at<cv::Vec3b>(r, c) =
+          std::isfinite(cost) ? inferno.at<cv::Vec3b>(static_cast<int>(std::lround(scale.position(cost) * 255.0))) : blocked;
     }
   }
   return coloured;
 }
 
-// The legend's colour bar (cheap at the bottom) with five tick labels between t_low and t_high.
-void drawColourBar(cv::Mat& canvas, int x0, int top, int bar_w, int bar_h, bool log_scale, double t_low, double t_high) {
+// The text of `caption` turned a quarter to read upwards, on white.
+cv::Mat verticalText(const Pen& pen, const std::string& caption) {
+  const cv::Size size = pen.extent(caption);
+  const int descent = pen.px(3);
+  cv::Mat flat(size.height + descent + pen.stroke(), size.width + pen.stroke(), CV_8UC3, kWhite), turned;
+  pen.write(flat, caption, cv::Point(0, size.height));
+  cv::rotate(flat, turned, cv::ROTATE_90_COUNTERCLOCKWISE);
+  return turned;
+}
+
+// A map's colour bar: the bar (cheap at the bottom) with round ticks, the caption along it and, for a
+// map with impassable cells, their colour labelled below it; as high as the map or more.
+cv::Mat colourBar(const ColourScale& scale, double low, double high, const std::string& caption, bool any_blocked,
+                  int map_height, const Pen& pen) {
+  std::vector<std::string> labels;
+  const std::vector<double> ticks = roundTicks(low, high, scale.log_scale, 5);
+  int label_w = 0;
+  for (double v : ticks) {
+    labels.push_back(tickText(v));
+    label_w = std::max(label_w, pen.width(labels.back()));
+  }
+  const cv::Mat turned = verticalText(pen, caption);
+  const int margin = pen.px(10), bar_w = pen.px(18), tick = pen.px(5), gap = pen.px(4);
+  const int pad = pen.height() / 2 + pen.px(4);  // the top and bottom labels stay inside
+  const int swatch = pen.px(14), swatch_row = any_blocked ? swatch + pen.px(12) : 0;
+  const int height = std::max(map_height, turned.rows + 2 * pad + swatch_row);
+  const int width = std::max(margin + bar_w + tick + gap + label_w + gap + turned.cols + margin,
+                             margin + swatch + gap + pen.width("impassable") + margin);
+  cv::Mat bar(height, width, CV_8UC3, kWhite);
+
+  const int x0 = margin, top = pad, bar_h = height - 2 * pad - swatch_row;
+  const cv::Mat inferno = infernoColours();
   for (int y = 0; y < bar_h; ++y) {
     const double t = 1.0 - static_cast<double>(y) / std::max(1, bar_h - 1);
-    cv::Mat one(1, 1, CV_8UC1, cv::Scalar(std::lround(t * 255.0))), rgb;
-    cv::applyColorMap(one, rgb, cv::COLORMAP_INFERNO);
-    cv::line(canvas, cv::Point(x0, top + y), cv::Point(x0 + bar_w - 1, top + y), cv::Scalar(rgb.at<cv::Vec3b>(0, 0)));
+    cv::line(bar, cv::Point(x0, top + y), cv::Point(x0 + bar_w - 1, top + y),
+             cv::Scalar(inferno.at<cv::Vec3b>(static_cast<int>(std::lround(t * 255.0)))));
   }
-  cv::rectangle(canvas, cv::Rect(x0, top, bar_w, bar_h), kGrey);
-  for (int i = 0; i <= 4; ++i) {
-    const double t = i / 4.0;
-    const double value = log_scale ? std::exp(t_low + t * (t_high - t_low)) : t_low + t * (t_high - t_low);
-    const int y = top + static_cast<int>(std::lround((1.0 - t) * (bar_h - 1)));
-    cv::line(canvas, cv::Point(x0 + bar_w, y), cv::Point(x0 + bar_w + 3, y), kBlack);
-    text(canvas, shortNumber(value), cv::Point(x0 + bar_w + 6, y + 4), 0.4);
+  cv::rectangle(bar, cv::Rect(x0, top, bar_w, bar_h), kGrey, pen.stroke());
+  for (std::size_t i = 0; i < ticks.size(); ++i) {
+    const int y = top + static_cast<int>(std::lround((1.0 - scale.position(ticks[i])) * (bar_h - 1)));
+    cv::line(bar, cv::Point(x0 + bar_w, y), cv::Point(x0 + bar_w + tick, y), kBlack, pen.stroke());
+    pen.write(bar, labels[i], cv::Point(x0 + bar_w + tick + gap, y + pen.height() / 2));
   }
+  const int caption_x = x0 + bar_w + tick + gap + label_w + gap;
+  const int caption_y = std::max(0, top + (bar_h - turned.rows) / 2);
+  turned.copyTo(bar(cv::Rect(caption_x, caption_y, turned.cols, std::min(turned.rows, height - caption_y))));
+  if (any_blocked) {
+    const cv::Rect box(x0, height - pad - swatch, swatch, swatch);
+    cv::rectangle(bar, box, impassableColour(), cv::FILLED);
+    cv::rectangle(bar, box, kGrey, pen.stroke());
+    pen.write(bar, "impassable", cv::Point(x0 + swatch + gap, box.y + swatch / 2 + pen.height() / 2));
+  }
+  return bar;
 }
 
 }  // namespace
+
+double drawingScale(cv::Size picture) {
+  return std::max(1.0, std::sqrt(static_cast<double>(picture.width) * picture.height) / 600.0);
+}
+
+std::vector<double> roundTicks(double low, double high, bool log_scale, int target) {
+  if (!(std::isfinite(low) && std::isfinite(high) && low < high) || (log_scale && !(low > 0.0)) || target < 2) {
+    throw InvalidArgument("round ticks: need finite low < high (> 0 on a log scale) and target >= 2, got [" +
+                          tickText(low) + ", " + tickText(high) + "], target " + std::to_string(target));
+  }
+  return log_scale ? logTicks(low, high, target) : linearTicks(low, high, target);
+}
+
+std::string tickText(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", value == 0.0 ? 0.0 : value);  // no "-0"
+  return buffer;
+}
+
+cv::Scalar impassableColour() { return cv::Scalar(150, 150, 150); }
 
 cv::Mat renderCostMap(const std::vector<double>& costs, int rows, int cols, const CostMapStyle& style) {
   if (rows < 1 || cols < 1 || costs.size() != static_cast<std::size_t>(rows) * cols) {
@@ -114,51 +222,23 @@ cv::Mat renderCostMap(const std::vector<double>& costs, int rows, int cols, cons
   if (std::isnan(low)) low = range.lo_seen;
   if (std::isnan(high)) high = range.hi_seen;
   if (!(high > low)) high = low * (1.0 + 1e-9) + 1e-9;
-  auto transform = [&](double c) { return style.log_scale ? std::log(c) : c; };
-  const double t_low = transform(low), t_high = transform(high);
+  ColourScale scale{style.log_scale};
+  scale.t_low = scale.transform(low), scale.t_high = scale.transform(high);
 
-  const cv::Mat coloured = colourCells(costs, rows, cols, style.log_scale, t_low, t_high);
+  const cv::Mat coloured = colourCells(costs, rows, cols, scale);
   const int width = std::max(1, static_cast<int>(std::lround(cols * style.pixels_per_cell)));
   const int height = std::max(1, static_cast<int>(std::lround(rows * style.pixels_per_cell)));
   cv::Mat map;
   cv::resize(coloured, map, cv::Size(width, height), 0, 0, cv::INTER_NEAREST);
+  if (!style.colour_bar) return map;
 
-  // Legend: a vertical colour bar (cheap at the bottom) with five tick labels.
-  const int bar_w = 18, margin = 10;
-  const int label_w = std::max(textWidth(style.caption), textWidth("-0.0e+00")) + 8;
-  const int legend_w = margin + bar_w + 6 + label_w;
-  const int top = 26, bottom = range.any_blocked ? 26 : 10;
-  const int canvas_h = std::max(height, 140);
-  cv::Mat canvas(canvas_h, width + legend_w, CV_8UC3, kWhite);
+  const Pen pen{drawingScale(map.size())};
+  const cv::Mat bar = colourBar(scale, low, high, style.caption + (style.log_scale ? ", log scale" : ""),
+                                range.any_blocked, height, pen);
+  cv::Mat canvas(bar.rows, width + bar.cols, CV_8UC3, kWhite);
   map.copyTo(canvas(cv::Rect(0, 0, width, height)));
-  const int x0 = width + margin, bar_h = canvas_h - top - bottom;
-  text(canvas, style.caption, cv::Point(width + 4, 16));
-  drawColourBar(canvas, x0, top, bar_w, bar_h, style.log_scale, t_low, t_high);
-  if (range.any_blocked) {
-    cv::rectangle(canvas, cv::Rect(x0, canvas_h - 18, 10, 10), kBlack, cv::FILLED);
-    text(canvas, "impassable", cv::Point(x0 + 14, canvas_h - 9), 0.35);
-  }
+  bar.copyTo(canvas(cv::Rect(width, 0, bar.cols, bar.rows)));
   return canvas;
-}
-
-void drawPath(cv::Mat& picture, const std::vector<int>& path, int cols, double pixels_per_cell, const cv::Scalar& bgr,
-              int thickness, bool mark_ends) {
-  if (path.empty()) return;
-  if (cols < 1 || !(pixels_per_cell > 0.0)) throw InvalidArgument("draw path: need cols >= 1 and pixels_per_cell > 0");
-  constexpr int kShift = 4;  // sub-pixel precision for cv::polylines
-  std::vector<cv::Point> points;
-  points.reserve(path.size());
-  for (int s : path) {
-    const double x = (s % cols + 0.5) * pixels_per_cell, y = (s / cols + 0.5) * pixels_per_cell;
-    points.emplace_back(static_cast<int>(std::lround(x * (1 << kShift))), static_cast<int>(std::lround(y * (1 << kShift))));
-  }
-  cv::polylines(picture, points, false, bgr, thickness, cv::LINE_AA, kShift);
-  if (mark_ends) {
-    const int radius = std::max(3, thickness + 2) << kShift;
-    cv::circle(picture, points.front(), radius, bgr, cv::FILLED, cv::LINE_AA, kShift);
-    cv::circle(picture, points.back(), radius, kWhite, cv::FILLED, cv::LINE_AA, kShift);
-    cv::circle(picture, points.back(), radius, bgr, 2, cv::LINE_AA, kShift);
-  }
 }
 
 cv::Mat resizeToHeight(const cv::Mat& picture, int height) {
@@ -171,77 +251,24 @@ cv::Mat resizeToHeight(const cv::Mat& picture, int height) {
 
 cv::Mat makePanel(const std::vector<PanelTile>& tiles, int height) {
   if (tiles.empty()) throw InvalidArgument("panel: no tiles");
-  const int title_h = 28, gap = 8;
+  if (height < 1) throw InvalidArgument("panel: height < 1");
+  const Pen pen{drawingScale(cv::Size(height, height)), 0.5};
+  const int title_h = pen.height() + pen.px(16), gap = pen.px(8);
   std::vector<cv::Mat> scaled;
   int width = gap;
   for (const PanelTile& tile : tiles) {
     if (tile.picture.type() != CV_8UC3) throw InvalidArgument("panel: tile '" + tile.title + "' is not 8-bit BGR");
     scaled.push_back(resizeToHeight(tile.picture, height));
-    width += std::max(scaled.back().cols, textWidth(tile.title, 0.5) + 8) + gap;
+    width += std::max(scaled.back().cols, pen.width(tile.title) + gap) + gap;
   }
   cv::Mat panel(height + title_h + gap, width, CV_8UC3, kWhite);
   int x = gap;
   for (std::size_t i = 0; i < tiles.size(); ++i) {
-    text(panel, tiles[i].title, cv::Point(x, 19), 0.5);
+    pen.write(panel, tiles[i].title, cv::Point(x, pen.height() + pen.px(8)));
     scaled[i].copyTo(panel(cv::Rect(x, title_h, scaled[i].cols, scaled[i].rows)));
-    x += std::max(scaled[i].cols, textWidth(tiles[i].title, 0.5) + 8) + gap;
+    x += std::max(scaled[i].cols, pen.width(tiles[i].title) + gap) + gap;
   }
   return panel;
-}
-
-cv::Mat lineChart(const std::vector<ChartSeries>& series, const ChartStyle& style) {
-  if (style.width < 200 || style.height < 150) throw InvalidArgument("line chart: need at least 200 x 150 pixels");
-  auto yValue = [&](double y) { return style.log_y ? std::log10(y) : y; };
-  double x_lo = std::numeric_limits<double>::infinity(), x_hi = -x_lo, y_lo = x_lo, y_hi = -x_lo;
-  for (const ChartSeries& s : series) {
-    if (s.x.size() != s.y.size()) throw InvalidArgument("line chart: series '" + s.name + "' has x and y of different lengths");
-    for (std::size_t i = 0; i < s.x.size(); ++i) {
-      if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i]) || (style.log_y && !(s.y[i] > 0.0))) continue;
-      x_lo = std::min(x_lo, s.x[i]), x_hi = std::max(x_hi, s.x[i]);
-      y_lo = std::min(y_lo, yValue(s.y[i])), y_hi = std::max(y_hi, yValue(s.y[i]));
-    }
-  }
-  if (!std::isfinite(x_lo)) x_lo = 0, x_hi = 1, y_lo = 0, y_hi = 1;
-  if (!(x_hi > x_lo)) x_hi = x_lo + 1.0;
-  if (!(y_hi > y_lo)) y_hi = y_lo + 1.0;
-  const double pad = 0.05 * (y_hi - y_lo);
-  y_lo -= pad, y_hi += pad;
-
-  cv::Mat chart(style.height, style.width, CV_8UC3, kWhite);
-  const int left = 70, right = 20, top = 52, bottom = 48;
-  const cv::Rect plot(left, top, style.width - left - right, style.height - top - bottom);
-  auto px = [&](double x) { return plot.x + static_cast<int>(std::lround((x - x_lo) / (x_hi - x_lo) * plot.width)); };
-  auto py = [&](double y) { return plot.y + plot.height - static_cast<int>(std::lround((y - y_lo) / (y_hi - y_lo) * plot.height)); };
-  for (int i = 0; i <= 5; ++i) {
-    const double x = x_lo + i * (x_hi - x_lo) / 5.0, y = y_lo + i * (y_hi - y_lo) / 5.0;
-    cv::line(chart, cv::Point(px(x), plot.y), cv::Point(px(x), plot.y + plot.height), kLightGrey);
-    cv::line(chart, cv::Point(plot.x, py(y)), cv::Point(plot.x + plot.width, py(y)), kLightGrey);
-    const bool whole = x_lo == std::floor(x_lo) && x_hi == std::floor(x_hi) && x_hi - x_lo >= 5.0;
-    const std::string xs = whole ? std::to_string(static_cast<long>(std::lround(x))) : shortNumber(x);
-    const std::string ys = shortNumber(style.log_y ? std::pow(10.0, y) : y);
-    text(chart, xs, cv::Point(px(x) - textWidth(xs, 0.4) / 2, plot.y + plot.height + 16), 0.4);
-    text(chart, ys, cv::Point(plot.x - textWidth(ys, 0.4) - 6, py(y) + 4), 0.4);
-  }
-  cv::rectangle(chart, plot, kGrey);
-  text(chart, style.title, cv::Point(left, 22), 0.55);
-  text(chart, style.x_label, cv::Point(plot.x + plot.width / 2 - textWidth(style.x_label) / 2, style.height - 10));
-  text(chart, style.y_label + (style.log_y ? " (log scale)" : ""), cv::Point(6, 42), 0.4, kGrey);
-  int legend_y = plot.y + 18;
-  for (const ChartSeries& s : series) {
-    std::vector<cv::Point> points;
-    for (std::size_t i = 0; i < s.x.size(); ++i) {
-      if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i]) || (style.log_y && !(s.y[i] > 0.0))) continue;
-      points.emplace_back(px(s.x[i]), py(yValue(s.y[i])));
-    }
-    if (points.empty()) continue;
-    cv::polylines(chart, points, false, s.bgr, 2, cv::LINE_AA);
-    if (points.size() == 1) cv::circle(chart, points[0], 3, s.bgr, cv::FILLED, cv::LINE_AA);
-    const int lx = plot.x + plot.width - textWidth(s.name) - 40;
-    cv::line(chart, cv::Point(lx, legend_y - 4), cv::Point(lx + 24, legend_y - 4), s.bgr, 2, cv::LINE_AA);
-    text(chart, s.name, cv::Point(lx + 30, legend_y));
-    legend_y += 18;
-  }
-  return chart;
 }
 
 void writeImage(const std::string& path, const cv::Mat& picture) {

@@ -120,7 +120,16 @@ TEST_CASE("mmp plan and mmp costmap use a saved model on a new image") {
   const std::vector<int> cells = pathCells(paths[0], 4, 32, 32, "plan");
   CHECK(cells.front() == 0 * 32 + 0);
   CHECK(cells.back() == 22 * 32 + 25);
-  CHECK(cv::imread(dir.file("plan.png")).size() == cv::Size(128, 128));
+  const cv::Mat picture = cv::imread(dir.file("plan.png"));
+  CHECK(picture.cols == 128);  // the image's whole cells
+  CHECK(picture.rows > 128);   // and the legend below them
+
+  CLI::App with_costs;
+  addPlanCommand(with_costs);
+  with_costs.parse(std::vector<std::string>{"costs", "--png-underlay", dir.file("plan_costs.png"), "--png", "100,90", "--goal",
+                                            "3,2", "--start", dir.file("scene.png"), "--image", dir.file("m.mmp"), "--model",
+                                            "plan"});
+  CHECK(cv::imread(dir.file("plan_costs.png")).cols > 128);  // the cost map's colour bar beside it
 
   CLI::App app2;
   addCostmapCommand(app2);
