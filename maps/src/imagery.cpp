@@ -26,6 +26,9 @@
 
 namespace mmp {
 
+// What bgr8 and ImageRows say of a one-band image.
+constexpr const char* kGreyNote = "one band (grey): its value taken as red, green and blue";
+
 using detail::kMaxImagePixels;
 
 std::array<std::uint8_t, 3> parseHexColour(const std::string& text) {
@@ -243,7 +246,7 @@ ImageRows::ImageRows(const std::string& path, const FrameSettings& plain) : path
   }
   rows_ = static_cast<int>(jpeg_->info.output_height);
   cols_ = static_cast<int>(jpeg_->info.output_width);
-  if (jpeg_->info.output_components == 1) note_ = "one band (grey): its value taken as red, green and blue";
+  if (jpeg_->info.output_components == 1) note_ = kGreyNote;
   try {
     frame_ = readWorldFrame(path, rows_, cols_, plain);
   } catch (...) {
@@ -367,7 +370,7 @@ cv::Mat detail::bgr8(cv::Mat raw, const std::string& path, const cv::Mat& valid,
   switch (raw.channels()) {
     case 1:
       cv::cvtColor(raw, bgr, cv::COLOR_GRAY2BGR);
-      add("one band (grey): its value taken as red, green and blue");
+      add(kGreyNote);
       break;
     case 2: {  // grey + alpha (PNG flags it; readGdalImage only passes a flagged one)
       cv::Mat grey;
