@@ -57,30 +57,7 @@ void runMultilabelCommand(const MultilabelOptions& options) {
   const std::string root = resolveDataRoot(options.data_root, config);
   const int features = static_cast<int>(config.integer("features", 0, 0, 100000000));
   const int labels = static_cast<int>(config.integer("labels", 0, 0, 64));
-  MultilabelSettings settings;
-  settings.graph = config.choice("graph", settings.graph, {"complete", "chain", "empty"});
-  settings.inference = config.choice("inference", "lp", {"exact", "lp"}) == "exact" ? MultilabelInference::Exact
-                                                                                    : MultilabelInference::Lp;
-  const ConfigNode learner = config.child("learner");
-  learner.expectKeys({"kind", "online", "batch", "dlpw", "cutting_plane"});
-  settings.learner = learnerSettings(learner, "kind", settings.learner, {"dlpw", "cutting_plane"});
-  settings.learner.dlpw = dlpwParams(learner.child("dlpw"), settings.learner.dlpw);
-  settings.formulation = parseFormulation(
-      config.choice("formulation", "margin", {"margin", "slack", "slack_exact", "poslearn"}));
-  if (settings.formulation != Formulation::Margin && settings.learner.kind == LearnerKind::Dlpw) {
-    config.fail("formulation", "DLPW optimises margin scaling only; use learner.kind online, batch or cutting_plane");
-  }
-  if (settings.formulation != Formulation::Margin && settings.inference != MultilabelInference::Exact) {
-    config.fail("formulation", describe(settings.formulation) +
-                                   " needs inference: exact (the LP's relaxed answers carry no labelling's loss)");
-  }
-  const ConfigNode validation = config.child("validation");
-  validation.expectKeys({"lambdas", "folds", "seed", "extend_at_edge"});
-  settings.lambdas = validation.numbers("lambdas", {settings.learner.lambda()}, 1e-12, 1e12);
-  if (settings.lambdas.empty()) validation.fail("lambdas", "list at least one lambda");
-  settings.validation_folds = static_cast<int>(validation.integer("folds", settings.validation_folds, 2, 1000));
-  settings.validation_seed = static_cast<std::uint64_t>(validation.integer("seed", 1, 0));
-  settings.extend_at_edge = static_cast<int>(validation.integer("extend_at_edge", 0, 0, 10));
+  const MultilabelSettings settings = multilabelSettings(config);
   const std::string output_dir = !options.output_dir.empty() ? options.output_dir : config.text("output_dir", "out/multilabel");
   OutputFolder output(output_dir);
 

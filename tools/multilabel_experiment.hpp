@@ -3,6 +3,7 @@
 // cross-validation inside the training rows (never the test rows) -> test Hamming loss and subset error.
 #pragma once
 
+#include "config.hpp"
 #include "multilabel_data.hpp"
 
 #include <mmp/core/tasks/multilabel.hpp>
@@ -43,6 +44,11 @@ struct MultilabelSettings {
   int validation_folds = 5;          ///< >= 2: the training rows, shuffled (seeded), cut into this many folds
   std::uint64_t validation_seed = 1;
 };
+
+/// The settings of a multilabel config's keys graph, inference, learner (kind, online, batch, dlpw,
+/// cutting_plane), formulation and validation (lambdas, folds, seed, extend_at_edge); the other keys
+/// are the caller's.  Throws mmp::ConfigError naming the key path.
+MultilabelSettings multilabelSettings(const ConfigNode& config);
 
 struct MultilabelValidation {
   double lambda = 0.0;

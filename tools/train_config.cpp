@@ -179,39 +179,12 @@ RegionSpec parseRegion(const ConfigNode& item, const std::string& where, const s
   return r;
 }
 
-// Each entry is one image (`image`), every image a pattern matches (`images`, with `{stem}` in
-// `labels` and `demonstrations` standing for each image's file stem), or a synthetic scene.
 std::vector<RegionSpec> parseRegions(const ConfigNode& config, const std::string& key, bool training,
                                      const std::string& base) {
   std::vector<RegionSpec> regions;
   for (const ConfigNode& item : config.items(key)) {
-    std::vector<std::string> keys = {"image", "images", "area", "labels", "synthetic", "resolution", "origin", "crs"};
-    if (training) keys.push_back("demonstrations");
-    item.expectKeys(keys);
-    const int sources = (item.has("image") ? 1 : 0) + (item.has("images") ? 1 : 0) + (item.has("synthetic") ? 1 : 0);
-    if (sources != 1) {
-      item.fail("", "give one of 'image' (a file, with 'labels'" + std::string(training ? " or 'demonstrations'" : "") +
-                        "), 'images' (a file pattern such as tiles/area3_*.jpg, with labels: masks/{stem}.png) or "
-                        "'synthetic' (a generated scene)");
-    }
-    if (!item.has("images")) {
-      regions.push_back(parseRegion(item, item.path(), resolve(item.text("image", ""), base), training, base));
-      continue;
-    }
-    const std::string pattern = item.text("images", "");
-    for (const char* file_key : {"labels", "demonstrations"}) {
-      if (item.has(file_key) && item.text(file_key, "").find("{stem}") == std::string::npos) {
-        item.fail(file_key, "with 'images', name each image's file through {stem}, e.g. masks/{stem}.png");
-      }
-    }
-    const std::vector<std::string> files = matchingFiles(resolve(pattern, base));
-    if (files.empty()) {
-      item.fail("images", "no file matches '" + resolve(pattern, base) + "'" +
-                              (base.empty() ? std::string() : " (relative paths start at '" + base + "')"));
-    }
-    for (const std::string& file : files) {
-      regions.push_back(parseRegion(item, item.path() + " (" + stem(file) + ")", file, training, base));
-    }
+    std::vector<RegionSpec> entry = readRegionEntry(item, training, base);
+    regions.insert(regions.end(), entry.begin(), entry.end());
   }
   return regions;
 }
@@ -303,6 +276,58 @@ std::vector<std::string> sectionKeys(const std::string& section, std::vector<std
 
 }  // namespace
 
+std::vector<RegionSpec> readRegionEntry(const ConfigNode& item, bool training, const std::string& base) {
+  std::vector<std::string> keys = {"image", "images", "area", "labels", "synthetic", "resolution", "origin", "crs"};
+  if (training) keys.push_back("demonstrations");
+  item.expectKeys(keys);
+  const int sources = (item.has("image") ? 1 : 0) + (item.has("images") ? 1 : 0) + (item.has("synthetic") ? 1 : 0);
+  if (sources != 1) {
+    item.fail("", "give one of 'image' (a file, with 'labels'" + std::string(training ? " or 'demonstrations'" : "") +
+                      "), 'images' (a file pattern such as tiles/area3_*.jpg, with labels: masks/{stem}.png) or "
+                      "'synthetic' (a generated scene)");
+  }
+  if (!item.has("images")) return {parseRegion(item, item.path(), resolve(item.text("image", ""), base), training, base)};
+  const std::string pattern = item.text("images", "");
+  for (const char* file_key : {"labels", "demonstrations"}) {
+    if (item.has(file_key) && item.text(file_key, "").find("{stem}") == std::string::npos) {
+      item.fail(file_key, "with 'images', name each image's file through {stem}, e.g. masks/{stem}.png");
+    }
+  }
+  const std::vector<std::string> files = matchingFiles(resolve(pattern, base));
+  if (files.empty()) {
+    item.fail("images", "no file matches '" + resolve(pattern, base) + "'" +
+                            (base.empty() ? std::string() : " (relative paths start at '" + base + "')"));
+  }
+  std::vector<RegionSpec> regions;
+  for (const std::string& file : files) {
+    regions.push_back(parseRegion(item, item.path() + " (" + stem(file) + ")", file, training, base));
+  }
+  return regions;
+}
+
+void readPipelineSections(const ConfigNode& config, PipelineSettings& c) {
+  c.classes = parseClasses(config);
+  if (!config.has("behaviour")) config.fail("behaviour", "required: {name, preferred, costs}");
+  c.behaviour = parseBehaviour(config.child("behaviour"), c.classes);
+  for (const char* section : {"features", "demonstrations", "loss", "evaluation", "classifier"}) {
+    config.child(section).expectKeys(sectionKeys(section));
+  }
+  const ConfigNode learner = config.child("learner");
+  learner.expectKeys(sectionKeys("learner", {"online", "batch", "learch", "network"}));
+  learner.child("learch").expectKeys(sectionKeys("learner.learch"));
+  learner.child("network").expectKeys(sectionKeys("learner.network"));
+  // The online and batch sections, shared with the other commands (learner_config.hpp); the kind is
+  // the table's learner.kind, which the sections leave alone.
+  static_cast<LearnerSettings&>(c.learner) = learnerSettings(learner, "kind", c.learner, {"learch", "network"});
+  readSettingKeys(config, c);
+  if (learner.has("learch") && c.learner.hypothesis != CostHypothesis::Learch) {
+    learner.fail("learch", "applies with kind: learch only");
+  }
+  if (learner.has("network") && c.learner.hypothesis != CostHypothesis::Network) {
+    learner.fail("network", "applies with kind: network only");
+  }
+}
+
 Behaviour parseBehaviour(const ConfigNode& node, const std::vector<LabelClass>& classes) {
   node.expectKeys({"name", "preferred", "costs"});
   if (!node.has("name")) node.fail("name", "required: a name for the behaviour, e.g. follow_road");
@@ -350,10 +375,7 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
   c.source = path;
   c.data_root = resolveDataRoot(data_root_flag, config);
   c.output_dir = !output_flag.empty() ? output_flag : config.text("output_dir", "out/" + stem(path));
-  c.classes = parseClasses(config);
-  if (!config.has("behaviour")) config.fail("behaviour", "required: {name, preferred, costs}");
-  c.behaviour = parseBehaviour(config.child("behaviour"), c.classes);
-
+  readPipelineSections(config, c);
   const std::string base = !c.data_root.empty() ? c.data_root : config.folder();
   if (!config.has("train")) config.fail("train", "required: a list of training images");
   if (!config.has("holdout")) config.fail("holdout", "required: a list of holdout images");
@@ -361,24 +383,6 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
   c.holdout = parseRegions(config, "holdout", false, base);
   if (c.train.empty()) config.fail("train", "the list is empty");
   if (c.holdout.empty()) config.fail("holdout", "the list is empty");
-
-  for (const char* section : {"features", "demonstrations", "loss", "evaluation", "classifier"}) {
-    config.child(section).expectKeys(sectionKeys(section));
-  }
-  const ConfigNode learner = config.child("learner");
-  learner.expectKeys(sectionKeys("learner", {"online", "batch", "learch", "network"}));
-  learner.child("learch").expectKeys(sectionKeys("learner.learch"));
-  learner.child("network").expectKeys(sectionKeys("learner.network"));
-  // The online and batch sections, shared with the other commands (learner_config.hpp); the kind is
-  // the table's learner.kind, which the sections leave alone.
-  static_cast<LearnerSettings&>(c.learner) = learnerSettings(learner, "kind", c.learner, {"learch", "network"});
-  readSettingKeys(config, c);
-  if (learner.has("learch") && c.learner.hypothesis != CostHypothesis::Learch) {
-    learner.fail("learch", "applies with kind: learch only");
-  }
-  if (learner.has("network") && c.learner.hypothesis != CostHypothesis::Network) {
-    learner.fail("network", "applies with kind: network only");
-  }
   validate(c);  // what the settings must satisfy together, as for any caller of the library
   if (config.has("select")) c.select = parseSelection(config.child("select"), c);
   return c;

@@ -55,6 +55,17 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
 std::string effectiveTrainConfig(const std::string& path, const std::string& data_root_flag = "",
                                 const std::vector<std::string>& overrides = {});
 
+/// The settings of a config's classes, behaviour (required) and sections (features, demonstrations,
+/// loss, learner, evaluation, classifier) into `settings`, each key checked as loadTrainConfig checks
+/// it; the other top-level keys are the caller's.  For the front ends that hold no whole config file
+/// (the Python module's dict of the same keys).  Throws mmp::ConfigError naming the key path.
+void readPipelineSections(const ConfigNode& config, PipelineSettings& settings);
+
+/// The images of one train (`training`) or holdout entry: {image, labels, demonstrations}, {images:
+/// pattern, ...} or {synthetic: {...}}, with resolution, origin, crs and area; file paths relative to
+/// `base`.  Throws mmp::ConfigError naming the entry's key path.
+std::vector<RegionSpec> readRegionEntry(const ConfigNode& item, bool training, const std::string& base);
+
 /// Parses a behaviour map {name, preferred, costs} against declared classes (exposed for tests).
 Behaviour parseBehaviour(const ConfigNode& node, const std::vector<LabelClass>& classes);
 

@@ -414,8 +414,27 @@ void validateClasses(const std::vector<LabelClass>& classes) {
   }
 }
 
-static std::string pixelName(const std::string& path, int row, int col) {
-  return "label mask '" + path + "': pixel (row " + std::to_string(row) + ", col " + std::to_string(col) + ")";
+static std::string pixelName(const std::string& mask, int row, int col) {
+  return mask + ": pixel (row " + std::to_string(row) + ", col " + std::to_string(col) + ")";
+}
+
+void checkIndexMask(const cv::Mat& mask, const std::vector<LabelClass>& classes, const std::string& name) {
+  if (mask.type() != CV_8UC1) throw DataError(name + ": expected one 8-bit channel of class indices");
+  std::array<bool, 256> valid{};
+  std::string listed;
+  for (const LabelClass& c : classes) {
+    valid[static_cast<std::size_t>(c.index)] = true;
+    listed += (listed.empty() ? "" : ", ") + std::to_string(c.index);
+  }
+  for (int r = 0; r < mask.rows; ++r) {
+    const std::uint8_t* in = mask.ptr<std::uint8_t>(r);
+    for (int c = 0; c < mask.cols; ++c) {
+      if (!valid[in[c]]) {
+        throw DataError(pixelName(name, r, c) + " holds index " + std::to_string(in[c]) +
+                        ", which is not a declared class (declared indices: " + listed + ")");
+      }
+    }
+  }
 }
 
 cv::Mat loadLabelMask(const std::string& path, const std::vector<LabelClass>& classes) {
@@ -424,21 +443,7 @@ cv::Mat loadLabelMask(const std::string& path, const std::vector<LabelClass>& cl
   if (raw.depth() != CV_8U) throw DataError("label mask '" + path + "': expected 8 bits per channel");
   cv::Mat mask(raw.rows, raw.cols, CV_8UC1);
   if (raw.channels() == 1) {
-    std::array<bool, 256> valid{};
-    std::string listed;
-    for (const LabelClass& c : classes) {
-      valid[static_cast<std::size_t>(c.index)] = true;
-      listed += (listed.empty() ? "" : ", ") + std::to_string(c.index);
-    }
-    for (int r = 0; r < raw.rows; ++r) {
-      const std::uint8_t* in = raw.ptr<std::uint8_t>(r);
-      for (int c = 0; c < raw.cols; ++c) {
-        if (!valid[in[c]]) {
-          throw DataError(pixelName(path, r, c) + " holds index " + std::to_string(in[c]) +
-                          ", which is not a declared class (declared indices: " + listed + ")");
-        }
-      }
-    }
+    checkIndexMask(raw, classes, "label mask '" + path + "'");
     raw.copyTo(mask);
     return mask;
   }
@@ -479,7 +484,7 @@ cv::Mat loadLabelMask(const std::string& path, const std::vector<LabelClass>& cl
           }
         }
         if (!found) {
-          throw DataError(pixelName(path, r, c) + " has colour " + hexColour({px[2], px[1], px[0]}) +
+          throw DataError(pixelName("label mask '" + path + "'", r, c) + " has colour " + hexColour({px[2], px[1], px[0]}) +
                           ", which is no declared class colour (declared: " + listed + ")");
         }
         last_key = key;

@@ -31,7 +31,9 @@ void validate(const PipelineSettings& settings) {
     for (const RegionSpec& t : settings.train) {
       std::error_code ignored;  // a file that cannot be compared is not the same file
       const bool same = (h.synthetic && t.synthetic && sameScene(*h.synthetic, *t.synthetic)) ||
-                        (!h.image.empty() && !t.image.empty() && std::filesystem::equivalent(h.image, t.image, ignored));
+                        (!h.pixels.empty() && h.pixels.data == t.pixels.data) ||
+                        (h.pixels.empty() && t.pixels.empty() && !h.image.empty() && !t.image.empty() &&
+                         std::filesystem::equivalent(h.image, t.image, ignored));
       if (same) fail(h.where, "the same image as " + t.where + "; never train on a holdout image");
       if (!h.area.empty() && h.area == t.area) {
         fail(h.where, "area '" + h.area + "' is in training too (" + t.where + "); a holdout area is held out whole");

@@ -80,6 +80,12 @@ Region loadRegion(const RegionSpec& spec, const PipelineSettings& config) {
     region.image = scene.image;
     region.labels = scene.labels;
     region.frame = frameOf(spec.frame, region.image.rows, region.image.cols);
+  } else if (!spec.pixels.empty()) {
+    if (spec.pixels.type() != CV_8UC3) {
+      throw DataError(prefix(config) + spec.where + ": the image in memory must be 8-bit with 3 channels (BGR)");
+    }
+    region.image = spec.pixels;
+    region.frame = frameOf(spec.frame, region.image.rows, region.image.cols);
   } else {
     GeoImage image = loadGeoImage(spec.image, spec.frame);
     if (!image.valid.empty()) {  // features of made-up pixels would be learned as terrain
@@ -89,21 +95,28 @@ Region loadRegion(const RegionSpec& spec, const PipelineSettings& config) {
     }
     region.image = image.pixels;
     region.frame = std::move(image.frame);
-    if (!spec.labels.empty()) {
+  }
+  if (!spec.synthetic && (!spec.labels.empty() || !spec.label_pixels.empty())) {
+    const bool in_memory = !spec.label_pixels.empty();
+    const std::string mask = in_memory ? spec.where + ".labels" : "the label mask '" + spec.labels + "'";
+    if (in_memory) {
+      checkIndexMask(spec.label_pixels, config.classes, prefix(config) + mask);
+      region.labels = spec.label_pixels;
+    } else {
       region.labels = loadLabelMask(spec.labels, config.classes);
-      if (region.labels.size() != region.image.size()) {
-        throw DataError(prefix(config) + spec.where + ": the label mask '" + spec.labels + "' is " +
-                        std::to_string(region.labels.cols) + " x " + std::to_string(region.labels.rows) +
-                        " pixels, the image '" + spec.image + "' " + std::to_string(region.image.cols) + " x " +
-                        std::to_string(region.image.rows) + "; they must match");
-      }
+    }
+    if (region.labels.size() != region.image.size()) {
+      throw DataError(prefix(config) + spec.where + ": " + mask + " is " + std::to_string(region.labels.cols) + " x " +
+                      std::to_string(region.labels.rows) + " pixels, the image" +
+                      (spec.pixels.empty() ? " '" + spec.image + "'" : std::string()) + " " +
+                      std::to_string(region.image.cols) + " x " + std::to_string(region.image.rows) + "; they must match");
     }
   }
   try {
     region.raw = computeRawFeatures(region.image, config.features);
   } catch (const InvalidArgument& e) {  // a setting that does not fit this image: say which image
-    throw ConfigError(prefix(config) + spec.where + " (" + (spec.synthetic ? spec.name : "'" + spec.image + "'") +
-                      "): " + e.what());
+    throw ConfigError(prefix(config) + spec.where + " (" +
+                      (spec.synthetic || !spec.pixels.empty() ? spec.name : "'" + spec.image + "'") + "): " + e.what());
   }
   if (!region.labels.empty()) {
     region.cell_labels = cellLabels(region.labels, config.features.cell_size);

@@ -89,6 +89,11 @@ class ImageRows {
 !*/
 cv::Mat loadLabelMask(const std::string& path, const std::vector<LabelClass>& classes);
 
+/// Throws mmp::DataError, naming `name` (e.g. "label mask 'a.png'"), the first pixel (row, col) and the
+/// declared indices, unless `mask` is CV_8UC1 and every value a declared class index: what an index
+/// mask read by loadLabelMask, or one a program holds in memory, must be.
+void checkIndexMask(const cv::Mat& mask, const std::vector<LabelClass>& classes, const std::string& name);
+
 /// Checks class lists: non-empty, unique names and indices in [0, 255]; throws mmp::InvalidArgument.
 void validateClasses(const std::vector<LabelClass>& classes);
 

@@ -53,10 +53,15 @@ struct RegionSpec {
   std::string image;           ///< image file ("" for synthetic)
   FrameSettings frame;         ///< the image's world frame if the file has no georeference
   std::string labels;          ///< label mask file, "" if none
+  /// An image a program holds in memory (CV_8UC3 BGR, as loadImage gives), used instead of the file
+  /// `image` when not empty (the Python module's arrays); `name` and `where` name it in messages.
+  cv::Mat pixels;
+  /// Its label mask in memory (CV_8UC1 class indices, pixels' size), instead of the file `labels`.
+  cv::Mat label_pixels;
   std::string demonstrations_file;        ///< where `demonstrations` came from, for messages
   std::vector<PixelPath> demonstrations;  ///< demonstrated paths; none: generated from the labels
   std::optional<SyntheticSceneParams> synthetic;
-  bool hasLabels() const { return synthetic.has_value() || !labels.empty(); }
+  bool hasLabels() const { return synthetic.has_value() || !labels.empty() || !label_pixels.empty(); }
   /// area, or the image's name if it has none.
   const std::string& areaName() const { return area.empty() ? name : area; }
   bool hasDemonstrations() const { return !demonstrations_file.empty() || !demonstrations.empty(); }
