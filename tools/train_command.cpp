@@ -10,6 +10,7 @@
 #include "json_output.hpp"
 #include "progress.hpp"
 #include "train_config.hpp"
+#include "train_metrics.hpp"
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/file_io.hpp>
@@ -38,66 +39,26 @@ struct TrainOptions {
   bool keys = false;
 };
 
-Json summaryJson(const MethodSummary& m) {
-  return {{"cost_ratio_mean", m.cost_ratio_mean}, {"cost_ratio_p95", m.cost_ratio_p95},
-          {"dist_mean_px", m.dist_mean_px},       {"dist_p95_px", m.dist_p95_px},
-          {"mhd_mean_px", m.mhd_mean_px},         {"mhd_p95_px", m.mhd_p95_px},
-          {"preferred_share", m.preferred_share}, {"feasible_share", m.feasible_share},
-          {"pairs", m.pairs}};
-}
-
-Json traceJson(const TrainingReport& report) {
-  Json records = Json::array();
-  for (std::size_t i = 0; i < report.trace.size(); ++i) {
-    const TraceRecord& r = report.trace[i];
-    records.push_back({{"iteration", r.iteration}, {"value", r.value}, {"weight_norm", r.weight_norm},
-                       {"elapsed_seconds", r.elapsed_seconds}});
-    if (report.validation.size() == report.trace.size()) records.back()["validation"] = report.validation[i];
-  }
-  return records;
-}
-
-// Prints the table of methods (in report order) and returns their summaries as JSON.
-Json printMethodTable(const HoldoutReport& report) {
+// Prints the table of methods (methodsJson), in report order.
+void printMethodTable(const Json& methods) {
   std::printf("%-11s %16s %15s %15s %14s %14s %16s %9s\n", "method", "cost ratio mean", "cost ratio p95",
               "dist mean (px)", "dist p95 (px)", "MHD mean (px)", "preferred share", "feasible");
-  Json o = Json::object();
-  for (const Method method : report.methodsScored()) {
-    const MethodSummary m = report.summary(method);
-    std::printf("%-11s %16.3f %15.3f %15.1f %14.1f %14.1f %16.3f %9.2f\n", methodName(method), m.cost_ratio_mean,
-                m.cost_ratio_p95, m.dist_mean_px, m.dist_p95_px, m.mhd_mean_px, m.preferred_share, m.feasible_share);
-    o[methodName(method)] = summaryJson(m);
+  for (const auto& [name, m] : methods.items()) {
+    std::printf("%-11s %16.3f %15.3f %15.1f %14.1f %14.1f %16.3f %9.2f\n", name.c_str(), m["cost_ratio_mean"].get<double>(),
+                m["cost_ratio_p95"].get<double>(), m["dist_mean_px"].get<double>(), m["dist_p95_px"].get<double>(),
+                m["mhd_mean_px"].get<double>(), m["preferred_share"].get<double>(), m["feasible_share"].get<double>());
   }
-  return o;
 }
 
-// Prints and returns, for each baseline, how much lower the learned mean cost ratio is on the same
-// pairs, with its 95 % paired-bootstrap interval.
-Json printComparisons(const HoldoutReport& report) {
-  Json o = Json::object();
-  if (report.scores.count(Method::Learned) == 0) return o;
-  for (const Method method : report.methodsScored()) {
-    if (method == Method::Learned) continue;
-    const PairedComparison c = report.learnedVersus(method);
-    const std::string said = verdict(c) == std::string("could be chance") ? verdict(c) : "learned " + std::string(verdict(c));
+// Prints, for each baseline, how much lower the learned mean cost ratio is on the same pairs, with its
+// 95 % paired-bootstrap interval (comparisonsJson).
+void printComparisons(const Json& comparisons) {
+  for (const auto& [name, c] : comparisons.items()) {
+    const std::string verdict = c["verdict"].get<std::string>();
+    const std::string said = verdict == "could be chance" ? verdict : "learned " + verdict;
     std::printf("learned vs %-10s mean cost ratio %.3f lower, 95 %% paired-bootstrap interval [%.3f, %.3f]: %s\n",
-                methodName(method), c.gain, c.low, c.high, said.c_str());
-    o[methodName(method)] = {{"gain", c.gain}, {"ci95_low", c.low}, {"ci95_high", c.high}, {"verdict", verdict(c)}};
+                name.c_str(), c["gain"].get<double>(), c["ci95_low"].get<double>(), c["ci95_high"].get<double>(), said.c_str());
   }
-  return o;
-}
-
-Json sharesJson(const std::map<std::string, double>& lengths, const std::vector<LabelClass>& classes) {
-  Json o = Json::object();
-  for (const auto& [name, share] : HoldoutReport::shares(lengths, classes)) o[name] = share;
-  return o;
-}
-
-// "batch", "online", "learch" or "network".
-std::string learnerName(const TrainingReport& report) {
-  if (report.hypothesis == CostHypothesis::Learch) return "learch";
-  if (report.hypothesis == CostHypothesis::Network) return "network";
-  return describe(report.learner);
 }
 
 void printTraining(const RunResult& run, const PipelineSettings& config) {
@@ -183,12 +144,15 @@ void runValidation(const TrainConfig& config) {
   for (const ValidationFold& fold : validation.folds) {
     std::printf("\nleft out %s (%d images, %d pairs; trained in %.1f s)\n", fold.area.c_str(), fold.images,
                 fold.report.pairs, fold.training.train_seconds);
-    folds_json[fold.area] = printMethodTable(fold.report);
+    folds_json[fold.area] = methodsJson(fold.report);
+    printMethodTable(folds_json[fold.area]);
   }
   std::printf("\nall folds pooled\n");
   Json json = {{"behaviour", config.behaviour.name}};
-  json["methods"] = printMethodTable(validation.pooled);
-  json["learned_vs"] = printComparisons(validation.pooled);
+  json["methods"] = methodsJson(validation.pooled);
+  json["learned_vs"] = comparisonsJson(validation.pooled);
+  printMethodTable(json["methods"]);
+  printComparisons(json["learned_vs"]);
   json["folds"] = folds_json;
   writeFileAtomically(output.file("validation.json"), jsonText(json) + "\n");
   writePairRecords(output.file("validation_pairs.csv"), validation.pooled.records);
@@ -244,54 +208,6 @@ Json printSelection(const TrainConfig& config, const SelectionResult& result) {
           {"space", space_json},
           {"candidates", candidates},
           {"chosen", result.candidates[result.chosen].values}};
-}
-
-// metrics.json: the run's figures, its learner's report and, with select:, the selection's table.
-Json metricsJson(const TrainingRun& r, const Json& methods, const Json& learned_vs, const Json& selection) {
-  const PipelineSettings& config = r.settings;
-  const TrainingReport& report = r.run.trained.report;
-  Json regions_json = Json::object();
-  for (const auto& [name, summaries] : r.report.region_summaries) {
-    Json region_json = Json::object();
-    for (const Method method : methodsByName()) {
-      if (summaries.count(method) != 0) region_json[methodName(method)] = summaryJson(summaries.at(method));
-    }
-    region_json["reference_preferred_share"] = r.report.region_reference_preferred_share.at(name);
-    regions_json[name] = region_json;
-  }
-  Json metrics = {{"behaviour", config.behaviour.name},
-                  {"train_seconds", report.train_seconds},
-                  {"epoch_seconds", report.epoch_seconds}};
-  metrics["methods"] = methods;
-  metrics["learned_vs"] = learned_vs;
-  metrics["learner"] = learnerName(report);
-  metrics["epochs"] = report.passes;
-  metrics["objective"] = report.objective;  // NaN for the online learner: written as null
-  metrics["learner_info"] = report.info;     // why it stopped (LEARCH: also an early stop to keep costs bounded)
-  metrics["training_cost_range"] = {report.cost_range[0], report.cost_range[1]};
-  metrics["bias_floor"] = report.bias_floor;
-  metrics["bias"] = report.bias;
-  metrics["calibration_seconds"] = report.calibration_seconds;
-  metrics["training_prediction_loss"] = report.training_loss;
-  metrics["examples"] = report.examples;
-  metrics["features"] = r.run.training.stack.features();
-  metrics["cell_size_px"] = config.features.cell_size;
-  metrics["largest_training_image"] = {{"name", report.largest_region},
-                                       {"cells", report.largest_cells},
-                                       {"demonstrations", report.largest_examples},
-                                       {"epoch_seconds", report.largest_epoch_seconds}};
-  metrics["holdout_pairs"] = r.report.pairs;
-  metrics["reference_preferred_share"] = r.report.referencePreferredShare();
-  metrics["learned_class_shares"] = sharesJson(r.report.learned_lengths, config.classes);
-  metrics["reference_class_shares"] = sharesJson(r.report.reference_lengths, config.classes);
-  metrics["impassable_cost"] = impassableCost(config);
-  metrics["classifier_cost_scale"] = r.run.classifier ? r.run.classifier->cost_scale : std::numeric_limits<double>::quiet_NaN();
-  metrics["regions"] = regions_json;
-  if (r.selection) metrics["selection"] = selection;
-  metrics["trace_value"] = report.trace_value;
-  if (!report.validation_value.empty()) metrics["validation_value"] = report.validation_value;
-  metrics["trace"] = traceJson(report);
-  return metrics;
 }
 
 std::string exactText(double v) {
@@ -386,9 +302,10 @@ void runTrain(const TrainConfig& config, const std::string& effective) {
   std::printf("\nholdout: %zu images, %d start/goal pairs; behaviour '%s', preferred class %s (reference paths: %.3f)\n",
               settings.holdout.size(), r.report.pairs, settings.behaviour.name.c_str(),
               settings.behaviour.preferred_name.c_str(), r.report.referencePreferredShare());
-  const Json methods = printMethodTable(r.report);
-  const Json learned_vs = printComparisons(r.report);
-  writeFileAtomically(output.file("metrics.json"), jsonText(metricsJson(r, methods, learned_vs, selection)) + "\n");
+  const Json metrics = metricsJson(r, selection);
+  printMethodTable(metrics["methods"]);
+  printComparisons(metrics["learned_vs"]);
+  writeFileAtomically(output.file("metrics.json"), jsonText(metrics) + "\n");
   writePairRecords(output.file("pairs.csv"), r.report.records);
   outputs.insert(outputs.end(), {"metrics.json", "pairs.csv"});
   output.commit();

@@ -92,8 +92,9 @@ std::optional<SyntheticSceneParams> parseSynthetic(const ConfigNode& node) {
   return p;
 }
 
-// A plain image's world frame: resolution (m per pixel), origin [x, y] of its lower-left corner, crs.
-FrameSettings parseFrame(const ConfigNode& item) {
+}  // namespace
+
+FrameSettings readFrame(const ConfigNode& item) {
   FrameSettings frame;
   if (item.has("resolution") != item.has("origin")) {
     item.fail(item.has("resolution") ? "origin" : "resolution",
@@ -108,6 +109,8 @@ FrameSettings parseFrame(const ConfigNode& item) {
   frame.crs = item.text("crs", "");
   return frame;
 }
+
+namespace {
 
 // Why `path` is not a readable file, or "" if it is one.
 std::string fileProblem(const std::string& path) {
@@ -146,7 +149,7 @@ RegionSpec parseRegion(const ConfigNode& item, const std::string& where, const s
                        const std::string& base) {
   RegionSpec r;
   r.where = where;
-  r.frame = parseFrame(item);
+  r.frame = readFrame(item);
   r.area = item.text("area", "");
   if (item.has("synthetic")) {
     if (item.has("labels")) item.fail("labels", "a synthetic scene brings its own labels");

@@ -66,6 +66,10 @@ void readPipelineSections(const ConfigNode& config, PipelineSettings& settings);
 /// `base`.  Throws mmp::ConfigError naming the entry's key path.
 std::vector<RegionSpec> readRegionEntry(const ConfigNode& item, bool training, const std::string& base);
 
+/// A plain image's world frame from an entry's resolution (world units per pixel), origin [x, y] of
+/// its lower-left corner and crs (none of them: no frame).  Throws mmp::ConfigError naming the key.
+FrameSettings readFrame(const ConfigNode& item);
+
 /// Parses a behaviour map {name, preferred, costs} against declared classes (exposed for tests).
 Behaviour parseBehaviour(const ConfigNode& node, const std::vector<LabelClass>& classes);
 
