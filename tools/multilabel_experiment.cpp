@@ -91,32 +91,23 @@ std::vector<std::vector<std::size_t>> validationFolds(std::size_t rows, int fold
   return out;
 }
 
-namespace {
-
-// Trains the learner of `settings` with `lambda` on `examples`; the time and the learner's report.
-struct Trained {
-  Eigen::VectorXd w;
-  double seconds = 0.0;
-  long passes = 0;
-  Formulation formulation = Formulation::Margin;
-  std::string info;
-};
-
-Trained trainWith(const MultilabelSettings& settings, double lambda, const ExampleList& examples) {
+MultilabelTrained trainMultilabel(const MultilabelSettings& settings, double lambda, const ExampleList& examples,
+                                  const TraceCallback& callback) {
   LearnerSettings learner = settings.learner;
   learner.setLambda(lambda);
   const std::unique_ptr<Learner> l = makeLearner(learner);
+  if (callback) l->setCallback(callback);
   std::vector<FormulatedExample> adapters;
-  Trained t;
+  MultilabelTrained t;
   t.w = l->train(formulate(examples, settings.formulation, adapters));
   t.seconds = l->seconds();
   t.passes = l->passes();
   t.formulation = l->formulation();
   t.info = describe(l->info()) + ": " + l->message();
+  t.trace = l->trace();
+  t.trace_value = l->traceValueName();
   return t;
 }
-
-}  // namespace
 
 MultilabelResult runMultilabel(const MultilabelTable& train, const MultilabelTable& test, const MultilabelSettings& settings,
                                const std::function<void(const std::string&)>& progress) {
@@ -147,7 +138,7 @@ MultilabelResult runMultilabel(const MultilabelTable& train, const MultilabelTab
         }
         const MultilabelExamples fit = multilabelExamples(train_model, settings.inference, fit_rows);
         const MultilabelExamples held_out = multilabelExamples(train_model, settings.inference, folds[k]);
-        const Trained t = trainWith(settings, lambda, fit.list);
+        const MultilabelTrained t = trainMultilabel(settings, lambda, fit.list);
         const MultilabelErrors e = multilabelErrors(held_out.typed, t.w, &pool);
         v.held_out.hamming += e.hamming * static_cast<double>(e.rows);
         v.held_out.subset += e.subset * static_cast<double>(e.rows);
@@ -170,7 +161,7 @@ MultilabelResult runMultilabel(const MultilabelTable& train, const MultilabelTab
   }
   if (progress) progress("training on every training row, lambda " + numberText(result.lambda));
   const MultilabelExamples all = multilabelExamples(train_model, settings.inference);
-  const Trained t = trainWith(settings, result.lambda, all.list);
+  const MultilabelTrained t = trainMultilabel(settings, result.lambda, all.list);
   result.weights = t.w;
   result.train_seconds = t.seconds;
   result.passes = t.passes;

@@ -50,6 +50,23 @@ struct MultilabelSettings {
 /// are the caller's.  Throws mmp::ConfigError naming the key path.
 MultilabelSettings multilabelSettings(const ConfigNode& config);
 
+/// What trainMultilabel leaves behind: the weights and the learner's report.
+struct MultilabelTrained {
+  Eigen::VectorXd w;
+  double seconds = 0.0;
+  long passes = 0;
+  Formulation formulation = Formulation::Margin;
+  std::string info;                ///< "<info>: <why it stopped>"
+  std::vector<TraceRecord> trace;
+  std::string trace_value;         ///< what the trace's values are
+};
+
+/// Trains the learner of `settings` with its lambda replaced by `lambda` under settings.formulation on
+/// `examples`; `callback`, if given, sees every trace record (returning false stops training).  The one
+/// training step of runMultilabel (its folds and its final model).
+MultilabelTrained trainMultilabel(const MultilabelSettings& settings, double lambda, const ExampleList& examples,
+                                  const TraceCallback& callback = {});
+
 struct MultilabelValidation {
   double lambda = 0.0;
   MultilabelErrors held_out;  ///< pooled over the folds: every training row scored once

@@ -1,0 +1,83 @@
+// The Python module `mmp` (pybind11): what the binding files share.  module.cpp makes the module and
+// calls each bind* function; each binds one part of the library:
+//   maps_bindings.cpp        CostModel, CostGrid, Frame, load_image, synthetic_scene, write_nav2
+//   planning_bindings.cpp    plan (grid A* and OMPL's planners)
+//   training_bindings.cpp    train, evaluate, setting_keys (the maps_training pipeline)
+//   structured_bindings.cpp  the chain and multilabel models behind mmp.ChainSSVM / MultilabelSSVM
+// The module is a front end like the command line: settings arrive as Python dicts with the keys of
+// the YAML configs and go through the same readers (configNode below), so a key is parsed and
+// range-checked in one place.  Long calls release the GIL; their callbacks take it back to call
+// Python and to honour Ctrl-C (Interrupts).
+#pragma once
+
+#include "config.hpp"
+
+#include <mmp/core/world_frame.hpp>
+#include <mmp/maps/georeference.hpp>
+#include <mmp/planning/cost_grid.hpp>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <opencv2/core.hpp>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace mmp::python {
+
+namespace py = pybind11;
+
+void bindMaps(py::module_& m);
+void bindPlanning(py::module_& m);
+void bindTraining(py::module_& m);
+void bindStructured(py::module_& m);
+
+/// A Python value as YAML (dicts as maps, lists, tuples and 1-D arrays as sequences, bools, numbers,
+/// strings; None as null) under the key path `path` (for messages).  Throws mmp::ConfigError naming
+/// the path for any other type (an image array in a settings dict).
+YAML::Node yamlOf(const py::handle& value, const std::string& path);
+/// The dict `settings` as a ConfigNode whose messages start with `caller` ("mmp.train: loss.scale: ...").
+tools::ConfigNode configNode(const py::handle& settings, const std::string& caller);
+
+/// An image array (H x W x 3 uint8 in `channels` order "rgb" or "bgr", or H x W grey) as the 8-bit BGR
+/// cv::Mat the library takes: a view of the array's memory when it is BGR with contiguous pixels, else a
+/// converted copy.  The view lives as long as `array`.  Throws mmp::InvalidArgument naming `name`, the
+/// shape and the dtype otherwise.
+cv::Mat bgrImage(const py::array& array, const std::string& channels, const std::string& name);
+/// A BGR cv::Mat as an H x W x 3 uint8 array in `channels` order.
+py::array imageArray(const cv::Mat& bgr, const std::string& channels);
+/// A frame for a plain image from the keyword arguments resolution, origin (x, y) and crs (None, None,
+/// "": no frame), read as a config entry's keys are (tools::readFrame); messages start with `caller`.
+FrameSettings frameSettings(const py::object& resolution, const py::object& origin, const std::string& crs,
+                            const std::string& caller);
+
+/// A CostGrid (shared, no copy) or a 2-D cost array (copied to a new grid), in `frame` when one is
+/// given (its cells must match); throws mmp::InvalidArgument naming what does not fit.
+std::shared_ptr<CostGrid> costGrid(const py::object& costs, const std::optional<WorldFrame>& frame);
+
+/// Ctrl-C and the progress callback of a long call that has released the GIL.  Each poll() takes the
+/// GIL, runs Python's pending signal handlers (KeyboardInterrupt stops the call by throwing it on as
+/// py::error_already_set, which the module re-raises) and calls `progress` if one was given -- at the
+/// start of each stage, at its end and otherwise at most every 0.2 s, so that a per-round learner
+/// callback does not run Python code per round.  The progress object is shared through a shared_ptr:
+/// copies of the callbacks made by the library never touch Python reference counts without the GIL.
+/// Make it before releasing the GIL and let it die after taking it back.
+class Interrupts {
+ public:
+  explicit Interrupts(py::object progress = py::none());
+  /// Polls; arguments as the pipeline's StageCallback.
+  void poll(const std::string& stage, long done, long total, const std::string& detail) const;
+
+ private:
+  struct State {
+    py::object progress;
+    std::string last_stage;
+    std::chrono::steady_clock::time_point last_call{};
+  };
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace mmp::python
