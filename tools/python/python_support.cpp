@@ -45,6 +45,10 @@ YAML::Node yamlOf(const py::handle& value, const std::string& path) {
     for (const py::handle item : value) list.push_back(yamlOf(item, path + "[" + std::to_string(i++) + "]"));
     return list;
   }
+  if (py::isinstance<py::array>(value)) {
+    throw ConfigError(where() + ": an array of " + std::to_string(value.cast<py::array>().ndim()) +
+                      " dimensions; expected a number, string, bool, list or dict here");
+  }
   // Numbers, Python's or NumPy's: whole numbers as integers, others in the shortest text that reads back
   // as the same double (Python's repr).
   if (PyIndex_Check(value.ptr()) != 0) return YAML::Node(py::str(py::int_(py::reinterpret_borrow<py::object>(value))).cast<std::string>());

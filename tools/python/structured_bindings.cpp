@@ -124,8 +124,8 @@ void bindChain(py::module_& m) {
   m.def("_chain_fit", [](const py::sequence& X, const py::sequence& Y, int labels, const py::object& settings,
                          const py::object& progress) {
     const tools::ConfigNode config = configNode(settings, "ChainSSVM");
+    const tools::OcrLearnerSettings s = tools::ocrLearnerSettings(config);  // first: a bad learner name is named as such
     config.expectKeys({"learner", "formulation", "beta", "start_end", "online", "batch", "cutting_plane"});
-    const tools::OcrLearnerSettings s = tools::ocrLearnerSettings(config);
     const ChainSet set = chainSet(chainData(X, Y, labels, "ChainSSVM.fit"), s.chainOptions());
     ExampleList list(set.pointers.begin(), set.pointers.end());
     const Interrupts interrupts(progress);
@@ -173,8 +173,8 @@ void bindChain(py::module_& m) {
 
 tools::MultilabelSettings multilabelSettings(const py::object& settings, int states, const std::string& caller) {
   const tools::ConfigNode config = configNode(settings, caller);
-  config.expectKeys({"graph", "inference", "learner", "formulation"});
   tools::MultilabelSettings s = tools::multilabelSettings(config);
+  config.expectKeys({"graph", "inference", "learner", "formulation"});
   s.states = states;
   return s;
 }

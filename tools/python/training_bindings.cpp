@@ -52,8 +52,8 @@ RegionSpec arrayRegion(const py::dict& entry, const std::string& where, bool tra
   // The entry's scalar keys go through a ConfigNode (unknown keys, types, the frame); the arrays beside it.
   py::dict scalars;
   for (const auto& [key, value] : entry) {
-    const std::string name = py::str(key).cast<std::string>();
-    scalars[key] = name == "image" || name == "labels" || name == "demonstrations" ? py::str("<array>") : value;
+    const bool arrays = py::isinstance<py::array>(value) || py::str(key).cast<std::string>() == "demonstrations";
+    scalars[key] = arrays ? py::str("<array>") : value;
   }
   const tools::ConfigNode item(yamlOf(scalars, where), caller, where);
   std::vector<std::string> keys = {"image", "labels", "name", "area", "points", "channels", "resolution", "origin", "crs"};

@@ -77,7 +77,7 @@ class ChainSSVM(_Estimator):
     lambda 0.01, 20 epochs, late-weighted averaging, shuffled).
 
     Fitted: coef_ (the weights), n_labels_, n_features_in_, report_ (passes, info, seconds,
-    formulation, trace).  score(X, Y) is the share of positions labelled right.
+    formulation, trace).  score(X, Y) is the share of positions labelled right, errors(X, Y) the count.
     """
 
     def __init__(self, learner="online", lam=None, passes=None, averaging=None, shuffle=None, seed=None, step=None,
@@ -119,10 +119,15 @@ class ChainSSVM(_Estimator):
         self._check_fitted()
         return _mmp._chain_predict(self.coef_, list(X), self.n_labels_, self.start_end)
 
-    def score(self, X, Y):
-        """The share of positions labelled right (1 - the letter error of `mmp ocr`)."""
+    def errors(self, X, Y):
+        """(wrong, total): the positions of X labelled wrong and all positions (`mmp ocr`'s letter error is
+        wrong / total)."""
         self._check_fitted()
-        wrong, total = _mmp._chain_errors(self.coef_, list(X), list(Y), self.n_labels_, self.start_end)
+        return _mmp._chain_errors(self.coef_, list(X), list(Y), self.n_labels_, self.start_end)
+
+    def score(self, X, Y):
+        """The share of positions labelled right."""
+        wrong, total = self.errors(X, Y)
         return 1.0 - wrong / total
 
 

@@ -1,0 +1,129 @@
+"""mmp.CostModel, CostGrid, Frame, load_image, synthetic_scene and write_nav2."""
+
+import os
+
+import numpy as np
+import pytest
+
+import mmp
+from conftest import write_png
+
+
+def test_costs_of_an_array_are_a_float32_map_of_whole_cells(trained, scenes):
+    image = scenes[2][0][:250, :243]  # trailing pixels that fill no 4-pixel cell are dropped
+    costs = trained.model.costs(image)
+    assert costs.dtype == np.float32 and costs.shape == (250 // 4, 243 // 4)
+    assert np.all(costs > 0) and np.all(np.isfinite(costs))
+    assert len(np.unique(costs)) > 10  # a learned map, not uniform
+
+
+def test_channel_order_views_and_copies_give_the_same_costs(trained, scenes):
+    rgb = scenes[2][0]
+    reference = trained.model.costs(rgb)
+    bgr = np.ascontiguousarray(rgb[:, :, ::-1])
+    assert np.array_equal(trained.model.costs(bgr, channels="bgr"), reference)  # read in place
+    assert np.array_equal(trained.model.costs(rgb[:, :, ::-1], channels="bgr"), reference)  # a strided view: copied
+    assert not np.array_equal(trained.model.costs(bgr), reference)  # read as RGB it is another image
+    padded = np.zeros((256, 300, 3), np.uint8)
+    padded[:, :256] = rgb
+    assert np.array_equal(trained.model.costs(padded[:, :256]), reference)  # rows with a stride
+
+
+def test_cost_grid_holds_the_same_costs_in_double_and_its_frame(trained, scenes):
+    image = scenes[2][0]
+    grid = trained.model.cost_grid(image, resolution=0.5, origin=(1000.0, 2000.0))
+    assert grid.costs.dtype == np.float64 and grid.costs.shape == (64, 64)
+    assert np.array_equal(grid.costs.astype(np.float32), trained.model.costs(image))
+    assert grid.cell_size == 4 and grid.unknown is None
+    frame = grid.frame
+    assert frame.has_world and frame.resolution == 2.0 and frame.origin == (1000.0, 2000.0)
+    assert (frame.rows, frame.cols) == (64, 64)
+    assert not trained.model.cost_grid(image).frame.has_world
+
+
+def test_an_image_file_gives_the_array_costs_and_a_world_file_its_frame(trained, scenes, tmp_path):
+    path = str(tmp_path / "scene.png")
+    write_png(path, scenes[2][0])
+    assert np.array_equal(mmp.load_image(path), scenes[2][0])
+    assert np.array_equal(trained.model.cost_grid(path).costs, trained.model.cost_grid(scenes[2][0]).costs)
+    # A world file (.pgw): 0.25 m pixels, the upper-left pixel's centre at (500000.125, 4000063.875).
+    with open(str(tmp_path / "scene.pgw"), "w") as f:
+        f.write("0.25\n0\n0\n-0.25\n500000.125\n4000063.875\n")
+    frame = trained.model.cost_grid(path).frame
+    assert frame.has_world and frame.resolution == 1.0
+    assert frame.origin == pytest.approx((500000.0, 4000000.0))
+
+
+def test_the_model_file_round_trips_and_says_what_made_it(trained, model_file, scenes):
+    model = mmp.CostModel.load(model_file)
+    assert np.array_equal(model.costs(scenes[0][0]), trained.model.costs(scenes[0][0]))
+    assert np.array_equal(model.weights, trained.model.weights)
+    assert model.info["behaviour"] == "follow_road" and model.info["learner"] == "batch"
+    assert model.info["trained_on"] == "train[0],train[1]"
+    assert model_file in model.source and model.kind == "linear" and model.form == "linear"
+    assert model.cell_size == 4 and len(model.feature_names) == len(model.weights)
+
+
+def test_bad_images_and_files_raise_errors_that_name_them(trained, tmp_path):
+    with pytest.raises(mmp.InvalidArgument, match=r"image: expected an H x W x 3 .* shape \(8, 8, 3\) of float64"):
+        trained.model.costs(np.zeros((8, 8, 3)))
+    with pytest.raises(mmp.InvalidArgument, match=r"channels 'hsv'"):
+        trained.model.costs(np.zeros((64, 64, 3), np.uint8), channels="hsv")
+    missing = str(tmp_path / "missing.mmp")
+    with pytest.raises(mmp.ModelFileError, match="missing.mmp") as error:
+        mmp.CostModel.load(missing)
+    assert isinstance(error.value, OSError) and isinstance(error.value, mmp.Error)
+    with pytest.raises(mmp.DataError, match="nothing.png"):
+        trained.model.cost_grid(str(tmp_path / "nothing.png"))
+    with pytest.raises(mmp.ConfigError, match="CostModel.cost_grid: resolution: give 'resolution' .* and 'origin'"):
+        trained.model.cost_grid(np.zeros((64, 64, 3), np.uint8), origin=(0, 0))
+
+
+def test_frame_transforms_are_inverse_and_agree_with_cell_at():
+    frame = mmp.Frame(40, 30, 0.5, (100.0, 200.0))
+    rng = np.random.default_rng(1)
+    cells = rng.uniform(-0.5, [39.49, 29.49], size=(200, 2))
+    assert np.allclose(frame.to_cell(frame.to_world(cells)), cells)
+    assert frame.to_world((39, 0)) == pytest.approx((100.25, 200.25))  # the lower-left cell's centre
+    for row, col in np.round(cells).astype(int):
+        assert frame.cell_at(*frame.to_world((row, col))) == (row, col)
+    assert frame.cell_at(99.0, 200.0) is None
+    with pytest.raises(mmp.InvalidArgument):
+        mmp.Frame(4, 4).to_world((1, 1))  # no world frame
+    with pytest.raises(mmp.InvalidArgument, match="rows and cols"):
+        mmp.Frame(0, 4, 1.0)
+
+
+def test_a_cost_grid_of_an_array_is_a_view_that_the_planner_sees():
+    grid = mmp.CostGrid(np.ones((10, 10)))
+    before = mmp.plan(grid, (0, 0), (0, 9))
+    grid.costs[0, 1:9] = np.inf  # a wall along the straight line
+    after = mmp.plan(grid, (0, 0), (0, 9))
+    assert before.cost == pytest.approx(9.0) and after.cost > before.cost
+    assert all(row != 0 or col in (0, 9) for row, col in after.path)
+    with pytest.raises(mmp.InvalidArgument, match="the frame has 3 x 3 cells, the costs 10 x 10"):
+        mmp.CostGrid(np.ones((10, 10)), mmp.Frame(3, 3, 1.0))
+
+
+def test_synthetic_scenes_are_a_function_of_their_seed():
+    a, labels = mmp.synthetic_scene(seed=5, rows=128, cols=96)
+    assert a.shape == (128, 96, 3) and labels.shape == (128, 96)
+    assert set(np.unique(labels)) <= {c["index"] for c in mmp.synthetic_classes()}
+    assert np.array_equal(a, mmp.synthetic_scene(seed=5, rows=128, cols=96)[0])
+    assert not np.array_equal(a, mmp.synthetic_scene(seed=6, rows=128, cols=96)[0])
+    assert np.array_equal(mmp.synthetic_scene(seed=5, rows=128, cols=96, channels="bgr")[0], a[:, :, ::-1])
+
+
+def test_write_nav2_grades_costs_and_needs_a_world_frame(tmp_path):
+    costs = np.array([[1.0, 2.0, 4.0], [8.0, np.inf, 1.0]])
+    info = mmp.write_nav2(costs, str(tmp_path), frame=mmp.Frame(2, 3, 0.5, (10.0, 20.0)))
+    assert info["passable"] == 5 and info["lethal"] == 1 and (info["lowest"], info["highest"]) == (1.0, 8.0)
+    assert os.path.exists(info["yaml"]) and os.path.exists(info["image"]) and os.path.exists(info["levels"])
+    yaml = open(info["yaml"]).read()
+    assert "resolution: 0.5" in yaml and "origin: [10, 20, 0]" in yaml and "mode: raw" in yaml
+    pgm = open(info["image"], "rb").read()
+    values = np.frombuffer(pgm[-6:], np.uint8).reshape(2, 3)
+    assert values[1, 1] == 100 and values[0, 0] == values[1, 2] == 1 and values[1, 0] == 98
+    assert values[0, 0] < values[0, 1] < values[0, 2] < values[1, 0]
+    with pytest.raises(mmp.InvalidArgument):
+        mmp.write_nav2(costs, str(tmp_path / "no_frame"))

@@ -1,0 +1,130 @@
+"""mmp.plan: exact A* against brute force, OMPL's planners, world points, statuses, errors and Ctrl-C."""
+
+import heapq
+import math
+import signal
+import time
+
+import numpy as np
+import pytest
+
+import mmp
+
+
+def dijkstra(costs, start, goal, eight=True):
+    """The optimal trapezoid cost |step| (c(a) + c(b)) / 2 from start to goal, by plain Dijkstra."""
+    rows, cols = costs.shape
+    steps = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if (dr or dc) and (eight or not (dr and dc))]
+    best = {start: 0.0}
+    queue = [(0.0, start)]
+    while queue:
+        g, (r, c) = heapq.heappop(queue)
+        if (r, c) == goal:
+            return g
+        if g > best[(r, c)]:
+            continue
+        for dr, dc in steps:
+            n = (r + dr, c + dc)
+            if 0 <= n[0] < rows and 0 <= n[1] < cols and np.isfinite(costs[n]):
+                ng = g + math.hypot(dr, dc) * (costs[r, c] + costs[n]) / 2
+                if ng < best.get(n, math.inf):
+                    best[n] = ng
+                    heapq.heappush(queue, (ng, n))
+    return math.inf
+
+
+def path_cost(costs, path):
+    return sum(math.dist(a, b) * (costs[tuple(a)] + costs[tuple(b)]) / 2 for a, b in zip(path[:-1], path[1:]))
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("connectivity", [8, 4])
+def test_astar_is_optimal_and_its_path_costs_what_it_says(seed, connectivity):
+    rng = np.random.default_rng(seed)
+    costs = rng.uniform(0.5, 5.0, size=(18, 23))
+    costs[rng.random(costs.shape) < 0.2] = np.inf
+    start, goal = (0, 0), (17, 22)
+    costs[start] = costs[goal] = 1.0
+    plan = mmp.plan(costs, start, goal, connectivity=connectivity)
+    best = dijkstra(costs, start, goal, connectivity == 8)
+    if math.isinf(best):
+        assert plan.status == "no_path" and math.isinf(plan.cost) and len(plan.path) == 0
+        return
+    assert plan.status == "success" and plan.ok and plan.cost == pytest.approx(best, rel=1e-12)
+    path = plan.path
+    assert path.dtype == np.int64 and tuple(path[0]) == start and tuple(path[-1]) == goal
+    steps = np.abs(np.diff(path, axis=0))
+    assert steps.max() == 1 and (connectivity == 8 or steps.sum(axis=1).max() == 1)
+    assert np.all(np.isfinite(costs[path[:, 0], path[:, 1]]))
+    assert path_cost(costs, path) == pytest.approx(plan.cost, rel=1e-12)
+    assert plan.world is None and plan.expansions > 0
+
+
+def test_world_points_plan_the_same_path_as_their_cells():
+    rng = np.random.default_rng(7)
+    frame = mmp.Frame(30, 40, 2.0, (500.0, 800.0))
+    grid = mmp.CostGrid(rng.uniform(1.0, 3.0, size=(30, 40)), frame)
+    by_cells = mmp.plan(grid, (3, 4), (25, 33))
+    by_world = mmp.plan(grid, frame.to_world((3, 4)) + 0.3, frame.to_world((25, 33)) - 0.3, frame=frame)
+    assert np.array_equal(by_cells.path, by_world.path) and by_cells.cost == by_world.cost
+    assert np.allclose(by_world.world, frame.to_world(by_world.path.astype(float)))
+    with pytest.raises(mmp.InvalidArgument, match=r"goal \(x 0, y 0\) lies outside the grid \(x in \[500, 580\)"):
+        mmp.plan(grid, frame.to_world((3, 4)), (0.0, 0.0), frame=frame)
+
+
+@pytest.mark.parametrize("planner", ["bitstar", "rrtstar", "fmtstar"])
+def test_ompl_planners_join_start_and_goal_and_cost_no_less_than_any_angle_allows(planner):
+    costs = np.ones((40, 60))
+    costs[10:30, 20:40] = 20.0  # a dear block between start and goal
+    plan = mmp.plan(costs, (20, 2), (20, 57), planner=planner, budget=0.3)
+    assert plan.status == "success" and plan.planner == planner
+    assert plan.path.dtype == np.float64 and np.allclose(plan.path[0], (20, 2)) and np.allclose(plan.path[-1], (20, 57))
+    straight = 55.0  # the shortest any-angle path on unit costs
+    assert straight - 1e-9 <= plan.cost <= mmp.plan(costs, (20, 2), (20, 57)).cost * 1.5
+
+
+def test_statuses_and_bad_input():
+    costs = np.ones((10, 10))
+    costs[:, 5] = np.inf
+    assert mmp.plan(costs, (0, 0), (0, 9)).status == "no_path"
+    assert mmp.plan(costs, (0, 0), (0, 9), planner="bitstar", budget=0.1).status in ("no_solution", "approximate_only")
+    with pytest.raises(mmp.InvalidArgument, match=r"start cell 5 \(row 0, col 5\) is impassable"):
+        mmp.plan(costs, (0, 5), (0, 9))  # an impassable start
+    with pytest.raises(mmp.InvalidArgument, match=r"goal \(row 3, col 12\) lies outside the 10 x 10 cells"):
+        mmp.plan(costs, (0, 0), (3, 12))
+    with pytest.raises(mmp.InvalidArgument, match="give whole"):
+        mmp.plan(costs, (0.5, 0), (3, 3))
+    with pytest.raises(mmp.InvalidArgument, match='planner: unknown OMPL planner "dijkstra"; valid names: rrtstar.*or astar'):
+        mmp.plan(costs, (0, 0), (3, 3), planner="dijkstra")
+    with pytest.raises(mmp.InvalidArgument, match="connectivity 6"):
+        mmp.plan(costs, (0, 0), (3, 3), connectivity=6)
+    with pytest.raises(mmp.InvalidArgument, match=r"cell 0 \(row 0, col 0\) has cost 0.000000; costs must be > 0"):
+        mmp.plan(np.zeros((5, 5)), (0, 0), (3, 3))  # costs must be > 0
+
+
+def test_a_budget_cancels_astar():
+    plan = mmp.plan(np.ones((600, 600)), (0, 0), (599, 599), budget=1e-9)
+    assert plan.status == "cancelled" and not plan.ok
+
+
+def test_ctrl_c_stops_astar_with_keyboard_interrupt():
+    grid = mmp.CostGrid(np.random.default_rng(3).uniform(1.0, 2.0, size=(1500, 1500)))
+    full = mmp.plan(grid, (0, 0), (1499, 1499))
+    assert full.seconds > 0.05  # long enough for the alarm to arrive during the search
+    fired = []
+
+    def interrupt(*_):
+        fired.append(time.monotonic())
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.02)
+        started = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            mmp.plan(grid, (0, 0), (1499, 1499))
+        stopped = time.monotonic()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert fired and fired[0] > started and stopped - started < full.seconds
