@@ -221,6 +221,10 @@ bool GridPlanner::search(const CellCosts* lazy, int start, int goal, double h_sc
   records[start].g = 0.0;
   open.push(start_key, static_cast<std::uint32_t>(start));
   long expansions = 0;
+  // The budget callback's countdown: a decrement per expansion, not a division (which took ~6 % of a
+  // 3 M cell search).
+  const bool checking = static_cast<bool>(params_.keep_going);
+  long until_check = params_.check_every;
   while (!open.empty()) {
     // 1) pop the best open cell and close it (g -> -g); a stale duplicate of a closed cell is skipped
     const int u = static_cast<int>(open.pop());
@@ -249,11 +253,14 @@ bool GridPlanner::search(const CellCosts* lazy, int start, int goal, double h_sc
       return true;
     }
     // 3) budget / cancel check every check_every expansions
-    if (params_.keep_going && expansions % params_.check_every == 0 && !params_.keep_going(expansions)) {
-      result.status = PlanStatus::Cancelled;
-      result.expansions = expansions;
-      result.message = "cancelled by the budget callback after " + std::to_string(expansions) + " expansions";
-      return false;
+    if (checking && --until_check == 0) {
+      until_check = params_.check_every;
+      if (!params_.keep_going(expansions)) {
+        result.status = PlanStatus::Cancelled;
+        result.expansions = expansions;
+        result.message = "cancelled by the budget callback after " + std::to_string(expansions) + " expansions";
+        return false;
+      }
     }
     // 4) relax the neighbours with the trapezoid step cost; closed (g < 0), impassable and border
     //    (half_cost = +inf) neighbours fail the comparison by themselves
