@@ -4,6 +4,7 @@
 //   planning_bindings.cpp    plan (grid A* and OMPL's planners)
 //   training_bindings.cpp    train, evaluate, setting_keys (the maps_training pipeline)
 //   structured_bindings.cpp  the chain and multilabel models behind mmp.ChainSSVM / MultilabelSSVM
+//   bench_bindings.cpp       the wrapped calls timed in C++, for tools/python/bench_overhead.py
 // The module is a front end like the command line: settings arrive as Python dicts with the keys of
 // the YAML configs and go through the same readers (configNode below), so a key is parsed and
 // range-checked in one place.  Long calls release the GIL; their callbacks take it back to call
@@ -34,6 +35,7 @@ void bindMaps(py::module_& m);
 void bindPlanning(py::module_& m);
 void bindTraining(py::module_& m);
 void bindStructured(py::module_& m);
+void bindBench(py::module_& m);
 
 /// A Python value as YAML (dicts as maps, lists, tuples and 1-D arrays as sequences, bools, numbers,
 /// strings; None as null) under the key path `path` (for messages).  Throws mmp::ConfigError naming

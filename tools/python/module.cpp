@@ -80,6 +80,7 @@ PYBIND11_MODULE(_mmp, m) {
   bindPlanning(m);
   bindTraining(m);
   bindStructured(m);
+  bindBench(m);
 }
 
 }  // namespace mmp::python
