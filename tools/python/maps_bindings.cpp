@@ -232,7 +232,9 @@ georeference) keeps its world frame; a plain image or an array takes one from re
 per pixel), origin ((x, y) of its lower-left corner) and crs, or stays in cells.  Cells holding pixels
 without data are +inf and marked in grid.unknown.)")
       .def_property_readonly("info", &CostModel::info, "what produced the model (behaviour, learner, training images, ...)")
-      // TODO(out-of-distribution share): bind the model's out-of-distribution share here once CostModel offers it.
+      // TODO(out-of-distribution share): bind CostModel::familiarity(image, valid) -> Familiarity {cells,
+      // outside, known, share(), warns()} (maps/training_domain.hpp) and CostModel::summary() here; left to
+      // the owner of that work (issue 29), which reached main after this module was written.
       .def_property_readonly("source", &CostModel::source)
       .def_property_readonly("form", [](const CostModel& model) { return std::string(describe(model.form())); })
       .def_property_readonly("kind", [](const CostModel& model) {
