@@ -110,7 +110,7 @@ def main():
     started = time.monotonic()
     run = mmp.train(train, [{"image": image, "labels": labels, "name": PLAN}], SETTINGS, progress=progress)
     m = run.metrics
-    print(f"trained in {time.monotonic() - started:.1f} s: {m['learner']} learner, {m['epochs']} epochs, {m['learner_info']}")
+    print(f"trained in {time.monotonic() - started:.1f} s: {m['learner']} learner, {m['epochs']} passes, {m['learner_info']}")
     print(f"\n{'method':11} {'cost ratio mean':>16} {'p95':>7} {'MHD mean (px)':>14} {'preferred share':>16} {'feasible':>9}")
     for method, s in run.methods.items():
         print(f"{method:11} {s['cost_ratio_mean']:16.3f} {s['cost_ratio_p95']:7.3f} {s['mhd_mean_px']:14.1f} "
