@@ -37,12 +37,12 @@ void bindTraining(py::module_& m);
 void bindStructured(py::module_& m);
 void bindBench(py::module_& m);
 
-/// A Python value as YAML (dicts as maps, lists, tuples and 1-D arrays as sequences, bools, numbers,
-/// strings; None as null) under the key path `path` (for messages).  Throws mmp::ConfigError naming
-/// the path for any other type (an image array in a settings dict).
-YAML::Node yamlOf(const py::handle& value, const std::string& path);
-/// The dict `settings` as a ConfigNode whose messages start with `caller` ("mmp.train: loss.scale: ...").
-tools::ConfigNode configNode(const py::handle& settings, const std::string& caller);
+/// The dict `settings` (None: empty) as the ConfigNode of the key path `path` ("" at the top, "train[0]"
+/// for an image entry), whose messages start with `caller` ("mmp.train: loss.scale: ...").  Dicts become
+/// maps; lists, tuples and 1-D arrays sequences; bools, numbers and strings scalars (a float in the
+/// shortest text that reads back as the same double); None null.  Throws mmp::ConfigError naming the key
+/// path for any other value (an image array in a settings dict).
+tools::ConfigNode configNode(const py::handle& settings, const std::string& caller, const std::string& path = "");
 
 /// An image array (H x W x 3 uint8 in `channels` order "rgb" or "bgr", or H x W grey) as the 8-bit BGR
 /// cv::Mat the library takes: a view of the array's memory when it is BGR with contiguous pixels, else a

@@ -18,8 +18,9 @@ std::string shapeText(const py::array& a) {
   return out + (a.ndim() == 1 ? ",)" : ")");
 }
 
-}  // namespace
-
+// A Python value as YAML (dicts as maps, lists, tuples and 1-D arrays as sequences, bools, numbers,
+// strings; None as null) under the key path `path`; throws mmp::ConfigError naming the path for any other
+// type (an image array in a settings dict).
 YAML::Node yamlOf(const py::handle& value, const std::string& path) {
   const auto where = [&] { return path.empty() ? std::string("the settings") : path; };
   if (value.is_none()) return YAML::Node(YAML::NodeType::Null);
@@ -49,8 +50,8 @@ YAML::Node yamlOf(const py::handle& value, const std::string& path) {
     throw ConfigError(where() + ": an array of " + std::to_string(value.cast<py::array>().ndim()) +
                       " dimensions; expected a number, string, bool, list or dict here");
   }
-  // Numbers, Python's or NumPy's: whole numbers as integers, others in the shortest text that reads back
-  // as the same double (Python's repr).
+  // Numbers, Python's or NumPy's: integers as they are, others in the shortest text that reads back as
+  // the same double (Python's repr).
   if (PyIndex_Check(value.ptr()) != 0) return YAML::Node(py::str(py::int_(py::reinterpret_borrow<py::object>(value))).cast<std::string>());
   if (PyFloat_Check(value.ptr()) != 0 || py::hasattr(value, "__float__")) {
     return YAML::Node(py::repr(py::float_(py::reinterpret_borrow<py::object>(value))).cast<std::string>());
@@ -59,14 +60,20 @@ YAML::Node yamlOf(const py::handle& value, const std::string& path) {
                     py::str(value.get_type().attr("__name__")).cast<std::string>());
 }
 
-tools::ConfigNode configNode(const py::handle& settings, const std::string& caller) {
+}  // namespace
+
+tools::ConfigNode configNode(const py::handle& settings, const std::string& caller, const std::string& path) {
   if (!settings.is_none() && !py::isinstance<py::dict>(settings)) {
-    throw ConfigError(caller + ": the settings must be a dict, got " +
+    throw ConfigError(caller + ": " + (path.empty() ? "the settings" : path) + ": expected a dict, got " +
                       py::str(settings.get_type().attr("__name__")).cast<std::string>());
   }
-  const YAML::Node node = settings.is_none() ? YAML::Node(YAML::NodeType::Map) : yamlOf(settings, "");
-  return tools::ConfigNode(node, caller, "");
+  try {
+    return tools::ConfigNode(settings.is_none() ? YAML::Node(YAML::NodeType::Map) : yamlOf(settings, path), caller, path);
+  } catch (const ConfigError& e) {
+    throw ConfigError(caller + ": " + e.what());
+  }
 }
+
 
 cv::Mat bgrImage(const py::array& array, const std::string& channels, const std::string& name) {
   if (channels != "rgb" && channels != "bgr") {

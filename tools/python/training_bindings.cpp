@@ -55,7 +55,7 @@ RegionSpec arrayRegion(const py::dict& entry, const std::string& where, bool tra
     const bool arrays = py::isinstance<py::array>(value) || py::str(key).cast<std::string>() == "demonstrations";
     scalars[key] = arrays ? py::str("<array>") : value;
   }
-  const tools::ConfigNode item(yamlOf(scalars, where), caller, where);
+  const tools::ConfigNode item = configNode(scalars, caller, where);
   std::vector<std::string> keys = {"image", "labels", "name", "area", "points", "channels", "resolution", "origin", "crs"};
   if (training) keys.push_back("demonstrations");
   item.expectKeys(keys);
@@ -111,14 +111,14 @@ std::vector<RegionSpec> regionsOf(const py::handle& entries, const std::string& 
   long i = 0;
   for (const py::handle entry : entries) {
     const std::string where = key + "[" + std::to_string(i++) + "]";
-    if (!py::isinstance<py::dict>(entry)) throw ConfigError(caller + ": " + where + ": expected a dict");
+    if (!py::isinstance<py::dict>(entry)) throw ConfigError(caller + ": " + where + ": expected a dict (an image entry)");
     const py::dict d = entry.cast<py::dict>();
     if (d.contains("image") && !isPath(d["image"])) {
       regions.push_back(arrayRegion(d, where, training, cell_size, caller));
       continue;
     }
     const std::vector<RegionSpec> files =
-        tools::readRegionEntry(tools::ConfigNode(yamlOf(d, where), caller, where), training, base);
+        tools::readRegionEntry(configNode(d, caller, where), training, base);
     regions.insert(regions.end(), files.begin(), files.end());
   }
   return regions;
