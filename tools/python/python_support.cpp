@@ -19,7 +19,7 @@ std::string shapeText(const py::array& a) {
 }
 
 // A Python value as YAML (dicts as maps, lists, tuples and 1-D arrays as sequences, bools, numbers,
-// strings; None as null) under the key path `path`; throws mmp::ConfigError naming the path for any other
+// strings and paths; None as null) under the key path `path`; throws mmp::ConfigError naming the path for any other
 // type (an image array in a settings dict).
 YAML::Node yamlOf(const py::handle& value, const std::string& path) {
   const auto where = [&] { return path.empty() ? std::string("the settings") : path; };
@@ -28,6 +28,9 @@ YAML::Node yamlOf(const py::handle& value, const std::string& path) {
     return YAML::Node(value.cast<bool>() ? "true" : "false");
   }
   if (py::isinstance<py::str>(value)) return YAML::Node(value.cast<std::string>());
+  if (py::hasattr(value, "__fspath__")) {  // a pathlib.Path
+    return YAML::Node(py::str(py::module_::import("os").attr("fspath")(value)).cast<std::string>());
+  }
   if (py::isinstance<py::dict>(value)) {
     YAML::Node map(YAML::NodeType::Map);
     for (const auto& [key, item] : value.cast<py::dict>()) {
