@@ -98,7 +98,7 @@ Region loadRegion(const RegionSpec& spec, const PipelineSettings& config) {
   }
   if (!spec.synthetic && (!spec.labels.empty() || !spec.label_pixels.empty())) {
     const bool in_memory = !spec.label_pixels.empty();
-    const std::string mask = in_memory ? spec.where + ".labels" : "the label mask '" + spec.labels + "'";
+    const std::string mask = spec.where + (in_memory ? ".labels" : ": the label mask '" + spec.labels + "'");
     if (in_memory) {
       checkIndexMask(spec.label_pixels, config.classes, prefix(config) + mask);
       region.labels = spec.label_pixels;
@@ -106,7 +106,7 @@ Region loadRegion(const RegionSpec& spec, const PipelineSettings& config) {
       region.labels = loadLabelMask(spec.labels, config.classes);
     }
     if (region.labels.size() != region.image.size()) {
-      throw DataError(prefix(config) + spec.where + ": " + mask + " is " + std::to_string(region.labels.cols) + " x " +
+      throw DataError(prefix(config) + mask + " is " + std::to_string(region.labels.cols) + " x " +
                       std::to_string(region.labels.rows) + " pixels, the image" +
                       (spec.pixels.empty() ? " '" + spec.image + "'" : std::string()) + " " +
                       std::to_string(region.image.cols) + " x " + std::to_string(region.image.rows) + "; they must match");
