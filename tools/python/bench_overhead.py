@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What the Python layer adds to CostModel.costs and plan: each call timed from Python against the same
-library call timed in C++ (mmp._mmp._bench) on the same data in the same process, the two alternating
-round by round.  The overhead is the median over the rounds of (Python / C++ - 1) of each round's pair,
+library call timed in C++ (mmp._mmp._bench) on the same data in the same process, back to back in each
+round, which of the two goes first alternating.  The overhead is the median over the rounds of (Python / C++ - 1) of each round's pair,
 which ran back to back under the same load; the fastest round of each is printed too, and for plan the
 share of the Python call's time spent outside the library call.  Prints a table and one JSON line.
 
@@ -41,14 +41,18 @@ def synthetic_model():
 
 def compare(name, cpp_call, python_call, repeats):
     """(name, C++ seconds, Python seconds, Python seconds outside the library call) of each round: the two
-    calls alternate, the C++ one first.  The last is known for plan, whose Plan.seconds is the library
-    call's own time (the planner's construction and search, timed in C++ inside the call)."""
+    calls back to back, the C++ one first in even rounds and second in odd ones (what runs first pays for
+    fresh memory pages differently).  The last is known for plan, whose Plan.seconds is the library call's
+    own time (the planner's construction and search, timed in C++ inside the call)."""
     cpp, python, outside = [], [], []
-    for _ in range(repeats):
-        cpp.append(cpp_call())
+    for round_ in range(repeats):
+        if round_ % 2 == 0:
+            cpp.append(cpp_call())
         start = time.perf_counter()
         result = python_call()
         python.append(time.perf_counter() - start)
+        if round_ % 2 == 1:
+            cpp.append(cpp_call())
         if isinstance(result, mmp.Plan):
             outside.append(python[-1] - result.seconds)
     return name, cpp, python, outside
