@@ -64,6 +64,31 @@ def test_the_model_file_round_trips_and_says_what_made_it(trained, model_file, s
     assert model.cell_size == 4 and len(model.feature_names) == len(model.weights)
 
 
+def test_familiarity_warns_on_an_image_unlike_the_training_images(trained, scenes, tmp_path):
+    same = trained.model.familiarity(scenes[2][0])  # a scene of the same kind: colours seen in training
+    assert same["known"] and not same["warns"] and same["cells"] == 64 * 64
+    assert same["share"] <= same["warn_share"] and same["outside"] == round(same["share"] * same["cells"])
+    recoloured = trained.model.familiarity(255 - scenes[2][0])  # the colours inverted: another world
+    assert recoloured["warns"] and recoloured["share"] > 0.1 and "unlike" in recoloured["description"]
+    bgr = np.ascontiguousarray(scenes[2][0][:, :, ::-1])
+    assert trained.model.familiarity(bgr, channels="bgr") == same
+    path = str(tmp_path / "inverted.png")
+    write_png(path, 255 - scenes[2][0])
+    assert trained.model.familiarity(path) == recoloured  # a file, read band by band, as the array
+    valid = np.zeros((256, 256), np.uint8)
+    valid[:128] = 1  # the upper half has data: its 32 rows of cells are checked
+    assert trained.model.familiarity(255 - scenes[2][0], valid=valid)["cells"] == 32 * 64
+    with pytest.raises(mmp.InvalidArgument, match=r"valid: expected an H x W array .* 256 x 256"):
+        trained.model.familiarity(scenes[2][0], valid=np.ones((4, 4), np.uint8))
+
+
+def test_summary_lists_what_mmp_info_prints_in_its_order(model_file):
+    summary = mmp.CostModel.load(model_file).summary
+    keys = list(summary)
+    assert keys[:3] == ["format", "behaviour", "cost"] and summary["behaviour"] == "follow_road"
+    assert "training_statistics" in summary and keys.index("learner") < keys.index("features")
+
+
 def test_bad_images_and_files_raise_errors_that_name_them(trained, tmp_path):
     with pytest.raises(mmp.InvalidArgument, match=r"image: expected an H x W x 3 .* shape \(8, 8, 3\) of float64"):
         trained.model.costs(np.zeros((8, 8, 3)))

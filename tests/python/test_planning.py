@@ -83,6 +83,27 @@ def test_ompl_planners_join_start_and_goal_and_cost_no_less_than_any_angle_allow
     assert straight - 1e-9 <= plan.cost <= mmp.plan(costs, (20, 2), (20, 57)).cost * 1.5
 
 
+def test_a_car_turns_no_tighter_than_its_radius_and_starts_on_its_heading():
+    costs = np.ones((40, 60))
+    costs[10:30, 20:40] = 20.0
+    radius = 6.0
+    plan = mmp.plan(costs, (20, 2), (20, 57), planner="rrtstar", budget=1.0, vehicle="dubins", turning_radius=radius,
+                    start_heading=math.pi / 2)
+    assert plan.status == "success" and plan.headings is not None and len(plan.headings) == len(plan.path)
+    assert plan.headings[0] == pytest.approx(math.pi / 2) and np.allclose(plan.path[0], (20, 2))
+    arc = np.hypot(*np.diff(plan.path, axis=0).T)  # chords at most 0.5 cells apart along the curve
+    turn = np.abs(np.angle(np.exp(1j * np.diff(plan.headings))))
+    moving = arc > 1e-9
+    assert np.all(turn[moving] <= arc[moving] / radius * (1 + 1e-3) + 1e-9)  # chords: arcs shortened by < 0.03 %
+    assert mmp.plan(costs, (20, 2), (20, 57), planner="rrtstar", budget=0.2).headings is None  # a point has none
+    with pytest.raises(mmp.InvalidArgument, match="needs turning_radius"):
+        mmp.plan(costs, (20, 2), (20, 57), planner="rrtstar", vehicle="reeds-shepp")
+    with pytest.raises(mmp.InvalidArgument, match="a point has none"):
+        mmp.plan(costs, (20, 2), (20, 57), planner="rrtstar", turning_radius=3.0)
+    with pytest.raises(mmp.InvalidArgument, match="A\\* plans for a point"):
+        mmp.plan(costs, (20, 2), (20, 57), vehicle="dubins", turning_radius=3.0)
+
+
 def test_statuses_and_bad_input():
     costs = np.ones((10, 10))
     costs[:, 5] = np.inf

@@ -232,9 +232,52 @@ georeference) keeps its world frame; a plain image or an array takes one from re
 per pixel), origin ((x, y) of its lower-left corner) and crs, or stays in cells.  Cells holding pixels
 without data are +inf and marked in grid.unknown.)")
       .def_property_readonly("info", &CostModel::info, "what produced the model (behaviour, learner, training images, ...)")
-      // TODO(out-of-distribution share): bind CostModel::familiarity(image, valid) -> Familiarity {cells,
-      // outside, known, share(), warns()} (maps/training_domain.hpp) and CostModel::summary() here; left to
-      // the owner of that work (issue 29), which reached main after this module was written.
+      .def_property_readonly("summary", [](const CostModel& model) {
+        py::dict out;  // in summary()'s order (Python dicts keep it)
+        for (const auto& [key, value] : model.summary()) out[py::str(key)] = value;
+        return out;
+      }, "what the model is and where it came from, as `mmp info` prints it: format, behaviour, cost, learner, "
+         "features, ..., the provenance mmp train records (mmp_version, config, holdout figures, data fingerprints)")
+      .def("familiarity", [](const CostModel& model, const py::object& image, const std::string& channels,
+                             const py::object& valid) {
+        Familiarity f;
+        if (py::isinstance<py::str>(image) || py::hasattr(image, "__fspath__")) {
+          if (!valid.is_none()) throw InvalidArgument("familiarity: valid is for arrays; a file's no-data pixels are read from it");
+          const std::string path = py::str(py::module_::import("os").attr("fspath")(image)).cast<std::string>();
+          py::gil_scoped_release release;
+          ImageRows rows(path);
+          f = familiarity(model, rows);
+        } else {
+          const py::array array = py::array::ensure(image);
+          if (!array) throw InvalidArgument("familiarity: image: expected an array or a file path");
+          const cv::Mat bgr = bgrImage(array, channels, "image");
+          cv::Mat mask;
+          if (!valid.is_none()) {
+            const auto v = py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>::ensure(valid);
+            if (!v || v.ndim() != 2 || v.shape(0) != bgr.rows || v.shape(1) != bgr.cols) {
+              throw InvalidArgument("familiarity: valid: expected an H x W array (non-zero where the image has data) of the "
+                                    "image's " + std::to_string(bgr.rows) + " x " + std::to_string(bgr.cols) + " pixels");
+            }
+            mask = cv::Mat(bgr.rows, bgr.cols, CV_8UC1, const_cast<std::uint8_t*>(v.data())).clone();
+          }
+          py::gil_scoped_release release;
+          f = model.familiarity(bgr, mask);
+        }
+        py::dict out;
+        out["cells"] = f.cells;
+        out["outside"] = f.outside;
+        out["share"] = f.share();
+        out["known"] = f.known;
+        out["warns"] = f.warns();
+        out["warn_share"] = Familiarity::kWarnShare;
+        out["description"] = f.describe();
+        return out;
+      }, py::arg("image"), py::arg("channels") = "rgb", py::arg("valid") = py::none(),
+         R"(How much of an image the model's training statistics cover (the out-of-distribution check that
+mmp costmap and mmp plan print): a dict with cells (checked), outside (cells whose colour no training cell
+was near), share, known (False for a model without statistics), warns (share above warn_share) and a
+one-line description.  image: an H x W x 3 uint8 array (channels "rgb" or "bgr"; valid: an optional H x W
+mask, non-zero where there is data) or an image file, read band by band.)")
       .def_property_readonly("source", &CostModel::source)
       .def_property_readonly("form", [](const CostModel& model) { return std::string(describe(model.form())); })
       .def_property_readonly("kind", [](const CostModel& model) {

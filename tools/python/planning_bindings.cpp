@@ -23,6 +23,13 @@ struct Plan {
   double seconds = 0.0;
   long expansions = 0;  ///< A*: cells taken off the open list
   long states = 0;      ///< OMPL: states in the planner's graph
+  py::object headings = py::none();  ///< a car-like vehicle's heading at each point (radians), or None
+};
+
+// A car-like vehicle for OMPL: its kind, turning radius (cells, or world units with a frame) and headings.
+struct VehicleArgs {
+  std::string vehicle = "point";
+  std::optional<double> turning_radius, start_heading, goal_heading;
 };
 
 std::array<double, 2> pointOf(const py::object& point, const char* name) {
@@ -109,7 +116,8 @@ Plan planAstar(const CostGrid& grid, const std::array<double, 2>& from, const st
 }
 
 Plan planWithOmpl(const CostGrid& grid, const std::array<double, 2>& from, const std::array<double, 2>& to, bool world,
-                  const std::string& name, std::optional<double> budget, std::uint32_t seed, bool simplify, double range) {
+                  const std::string& name, std::optional<double> budget, std::uint32_t seed, bool simplify, double range,
+                  const VehicleArgs& car) {
   OmplSettings settings;
   try {
     settings.planner = parsePlannerName(name);
@@ -120,6 +128,21 @@ Plan planWithOmpl(const CostGrid& grid, const std::array<double, 2>& from, const
   settings.seed = seed;
   settings.simplify = simplify;
   settings.range = range;
+  settings.vehicle = parseVehicleName(car.vehicle);
+  if (settings.vehicle == Vehicle::Point) {
+    if (car.turning_radius || car.start_heading || car.goal_heading) {
+      throw InvalidArgument("turning_radius, start_heading and goal_heading are for vehicle=\"dubins\" or \"reeds-shepp\"; "
+                            "a point has none");
+    }
+  } else {
+    if (!car.turning_radius) {
+      throw InvalidArgument(std::string("vehicle ") + vehicleName(settings.vehicle) +
+                            " needs turning_radius (> 0: cells, or world units with a frame)");
+    }
+    settings.turning_radius = world ? grid.cellsOfLength(*car.turning_radius) : *car.turning_radius;
+    settings.start_heading = car.start_heading;
+    settings.goal_heading = car.goal_heading;
+  }
   const auto cellPoint = [&](const std::array<double, 2>& p) {
     return world ? grid.frame.toCell({p[0], p[1]}) : CellPoint{p[1] + 0.5, p[0] + 0.5};
   };
@@ -144,6 +167,9 @@ Plan planWithOmpl(const CostGrid& grid, const std::array<double, 2>& from, const
   double* q = positions.mutable_data();
   for (std::size_t i = 0; i < result.path.size(); ++i) q[2 * i] = result.path[i].v - 0.5, q[2 * i + 1] = result.path[i].u - 0.5;
   plan.path = positions;
+  if (!result.headings.empty()) {
+    plan.headings = py::array_t<double>(static_cast<py::ssize_t>(result.headings.size()), result.headings.data());
+  }
   if (world) {
     py::array_t<double> points({static_cast<py::ssize_t>(result.path.size()), py::ssize_t{2}});
     double* w = points.mutable_data();
@@ -172,6 +198,7 @@ status: "success", "no_path" or "cancelled" (A*), "approximate_only" or "no_solu
       .def_readonly("seconds", &Plan::seconds)
       .def_readonly("expansions", &Plan::expansions)
       .def_readonly("states", &Plan::states)
+      .def_readonly("headings", &Plan::headings)
       .def_property_readonly("ok", [](const Plan& p) { return p.status == "success"; })
       .def("__repr__", [](const Plan& p) {
         return "mmp.Plan(" + p.planner + ", " + p.status + ", " + std::to_string(p.path.shape(0)) + " points, cost " +
@@ -180,21 +207,32 @@ status: "success", "no_path" or "cancelled" (A*), "approximate_only" or "no_solu
 
   m.def("plan", [](const py::object& costs, const py::object& start, const py::object& goal, const std::string& planner,
                    const std::optional<WorldFrame>& frame, std::optional<double> budget, int connectivity, std::uint32_t seed,
-                   bool simplify, double range) {
+                   bool simplify, double range, const std::string& vehicle, std::optional<double> turning_radius,
+                   std::optional<double> start_heading, std::optional<double> goal_heading) {
     const std::shared_ptr<CostGrid> grid = costGrid(costs, frame);
     const bool world = frame.has_value();
     const std::array<double, 2> from = pointOf(start, "start"), to = pointOf(goal, "goal");
-    if (planner == "astar") return planAstar(*grid, from, to, world, budget, connectivity);
-    return planWithOmpl(*grid, from, to, world, planner, budget, seed, simplify, range);
+    const VehicleArgs car{vehicle, turning_radius, start_heading, goal_heading};
+    if (planner == "astar") {
+      if (parseVehicleName(car.vehicle) != Vehicle::Point) throw InvalidArgument("vehicle " + car.vehicle + ": A* plans for a point; choose an OMPL planner (bitstar, rrtstar, informedrrtstar, abitstar)");
+      return planAstar(*grid, from, to, world, budget, connectivity);
+    }
+    return planWithOmpl(*grid, from, to, world, planner, budget, seed, simplify, range, car);
   }, py::arg("costs"), py::arg("start"), py::arg("goal"), py::kw_only(), py::arg("planner") = "astar",
         py::arg("frame") = py::none(), py::arg("budget") = py::none(), py::arg("connectivity") = 8, py::arg("seed") = 1,
-        py::arg("simplify") = true, py::arg("range") = 0.0,
+        py::arg("simplify") = true, py::arg("range") = 0.0, py::arg("vehicle") = "point",
+        py::arg("turning_radius") = py::none(), py::arg("start_heading") = py::none(), py::arg("goal_heading") = py::none(),
         R"(A path on per-cell costs (a CostGrid, or a 2-D array: > 0, +inf impassable) from start to goal.
 start and goal are (row, col) cells, or world points (x, y) when a frame is given (for a CostGrid in a
 world frame: frame=grid.frame).  planner: "astar" (exact, 8 or 4 neighbours by connectivity; budget:
 seconds or None, then status "cancelled") or an OMPL planner under the same cost integral (rrtstar,
 informedrrtstar, prmstar, lazyprmstar, bitstar, abitstar, fmtstar; budget: seconds, default 1; seed 0:
 OMPL's own seeding; simplify: shortcut the path; range: RRT*'s longest motion in cells, 0 = OMPL's).
+vehicle: "point", or a car that plans over (position, heading) along its curves with rrtstar,
+informedrrtstar, bitstar or abitstar: "dubins" (forward only) or "reeds-shepp" (forward and reverse),
+turning no tighter than turning_radius (cells, or world units with a frame); start_heading and
+goal_heading in radians counterclockwise from east (default: towards the goal); plan.headings then
+holds the heading at each point of the path.
 The GIL is released while planning; Ctrl-C stops A*.  Returns a Plan.)");
 }
 
