@@ -11,11 +11,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace mmp::test {
+
+/// One definition for the suites (a unity build compiles several test files as one).
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /// An integer uniformly distributed in [lo, hi].
 inline int randomInt(Random& rng, int lo, int hi) {

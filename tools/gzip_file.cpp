@@ -36,4 +36,8 @@ std::string readMaybeGzip(const std::string& path) {
   return text;
 }
 
+void failAtLine(const std::string& source, std::size_t line, const std::string& what) {
+  throw DataError(source + ":" + std::to_string(line) + ": " + what);
+}
+
 }  // namespace mmp::tools

@@ -12,15 +12,11 @@
 namespace mmp::tools {
 namespace {
 
-[[noreturn]] void fail(const std::string& source, std::size_t line, const std::string& what) {
-  throw DataError(source + ":" + std::to_string(line) + ": " + what);
-}
-
 int parseInt(std::string_view field, const std::string& source, std::size_t line, const char* name) {
   int value = 0;
   const auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), value);
   if (error != std::errc() || end != field.data() + field.size()) {
-    fail(source, line, std::string("field '") + name + "' is '" + std::string(field) + "', expected an integer");
+    failAtLine(source, line, std::string("field '") + name + "' is '" + std::string(field) + "', expected an integer");
   }
   return value;
 }
@@ -53,7 +49,7 @@ LetterData parseLetters(std::istream& in, const std::string& source_name) {
       const std::size_t tab = rest.find('\t');
       const std::string_view field = rest.substr(0, tab);
       if (count == kFields) {
-        fail(source_name, line, "more than " + std::to_string(kFields) +
+        failAtLine(source_name, line, "more than " + std::to_string(kFields) +
                                     " tab-separated fields (id, letter, next_id, word_id, position, fold, 128 pixels)");
       }
       fields[count++] = field;
@@ -61,27 +57,27 @@ LetterData parseLetters(std::istream& in, const std::string& source_name) {
       rest.remove_prefix(tab + 1);
     }
     if (count != kFields) {
-      fail(source_name, line, "found " + std::to_string(count) + " tab-separated fields, expected " +
+      failAtLine(source_name, line, "found " + std::to_string(count) + " tab-separated fields, expected " +
                                   std::to_string(kFields) + " (id, letter, next_id, word_id, position, fold, 128 pixels)");
     }
     if (fields[1].size() != 1 || fields[1][0] < 'a' || fields[1][0] > 'z') {
-      fail(source_name, line, "letter is '" + std::string(fields[1]) + "', expected one of a..z");
+      failAtLine(source_name, line, "letter is '" + std::string(fields[1]) + "', expected one of a..z");
     }
     data.ids.push_back(parseInt(fields[0], source_name, line, "id"));
     data.labels.push_back(fields[1][0] - 'a');
     data.next_ids.push_back(parseInt(fields[2], source_name, line, "next_id"));
     data.word_ids.push_back(parseInt(fields[3], source_name, line, "word_id"));
     const int position = parseInt(fields[4], source_name, line, "position");
-    if (position < 1) fail(source_name, line, "position is " + std::to_string(position) + ", expected >= 1");
+    if (position < 1) failAtLine(source_name, line, "position is " + std::to_string(position) + ", expected >= 1");
     data.positions.push_back(position);
     const int fold = parseInt(fields[5], source_name, line, "fold");
-    if (fold < 0 || fold > 9) fail(source_name, line, "fold is " + std::to_string(fold) + ", expected 0..9");
+    if (fold < 0 || fold > 9) failAtLine(source_name, line, "fold is " + std::to_string(fold) + ", expected 0..9");
     data.folds.push_back(fold);
     data.lines.push_back(line);
     for (int p = 0; p < kLetterPixels; ++p) {
       const std::string_view v = fields[6 + p];
       if (v != "0" && v != "1") {
-        fail(source_name, line, "pixel " + std::to_string(p + 1) + " is '" + std::string(v) + "', expected 0 or 1");
+        failAtLine(source_name, line, "pixel " + std::to_string(p + 1) + " is '" + std::string(v) + "', expected 0 or 1");
       }
       pixels.push_back(static_cast<std::uint8_t>(v[0] - '0'));
     }
@@ -101,7 +97,7 @@ LetterWords groupWords(const LetterData& data) {
   const std::size_t n = data.size();
   const auto lineOf = [&](std::size_t i) { return i < data.lines.size() ? data.lines[i] : i + 1; };
   const std::string source = data.source.empty() ? std::string("letters") : data.source;
-  const auto wrong = [&](std::size_t i, const std::string& what) { fail(source, lineOf(i), what); };
+  const auto wrong = [&](std::size_t i, const std::string& what) { failAtLine(source, lineOf(i), what); };
   LetterWords words;
   std::unordered_set<int> seen_word_ids;
   for (std::size_t i = 0; i < n; ++i) {

@@ -19,7 +19,7 @@
 namespace mmp::tools {
 namespace {
 
-struct MultilabelOptions {
+struct MultilabelCommandOptions {
   std::string config;
   std::string data_root;
   std::string output_dir;
@@ -50,7 +50,7 @@ MultilabelTable readTable(const ConfigNode& entry, const std::string& root, int 
   return table;
 }
 
-void runMultilabelCommand(const MultilabelOptions& options) {
+void runMultilabelCommand(const MultilabelCommandOptions& options) {
   const ConfigNode config = ConfigNode::load(options.config);
   config.expectKeys({"data_root", "train", "test", "features", "labels", "graph", "inference", "learner", "validation",
                      "output_dir", "formulation"});
@@ -111,7 +111,7 @@ void runMultilabelCommand(const MultilabelOptions& options) {
 }  // namespace
 
 void addMultilabelCommand(CLI::App& app) {
-  auto options = std::make_shared<MultilabelOptions>();
+  auto options = std::make_shared<MultilabelCommandOptions>();
   CLI::App* cmd = app.add_subcommand("multilabel", "Multilabel classification with a pairwise label model on Yeast or Scene (real data)");
   cmd->add_option("config,--config", options->config,
                   "YAML settings, configs/multilabel_yeast.yaml or multilabel_scene.yaml (default: configs/multilabel_yeast.yaml)");

@@ -19,10 +19,6 @@ namespace {
 using RowMajorXd = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using LabelMatrix = MultilabelTable::LabelMatrix;
 
-[[noreturn]] void fail(const std::string& source, std::size_t line, const std::string& what) {
-  throw DataError(source + ":" + std::to_string(line) + ": " + what);
-}
-
 bool isBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
 std::string_view trim(std::string_view s) {
@@ -110,7 +106,7 @@ MultilabelTable parseLibsvmMultilabel(std::istream& in, const std::string& sourc
   std::size_t line = 0;
   while (std::getline(in, text)) {
     ++line;
-    const auto wrong = [&](const std::string& what) { fail(source_name, line, what); };
+    const auto wrong = [&](const std::string& what) { failAtLine(source_name, line, what); };
     std::string_view rest(text);
     if (trim(rest).empty()) continue;
     // 1) the labels: the first field, unless the line starts with a blank (no label)
@@ -252,7 +248,7 @@ MulanLabels parseMulanLabels(std::string_view xml, const std::string& source_nam
     const auto skipPast = [&](std::string_view end, const std::string& what) {
       const std::size_t stop = xml.find(end, pos);
       if (stop == std::string_view::npos) {
-        fail(source_name, lineAt(pos), what + " does not end, expected '" + std::string(end) + "'");
+        failAtLine(source_name, lineAt(pos), what + " does not end, expected '" + std::string(end) + "'");
       }
       pos = stop + end.size();
     };
@@ -274,7 +270,7 @@ MulanLabels parseMulanLabels(std::string_view xml, const std::string& source_nam
       const bool is_label = (colon == std::string_view::npos ? name : name.substr(colon + 1)) == "label";
       std::optional<std::string> label_name;
       const auto unended = [&] {
-        fail(source_name, lineAt(tag), "element <" + std::string(name) + "> does not end, expected '>'");
+        failAtLine(source_name, lineAt(tag), "element <" + std::string(name) + "> does not end, expected '>'");
       };
       for (;;) {
         while (p < xml.size() && isBlank(xml[p])) ++p;
@@ -285,7 +281,7 @@ MulanLabels parseMulanLabels(std::string_view xml, const std::string& source_nam
         const std::string_view key = xml.substr(attribute, p - attribute);
         while (p < xml.size() && isBlank(xml[p])) ++p;
         if (p + 1 >= xml.size() || xml[p] != '=') {
-          fail(source_name, lineAt(tag), "attribute " + quoted(key) + " of <" + std::string(name) +
+          failAtLine(source_name, lineAt(tag), "attribute " + quoted(key) + " of <" + std::string(name) +
                                              "> has no value, expected " + std::string(key) + "=\"...\"");
         }
         ++p;
@@ -293,7 +289,7 @@ MulanLabels parseMulanLabels(std::string_view xml, const std::string& source_nam
         const char quote = p < xml.size() ? xml[p] : '\0';
         const std::size_t close = quote == '"' || quote == '\'' ? xml.find(quote, p + 1) : std::string_view::npos;
         if (close == std::string_view::npos) {
-          fail(source_name, lineAt(tag), "attribute " + quoted(key) + " of <" + std::string(name) +
+          failAtLine(source_name, lineAt(tag), "attribute " + quoted(key) + " of <" + std::string(name) +
                                              "> has no quoted value, expected " + std::string(key) + "=\"...\"");
         }
         if (is_label && key == "name") label_name = decodeEntities(xml.substr(p + 1, close - p - 1));
@@ -303,11 +299,11 @@ MulanLabels parseMulanLabels(std::string_view xml, const std::string& source_nam
       if (!is_label) continue;
       const std::size_t line = lineAt(tag);
       if (!label_name || label_name->empty()) {
-        fail(source_name, line, "a <" + std::string(name) + "> element without a name, expected <label name=\"...\">");
+        failAtLine(source_name, line, "a <" + std::string(name) + "> element without a name, expected <label name=\"...\">");
       }
       const auto [first, inserted] = first_line.emplace(*label_name, line);
       if (!inserted) {
-        fail(source_name, line, "label '" + *label_name + "' is named a second time (first on line " +
+        failAtLine(source_name, line, "label '" + *label_name + "' is named a second time (first on line " +
                                     std::to_string(first->second) + "), expected each label once");
       }
       out.names.push_back(*label_name);
@@ -343,7 +339,7 @@ MultilabelTable parseMulanArff(std::istream& arff, const std::string& source_nam
   std::size_t line = 0;
   while (std::getline(arff, text)) {
     ++line;
-    const auto wrong = [&](const std::string& what) { fail(source_name, line, what); };
+    const auto wrong = [&](const std::string& what) { failAtLine(source_name, line, what); };
     const std::string_view row = trim(text);
     if (row.empty() || row.front() == '%') continue;
 
@@ -358,7 +354,7 @@ MultilabelTable parseMulanArff(std::istream& arff, const std::string& source_nam
         if (attributes.empty()) wrong("@data before any @attribute, expected the attributes first");
         for (std::size_t k = 0; k < labels.names.size(); ++k) {
           if (attribute_line.count(labels.names[k]) == 0) {
-            fail(xml_name, labels.lines[k], "label '" + labels.names[k] + "' is not an attribute of " + source_name +
+            failAtLine(xml_name, labels.lines[k], "label '" + labels.names[k] + "' is not an attribute of " + source_name +
                                                 ", expected '@attribute " + labels.names[k] + " {0,1}' there");
           }
         }

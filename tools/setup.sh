@@ -3,6 +3,8 @@
 #   MMP_BUILD_DIR   build folder (default: build)
 #   MMP_CMAKE_ARGS  extra CMake arguments, e.g. -DMMP_SANITIZE=ON
 #   MMP_BENCHMARKS  1: also install the benchmarks' peers (dlib, Boost.Graph, liblinear) and build tools/bench_*
+#   MMP_BUNDLE      1 (default): compile each target's sources in bundles of six (MMP_BUNDLE_BUILD, a unity
+#                   build that keeps ccache's hits across clones: cmake/mmpBundles.cmake); 0 for one by one
 #   MMP_PYTHON      1 (default): also install pybind11, NumPy and pytest and build the Python module mmp
 #                   (tools/python, docs/python.md) for MMP_PYTHON_EXECUTABLE (default: Debian's /usr/bin/python3)
 # Builds go through ccache (its cache is kept between runs on the same machine; CCACHE_BASEDIR is the
@@ -13,6 +15,9 @@ MMP_BUILD_DIR="${MMP_BUILD_DIR:-$MMP_SOURCE_DIR/build}"
 MMP_PACKAGES=(cmake g++ make pkg-config libeigen3-dev libyaml-cpp-dev doctest-dev libcli11-dev zlib1g-dev libjpeg-dev
   libopencv-dev nlohmann-json3-dev libgdal-dev libompl-dev libboost-serialization-dev libboost-filesystem-dev
   libboost-system-dev ccache libtorch-dev libopenblas0-openmp)
+if [ "${MMP_BUNDLE:-1}" = 1 ]; then
+  MMP_CMAKE_ARGS="${MMP_CMAKE_ARGS:-} -DMMP_BUNDLE_BUILD=ON"
+fi
 if [ "${MMP_PYTHON:-1}" = 1 ]; then
   MMP_PACKAGES+=(pybind11-dev python3-dev python3-numpy python3-pytest)
   MMP_CMAKE_ARGS="${MMP_CMAKE_ARGS:-} -DMMP_BUILD_PYTHON=ON -DPython_EXECUTABLE=${MMP_PYTHON_EXECUTABLE:-/usr/bin/python3}"

@@ -1,5 +1,7 @@
 #include <mmp/planning/cost_field.hpp>
 
+#include "constants.hpp"
+
 #include <mmp/core/error.hpp>
 
 #include <algorithm>
@@ -10,7 +12,7 @@
 namespace mmp {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using planning_constants::kInf;
 // How close (in cells) a segment must pass to a cell corner to count as passing through it.
 constexpr double kCornerTolerance = 1e-9;
 

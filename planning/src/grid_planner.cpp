@@ -1,5 +1,7 @@
 #include <mmp/planning/grid_planner.hpp>
 
+#include "constants.hpp"
+
 #include <mmp/core/error.hpp>
 
 #include <algorithm>
@@ -11,8 +13,8 @@
 namespace mmp {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kSqrt2 = 1.4142135623730951;
+using planning_constants::kInf;
+using planning_constants::kSqrt2;
 // Directions: 4 axis steps first, then 4 diagonals.
 constexpr int kRowStep[8] = {-1, 1, 0, 0, -1, -1, 1, 1};
 constexpr int kColStep[8] = {0, 0, -1, 1, -1, 1, -1, 1};

@@ -1,5 +1,7 @@
 #include <mmp/planning/ompl_objective.hpp>
 
+#include "constants.hpp"
+
 #include <mmp/core/error.hpp>
 #include <mmp/planning/cost_field.hpp>
 
@@ -20,7 +22,7 @@ namespace {
 
 namespace ob = ompl::base;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using planning_constants::kInf;
 
 void setCellPoint(ob::State* state, CellPoint p) {
   double* values = state->as<ob::RealVectorStateSpace::StateType>()->values;

@@ -1,5 +1,7 @@
 #include <mmp/planning/ompl_planning.hpp>
 
+#include "constants.hpp"
+
 #include <mmp/core/error.hpp>
 #include <mmp/planning/cost_field.hpp>
 #include <mmp/planning/ompl_objective.hpp>
@@ -35,7 +37,7 @@ namespace {
 namespace ob = ompl::base;
 namespace og = ompl::geometric;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using planning_constants::kInf;
 
 std::string lowerCase(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });

@@ -1,5 +1,7 @@
 #include <mmp/planning/path.hpp>
 
+#include "constants.hpp"
+
 #include <mmp/core/error.hpp>
 
 #include <cmath>
@@ -8,7 +10,7 @@
 namespace mmp {
 namespace {
 
-constexpr double kSqrt2 = 1.4142135623730951;
+using planning_constants::kSqrt2;
 
 // Length of the step between two neighbouring cells (1 or sqrt 2).
 inline double stepLength(int a, int b, int cols) { return (a / cols != b / cols && a % cols != b % cols) ? kSqrt2 : 1.0; }

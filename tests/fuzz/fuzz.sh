@@ -33,7 +33,8 @@ tests=OFF
 mkdir -p "$build"
 # shellcheck disable=SC2046
 CC=clang CXX=clang++ cmake -S "$MMP_SOURCE_DIR" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DMMP_BUILD_FUZZERS=ON -DMMP_BUILD_TESTS=$tests -DMMP_WITH_TORCH=OFF $(mmp_ccache_args) \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DMMP_BUILD_FUZZERS=ON -DMMP_BUILD_TESTS=$tests -DMMP_WITH_TORCH=OFF \
+  -DMMP_BUNDLE_BUILD="$([ "${MMP_BUNDLE:-1}" = 1 ] && echo ON || echo OFF)" $(mmp_ccache_args) \
   > "$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
 if [ "$tests" = ON ]; then
   cmake --build "$build" -j"$(nproc)"

@@ -8,6 +8,7 @@
 //   - the static layer (nav2_costmap_2d/plugins/static_layer.cpp, interpretValue) with
 //     trinary_costmap false, track_unknown_space true and the defaults lethal_cost_threshold 100,
 //     inscribed_obstacle_cost_value 99, unknown_cost_value 255.
+#include "support.hpp"
 #include "maps_support.hpp"
 
 #include <mmp/core/error.hpp>
@@ -33,7 +34,7 @@ using namespace mmp;
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using mmp::test::kInf;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::string readBytes(const std::string& path) {

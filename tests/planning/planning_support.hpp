@@ -3,14 +3,25 @@
 
 #include <mmp/core/feature_map.hpp>
 #include <mmp/core/random.hpp>
+#include <mmp/planning/cost_grid.hpp>
 
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <queue>
 #include <vector>
 
 namespace mmp::test {
+
+/// A grid of `costs` (row-major, rows x cols, no world frame), shared as the OMPL objectives take it.
+inline std::shared_ptr<const CostGrid> sharedGrid(int rows, int cols, std::vector<double> costs) {
+  auto grid = std::make_shared<CostGrid>();
+  grid->rows = rows;
+  grid->cols = cols;
+  grid->costs = std::move(costs);
+  return grid;
+}
 
 /// Textbook Dijkstra with a binary heap over the same step costs as the planner.
 inline std::vector<double> referenceDistances(int rows, int cols, const std::vector<double>& costs, int start,

@@ -15,7 +15,7 @@ using namespace mmp;
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using mmp::test::kInf;
 
 CostGrid gridOf(int rows, int cols, std::vector<double> costs) {
   CostGrid grid;

@@ -20,15 +20,9 @@ namespace ob = ompl::base;
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using mmp::test::kInf;
 
-std::shared_ptr<const CostGrid> sharedGrid(int rows, int cols, std::vector<double> costs) {
-  auto grid = std::make_shared<CostGrid>();
-  grid->rows = rows;
-  grid->cols = cols;
-  grid->costs = std::move(costs);
-  return grid;
-}
+using mmp::test::sharedGrid;
 
 ob::ScopedState<> stateAt(const ob::SpaceInformationPtr& si, CellPoint p) {
   ob::ScopedState<> s(si);

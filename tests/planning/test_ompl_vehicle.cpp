@@ -21,16 +21,10 @@ namespace ob = ompl::base;
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using mmp::test::kInf;
 constexpr double kPi = 3.14159265358979323846;
 
-std::shared_ptr<const CostGrid> sharedGrid(int rows, int cols, std::vector<double> costs) {
-  auto grid = std::make_shared<CostGrid>();
-  grid->rows = rows;
-  grid->cols = cols;
-  grid->costs = std::move(costs);
-  return grid;
-}
+using mmp::test::sharedGrid;
 
 ob::ScopedState<> poseState(const ob::SpaceInformationPtr& si, CellPose pose) {
   ob::ScopedState<> s(si);

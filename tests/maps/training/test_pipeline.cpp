@@ -1,5 +1,6 @@
 // The cost-map pipeline as a library (maps/pipeline.hpp), on small synthetic scenes: settings are
 // plain structs here, no YAML.
+#include "support.hpp"
 #include "maps/training/training_support.hpp"
 
 #include <mmp/core/error.hpp>
@@ -21,7 +22,7 @@ using namespace mmp;
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using mmp::test::kInf;
 using test::scene;
 using test::syntheticSettings;
 

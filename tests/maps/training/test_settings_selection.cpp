@@ -1,5 +1,6 @@
 // Leave-one-area-out validation and the settings selection (maps/settings_selection.hpp) on small
 // synthetic scenes and on scenes written to files.
+#include "support.hpp"
 #include "maps/training/training_support.hpp"
 
 #include <mmp/core/error.hpp>
@@ -19,7 +20,7 @@ using namespace mmp;
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using mmp::test::kInf;
 
 RegionSpec scene(std::uint64_t seed, const std::string& area) {
   RegionSpec r = RegionSpec::scene(seed);
