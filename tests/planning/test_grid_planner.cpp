@@ -162,19 +162,20 @@ TEST_CASE("every open list pops a monotone sequence bucket by bucket (the heap i
 namespace {
 
 // The path the planner's tie rule defines (grid_planner.hpp), from brute-force optimal costs: walking
-// back from the goal, the first neighbour in the planner's direction order whose optimal cost plus
-// the step equals the cell's.
+// back from the goal, the first neighbour in the rule's direction order whose optimal cost plus the
+// step equals the cell's.
 std::vector<int> tieRulePath(int rows, int cols, const std::vector<double>& costs, const std::vector<double>& dist, int start,
                              int goal, int connectivity) {
-  const int row_step[8] = {-1, 1, 0, 0, -1, -1, 1, 1}, col_step[8] = {0, 0, -1, 1, -1, 1, -1, 1};
+  // up-left, up-right, down-left, down-right, then up, down, left, right (4 neighbours: the last four)
+  const int row_step[8] = {-1, -1, 1, 1, -1, 1, 0, 0}, col_step[8] = {-1, 1, -1, 1, 0, 0, -1, 1};
   std::vector<int> path{goal};
   for (int v = goal; v != start;) {
     int predecessor = -1;
-    for (int k = 0; k < connectivity && predecessor < 0; ++k) {
+    for (int k = connectivity == 8 ? 0 : 4; k < 8 && predecessor < 0; ++k) {
       const int r = v / cols + row_step[k], c = v % cols + col_step[k];
       if (r < 0 || r >= rows || c < 0 || c >= cols) continue;
       const int u = r * cols + c;
-      const double length = k < 4 ? 1.0 : std::sqrt(2.0);
+      const double length = k < 4 ? std::sqrt(2.0) : 1.0;
       if (dist[u] < dist[v] && dist[u] + length * (0.5 * costs[u] + 0.5 * costs[v]) == dist[v]) predecessor = u;
     }
     REQUIRE(predecessor >= 0);

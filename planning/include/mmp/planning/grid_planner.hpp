@@ -11,8 +11,8 @@
 //
 // TIE RULE.  Among equally cheap paths the planner returns one fixed by the costs alone, whatever
 // the open list and whatever order it pops equal keys in: walking back from the goal, each cell's
-// predecessor is the first neighbour, in the order up, down, left, right, up-left, up-right,
-// down-left, down-right, whose optimal cost plus the step equals the cell's optimal cost (in the
+// predecessor is the first neighbour, in the order up-left, up-right, down-left, down-right, up,
+// down, left, right (diagonals first), whose optimal cost plus the step equals the cell's optimal cost (in the
 // same floating-point arithmetic as the search).  Every such neighbour has a key at least a quarter
 // step below the cell's, so every open list expands all of them before the goal, and the optimal
 // costs themselves do not depend on the pop order either (tests/planning checks both against every
