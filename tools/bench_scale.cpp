@@ -205,7 +205,7 @@ int main(int argc, char** argv) {
   CLI::App app{"bench_scale: feature bytes, tiled cost maps, training epochs and whole-data training of mmp"};
   std::string config_path = "configs/follow_road.yaml", data_root, workdir;
   int epoch_passes = 5, oracle_repeats = 5;
-  bool skip_training = false;
+  bool skip_training = false, skip_costmaps = false;
   // Near the settings follow_road's selection chooses (docs/results-cost-maps.md: exponential costs,
   // lambda 0.1, loss scale 1), which the shipped config leaves to `select:` and this bench does not
   // run.  Lambda is the selection's next candidate, 0.3: at 0.1 the learner's first steps on tile
@@ -218,6 +218,7 @@ int main(int argc, char** argv) {
   app.add_option("--workdir", workdir, "scratch folder (default: a new one under the system temp folder)");
   app.add_option("--set", overrides, "KEY=VALUE config overrides, as mmp train --set (replace the defaults)")->capture_default_str();
   app.add_flag("--skip-training", skip_training, "skip the whole-data training (cost maps use a model of tile 8_004)");
+  app.add_flag("--skip-costmaps", skip_costmaps, "skip the cost maps (measure 4), e.g. to count an oracle call's instructions under callgrind");
   CLI11_PARSE(app, argc, argv);
   try {
     Launcher launcher;
@@ -321,6 +322,12 @@ int main(int argc, char** argv) {
     }
 
     // 4. Cost maps of a 3.2 Mpx and a 60 Mpx image.
+    if (skip_costmaps) {
+      fs::remove(model_path);
+      if (own_workdir) fs::remove(workdir);
+      std::printf("%s\n", mmp::tools::jsonText(line, -1).c_str());
+      return 0;
+    }
     const cv::Mat part = mmp::loadImage(tile8.image);
     const double factor = std::sqrt(60e6 / (static_cast<double>(part.rows) * part.cols));
     cv::Mat large;

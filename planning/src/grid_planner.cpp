@@ -19,8 +19,11 @@ using planning_constants::kSqrt2;
 constexpr int kRowStep[8] = {-1, 1, 0, 0, -1, -1, 1, 1};
 constexpr int kColStep[8] = {0, 0, -1, 1, -1, 1, -1, 1};
 constexpr double kLength[8] = {1, 1, 1, 1, kSqrt2, kSqrt2, kSqrt2, kSqrt2};
+// The tie rule's order of the directions from a cell back to its predecessor: diagonals first.
+constexpr int kTieOrder[8] = {4, 5, 6, 7, 0, 1, 2, 3};
+constexpr int kTieOrderFour[4] = {0, 1, 2, 3};
 // Pops between prefetching a cell's neighbourhood and expanding it (4 to 16 measured alike).
-constexpr std::size_t kLookAhead = 8;
+constexpr std::size_t kPrefetchAhead = 8;
 
 PlanResult invalidInput(std::string message) {
   PlanResult result;
@@ -66,7 +69,7 @@ double GridPlanner::distance(int s) const {
 }
 
 std::size_t GridPlanner::stateBytes() const {
-  return records_.size() * sizeof(Record) + step_in_.size() + ordered_.bytesReserved() + settled_.bytesReserved();
+  return records_.size() * sizeof(Record) + step_in_.size() + buckets_.bytesReserved() + radix_.bytesReserved() + heap_.bytesReserved();
 }
 
 std::string GridPlanner::offGrid(int start, int goal) const {
@@ -157,20 +160,34 @@ bool GridPlanner::fetch(const CellCosts& lazy, int i, PlanResult& result) {
 
 PlanResult GridPlanner::run(double min_cost, double max_cost, const CellCosts* lazy, int start, int goal) {
   PlanResult result;
-  // A push lands at most one step cost plus one step of heuristic above the key being expanded.
   const bool eight = params_.connectivity == Connectivity::Eight;
+  // The heuristic is scaled by (1 - e) min_cost instead of min_cost, so a step of length L raises
+  // the key by at least e min_cost L (the reduced step cost step - h(u) + h(v)).  Two things follow.
+  // Buckets narrower than that are settled: every key in the lowest one is final (Dial), so no
+  // queue needs to order keys inside a bucket.  And every optimal predecessor of a cell has a key
+  // at least e min_cost below the cell's, in a lower bucket, so all of them are expanded before the
+  // goal whatever the queue: the tie rule's walk back (walkBack) sees all of them.  The width is
+  // 0.8 of the margin so that rounding in the keys cannot put a predecessor in its cell's bucket.
+  // A full search (no goal, no heuristic) needs neither the margin nor a path: Dial's buckets of
+  // the smallest step.
+  constexpr double kMargin = 0.25;  // e
+  const double h_scale = goal < 0 ? 0.0 : (1.0 - kMargin) * min_cost;
+  const double width = goal < 0 ? min_cost : 0.8 * kMargin * min_cost;
+  // A push lands at most one step cost plus one step of heuristic above the key being expanded.
   const double span = 1.01 * (eight ? kSqrt2 : 1.0) * (max_cost + min_cost) + 1e-12;
-  // Settled buckets need every reduced step cost (step - h(u) + h(v)) to be at least a bucket
-  // width.  With the heuristic scaled by (1 - e) min_cost instead of min_cost, a step of length L
-  // keeps at least e min_cost L >= e min_cost, so buckets of width e min_cost are settled: the search
-  // stays exact with no heap at all (Dijkstra is e = 1).  When the cost range is too wide for that
-  // many buckets (or unbounded), the queue keeps its buckets ordered and the heuristic takes the
-  // full min_cost.
-  constexpr double kSettledShare = 0.25;  // e for A*
-  const double share = goal >= 0 ? kSettledShare : 1.0;
-  const bool settled = BucketQueue<false>::bucketsFor(span, share * min_cost) <= BucketQueue<false>::kMaxBuckets;
-  const double h_scale = goal < 0 ? 0.0 : settled ? (1.0 - share) * min_cost : min_cost;
-  const double width = settled ? share * min_cost : min_cost;
+  // Keys stay below the longest possible path (every cell once, diagonally, at the largest cost)
+  // plus the largest heuristic: the radix heap numbers buckets below 2^62 of them.
+  const double cells = static_cast<double>(rows_) * cols_;
+  const double key_bound = cells * kSqrt2 * max_cost + h_scale * (2.0 * (rows_ + cols_));
+  const bool ring_fits = BucketQueue::bucketsFor(span, width) <= BucketQueue::kMaxBuckets;
+  const bool radix_fits = key_bound / width < 0x1p62;
+  OpenList open_list = params_.open_list;
+  if (open_list == OpenList::Automatic) open_list = ring_fits ? OpenList::Buckets : radix_fits ? OpenList::Radix : OpenList::Heap;
+  if ((open_list == OpenList::Buckets && !ring_fits) || (open_list == OpenList::Radix && !radix_fits)) {
+    return invalidInput(std::string("the cost range [") + numberText(min_cost) + ", " + numberText(max_cost) + "] is too wide for the " +
+                        (open_list == OpenList::Buckets ? "ring of buckets (OpenList::Buckets)" : "radix heap (OpenList::Radix)") +
+                        "; use OpenList::Automatic");
+  }
   const int from = padded(start), to = goal >= 0 ? padded(goal) : -1;
   // One search instantiation per combination of what the inner loop must not test at run time.
   auto flag = [](bool on, auto&& next) { return on ? next(std::true_type{}) : next(std::false_type{}); };
@@ -179,8 +196,18 @@ PlanResult GridPlanner::run(double min_cost, double max_cost, const CellCosts* l
       return flag(goal >= 0, [&](auto goal_tag) {
         constexpr bool kEight = decltype(eight_tag)::value, kLazy = decltype(lazy_tag)::value;
         constexpr bool kGoal = decltype(goal_tag)::value;
-        return settled ? search<kEight, kLazy, kGoal>(lazy, from, to, h_scale, width, span, settled_, result)
-                       : search<kEight, kLazy, kGoal>(lazy, from, to, h_scale, width, span, ordered_, result);
+        const double start_key = 0.0;  // keys are measured from the start's: f - h(start)
+        switch (open_list) {
+          case OpenList::Buckets:
+            buckets_.reset(start_key, width, span);
+            return search<kEight, kLazy, kGoal>(lazy, from, to, h_scale, buckets_, result);
+          case OpenList::Radix:
+            radix_.reset(start_key, width);
+            return search<kEight, kLazy, kGoal>(lazy, from, to, h_scale, radix_, result);
+          default:
+            heap_.reset();
+            return search<kEight, kLazy, kGoal>(lazy, from, to, h_scale, heap_, result);
+        }
       });
     });
   });
@@ -190,22 +217,53 @@ PlanResult GridPlanner::run(double min_cost, double max_cost, const CellCosts* l
     result.message = "goal " + cellName(goal) + " is not reachable from start " + cellName(start);
     return result;
   }
-  // 5) walk the steps back from the goal
-  for (int i = to; i != from;) {
-    result.path.push_back(unpadded(i));
-    const int k = step_in_[static_cast<std::size_t>(i)];
-    i -= kRowStep[k] * stride_ + kColStep[k];
-  }
-  result.path.push_back(start);
-  std::reverse(result.path.begin(), result.path.end());
+  // 5) walk back from the goal by the tie rule, while doubles resolve every step of the optimal
+  //    costs (the goal's cost below 2^44 smallest costs, so that rounding stays far below the quarter
+  //    step that separates a cell's key from its predecessors'); else, or should the walk find no
+  //    predecessor, along the steps the search recorded
   result.cost = -records_[static_cast<std::size_t>(to)].g;
+  if (!(result.cost < 0x1p44 * min_cost && walkBack(from, to, result.path))) {
+    result.path.clear();
+    for (int i = to; i != from;) {
+      result.path.push_back(unpadded(i));
+      const int k = step_in_[static_cast<std::size_t>(i)];
+      i -= kRowStep[k] * stride_ + kColStep[k];
+    }
+    result.path.push_back(start);
+    std::reverse(result.path.begin(), result.path.end());
+  }
   result.status = PlanStatus::Success;
   return result;
 }
 
+bool GridPlanner::walkBack(int start, int goal, std::vector<int>& path) const {
+  const int directions = params_.connectivity == Connectivity::Eight ? 8 : 4;
+  const Record* records = records_.data();
+  path.clear();
+  for (int v = goal; v != start;) {
+    path.push_back(unpadded(v));
+    const double gv = -records[v].g, half_v = records[v].half_cost;
+    int predecessor = -1;
+    for (int i = 0; i < directions && predecessor < 0; ++i) {
+      const int k = directions == 8 ? kTieOrder[i] : kTieOrderFour[i];
+      const int u = v + kRowStep[k] * stride_ + kColStep[k];
+      const Record& ru = records[u];
+      if (!std::signbit(ru.g)) continue;  // not expanded (border cells hold +inf)
+      const double gu = -ru.g;
+      // The relaxation's own arithmetic (u's half cost plus v's, times the length), so that the
+      // optimal predecessor recorded by no one is recognised bit for bit.
+      if (gu < gv && gu + kLength[k] * (ru.half_cost + half_v) == gv) predecessor = u;
+    }
+    if (predecessor < 0) return false;
+    v = predecessor;
+  }
+  path.push_back(unpadded(start));
+  std::reverse(path.begin(), path.end());
+  return true;
+}
+
 template <bool kEight, bool kLazy, bool kGoal, class Queue>
-bool GridPlanner::search(const CellCosts* lazy, int start, int goal, double h_scale, double width, double span,
-                         Queue& open, PlanResult& result) {
+[[gnu::noinline]] bool GridPlanner::search(const CellCosts* lazy, int start, int goal, double h_scale, Queue& open, PlanResult& result) {
   constexpr int kDirections = kEight ? 8 : 4;
   const int goal_row = goal >= 0 ? goal / stride_ : 0, goal_col = goal >= 0 ? goal % stride_ : 0;
   auto heuristic = [&](int r, int c) {  // octile (Manhattan with 4 neighbours) x h_scale; 0 without a goal
@@ -215,13 +273,13 @@ bool GridPlanner::search(const CellCosts* lazy, int start, int goal, double h_sc
   };
   int offset[8];
   for (int k = 0; k < 8; ++k) offset[k] = kRowStep[k] * stride_ + kColStep[k];
-  const double start_key = heuristic(start / stride_, start % stride_);
-  open.reset(start_key, width, span);
+  // Keys are pushed relative to the start's (f - h(start) >= 0), the base every open list counts from.
+  const double start_h = heuristic(start / stride_, start % stride_);
 
   Record* records = records_.data();
   std::uint8_t* step_in = step_in_.data();
   records[start].g = 0.0;
-  open.push(start_key, static_cast<std::uint32_t>(start));
+  open.push(0.0, static_cast<std::uint32_t>(start));
   long expansions = 0;
   // The budget callback's countdown: a decrement per expansion, not a division (which took ~6 % of a
   // 3 M cell search).
@@ -233,15 +291,17 @@ bool GridPlanner::search(const CellCosts* lazy, int start, int goal, double h_sc
     // The loads of an expansion's 3 x 3 records are what the search waits for: ask for those of a
     // cell that will pop soon, 3 rows of 48 bytes, each starting and ending anywhere in a line, and
     // for the step bytes of the rows above and below (its own row's are the popped cell's).
-    if constexpr (!Queue::kKeyed) {
+    if constexpr (Queue::kCanLookAhead) {
       std::uint32_t soon;
-      if (open.upcoming(kLookAhead, soon)) {
+      if (open.upcoming(kPrefetchAhead, soon)) {
         for (const Record* row : {records + soon - stride_, records + soon, records + soon + stride_}) {
           __builtin_prefetch(row - 1, 1);
           __builtin_prefetch(row + 1, 1);
         }
-        __builtin_prefetch(step_in + soon - stride_, 1);
-        __builtin_prefetch(step_in + soon + stride_, 1);
+        if constexpr (kGoal) {
+          __builtin_prefetch(step_in + soon - stride_, 1);
+          __builtin_prefetch(step_in + soon + stride_, 1);
+        }
       }
     }
     Record& ru = records[u];
@@ -286,8 +346,8 @@ bool GridPlanner::search(const CellCosts* lazy, int start, int goal, double h_sc
     for (; improved != 0; improved &= improved - 1) {
       const int k = __builtin_ctz(improved), v = u + offset[k];
       records[v].g = gv[k];
-      step_in[v] = static_cast<std::uint8_t>(k);
-      open.push(gv[k] + heuristic(ur + kRowStep[k], uc + kColStep[k]), static_cast<std::uint32_t>(v));
+      if constexpr (kGoal) step_in[v] = static_cast<std::uint8_t>(k);  // a full search returns no path
+      open.push(gv[k] + (heuristic(ur + kRowStep[k], uc + kColStep[k]) - start_h), static_cast<std::uint32_t>(v));
     }
   }
   result.expansions = expansions;

@@ -4,6 +4,7 @@
 #include <mmp/planning/grid_planner.hpp>
 #include <mmp/planning/path.hpp>
 #include <mmp/planning/bucket_queue.hpp>
+#include <mmp/planning/radix_queue.hpp>
 
 #include <doctest/doctest.h>
 
@@ -113,35 +114,149 @@ TEST_CASE("the budget callback cancels a search") {
   CHECK(r.expansions == 300);
 }
 
-TEST_CASE("the bucket queue pops a monotone sequence in exact key order (ordered mode)") {
+TEST_CASE("every open list pops a monotone sequence bucket by bucket (the heap in exact key order)") {
   Random rng(3);
-  for (double width : {0.01, 1.0, 7.0, -1.0}) {
-    BucketQueue<true> queue;
-    queue.reset(0.0, width, width < 0 ? std::numeric_limits<double>::infinity() : 10.0);  // unbounded: one heap
-    std::vector<double> popped, keys;
-    double last = 0.0;
-    for (int round = 0; round < 2000; ++round) {
-      for (int k = 0; k < 3; ++k) {
-        keys.push_back(last + (k == 0 ? 0.0 : rng.uniform(0.0, 10.0)));
-        queue.push(keys.back(), static_cast<std::uint32_t>(keys.size() - 1));
+  for (double range : {1e-3, 1.0, 1e3, 1e9}) {
+    const double width = 0.5;
+    // Buckets (its ring covers the range only up to 1e3 here), the radix heap, the binary heap.
+    for (int kind = 0; kind < 3; ++kind) {
+      if (kind == 0 && range > 1e3) continue;
+      BucketQueue buckets;
+      RadixQueue radix;
+      HeapQueue heap;
+      if (kind == 0) buckets.reset(0.0, width, range + 1.0);
+      radix.reset(0.0, width);
+      heap.reset();
+      auto push = [&](double key, std::uint32_t cell) {
+        kind == 0 ? buckets.push(key, cell) : kind == 1 ? radix.push(key, cell) : heap.push(key, cell);
+      };
+      auto pop = [&] { return kind == 0 ? buckets.pop() : kind == 1 ? radix.pop() : heap.pop(); };
+      auto empty = [&] { return kind == 0 ? buckets.empty() : kind == 1 ? radix.empty() : heap.empty(); };
+      std::vector<double> popped, keys;
+      double last = 0.0;
+      for (int round = 0; round < 2000; ++round) {
+        for (int k = 0; k < 3; ++k) {
+          // ties with the last pop, keys an ulp below it (a heuristic's rounding), keys up to `range` above
+          const double key = k == 0 ? last : k == 1 && round % 7 == 0 ? std::nextafter(last, 0.0) : last + rng.uniform(0.0, range);
+          keys.push_back(key);
+          push(key, static_cast<std::uint32_t>(keys.size() - 1));
+        }
+        last = std::max(last, keys[pop()]);
+        popped.push_back(last);
       }
-      const std::uint32_t cell = queue.pop();
-      const double key = keys[cell];
-      CHECK(key >= last);
-      last = key;
-      popped.push_back(key);
+      while (!empty()) popped.push_back(keys[pop()]);
+      CAPTURE(kind);
+      CAPTURE(range);
+      CHECK(popped.size() == 6000);
+      // The heap pops keys in order; the bucket queues pop bucket numbers in order (keys inside a
+      // bucket in any order).
+      std::vector<double> order(popped);
+      if (kind != 2) {
+        for (double& key : order) key = std::floor(key / width);
+      }
+      CHECK(std::is_sorted(order.begin(), order.end()));
     }
-    while (!queue.empty()) popped.push_back(keys[queue.pop()]);
-    CHECK(std::is_sorted(popped.begin(), popped.end()));
-    CHECK(popped.size() == 6000);
   }
 }
 
-TEST_CASE("A* stays exact when the cost range forces wide buckets") {
+namespace {
+
+// The path the planner's tie rule defines (grid_planner.hpp), from brute-force optimal costs: walking
+// back from the goal, the first neighbour in the rule's direction order whose optimal cost plus the
+// step equals the cell's.
+std::vector<int> tieRulePath(int rows, int cols, const std::vector<double>& costs, const std::vector<double>& dist, int start,
+                             int goal, int connectivity) {
+  // up-left, up-right, down-left, down-right, then up, down, left, right (4 neighbours: the last four)
+  const int row_step[8] = {-1, -1, 1, 1, -1, 1, 0, 0}, col_step[8] = {-1, 1, -1, 1, 0, 0, -1, 1};
+  std::vector<int> path{goal};
+  for (int v = goal; v != start;) {
+    int predecessor = -1;
+    for (int k = connectivity == 8 ? 0 : 4; k < 8 && predecessor < 0; ++k) {
+      const int r = v / cols + row_step[k], c = v % cols + col_step[k];
+      if (r < 0 || r >= rows || c < 0 || c >= cols) continue;
+      const int u = r * cols + c;
+      const double length = k < 4 ? std::sqrt(2.0) : 1.0;
+      if (dist[u] < dist[v] && dist[u] + length * (0.5 * costs[u] + 0.5 * costs[v]) == dist[v]) predecessor = u;
+    }
+    REQUIRE(predecessor >= 0);
+    path.push_back(v = predecessor);
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("the tie rule: the same optimal path whatever the open list, the one the rule defines") {
+  // Costs drawn from a few values (and uniform grids), so that equally cheap paths abound; narrow
+  // ranges run all four open lists, wide ones the three that take them.
+  Random rng(28);
+  int compared = 0, with_ties = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int rows = test::randomInt(rng, 1, 48), cols = test::randomInt(rng, 1, 48), n = rows * cols;
+    const int connectivity = trial % 4 == 0 ? 4 : 8;
+    const bool wide = trial % 3 == 0 && trial % 5 != 0;
+    const std::vector<double> levels = trial % 5 == 0 ? std::vector<double>{1.0}
+                                       : wide          ? std::vector<double>{1e-3, 1.0, 1e4}
+                                                       : std::vector<double>{1.0, 2.0, 3.0};
+    std::vector<double> costs(static_cast<std::size_t>(n));
+    const double blocked = rng.uniform(0.0, 0.3);
+    for (double& c : costs) {
+      c = rng.uniform() < blocked ? std::numeric_limits<double>::infinity()
+                                  : levels[static_cast<std::size_t>(test::randomInt(rng, 0, static_cast<int>(levels.size()) - 1))];
+    }
+    const int start = test::randomInt(rng, 0, n - 1), goal = test::randomInt(rng, 0, n - 1);
+    costs[start] = levels.front();
+    costs[goal] = levels.back();
+    const std::vector<double> dist = test::referenceDistances(rows, cols, costs, start, connectivity);
+    if (!std::isfinite(dist[goal])) continue;
+    const std::vector<int> expected = tieRulePath(rows, cols, costs, dist, start, goal, connectivity);
+    CAPTURE(trial);
+    for (OpenList open_list : {OpenList::Automatic, OpenList::Buckets, OpenList::Radix, OpenList::Heap}) {
+      GridPlanner::Params params;
+      params.connectivity = connectivity == 8 ? Connectivity::Eight : Connectivity::Four;
+      params.open_list = open_list;
+      GridPlanner planner(rows, cols, params);
+      const PlanResult r = planner.plan(costs, start, goal);
+      CAPTURE(static_cast<int>(open_list));
+      if (open_list == OpenList::Buckets && wide) {
+        CHECK(r.status == PlanStatus::InvalidInput);  // a range of 10^7 needs more buckets than the ring has
+        CHECK(r.message.find("too wide for the ring of buckets") != std::string::npos);
+        continue;
+      }
+      REQUIRE(r.status == PlanStatus::Success);
+      CHECK(r.cost == dist[goal]);  // bit for bit
+      CHECK(r.path == expected);
+      ++compared;
+    }
+    // Were there ties to break?  Some cell of the path had two optimal predecessors.
+    for (std::size_t i = 1; i < expected.size(); ++i) {
+      int optimal = 0;
+      const int v = expected[i];
+      for (int dr = -1; dr <= 1; ++dr) {
+        for (int dc = -1; dc <= 1; ++dc) {
+          const int r = v / cols + dr, c = v % cols + dc;
+          if ((dr == 0 && dc == 0) || (connectivity == 4 && dr != 0 && dc != 0) || r < 0 || r >= rows || c < 0 || c >= cols) continue;
+          const int u = r * cols + c;
+          const double length = dr != 0 && dc != 0 ? std::sqrt(2.0) : 1.0;
+          optimal += dist[u] < dist[v] && dist[u] + length * (0.5 * costs[u] + 0.5 * costs[v]) == dist[v];
+        }
+      }
+      if (optimal > 1) {
+        ++with_ties;
+        break;
+      }
+    }
+  }
+  CHECK(compared > 600);
+  CHECK(with_ties > 100);
+}
+
+TEST_CASE("A* stays exact when the cost range is too wide for a ring of buckets (the radix heap)") {
   Random rng(9);
   for (int trial = 0; trial < 20; ++trial) {
     std::vector<double> costs = test::randomCosts(rng, 30 * 30, 1e-3, 1e3, 0.1);
-    costs[0] = 1e-4;  // a range of 10^7: wider buckets than the smallest step
+    costs[0] = 1e-4;  // a range of 10^7: too many buckets for the ring, so the open list is a radix heap
     costs[899] = 1e3;
     GridPlanner planner(30, 30);
     const PlanResult r = planner.plan(costs, 0, 899);

@@ -1,49 +1,42 @@
-// BucketQueue: the open list of GridPlanner, a monotone priority queue with O(1) pushes.
+// The open lists of GridPlanner: monotone priority queues over the keys f = g + h of one search.
 //
-// Keys (f = g + h) are never pushed below the key last popped, and never more than a known
-// `span` above it (the largest step cost plus the largest heuristic change of one step).  Keys
-// fall into buckets of a fixed width on a ring that covers the span, so a push is an append.
-//   - Ordered (A*): the current bucket is a binary heap of (key, cell), so pops come out in exact
-//     key order whatever the width.
-//   - Settled (width <= the smallest reduced step cost, step - h(u) + h(v)): every key in the
-//     current bucket is already final (Dial's argument: a relaxation adds at least one width), so a
-//     bucket is popped in any order; entries are bare 4-byte cells and there is no heap at all.
-// Ties pop in a deterministic order for a deterministic sequence of pushes.
+//   - BucketQueue (narrow cost ranges): keys fall into buckets of a fixed width on a ring that covers
+//     the largest jump of a key above the last pop (`span`), so a push is an append and a pop takes
+//     the lowest non-empty bucket.  The width is at most the smallest reduced step cost (step - h(u)
+//     + h(v)), so every key in the current bucket is already final (Dial's argument: a relaxation
+//     adds at least one width) and a bucket pops in any order; entries are bare 4-byte cells.
+//   - RadixQueue (radix_queue.hpp, any cost range): the same buckets of a fixed width, numbered,
+//     kept in a radix heap over the bucket numbers instead of a ring, so its cost does not grow
+//     with the range.
+//   - HeapQueue (here): a binary heap of (key, cell) in exact key order, for a search whose cost
+//     range is unknown (lazy costs without an upper bound) and as the reference the other two are
+//     tested against.
+//
+// The order among keys of one bucket (or equal keys in the heap) is deliberately left open: the
+// planner's path does not depend on it (GridPlanner's tie rule picks each step of the path from the
+// optimal costs alone, after the search), so no queue has to reproduce another's order.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
-#include <type_traits>
 #include <vector>
 
 namespace mmp {
 
-template <bool kOrdered>
 class BucketQueue {
  public:
-  struct Keyed {
-    double key;
-    std::uint32_t cell;
-  };
-  using Entry = std::conditional_t<kOrdered, Keyed, std::uint32_t>;
-  static constexpr bool kKeyed = kOrdered;  ///< entries carry their keys: no look-ahead, no key-free tricks
+  static constexpr bool kCanLookAhead = true;  ///< upcoming() is available: the caller may prefetch
 
-  /// The ring size a span needs at a bucket width; more than kMaxBuckets means "use wider buckets".
+  /// The ring size a span needs at a bucket width; more than kMaxBuckets means "use a RadixQueue".
   static double bucketsFor(double span, double width) { return span / width + 2.0; }
   static constexpr std::size_t kMaxBuckets = std::size_t{1} << 16;
 
   /// Starts empty with keys >= base and pushes at most `span` above the last pop.
-  /// requires (settled mode): bucketsFor(span, width) <= kMaxBuckets.
-  /// An infinite span (ordered mode only) leaves every key in the current bucket: one exact heap.
+  /// requires: bucketsFor(span, width) <= kMaxBuckets.
   void reset(double base, double width, double span) {
-    if (kOrdered) {
-      width = std::isfinite(span) ? std::max(width, span / static_cast<double>(kMaxBuckets - 2))
-                                  : std::numeric_limits<double>::infinity();
-    }
     std::size_t buckets = 4;
-    while (std::isfinite(span) && static_cast<double>(buckets) < bucketsFor(span, width)) buckets *= 2;
+    while (static_cast<double>(buckets) < bucketsFor(span, width)) buckets *= 2;
     if (ring_.size() < buckets) ring_.resize(buckets);
     for (auto& b : ring_) b.clear();
     current_.clear();
@@ -60,64 +53,77 @@ class BucketQueue {
     const auto index = static_cast<std::uint64_t>((key - base_) * inverse_width_);
     ++size_;
     if (index <= bucket_) {  // the current bucket (or an ulp below it)
-      if constexpr (kOrdered) {
-        current_.push_back({key, cell});
-        std::push_heap(current_.begin(), current_.end(), later);
-      } else {
-        current_.push_back(cell);
-      }
-    } else if constexpr (kOrdered) {
-      ring_[index & mask_].push_back({key, cell});
+      current_.push_back(cell);
     } else {
       ring_[index & mask_].push_back(cell);
     }
   }
 
-  /// requires: !empty().  ensures: returns the cell of a smallest key (ordered) or of a key in the
-  /// lowest non-empty bucket (settled).
+  /// requires: !empty().  ensures: returns the cell of a key in the lowest non-empty bucket.
   std::uint32_t pop() {
     while (current_.empty()) {
       ++bucket_;
       current_.swap(ring_[bucket_ & mask_]);
-      if constexpr (kOrdered) std::make_heap(current_.begin(), current_.end(), later);
     }
     --size_;
-    if constexpr (kOrdered) {
-      std::pop_heap(current_.begin(), current_.end(), later);
-      const std::uint32_t cell = current_.back().cell;
-      current_.pop_back();
-      return cell;
-    } else {
-      const std::uint32_t cell = current_.back();
-      current_.pop_back();
-      return cell;
-    }
+    const std::uint32_t cell = current_.back();
+    current_.pop_back();
+    return cell;
   }
 
-  /// A cell that pop() will return soon (settled mode: ahead pops from now, unless pushes come
-  /// first), or none: lets the caller prefetch its data.  Returns false when there is none.
+  /// A cell that pop() will return soon (ahead pops from now, unless pushes come first), or none:
+  /// lets the caller prefetch its data.  Returns false when there is none.
   bool upcoming(std::size_t ahead, std::uint32_t& cell) const {
-    static_assert(!kOrdered, "an ordered bucket is a heap: no cheap look-ahead");
     if (current_.size() < ahead) return false;
     cell = current_[current_.size() - ahead];
     return true;
   }
 
   std::size_t bytesReserved() const {
-    std::size_t bytes = current_.capacity() * sizeof(Entry) + ring_.capacity() * sizeof(ring_[0]);
-    for (const auto& b : ring_) bytes += b.capacity() * sizeof(Entry);
+    std::size_t bytes = current_.capacity() * sizeof(std::uint32_t) + ring_.capacity() * sizeof(ring_[0]);
+    for (const auto& b : ring_) bytes += b.capacity() * sizeof(std::uint32_t);
     return bytes;
   }
 
  private:
-  static bool later(const Keyed& a, const Keyed& b) { return a.key > b.key; }
-
-  std::vector<std::vector<Entry>> ring_;
-  std::vector<Entry> current_;
+  std::vector<std::vector<std::uint32_t>> ring_;
+  std::vector<std::uint32_t> current_;
   std::size_t mask_ = 3;
   double base_ = 0.0, inverse_width_ = 1.0;
   std::uint64_t bucket_ = 0;
   std::size_t size_ = 0;
+};
+
+/// A binary heap of (key, cell): pops in exact key order whatever the keys, O(log n) a pop.
+class HeapQueue {
+ public:
+  static constexpr bool kCanLookAhead = false;  ///< a heap has no cheap look-ahead
+
+  void reset() {
+    heap_.clear();
+  }
+  bool empty() const { return heap_.empty(); }
+  void push(double key, std::uint32_t cell) {
+    heap_.push_back({key, cell});
+    std::push_heap(heap_.begin(), heap_.end(), later);
+  }
+  /// requires: !empty().  ensures: returns the cell of a smallest key.
+  std::uint32_t pop() {
+    std::pop_heap(heap_.begin(), heap_.end(), later);
+    const std::uint32_t cell = heap_.back().cell;
+    heap_.pop_back();
+    return cell;
+  }
+  bool upcoming(std::size_t, std::uint32_t&) const { return false; }
+  std::size_t bytesReserved() const { return heap_.capacity() * sizeof(Keyed); }
+
+ private:
+  struct Keyed {
+    double key;
+    std::uint32_t cell;
+  };
+  static bool later(const Keyed& a, const Keyed& b) { return a.key > b.key; }
+  std::vector<Keyed> heap_;
 };
 
 }  // namespace mmp

@@ -4,9 +4,23 @@
 // A step from cell a to a neighbour b costs |step| * (c(a) + c(b)) / 2 (|step| = 1 or sqrt 2), the
 // trapezoid rule of DESIGN.md, so a path's cost is linear in the cell costs.  Costs must be > 0
 // (finite) or +inf (impassable).  The heuristic is the octile distance (Manhattan with 4
-// neighbours) scaled by the smallest cell cost (by 3/4 of it when the open list runs settled
-// buckets, see plan()): admissible and consistent, so the first time the goal is expanded its cost
-// is optimal.  Diagonal steps may pass between two blocked cells.
+// neighbours) scaled by 3/4 of the smallest cell cost: admissible and consistent, and every step
+// raises f = g + h by at least a quarter of the smallest cost times its length (see plan()), so
+// the first time the goal is expanded its cost is optimal.  Diagonal steps may pass between two
+// blocked cells.
+//
+// TIE RULE.  Among equally cheap paths the planner returns one fixed by the costs alone, whatever
+// the open list and whatever order it pops equal keys in: walking back from the goal, each cell's
+// predecessor is the first neighbour, in the order up-left, up-right, down-left, down-right, up,
+// down, left, right (diagonals first), whose optimal cost plus the step equals the cell's optimal cost (in the
+// same floating-point arithmetic as the search).  Every such neighbour has a key at least a quarter
+// step below the cell's, so every open list expands all of them before the goal, and the optimal
+// costs themselves do not depend on the pop order either (tests/planning checks both against every
+// open list).  The rule needs doubles that resolve a quarter of the smallest step in the path's
+// cost: it holds while the optimal cost is below 2^44 (1.8e13) times the smallest cell cost.  Beyond
+// that (cost ranges of 1e10 : 1 and more on long paths, e.g. a learner whose exponential costs
+// overflow) steps vanish in the sums, the optimal cost itself depends on the order of the additions,
+// and the path is the one the search's own parent pointers give, which depends on the open list.
 //
 // Costs come either as a vector (plan(vector), every cell checked up front) or on demand through
 // CellCosts (plan(CellCosts), each cell asked once, only when the search reaches it or a neighbour
@@ -19,17 +33,22 @@
 // infinite cost, which no relaxation can improve: the neighbour loop compares all neighbours
 // without a branch and branches only to push.  The records cover the grid plus a one-cell
 // impassable border, so that loop has no bounds checks either; indices inside the planner are of
-// that padded grid, the API speaks r * cols + c.  The step into each cell (for the path) is a byte
-// written only when the cell's g improves: 17 bytes per cell plus the open list.  While expanding
-// a cell the search prefetches the records and step bytes around the cell it will expand a few
-// pops later (settled buckets), which took a full search from ~48 to ~35 ms at 1024^2.
+// that padded grid, the API speaks r * cols + c.  The step into each cell (the parent pointer of the
+// fallback path above) is a byte written only when the cell's g improves: 17 bytes per cell plus
+// the open list.  While expanding a cell the search prefetches the records and step bytes around
+// the cell it will expand a few pops later, which took a full search from ~48 to ~35 ms at 1024^2.
 //
-// The open list is a BucketQueue: O(1) pushes, and no heap at all unless the cost range exceeds
-// about 10000:1.  The planner keeps its search state between calls, so repeated searches on one
-// grid size allocate nothing.  Not thread-safe: use one planner per thread.
+// The open list (OpenList, bucket_queue.hpp, radix_queue.hpp) holds buckets of keys a fraction of
+// the smallest step wide, each popped in any order because its keys are final (Dial): a ring of
+// buckets while the cost range is below about 9000:1 (45000:1 for a full search), else a radix
+// heap over the bucket numbers, whose cost per entry does not grow with the range; a binary heap
+// only when the range is unknown (lazy costs without an upper bound) or beyond 2^62 bucket widths.
+// The planner keeps its search state between calls, so repeated searches on one grid size allocate
+// nothing.  Not thread-safe: use one planner per thread.
 #pragma once
 
 #include <mmp/planning/bucket_queue.hpp>
+#include <mmp/planning/radix_queue.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -39,6 +58,15 @@
 namespace mmp {
 
 enum class Connectivity { Four = 4, Eight = 8 };
+
+/// The open list of a search (see the file comment).  Automatic picks by the cost range; the others
+/// force one (the path and the costs are the same whichever runs, tests/planning checks it).
+enum class OpenList {
+  Automatic,  ///< Buckets if the range allows, else Radix, else Heap
+  Buckets,    ///< a ring of buckets: InvalidInput when the range needs more than 65536 of them
+  Radix,      ///< a radix heap over bucket numbers: InvalidInput when the costs are unbounded
+  Heap,       ///< a binary heap in exact key order
+};
 
 enum class PlanStatus {
   Success,       ///< path holds an optimal path from start to goal
@@ -86,6 +114,7 @@ class GridPlanner {
     /// Called every check_every expansions with the count so far; returning false cancels.
     std::function<bool(long expansions)> keep_going;
     long check_every = 1 << 14;
+    OpenList open_list = OpenList::Automatic;
   };
 
   GridPlanner(int rows, int cols, Params params);
@@ -136,17 +165,20 @@ class GridPlanner {
   std::string impassableEnd(int start, int goal) const;
   PlanResult run(double min_cost, double max_cost, const CellCosts* lazy, int start, int goal);
   template <bool kEight, bool kLazy, bool kGoal, class Queue>
-  bool search(const CellCosts* lazy, int start, int goal, double h_scale, double width, double span, Queue& open,
-              PlanResult& result);
+  bool search(const CellCosts* lazy, int start, int goal, double h_scale, Queue& open, PlanResult& result);
   bool fetch(const CellCosts& lazy, int i, PlanResult& result);
+  // The path of an optimal search from start to goal (padded indices) by the tie rule (file
+  // comment); false if a cell has no predecessor (only when steps vanish in the sums).
+  bool walkBack(int start, int goal, std::vector<int>& path) const;
 
   int rows_, cols_, stride_;
   Params params_;
   std::vector<Record> records_;
-  std::vector<std::uint8_t> step_in_;  // direction of the step into each reached cell
+  std::vector<std::uint8_t> step_in_;  // direction of the step into each reached cell (the fallback path)
   double lazy_lower_ = 0.0, lazy_upper_ = 0.0;  // the bounds of the lazy search under way
-  BucketQueue<true> ordered_;   // A*, or Dijkstra over a cost range too wide for settled buckets
-  BucketQueue<false> settled_;  // Dijkstra
+  BucketQueue buckets_;  // narrow cost ranges
+  RadixQueue radix_;     // wide ones
+  HeapQueue heap_;       // unbounded ones
 };
 
 }  // namespace mmp
