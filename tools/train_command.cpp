@@ -21,6 +21,7 @@
 #include <mmp/maps/training/training_run.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -171,6 +172,19 @@ std::string valuesText(const PipelineSettings& settings, const std::map<std::str
   return text;
 }
 
+// One line on how the `select:` search runs.
+std::string selectionProcedure(const SelectionSpace& space) {
+  std::string text = "coordinate search from each key's first value, keys in order, " + std::to_string(space.sweeps) +
+                     " sweep(s)";
+  if (space.rungs > 1) {
+    text += ", at 1/" + std::to_string(static_cast<long>(std::pow(space.eta, space.rungs - 1))) +
+            " of the passes; then successive halving over " + std::to_string(space.rungs) + " rungs (budget x" +
+            std::to_string(space.eta) + ", 1/" + std::to_string(space.eta) + " go on) and early stopping";
+  }
+  return text + "; rule " + describe(space.rule) + "; score: learned cost ratio on the pairs of leave-one-training-"
+                "area-out folds";
+}
+
 // Prints the table of the `select:` search (run on the training images only) and returns it as JSON.
 Json printSelection(const TrainConfig& config, const SelectionResult& result) {
   const SelectionSpace& space = *config.select;
@@ -180,34 +194,41 @@ Json printSelection(const TrainConfig& config, const SelectionResult& result) {
     texts.push_back(valuesText(config, c.values));
     width = std::max(width, static_cast<int>(texts.back().size()));
   }
-  std::printf("%-4s %-*s %10s %9s %9s %8s\n", "", width, "candidate", "cost ratio", "feasible", "MHD (px)", "seconds");
+  std::printf("%-4s %-*s %6s %10s %9s %9s %8s\n", "", width, "candidate", "passes", "cost ratio", "feasible", "MHD (px)",
+              "seconds");
   Json candidates = Json::array();
   for (std::size_t i = 0; i < result.candidates.size(); ++i) {
     const SelectionCandidate& c = result.candidates[i];
     if (!c.failure.empty()) {
-      std::printf("%-4s %-*s %10s %9s %9s %8.0f  failed: %s\n", "", width, texts[i].c_str(), "-", "-", "-", c.seconds,
-                  c.failure.c_str());
+      std::printf("%-4s %-*s %6ld %10s %9s %9s %8.0f  failed: %s\n", "", width, texts[i].c_str(), c.passes, "-", "-", "-",
+                  c.seconds, c.failure.c_str());
     } else {
-      std::printf("%-4s %-*s %10.3f %9.2f %9.1f %8.0f\n", i == result.chosen ? "*" : "", width, texts[i].c_str(),
-                  c.cost_ratio_mean, c.feasible_share, c.mhd_mean_px, c.seconds);
+      std::printf("%-4s %-*s %6ld %10.3f %9.2f %9.1f %8.0f\n", i == result.chosen ? "*" : "", width, texts[i].c_str(),
+                  c.passes, c.cost_ratio_mean, c.feasible_share, c.mhd_mean_px, c.seconds);
     }
     Json by_area = Json::object();
     for (const auto& [area, ratio] : c.area_cost_ratio) by_area[area] = ratio;
-    candidates.push_back({{"values", c.values}, {"cost_ratio_mean", c.cost_ratio_mean},
+    candidates.push_back({{"values", c.values}, {"passes", c.passes}, {"rung", c.rung}, {"cost_ratio_mean", c.cost_ratio_mean},
                           {"feasible_share", c.feasible_share}, {"mhd_mean_px", c.mhd_mean_px},
                           {"area_cost_ratio", by_area}, {"seconds", c.seconds}});
     if (!c.failure.empty()) candidates.back()["failure"] = c.failure;
   }
-  std::printf("chosen (*): %s\n\n", texts[result.chosen].c_str());
+  std::printf("chosen (*): %s, %ld passes (selection: %.0f s)\n\n", texts[result.chosen].c_str(),
+              result.candidates[result.chosen].passes, result.seconds);
   Json space_json = Json::object();
   for (const SelectionKey& key : space.keys) space_json[key.name] = key.values;
-  return {{"procedure", "coordinate search from each key's first value, keys in order, " +
-                            std::to_string(space.sweeps) + " sweep(s); score: learned mean cost "
-                            "ratio pooled over leave-one-training-area-out folds"},
-          {"areas", trainingAreas(config)},
-          {"space", space_json},
-          {"candidates", candidates},
-          {"chosen", result.candidates[result.chosen].values}};
+  Json selection = {{"procedure", selectionProcedure(space)},
+                    {"rule", describe(space.rule)},
+                    {"rungs", space.rungs},
+                    {"eta", space.eta},
+                    {"areas", trainingAreas(config)},
+                    {"space", space_json},
+                    {"candidates", candidates},
+                    {"chosen", result.candidates[result.chosen].values},
+                    {"chosen_passes", result.candidates[result.chosen].passes},
+                    {"seconds", result.seconds}};
+  if (space.pairs_seed) selection["pairs_seed"] = *space.pairs_seed;
+  return selection;
 }
 
 std::string exactText(double v) {
@@ -221,7 +242,10 @@ std::string exactText(double v) {
 void recordProvenance(CostModel& model, const TrainConfig& config, const TrainingRun& r, const std::string& effective) {
   model.setInfo("mmp_version", std::string(MMP_VERSION) + " (commit " + MMP_COMMIT + ")");
   model.setInfo("config_effective", effective);
-  if (r.selection) model.setInfo("selected", valuesText(config, r.selection->candidates[r.selection->chosen].values));
+  if (r.selection) {
+    const SelectionCandidate& chosen = r.selection->candidates[r.selection->chosen];
+    model.setInfo("selected", valuesText(config, chosen.values) + ", passes " + std::to_string(chosen.passes));
+  }
   std::string data;
   const auto fingerprint = [&data](const char* role, const std::string& file) {
     if (file.empty()) return;
@@ -266,25 +290,31 @@ void runTrain(const TrainConfig& config, const std::string& effective) {
               config.source.c_str(), config.behaviour.name.c_str(), config.behaviour.preferred_name.c_str(),
               config.train.size(), config.holdout.size());
   if (config.select) {
-    std::printf("choosing settings (select:): coordinate search over %zu settings, %d sweep%s; each candidate trained "
-                "%zu times, leaving out each training area (the holdout images are not read)\n",
-                config.select->keys.size(), config.select->sweeps, config.select->sweeps == 1 ? "" : "s",
-                trainingAreas(config).size());
+    std::printf("choosing settings (select:) over %zu settings: %s; each candidate trained %zu times, leaving out "
+                "each training area (the holdout images are not read)\n",
+                config.select->keys.size(), selectionProcedure(*config.select).c_str(), trainingAreas(config).size());
   }
   Progress progress("");
-  const TrainingRun r = trainAndReport(
-      config, config.select ? &*config.select : nullptr,
-      [&](int candidate, const std::map<std::string, std::string>& values, const std::string& area,
-          const std::string& stage, long done, long total) {
-        progress.update("selection: candidate " + std::to_string(candidate) + " (" + valuesText(config, values) +
-                            "), without " + area + ": " + stage,
-                        done, total, "");
-      },
-      [&](const std::string& stage, long done, long total, const std::string& detail) {
-        progress.update(stage, done, total, detail);
-      });
+  // The selection's table is printed as soon as it is chosen, before the long final training.
+  std::optional<SelectionResult> selection;
+  if (config.select) {
+    selection = selectSettings(config, *config.select,
+                               [&](int candidate, const std::map<std::string, std::string>& values, const std::string& area,
+                                   const std::string& stage, long done, long total) {
+                                 progress.update("selection: candidate " + std::to_string(candidate) + " (" +
+                                                     valuesText(config, values) + "), without " + area + ": " + stage,
+                                                 done, total, "");
+                               });
+    progress.finish();
+  }
+  const Json selection_json = selection ? printSelection(config, *selection) : Json();
+  std::fflush(stdout);
+  TrainingRun r = trainAndReport(selection ? selection->settings : static_cast<const PipelineSettings&>(config), nullptr, {},
+                                 [&](const std::string& stage, long done, long total, const std::string& detail) {
+                                   progress.update(stage, done, total, detail);
+                                 });
+  r.selection = std::move(selection);
   progress.finish();
-  const Json selection = r.selection ? printSelection(config, *r.selection) : Json();
   const PipelineSettings& settings = r.settings;
   printTraining(r.run, settings);
   CostModel model = r.run.trained.model;
@@ -302,7 +332,7 @@ void runTrain(const TrainConfig& config, const std::string& effective) {
   std::printf("\nholdout: %zu images, %d start/goal pairs; behaviour '%s', preferred class %s (reference paths: %.3f)\n",
               settings.holdout.size(), r.report.pairs, settings.behaviour.name.c_str(),
               settings.behaviour.preferred_name.c_str(), r.report.referencePreferredShare());
-  const Json metrics = metricsJson(r, selection);
+  const Json metrics = metricsJson(r, selection_json);
   printMethodTable(metrics["methods"]);
   printComparisons(metrics["learned_vs"]);
   writeFileAtomically(output.file("metrics.json"), jsonText(metrics) + "\n");

@@ -343,6 +343,23 @@ TEST_CASE("select: the search space is checked key by key when the config loads"
             .find("select.space.loss.scale[1]: expected a number > 0, got '-2'") != std::string::npos);
   CHECK(errorOf(write(dir, minimalConfig() + "select: {space: {}}\n")).find("select.space: name at least one setting") !=
         std::string::npos);
+  // The procedure: successive halving with the paired rule by default; each key named with its valid values.
+  CHECK(c.select->rule == SelectionRule::Paired);
+  CHECK(c.select->rungs == 3);
+  CHECK_FALSE(c.select->pairs_seed);
+  const TrainConfig exhaustive = loadTrainConfig(write(
+      dir, minimalConfig() + "select: {space: {loss.scale: [1, 3]}, rule: lowest, rungs: 1, eta: 2, threads: 1, pairs_seed: 8}\n"));
+  CHECK(exhaustive.select->rule == SelectionRule::Lowest);
+  CHECK(exhaustive.select->rungs == 1);
+  CHECK(exhaustive.select->eta == 2);
+  CHECK(exhaustive.select->threads == 1);
+  CHECK(exhaustive.select->pairs_seed == 8u);
+  CHECK(errorOf(write(dir, minimalConfig() + "select: {space: {loss.scale: [1]}, rule: best}\n")).find("select.rule") !=
+        std::string::npos);
+  CHECK(errorOf(write(dir, minimalConfig() + "select: {space: {loss.scale: [1]}, rule: best}\n")).find("paired, lowest") !=
+        std::string::npos);
+  CHECK(errorOf(write(dir, minimalConfig() + "select: {space: {loss.scale: [1]}, rungs: 0}\n")).find("select.rungs") !=
+        std::string::npos);
 }
 
 TEST_CASE("docs/config.md names every key a train config can hold, and its settings table is the library's") {

@@ -2,6 +2,8 @@
 
 #include <mmp/core/error.hpp>
 
+#include <optional>
+
 namespace mmp {
 
 void HoldoutReport::add(const HoldoutResult& holdout, const std::vector<LabelClass>& classes) {
@@ -72,28 +74,51 @@ HoldoutReport reportHoldouts(const std::vector<HoldoutResult>& holdouts, const s
   return report;
 }
 
-ValidationReport validateByArea(const PipelineSettings& settings, const FoldProgress& progress) {
+FoldData loadFoldData(const PipelineSettings& settings, int index, const StageCallback& progress) {
+  const PipelineSettings fold_settings = validationFold(settings, index);
+  FoldData data{loadTrainingData(fold_settings, progress), {}};
+  for (std::size_t i = 0; i < fold_settings.holdout.size(); ++i) {
+    if (progress) progress("loading the left-out images", static_cast<long>(i), static_cast<long>(fold_settings.holdout.size()), "");
+    data.images.push_back(loadHoldout(fold_settings, static_cast<int>(i), data.training.stack));
+  }
+  return data;
+}
+
+ValidationFold validateFold(const PipelineSettings& settings, int index, const FoldProgress& progress, const FoldData* data) {
   const std::vector<std::string> areas = trainingAreas(settings);
+  const PipelineSettings fold_settings = validationFold(settings, index);  // refuses unusable settings
+  const std::string& area = areas.at(static_cast<std::size_t>(index));
+  StageCallback fold_progress;
+  if (progress) {
+    fold_progress = [&](const std::string& stage, long done, long total, const std::string& detail) {
+      progress(index, area, stage, done, total, detail);
+    };
+  }
+  ValidationFold fold;
+  fold.area = area;
+  try {
+    std::optional<FoldData> loaded;
+    if (data == nullptr) data = &loaded.emplace(loadFoldData(settings, index, fold_progress));
+    const TrainedCostModel trained = train(data->training, fold_settings, fold_progress);
+    const std::optional<LinearClassifier> classifier = trainBaseline(data->training, fold_settings);
+    for (const HoldoutImage& image : data->images) {
+      fold.report.add(scoreHoldout(fold_settings, image, trained.model, classifier ? &*classifier : nullptr, fold_progress),
+                      settings.classes);
+    }
+    fold.images = static_cast<int>(data->images.size());
+    fold.training = trained.report;
+  } catch (const Error& e) {
+    throw ValidationFailure(area, e.what());
+  }
+  return fold;
+}
+
+ValidationReport validateByArea(const PipelineSettings& settings, const FoldProgress& progress) {
+  const std::size_t areas = trainingAreas(settings).size();
   validationFold(settings, 0);  // refuses unusable settings before any training
   ValidationReport validation;
-  for (std::size_t a = 0; a < areas.size(); ++a) {
-    const int index = static_cast<int>(a);
-    StageCallback fold_progress;
-    if (progress) {
-      fold_progress = [&](const std::string& stage, long done, long total, const std::string& detail) {
-        progress(index, areas[a], stage, done, total, detail);
-      };
-    }
-    ValidationFold fold;
-    fold.area = areas[a];
-    try {
-      const RunResult run = trainAndEvaluate(validationFold(settings, index), fold_progress);
-      fold.images = static_cast<int>(run.holdouts.size());
-      fold.report = reportHoldouts(run.holdouts, settings.classes);
-      fold.training = run.trained.report;
-    } catch (const Error& e) {
-      throw ValidationFailure(areas[a], e.what());
-    }
+  for (std::size_t a = 0; a < areas; ++a) {
+    ValidationFold fold = validateFold(settings, static_cast<int>(a), progress);
     validation.pooled.add(fold.report);
     validation.folds.push_back(std::move(fold));
   }

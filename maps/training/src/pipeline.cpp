@@ -322,22 +322,28 @@ double demonstrationCostRatio(const TrainingData& training, const PipelineSettin
   return count > 0 ? sum / count : std::numeric_limits<double>::infinity();
 }
 
-HoldoutResult evaluateHoldout(const PipelineSettings& config, int index, const CostModel& model,
-                              const LinearClassifier* classifier, const StageCallback& progress) {
-  HoldoutResult result;
-  const std::string stage = "holdout " + config.holdout[static_cast<std::size_t>(index)].name;
-  if (progress) progress(stage, 0, config.evaluation.pairs, "");
-  result.region = loadRegion(config.holdout[static_cast<std::size_t>(index)], config);
-  Region& region = result.region;
-  region.map = regionMap(model.features(), region);
-
-  result.references = plannedPaths(region, config.evaluation.pairs, config.evaluation.min_separation_px,
-                                   config.features.cell_size, config.evaluation.seed + static_cast<std::uint64_t>(index),
-                                   prefix(config) + "evaluation.pairs");
-  if (result.references.empty()) {
+HoldoutImage loadHoldout(const PipelineSettings& config, int index, const FeatureStack& features) {
+  HoldoutImage image;
+  image.region = loadRegion(config.holdout[static_cast<std::size_t>(index)], config);
+  Region& region = image.region;
+  region.map = regionMap(features, region);
+  std::vector<float>().swap(region.raw.values);  // the coded map holds them now
+  image.references = plannedPaths(region, config.evaluation.pairs, config.evaluation.min_separation_px,
+                                  config.features.cell_size, config.evaluation.seed + static_cast<std::uint64_t>(index),
+                                  prefix(config) + "evaluation.pairs");
+  if (image.references.empty()) {
     throw DataError(prefix(config) + region.spec.where + ": no reference path could be planned; lower "
                     "evaluation.min_separation_px");
   }
+  return image;
+}
+
+HoldoutResult scoreHoldout(const PipelineSettings& config, const HoldoutImage& image, const CostModel& model,
+                           const LinearClassifier* classifier, const StageCallback& progress) {
+  HoldoutResult result;
+  const Region& region = image.region;
+  const std::string stage = "holdout " + region.spec.name;
+  result.references = image.references;
 
   std::map<Method, std::vector<double>> costs;
   if (model.network().empty()) {
@@ -370,9 +376,17 @@ HoldoutResult evaluateHoldout(const PipelineSettings& config, int index, const C
     if (progress) progress(stage, static_cast<long>(k + 1), static_cast<long>(result.references.size()), "");
   }
   result.reference_preferred_share = reference_share / static_cast<double>(result.references.size());
-  std::vector<float>().swap(region.raw.values);  // scored: the features are no longer needed
-  region.map.reset();
+  result.region = region;
+  result.region.map.reset();  // scored: the features are no longer needed
   return result;
+}
+
+HoldoutResult evaluateHoldout(const PipelineSettings& config, int index, const CostModel& model,
+                              const LinearClassifier* classifier, const StageCallback& progress) {
+  if (progress) {
+    progress("holdout " + config.holdout[static_cast<std::size_t>(index)].name, 0, config.evaluation.pairs, "");
+  }
+  return scoreHoldout(config, loadHoldout(config, index, model.features()), model, classifier, progress);
 }
 
 RunResult trainAndEvaluate(const PipelineSettings& settings, const StageCallback& progress) {

@@ -69,6 +69,30 @@ PipelineSettings twoAreaSettings() {
   return s;
 }
 
+// The exhaustive coordinate search: every candidate at its full passes, the lowest mean kept.
+SelectionSpace exhaustive(std::vector<SelectionKey> keys) {
+  SelectionSpace space;
+  space.keys = std::move(keys);
+  space.rule = SelectionRule::Lowest;
+  space.rungs = 1;
+  return space;
+}
+
+// A candidate scored on `ratios` (one pair each), of the given simplicity.
+SelectionCandidate scored(const std::vector<double>& ratios, std::vector<long> simplicity) {
+  SelectionCandidate c;
+  c.simplicity = std::move(simplicity);
+  double sum = 0.0;
+  for (double r : ratios) {
+    PlanScore p;
+    p.cost_ratio = r;
+    c.pairs.push_back(p);
+    sum += r;
+  }
+  c.cost_ratio_mean = sum / static_cast<double>(ratios.size());
+  return c;
+}
+
 }  // namespace
 
 TEST_CASE("validation folds leave a whole area out: its images are scored, never trained on") {
@@ -142,8 +166,7 @@ TEST_CASE("settings selection: coordinate search by leave-one-area-out validatio
   test::TempDir dir;
   PipelineSettings s = twoAreaSettings();
   s.holdout = {sceneFiles(9, dir)};
-  SelectionSpace space;
-  space.keys = {{"learner.lambda", {"1e-4", "10"}}, {"loss.scale", {"1", "2"}}};
+  const SelectionSpace space = exhaustive({{"learner.lambda", {"1e-4", "10"}}, {"loss.scale", {"1", "2"}}});
   CHECK_THROWS_WITH_AS(selectSettings(s, {{{"loss.scale", {"1"}}, {"loss.scale", {"2"}}}}), doctest::Contains("given twice"),
                        InvalidArgument);
   CHECK_THROWS_WITH_AS(selectSettings(s, {{{"loss.scale", {"1", "x"}}}}), doctest::Contains("got 'x'"), InvalidArgument);
@@ -183,11 +206,11 @@ TEST_CASE("settings selection skips a key that does not apply at the current cho
   s.learner.learch.samples = 2000;
   s.learner.learch.threads = 1;
   // A linear learner: LEARCH's step changes nothing, so only the start is scored.
-  const SelectionResult linear = selectSettings(s, {{{"learner.kind", {"batch"}}, {"learner.learch.step", {"0.5", "1"}}}});
+  const SelectionResult linear = selectSettings(s, exhaustive({{"learner.kind", {"batch"}}, {"learner.learch.step", {"0.5", "1"}}}));
   CHECK(linear.candidates.size() == 1);
   // LEARCH: the linear cost form changes nothing, its step does.
   const SelectionResult learch =
-      selectSettings(s, {{{"learner.kind", {"learch"}}, {"learner.costs", {"linear", "exponential"}}, {"learner.learch.step", {"0.5", "1"}}}});
+      selectSettings(s, exhaustive({{"learner.kind", {"learch"}}, {"learner.costs", {"linear", "exponential"}}, {"learner.learch.step", {"0.5", "1"}}}));
   REQUIRE(learch.candidates.size() == 2);
   CHECK(learch.candidates[1].values.at("learner.learch.step") == "1");
   CHECK(learch.candidates[1].values.at("learner.costs") == "linear");
@@ -202,8 +225,8 @@ TEST_CASE("settings selection can choose the network, whose own keys apply to it
   s.learner.network.epochs = 2;
   s.learner.network.threads = 1;
   const SelectionResult r = selectSettings(
-      s, {{{"learner.kind", {"batch", "network"}}, {"learner.costs", {"linear", "exponential"}},
-           {"learner.network.step", {"0.003", "0.01"}}}});
+      s, exhaustive({{"learner.kind", {"batch", "network"}}, {"learner.costs", {"linear", "exponential"}},
+                     {"learner.network.step", {"0.003", "0.01"}}}));
   // batch, then network; then the cost form if batch won (it changes no network), or the network's
   // step if the network won (it changes no linear model).
   REQUIRE(r.candidates.size() == 3);
@@ -224,7 +247,7 @@ TEST_CASE("a candidate whose training fails is kept with its failure and the sea
     if (values.at("learner.costs") == "exponential" && area == "west") throw InvalidArgument("simulated failure");
   };
   const SelectionResult result =
-      selectSettings(s, {{{"learner.costs", {"linear", "exponential"}}, {"learner.lambda", {"1e-4"}}}}, failing);
+      selectSettings(s, exhaustive({{"learner.costs", {"linear", "exponential"}}, {"learner.lambda", {"1e-4"}}}), failing);
   REQUIRE(result.candidates.size() == 2);
   const SelectionCandidate& failed = result.candidates[1];
   CHECK(failed.failure == "without west: simulated failure");
@@ -232,7 +255,125 @@ TEST_CASE("a candidate whose training fails is kept with its failure and the sea
   CHECK(result.chosen == 0);
   CHECK(result.settings.learner.costs == CostForm::Linear);
   // With only the failing candidate there is nothing to choose.
-  CHECK_THROWS_WITH_AS(selectSettings(s, {{{"learner.costs", {"exponential"}}}}, failing),
+  CHECK_THROWS_WITH_AS(selectSettings(s, exhaustive({{"learner.costs", {"exponential"}}}), failing),
                        doctest::Contains("no candidate could be trained; the first: without west: simulated failure"),
                        InvalidArgument);
+}
+
+TEST_CASE("the paired rule keeps the simpler candidate unless the other is better beyond noise") {
+  const std::vector<long> linear = {0, 30, 0, 0}, exponential = {1, 30, 0, 0}, learch = {2, 30, 0, 3};
+  const std::vector<long> fewer_epochs = {0, 10, 0, 0};
+  const std::vector<double> ratios = {1.2, 3.0, 1.0, 2.5, 1.1, 4.0, 1.3, 1.0};
+  std::vector<double> slightly_lower = ratios, clearly_lower = ratios;
+  slightly_lower[1] -= 0.5;  // one pair better: could be chance
+  for (double& r : clearly_lower) r -= 0.1;
+  std::vector<SelectionCandidate> c = {scored(ratios, learch), scored(ratios, linear), scored(slightly_lower, exponential),
+                                       scored(clearly_lower, learch), scored(ratios, fewer_epochs)};
+  // Equal scores: the simpler, whatever the order or the current choice; the lowest rule keeps the current one.
+  CHECK(pickCandidate(c, {0, 1}, 0, SelectionRule::Paired) == 1);
+  CHECK(pickCandidate(c, {1, 0}, kNoCandidate, SelectionRule::Paired) == 1);
+  CHECK(pickCandidate(c, {0, 1}, 0, SelectionRule::Lowest) == 0);
+  CHECK(pickCandidate(c, {1, 0}, kNoCandidate, SelectionRule::Lowest) == 1);
+  // Fewer passes are cheaper (early stopping).
+  CHECK(pickCandidate(c, {1, 4}, 1, SelectionRule::Paired) == 4);
+  // A lower mean within noise does not replace the simpler; a lower mean on every pair does.
+  CHECK(pickCandidate(c, {1, 2}, 1, SelectionRule::Paired) == 1);
+  CHECK(pickCandidate(c, {1, 2}, 1, SelectionRule::Lowest) == 2);
+  CHECK(pickCandidate(c, {1, 2, 3}, 1, SelectionRule::Paired) == 3);
+  // The current choice does not outrank a simpler one; a failed candidate is never picked.
+  CHECK(pickCandidate(c, {1, 4, 0}, 0, SelectionRule::Paired) == 4);
+  c[4].cost_ratio_mean = kInf;
+  CHECK(pickCandidate(c, {1, 4}, 1, SelectionRule::Paired) == 1);
+  CHECK(pickCandidate(c, {4}, 4, SelectionRule::Paired) == kNoCandidate);
+}
+
+TEST_CASE("the paired rule's order: linear < exponential < LEARCH < network, then fewer passes") {
+  PipelineSettings s = twoAreaSettings();
+  const std::vector<long> linear = simplicityKey(s);
+  applySetting(s, "learner.costs", "exponential");
+  const std::vector<long> exponential = simplicityKey(s);
+  applySetting(s, "learner.kind", "learch");
+  const std::vector<long> learch = simplicityKey(s);
+  applySetting(s, "learner.learch.depth", "5");
+  const std::vector<long> deeper = simplicityKey(s);
+  applySetting(s, "learner.kind", "network");
+  const std::vector<long> network = simplicityKey(s);
+  CHECK(linear < exponential);
+  CHECK(exponential < learch);
+  CHECK(learch < deeper);
+  CHECK(deeper < network);
+  PipelineSettings fewer = twoAreaSettings();
+  setBudgetPasses(fewer, 5);
+  CHECK(budgetPasses(fewer) == 5);
+  CHECK(simplicityKey(fewer) < linear);
+  // LEARCH from the linear learner: its rounds are the budget, the linear start shrinks in proportion.
+  applySetting(fewer, "learner.kind", "learch");
+  applySetting(fewer, "learner.learch.start", "batch");
+  fewer.learner.learch.rounds = 30;
+  fewer.learner.setPasses(60);
+  setBudgetPasses(fewer, 10);
+  CHECK(fewer.learner.learch.rounds == 10);
+  CHECK(fewer.learner.passes() == 20);
+}
+
+TEST_CASE("successive halving: budgets by rung, and a budget that keeps every candidate is the exhaustive search") {
+  PipelineSettings s = twoAreaSettings();
+  s.learner.batch.stop.max_iterations = 8;
+  const std::vector<SelectionKey> keys = {{"learner.lambda", {"1e-4", "10"}}, {"loss.scale", {"1", "2"}}};
+  const SelectionResult full = selectSettings(s, exhaustive(keys));
+  SelectionSpace keep_all = exhaustive(keys);
+  keep_all.rungs = 3;
+  keep_all.eta = 1;  // every rung the full passes, every candidate goes on
+  const SelectionResult halving = selectSettings(s, keep_all);
+  REQUIRE(halving.candidates.size() == full.candidates.size());
+  CHECK(halving.candidates[halving.chosen].values == full.candidates[full.chosen].values);
+  CHECK(halving.candidates[halving.chosen].cost_ratio_mean == full.candidates[full.chosen].cost_ratio_mean);
+  CHECK(halving.settings.learner.passes() == 8);
+
+  SelectionSpace halve = exhaustive(keys);
+  halve.rungs = 2;
+  halve.eta = 2;
+  const SelectionResult r = selectSettings(s, halve);
+  // The search at 4 iterations scores three assignments; two go on at 8.
+  REQUIRE(r.candidates.size() == 5);
+  for (std::size_t i = 0; i < 3; ++i) CHECK(r.candidates[i].passes == 4);
+  for (std::size_t i = 3; i < 5; ++i) CHECK(r.candidates[i].passes == 8);
+  CHECK(r.candidates[3].rung == 1);
+  CHECK(r.settings.learner.passes() == r.candidates[r.chosen].passes);
+  for (const SelectionCandidate& c : r.candidates) {
+    if (c.passes == 4) continue;
+    // the candidates that went on are the 4-iteration search's choice and the next lowest
+    bool scored_before = false;
+    for (std::size_t i = 0; i < 3; ++i) scored_before = scored_before || r.candidates[i].values == c.values;
+    CHECK(scored_before);
+  }
+  CHECK_THROWS_WITH_AS(selectSettings(s, [&] { SelectionSpace b = halve; b.rungs = 0; return b; }()),
+                       doctest::Contains("select.rungs: must be >= 1, got 0"), InvalidArgument);
+  CHECK_THROWS_WITH_AS(selectSettings(s, [&] { SelectionSpace b = halve; b.eta = 0; return b; }()),
+                       doctest::Contains("select.eta: must be >= 1, got 0"), InvalidArgument);
+}
+
+TEST_CASE("settings selection does not depend on the thread count, and takes its pairs' seed") {
+  PipelineSettings s = twoAreaSettings();
+  s.learner.batch.stop.max_iterations = 4;
+  SelectionSpace space;
+  space.keys = {{"learner.lambda", {"1e-4", "10"}}};
+  space.rungs = 2;
+  space.eta = 2;
+  space.threads = 1;
+  const SelectionResult one = selectSettings(s, space);
+  space.threads = 3;
+  const SelectionResult three = selectSettings(s, space);
+  REQUIRE(one.candidates.size() == three.candidates.size());
+  CHECK(one.chosen == three.chosen);
+  for (std::size_t i = 0; i < one.candidates.size(); ++i) {
+    CHECK(one.candidates[i].cost_ratio_mean == three.candidates[i].cost_ratio_mean);
+    REQUIRE(one.candidates[i].pairs.size() == three.candidates[i].pairs.size());
+    for (std::size_t k = 0; k < one.candidates[i].pairs.size(); ++k) {
+      CHECK(one.candidates[i].pairs[k].cost_ratio == three.candidates[i].pairs[k].cost_ratio);
+    }
+  }
+  space.pairs_seed = s.evaluation.seed + 100;
+  const SelectionResult other_pairs = selectSettings(s, space);
+  CHECK(other_pairs.candidates[0].cost_ratio_mean != one.candidates[0].cost_ratio_mean);
 }

@@ -83,6 +83,31 @@ class ValidationFailure : public Error {
   std::string area_;
 };
 
+/// What a validation fold needs that does not depend on the learner: the training data of the other
+/// areas and the left-out area's images mapped with its features, with their reference paths.
+/// Settings that differ in learner.* and loss.* only share it.
+struct FoldData {
+  TrainingData training;
+  std::vector<HoldoutImage> images;
+};
+
+/// Loads the data of fold `index` (validationFold(settings, index)); throws what validationFold,
+/// loadTrainingData and loadHoldout throw.
+FoldData loadFoldData(const PipelineSettings& settings, int index, const StageCallback& progress = {});
+
+/*!
+    requires: settings whose training images show at least two areas, all with labels;
+              0 <= index < trainingAreas(settings).size()
+    ensures: trains on every area but trainingAreas()[index] and scores that area's images as
+             holdout images (validationFold); the holdout images of the settings are never read.
+             `data`, if not null, is loadFoldData(s, index) of settings s that differ from these in
+             learner.* and loss.* only; it is only read (several folds may share it at once).
+             Throws mmp::InvalidArgument for settings validationFold refuses, and ValidationFailure
+             naming the area when loading, training or scoring throws mmp::Error.
+!*/
+ValidationFold validateFold(const PipelineSettings& settings, int index, const FoldProgress& progress = {},
+                            const FoldData* data = nullptr);
+
 /*!
     requires: settings whose training images show at least two areas, all with labels
     ensures: for each area of the training images (trainingAreas), trains on the others and scores on

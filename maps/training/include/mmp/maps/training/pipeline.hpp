@@ -121,7 +121,23 @@ struct HoldoutResult {
   std::vector<double> learned_costs;
 };
 
-/// Step 4 on holdout image `index` of the settings.  The classifier is skipped when null.
+/// A holdout image loaded, mapped and given its reference paths: what scoring a model on it needs,
+/// whatever the model's weights (the settings selection scores many models of one fold's features on it).
+struct HoldoutImage {
+  Region region;                              ///< with its feature map, without its raw feature values
+  std::vector<std::vector<int>> references;   ///< the seeded start/goal pairs' reference paths
+};
+
+/// Step 4a: loads holdout image `index` of the settings, maps it with `features` and plans its
+/// reference paths.  Throws mmp::DataError when no reference path can be planned.
+HoldoutImage loadHoldout(const PipelineSettings& settings, int index, const FeatureStack& features);
+
+/// Step 4b: every method's plans on the image, scored (the classifier skipped when null).
+/// requires: the image mapped with model.features().
+HoldoutResult scoreHoldout(const PipelineSettings& settings, const HoldoutImage& image, const CostModel& model,
+                           const LinearClassifier* classifier, const StageCallback& progress = {});
+
+/// Step 4 on holdout image `index` of the settings (4a then 4b).  The classifier is skipped when null.
 HoldoutResult evaluateHoldout(const PipelineSettings& settings, int index, const CostModel& model,
                               const LinearClassifier* classifier, const StageCallback& progress = {});
 

@@ -7,21 +7,50 @@
 //   const SelectionResult chosen = selectSettings(settings, space);
 //   RunResult run = trainAndEvaluate(chosen.settings);           // pipeline.hpp
 //
-// The procedure (coordinate search): start from each key's first value; take the keys in order and,
-// for each, score every value with the other keys at their current choice; keep the value of lowest
-// score, the current one on a tie; `sweeps` times over the keys.  A candidate's score is the learned
-// planner's mean cost ratio pooled over every image of every training area, each scored by the model
-// trained on the other areas (validateByArea, holdout_report.hpp); assignments already scored are not run again, nor is a
-// key that does not apply at the current choice (settingApplies: learner.learch.* keys without
-// learner.kind learch, learner.costs with it), since its values would all train the same model.  Only
-// the training images are read: the holdout images are never opened.
+// A candidate is an assignment of the space's keys trained for a number of passes (online epochs,
+// batch iterations, LEARCH rounds or network epochs: its budget).  Its score is the learned
+// planner's cost ratio on every validation pair of every training area, each area scored by the
+// model trained on the other areas (validateFold, holdout_report.hpp); every candidate is scored on
+// the same pairs, so two candidates are compared pair by pair.  Only the training images are read:
+// the holdout images are never opened.
+//
+// The procedure, in three parts:
+//  1. Coordinate search at the first rung's budget: start from each key's first value; take the keys
+//     in order and, for each, score every value with the other keys at their current choice and
+//     keep the one the rule (below) picks; `sweeps` times over the keys.  A key that does not apply
+//     at the current choice (settingApplies: learner.learch.* keys without learner.kind learch,
+//     learner.costs with it) is skipped, since its values would all train the same model.
+//  2. Successive halving: every assignment the search scored goes on to the next rung, whose budget
+//     is eta times larger (the last rung: the configured passes); after each rung the rule's pick
+//     and the next lowest means, 1 / eta of them (rounded up), go on.  With one rung there is no
+//     halving: the search runs at the configured passes (the exhaustive search of earlier versions).
+//  3. Early stopping: the choice is made by the rule over the last candidates at every budget they
+//     were trained with, fewer passes being cheaper; the chosen settings train that many passes.
+//
+// The rule (SelectionRule): Lowest picks the lowest pooled mean cost ratio (the current choice on a
+// tie).  Paired takes as default the simplest candidate (simplerThan: linear costs < exponential
+// costs < LEARCH < network, then fewer passes, then LEARCH from uniform costs, shallower trees,
+// fewer network members and channels; among equals the current choice, then the first scored) and
+// replaces it with the candidate of lowest mean only if that one is better beyond noise: the 95 %
+// paired-bootstrap interval (comparePaired, evaluation.hpp) of its gain over the default's ratios
+// on the same pairs lies wholly above 0.
+//
+// Each fold's data (loadFoldData: the other areas' training data, the left-out images with their
+// reference paths) is loaded once for every candidate that shares it (the keys outside learner.*
+// and loss.* equal).  Folds and candidates are trained at once on `threads` threads (each fold on
+// one thread); each
+// job's result lands in its own slot and every decision is taken when a batch is complete, so the
+// result does not depend on the thread count.
 #pragma once
 
 #include <mmp/maps/training/holdout_report.hpp>
 #include <mmp/maps/training/setting_keys.hpp>
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,9 +62,23 @@ struct SelectionKey {
   std::vector<std::string> values;
 };
 
+/// How candidates are compared (see the file comment).
+enum class SelectionRule { Lowest, Paired };
+/// "lowest" or "paired"; throws mmp::InvalidArgument naming the valid names otherwise.
+SelectionRule parseSelectionRule(const std::string& name);
+std::string describe(SelectionRule rule);
+
 struct SelectionSpace {
   std::vector<SelectionKey> keys;
-  int sweeps = 1;  ///< passes over the keys
+  int sweeps = 1;  ///< passes of the coordinate search over the keys, >= 1
+  SelectionRule rule = SelectionRule::Paired;
+  /// Budgets: rung r of `rungs` trains ceil(passes / eta^(rungs - 1 - r)) passes; >= 1 (1: every
+  /// candidate at the configured passes, no halving).
+  int rungs = 3;
+  int eta = 3;  ///< budget factor between rungs and 1 / share of candidates going on, >= 1
+  int threads = 0;  ///< folds trained at once (0: all cores); the result does not depend on it
+  /// The seed of the validation pairs (EvaluationSettings::seed of each fold); none: evaluation.seed.
+  std::optional<std::uint64_t> pairs_seed;
 };
 
 /*!
@@ -46,14 +89,29 @@ struct SelectionSpace {
 !*/
 bool settingApplies(const PipelineSettings& settings, const std::string& key);
 
-/// One scored assignment of the search space.
+/// The passes that are a candidate's budget: the cost learner's own (online epochs or batch
+/// iterations, LEARCH rounds, network epochs).
+long budgetPasses(const PipelineSettings& settings);
+/// Sets the cost learner's passes to `passes`, and those of a linear start (LEARCH or network from
+/// the linear learner) in proportion, at least 1.
+void setBudgetPasses(PipelineSettings& settings, long passes);
+
+/// The paired rule's order (file comment) as a key: a is simpler or cheaper than b when its key is
+/// lexicographically lower.
+std::vector<long> simplicityKey(const PipelineSettings& settings);
+
+/// One scored assignment of the search space at one budget.
 struct SelectionCandidate {
   std::map<std::string, std::string> values;  ///< key -> value, every key of the space
+  long passes = 0;                            ///< the budget trained (budgetPasses)
+  int rung = 0;                               ///< the rung it was first scored at (from 0)
+  std::vector<long> simplicity;               ///< simplicityKey of its settings
   double cost_ratio_mean = 0.0;               ///< the score: pooled over the left-out areas (inf if failed)
   double feasible_share = 0.0;
   double mhd_mean_px = 0.0;
   std::map<std::string, double> area_cost_ratio;  ///< per left-out area
-  double seconds = 0.0;
+  std::vector<PlanScore> pairs;               ///< the learned plans' scores, every fold's pairs in fold order
+  double seconds = 0.0;                       ///< the folds' training and scoring, summed
   /// Why training failed ("without AREA: message"), empty if it did not: a failed candidate scores
   /// inf and the search goes on without it.
   std::string failure;
@@ -62,11 +120,26 @@ struct SelectionCandidate {
 struct SelectionResult {
   std::vector<SelectionCandidate> candidates;  ///< in the order scored
   std::size_t chosen = 0;                      ///< index into candidates
-  PipelineSettings settings;                   ///< the given settings with the chosen values
+  PipelineSettings settings;                   ///< the given settings with the chosen values and passes
+  double seconds = 0.0;                        ///< wall time of the selection
 };
 
-/// Called before each fold: candidate number (from 1), the candidate's values, the fold's area, and
-/// the fold's own pipeline progress.
+constexpr std::size_t kNoCandidate = static_cast<std::size_t>(-1);
+
+/*!
+    requires: every index in `among` and `current` (unless kNoCandidate) < candidates.size(); current in among
+    ensures: the rule's pick among candidates[among] (file comment), kNoCandidate if every one failed.
+             Lowest: the lowest cost_ratio_mean, `current` on a tie, else the first in `among`.
+             Paired: the default is the simplest (lowest simplicity), `current` among equals, else
+             the first in `among`; the lowest mean replaces it only if comparePaired(its pairs, the
+             default's pairs) has an interval wholly above 0.
+!*/
+std::size_t pickCandidate(const std::vector<SelectionCandidate>& candidates, const std::vector<std::size_t>& among,
+                          std::size_t current, SelectionRule rule);
+
+/// Called before each fold and with its progress: candidate number (from 1), the candidate's
+/// values, the fold's area, and the fold's own pipeline progress.  Calls come from the selection's
+/// threads one at a time.
 using SelectionProgress = std::function<void(int candidate, const std::map<std::string, std::string>& values,
                                              const std::string& area, const std::string& stage, long done, long total)>;
 
@@ -75,8 +148,8 @@ using SelectionProgress = std::function<void(int candidate, const std::map<std::
     ensures: runs the procedure of the header and returns every candidate scored, the chosen one and
              the settings to train with.  A candidate whose training throws mmp::Error is kept with
              its failure and never chosen.  Throws mmp::InvalidArgument for an empty space, a key
-             given twice, a key or value applySetting refuses (before any training), or when no
-             candidate could be trained.
+             given twice, a key or value applySetting refuses, sweeps, rungs or eta < 1 (before any
+             training), or when no candidate could be trained.
 !*/
 SelectionResult selectSettings(const PipelineSettings& settings, const SelectionSpace& space,
                                const SelectionProgress& progress = {});
