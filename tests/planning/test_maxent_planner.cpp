@@ -2,6 +2,7 @@
 #include "support.hpp"
 
 #include <mmp/core/error.hpp>
+#include <mmp/planning/demonstrations.hpp>
 #include <mmp/planning/maxent_planner.hpp>
 #include <mmp/planning/path.hpp>
 #include <mmp/planning/path_example.hpp>
@@ -259,4 +260,40 @@ TEST_CASE("path example marginals: an unnormalisable w is an error naming the bo
   MarginalResult r;
   CHECK_THROWS_WITH_AS(example.marginals(Eigen::Vector2d(0.3, 0.0), r), doctest::Contains("not normalisable"),
                        InvalidArgument);
+}
+
+TEST_CASE("noisy demonstrations: the same ends as the exact ones, valid paths, never cheaper, errors name the fix") {
+  Random rng(17);
+  const int rows = 30, cols = 30;
+  std::vector<double> costs = test::randomCosts(rng, rows * cols, 1.0, 5.0, 0.05);
+  DemonstrationParams params;
+  params.count = 6;
+  params.min_separation = 10.0;
+  params.seed = 3;
+  const std::vector<Demonstration> exact = generateDemonstrations(rows, cols, costs, params);
+  REQUIRE(exact.size() == 6);
+  for (NoiseKind kind : {NoiseKind::Boltzmann, NoiseKind::Waypoints}) {
+    params.noise.kind = kind;
+    params.noise.temperature = 0.5;
+    params.noise.waypoints = 2;
+    const std::vector<Demonstration> noisy = generateDemonstrations(rows, cols, costs, params);
+    REQUIRE(noisy.size() == exact.size());
+    double excess = 0.0;
+    for (std::size_t i = 0; i < noisy.size(); ++i) {
+      CHECK(noisy[i].path.front() == exact[i].path.front());
+      CHECK(noisy[i].path.back() == exact[i].path.back());
+      CHECK_NOTHROW(validatePath(noisy[i].path, rows, cols, Connectivity::Eight));
+      for (int s : noisy[i].path) CHECK(std::isfinite(costs[s]));
+      CHECK(noisy[i].optimal_cost == doctest::Approx(exact[i].cost));
+      CHECK(noisy[i].cost >= noisy[i].optimal_cost - 1e-9);
+      excess += noisy[i].cost - noisy[i].optimal_cost;
+    }
+    CHECK(excess > 0.0);  // some path is not optimal
+    CHECK(describe(parseNoiseKind(describe(kind))) == std::string(describe(kind)));
+  }
+  params.noise.kind = NoiseKind::Boltzmann;
+  params.noise.temperature = 5.0;  // costs / temperature down to 0.2: Z infinite
+  CHECK_THROWS_WITH_AS(generateDemonstrations(rows, cols, costs, params), doctest::Contains("lower the temperature"),
+                       InvalidArgument);
+  CHECK_THROWS_WITH_AS(parseNoiseKind("gaussian"), doctest::Contains("valid: none, boltzmann, waypoints"), InvalidArgument);
 }

@@ -205,6 +205,20 @@ void demonstrationKeys(std::vector<SettingKey>& keys) {
                            [](S& s) -> double& { return s.demonstrations.min_separation_px; }));
   keys.push_back(integerKey<std::uint64_t>("demonstrations.seed", 0, kMaxSeed, "seed of the generated demonstrations",
                                            [](S& s) -> std::uint64_t& { return s.demonstrations.seed; }));
+  keys.push_back(choiceKey("demonstrations.noise", {"none", "boltzmann", "waypoints"},
+                           "imperfect demonstrations: none (optimal paths), boltzmann (walks drawn from "
+                           "P ~ exp(-cost / temperature)), waypoints (optimal paths through random waypoints)",
+                           [](const S& s) { return describe(s.demonstrations.noise.kind); },
+                           [](S& s, const std::string& v) { s.demonstrations.noise.kind = parseNoiseKind(v); }));
+  keys.push_back(numberKey("demonstrations.temperature", kPositive, kInf,
+                           "boltzmann noise: the temperature, in the behaviour's cost units (every passable cost / "
+                           "temperature above 1.78 keeps the model normalisable)",
+                           [](S& s) -> double& { return s.demonstrations.noise.temperature; }));
+  keys.push_back(integerKey<int>("demonstrations.waypoints", 1, 100, "waypoints noise: cells each path passes through, in order",
+                                 [](S& s) -> int& { return s.demonstrations.noise.waypoints; }));
+  keys.push_back(numberKey("demonstrations.waypoint_spread", 0.0, 10.0,
+                           "waypoints noise: radius around the start-goal line, a share of the start-goal distance",
+                           [](S& s) -> double& { return s.demonstrations.noise.spread; }));
 }
 
 void lossKeys(std::vector<SettingKey>& keys) {

@@ -19,6 +19,7 @@
 #include <mmp/maps/training/learch.hpp>
 #include <mmp/maps/training/network_training.hpp>
 #include <mmp/maps/synthetic_scene.hpp>
+#include <mmp/planning/demonstrations.hpp>
 #include <mmp/planning/loss.hpp>
 
 #include <cstdint>
@@ -74,6 +75,9 @@ struct DemonstrationSettings {
   int per_region = 12;              ///< generated demonstrations per training image with labels
   double min_separation_px = 200.0; ///< smallest start-goal distance
   std::uint64_t seed = 1;
+  /// Imperfect generated demonstrations (planning/demonstrations.hpp), between the same start/goal
+  /// pairs as the exact ones; the holdout's reference paths stay optimal.
+  DemonstrationNoise noise;
 };
 
 struct LossSettings {
