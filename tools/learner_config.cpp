@@ -77,6 +77,9 @@ mmp::LearnerSettings learnerSettings(const ConfigNode& config, const std::string
   for (LearnerKind known : {LearnerKind::Online, LearnerKind::Batch, LearnerKind::Dlpw, LearnerKind::CuttingPlane}) {
     if (kind == describe(known)) s.kind = known;
   }
+  if (config.has("objective")) {
+    s.objective = parseTrainingObjective(config.choice("objective", describe(s.objective), {"margin", "likelihood"}));
+  }
   s.online = onlineParams(config.child("online"), s.online);
   s.batch = batchParams(config.child("batch"), s.batch);
   if (config.has("cutting_plane")) s.cutting_plane = cuttingPlaneParams(config.child("cutting_plane"), s.cutting_plane);
