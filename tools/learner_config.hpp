@@ -30,8 +30,11 @@ CuttingPlane::Params cuttingPlaneParams(const ConfigNode& node, CuttingPlane::Pa
 /// LearnerKind's name there ("cutting_plane", "dlpw") sets the kind; any other ("learch" of
 /// `mmp train`) leaves the LearnerKind as in defaults, for the caller to read kind_key.  The
 /// cutting plane is unconstrained, so only front ends without a projection (OCR, multilabel) offer it.
+/// objective_names: the names of the margin and the likelihood objective in this front end (`mmp
+/// train` calls the likelihood of paths "maxent").
 mmp::LearnerSettings learnerSettings(const ConfigNode& config, const std::string& kind_key, mmp::LearnerSettings defaults,
-                                     const std::vector<std::string>& more_kinds = {});
+                                     const std::vector<std::string>& more_kinds = {},
+                                     const std::pair<std::string, std::string>& objective_names = {"margin", "likelihood"});
 
 /// The `online` and `batch` sections as a config would write them, every key with its value in `s` (an
 /// unlimited time budget left out: it is the default) (the inverse of learnerSettings' sections, for `mmp train --print-config`).

@@ -166,7 +166,7 @@ LearchResult learch(const std::vector<const PathExample*>& examples, const Eigen
   Random rng(settings.seed);
   std::vector<std::vector<double>> log_costs(states.size());
   for (std::size_t m = 0; m < states.size(); ++m) log_costs[m] = states[m].log_costs;
-  const bool maxent = settings.likelihood;
+  const bool maxent = settings.objective == TrainingObjective::Likelihood;
   if (maxent) loss_max = 0.0;  // no loss augmentation
   CostRange range = costRange(states, log_costs, loss_max, settings.max_cost_ratio, maxent);
   if (!range.plannable) {

@@ -247,6 +247,14 @@ void learnerKeys(std::vector<SettingKey>& keys) {
       "(boosted regression trees on the log-cost) or network (a convolutional network of the image on the log-cost)",
       [](const S& s) { return costLearnerName(s.learner); },
       [](S& s, const std::string& v) { setCostLearner(s.learner, v); })));
+  keys.push_back(selectable(choiceKey("learner.objective", {"margin", "maxent"},
+                                      "what training minimises: the max-margin objective through loss-augmented A*, or "
+                                      "the negative log-likelihood of Maximum Entropy IRL through expected visitation "
+                                      "(online, batch and learch; not network)",
+                                      [](const S& s) { return s.learner.objective == TrainingObjective::Likelihood ? "maxent" : "margin"; },
+                                      [](S& s, const std::string& v) {
+                                        s.learner.objective = v == "maxent" ? TrainingObjective::Likelihood : TrainingObjective::Margin;
+                                      })));
   keys.push_back(selectable(choiceKey("learner.costs", {"linear", "exponential"},
                                       "cell costs w . f (kept positive by projection) or exp(w . f)",
                                       [](const S& s) { return describe(s.learner.costs); },
