@@ -26,6 +26,7 @@ PathExample::Params exampleParams(const PipelineSettings& config) {
   p.length_weighting = config.loss.length_weighting;
   p.q = config.learner.q();
   p.cost_form = config.learner.costs;
+  p.maxent.region_margin = config.learner.maxent_margin;
   return p;
 }
 

@@ -255,6 +255,11 @@ void learnerKeys(std::vector<SettingKey>& keys) {
                                       [](S& s, const std::string& v) {
                                         s.learner.objective = v == "maxent" ? TrainingObjective::Likelihood : TrainingObjective::Margin;
                                       })));
+  keys.push_back(numberKey("learner.maxent_margin", 0.0, kInf,
+                           "objective maxent: only cells on a path within this cost of the cheapest take part in "
+                           "the soft planner (inf: the whole image); every walk dropped is e^margin times less "
+                           "probable than the likeliest",
+                           [](S& s) -> double& { return s.learner.maxent_margin; }));
   keys.push_back(selectable(choiceKey("learner.costs", {"linear", "exponential"},
                                       "cell costs w . f (kept positive by projection) or exp(w . f)",
                                       [](const S& s) { return describe(s.learner.costs); },

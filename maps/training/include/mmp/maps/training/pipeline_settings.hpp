@@ -108,6 +108,9 @@ struct CostLearnerSettings : LearnerSettings {
   /// (no projection needed; the bias calibration is skipped: a bias scales every cost alike).
   CostForm costs = CostForm::Linear;
   CostHypothesis hypothesis = CostHypothesis::Linear;
+  /// objective maxent: the soft planner's region margin (maxent_planner.hpp, THE REGION): only the
+  /// cells on a path within this much of the cheapest's cost take part; +inf = the whole image.
+  double maxent_margin = std::numeric_limits<double>::infinity();
   /// LEARCH's settings (learch.hpp), with hypothesis Learch: costs exp(w0 . f + boosted trees).
   LearchSettings learch;
   /// The network's settings (network_training.hpp), with hypothesis Network: costs exp(w0 . f + net(image)).
