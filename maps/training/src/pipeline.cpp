@@ -224,12 +224,14 @@ TrainedCostModel trainHypothesis(const TrainingData& training, const PipelineSet
   // (features in [0, 1], bias 1), so A* stays exact without clamping (planning/loss.hpp).
   // Exponential costs exp(w . f) are positive for every w: no projection.
   // MaxEnt (no loss augmentation): every cost above kMaxEntSafeCost keeps the model normalisable
-  // (maxent_planner.hpp), so w >= 0 with w_bias >= that bound, or >= its log with exponential costs.
+  // (maxent_planner.hpp), so w >= 0 with w_bias >= kMaxEntTrainingFloor, or >= its log with
+  // exponential costs.
   const bool linear = config.learner.costs == CostForm::Linear;
   const bool maxent = config.learner.objective == TrainingObjective::Likelihood;
   const ProjectionPtr positive =
       maxent   ? positiveCostProjection(d, kBiasIndex, 0.0,
-                                        linear ? std::max(config.learner.min_cost, kMaxEntSafeCost) : std::log(kMaxEntSafeCost))
+                                        linear ? std::max(config.learner.min_cost, kMaxEntTrainingFloor)
+                                               : std::log(kMaxEntTrainingFloor))
       : linear ? positiveCostProjection(d, kBiasIndex, config.loss.scale, config.learner.min_cost)
                : noProjection();
   Eigen::VectorXd initial = Eigen::VectorXd::Zero(d);

@@ -25,10 +25,10 @@ TrainedCostModel trainLearch(const TrainingData& training, const PipelineSetting
   report.learner = config.learner.kind;
   report.examples = static_cast<int>(examples.size());
   Eigen::VectorXd initial = Eigen::VectorXd::Zero(training.stack.features());  // uniform costs
-  // MaxEnt: uniform costs e x kMaxEntSafeCost, above the bound that keeps the model normalisable
-  // with room for the trees to lower them (learch.hpp)
+  // MaxEnt: uniform costs e x kMaxEntTrainingFloor, with room for the trees to lower them before a
+  // round is undone at kMaxEntSafeCost (learch.hpp)
   const bool maxent = config.learner.objective == TrainingObjective::Likelihood;
-  if (maxent) initial[kBiasIndex] = std::log(kMaxEntSafeCost) + 1.0;
+  if (maxent) initial[kBiasIndex] = std::log(kMaxEntTrainingFloor) + 1.0;
   if (config.learner.learch.from_linear) initial = linearStart(training, config, progress).model.weights();
   LearchSettings settings = config.learner.learch;
   settings.objective = config.learner.objective;

@@ -105,9 +105,10 @@ class MaxEntPlanner {
       ensures
           - the model of the file comment on `costs` (> 0 finite, or +inf impassable): log Z, the
             cheapest cost, every cell's expected trapezoid weight
-          - the NotNormalisable status when the backward sweeps stop making progress (the change of
-            the largest log z moves no more than 1 % lower in 25 sweeps after sweep 50: the growth of a
-            divergent iteration is linear, the decay of a convergent one geometric)
+          - the NotNormalisable status only when Z is certified infinite: every 10 sweeps, unless
+            every row of the step matrix sums to < 1 (then Z is finite), the Collatz-Wielandt bound
+            rho(A) >= min_s (A z)(s) / z(s) on the current iterate z is checked against 1; a
+            divergent model that this bound does not catch ends as NoConvergence after max_sweeps
           - nothing thrown for bad costs or unreachable goals: see the status and message
   !*/
   SoftPlanResult solve(const std::vector<double>& costs, int start, int goal);
