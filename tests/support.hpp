@@ -2,6 +2,7 @@
 // Random problems are drawn with mmp::Random, so a seed gives the same problem with every standard library.
 #pragma once
 
+#include <mmp/core/marginals.hpp>
 #include <mmp/core/tasks/chain.hpp>
 #include <mmp/core/tasks/multiclass.hpp>
 #include <mmp/core/random.hpp>
@@ -71,6 +72,66 @@ inline std::vector<std::unique_ptr<ChainExample>> chainExamples(const std::share
   std::vector<std::unique_ptr<ChainExample>> examples;
   for (std::size_t s = 0; s < data->sequences(); ++s) examples.push_back(std::make_unique<ChainExample>(data, s, options));
   return examples;
+}
+
+/*!
+    An example whose outputs are an explicit list: output k has the dense joint features psi.col(k)
+    and the loss losses[k], output `target` is the demonstration (its loss 0).  solve() and
+    marginals() enumerate the list, so it is an independent reference for both interfaces
+    (softmax over the list: P(k) = exp(w.psi_k) / sum_j exp(w.psi_j)).
+!*/
+class EnumeratedExample final : public StructuredExample, public MarginalExample {
+ public:
+  EnumeratedExample(Eigen::MatrixXd psi, Eigen::VectorXd losses, int target, double beta = 1.0)
+      : psi_(std::move(psi)), losses_(std::move(losses)), target_(target), beta_(beta) {}
+
+  Eigen::Index dimension() const override { return psi_.rows(); }
+  void solve(const Eigen::VectorXd& w, double loss_weight, OracleResult& r) const override {
+    const Eigen::VectorXd scores = psi_.transpose() * w + loss_weight * losses_;
+    Eigen::Index best = 0;
+    for (Eigen::Index k = 1; k < scores.size(); ++k) {
+      if (scores[k] > scores[best]) best = k;
+    }
+    r.output = {static_cast<int>(best)};
+    r.psi_output.resetDense(dimension()) = psi_.col(best);
+    r.psi_target.resetDense(dimension()) = psi_.col(target_);
+    r.loss = losses_[best];
+    r.beta = beta_;
+  }
+  void marginals(const Eigen::VectorXd& w, MarginalResult& r) const override {
+    const Eigen::VectorXd scores = psi_.transpose() * w;
+    const double top = scores.maxCoeff();
+    const Eigen::VectorXd p = (scores.array() - top).exp().matrix();
+    r.log_partition = top + std::log(p.sum());
+    r.expected_psi.resetDense(dimension()) = psi_ * p / p.sum();
+    r.psi_target.resetDense(dimension()) = psi_.col(target_);
+    r.beta = beta_;
+  }
+  const Eigen::MatrixXd& psi() const { return psi_; }
+  int target() const { return target_; }
+  double beta() const { return beta_; }
+
+ private:
+  Eigen::MatrixXd psi_;
+  Eigen::VectorXd losses_;
+  int target_;
+  double beta_;
+};
+
+/// n enumerated examples in R^d with `outputs` outputs each: normal psi, losses 1 off the target,
+/// the target drawn at random, beta in [0.5, 1.5].
+inline std::vector<std::unique_ptr<EnumeratedExample>> randomEnumerated(Random& rng, int n, int d, int outputs) {
+  std::vector<std::unique_ptr<EnumeratedExample>> out;
+  for (int i = 0; i < n; ++i) {
+    Eigen::MatrixXd psi(d, outputs);
+    for (int k = 0; k < outputs; ++k) psi.col(k) = randomVector(rng, d);
+    const int target = randomInt(rng, 0, outputs - 1);
+    Eigen::VectorXd losses = Eigen::VectorXd::Ones(outputs);
+    losses[target] = 0.0;
+    const double beta = 0.5 + rng.uniform();
+    out.push_back(std::make_unique<EnumeratedExample>(std::move(psi), std::move(losses), target, beta));
+  }
+  return out;
 }
 
 template <class T>

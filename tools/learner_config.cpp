@@ -70,12 +70,19 @@ CuttingPlane::Params cuttingPlaneParams(const ConfigNode& node, CuttingPlane::Pa
 }
 
 mmp::LearnerSettings learnerSettings(const ConfigNode& config, const std::string& kind_key, mmp::LearnerSettings s,
-                                     const std::vector<std::string>& more_kinds) {
+                                     const std::vector<std::string>& more_kinds,
+                                     const std::pair<std::string, std::string>& objective_names) {
   std::vector<std::string> kinds = {"online", "batch"};
   kinds.insert(kinds.end(), more_kinds.begin(), more_kinds.end());
   const std::string kind = config.choice(kind_key, describe(s.kind), kinds);
   for (LearnerKind known : {LearnerKind::Online, LearnerKind::Batch, LearnerKind::Dlpw, LearnerKind::CuttingPlane}) {
     if (kind == describe(known)) s.kind = known;
+  }
+  if (config.has("objective")) {
+    const std::string& current = s.objective == TrainingObjective::Margin ? objective_names.first : objective_names.second;
+    s.objective = config.choice("objective", current, {objective_names.first, objective_names.second}) == objective_names.first
+                      ? TrainingObjective::Margin
+                      : TrainingObjective::Likelihood;
   }
   s.online = onlineParams(config.child("online"), s.online);
   s.batch = batchParams(config.child("batch"), s.batch);

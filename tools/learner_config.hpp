@@ -2,6 +2,7 @@
 //
 //   <kind_key>: online | batch   (learnerSettings: the kind, beside the sections; the one place a
 //                                 learner's name becomes a LearnerKind; a caller may add kinds)
+//   objective: margin | likelihood   (beside the kind, if the caller's expectKeys allows it)
 //   online: {lambda, q, epochs, averaging, shuffle, seed, tolerance, time_budget_seconds}
 //   batch:  {lambda, q, iterations, step: constant|gamma_over_t, step_size, averaging, threads,
 //            tolerance, time_budget_seconds}
@@ -23,14 +24,17 @@ OnlineGreedyProjection::Params onlineParams(const ConfigNode& node, OnlineGreedy
 BatchSubgradient::Params batchParams(const ConfigNode& node, BatchSubgradient::Params defaults);
 Dlpw::Params dlpwParams(const ConfigNode& node, Dlpw::Params defaults);
 CuttingPlane::Params cuttingPlaneParams(const ConfigNode& node, CuttingPlane::Params defaults);
-/// The keys `kind_key` (the kind), `online`, `batch` and `cutting_plane` of `config`, each over its
+/// The keys `kind_key` (the kind), `objective` (if present), `online`, `batch` and `cutting_plane` of `config`, each over its
 /// part of `defaults` (a section the caller's expectKeys does not allow is absent: its defaults stay).
 /// online and batch are always accepted; a front end offering more lists them in more_kinds.  A
 /// LearnerKind's name there ("cutting_plane", "dlpw") sets the kind; any other ("learch" of
 /// `mmp train`) leaves the LearnerKind as in defaults, for the caller to read kind_key.  The
 /// cutting plane is unconstrained, so only front ends without a projection (OCR, multilabel) offer it.
+/// objective_names: the names of the margin and the likelihood objective in this front end (`mmp
+/// train` calls the likelihood of paths "maxent").
 mmp::LearnerSettings learnerSettings(const ConfigNode& config, const std::string& kind_key, mmp::LearnerSettings defaults,
-                                     const std::vector<std::string>& more_kinds = {});
+                                     const std::vector<std::string>& more_kinds = {},
+                                     const std::pair<std::string, std::string>& objective_names = {"margin", "likelihood"});
 
 /// The `online` and `batch` sections as a config would write them, every key with its value in `s` (an
 /// unlimited time budget left out: it is the default) (the inverse of learnerSettings' sections, for `mmp train --print-config`).

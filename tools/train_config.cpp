@@ -328,7 +328,7 @@ void readPipelineSections(const ConfigNode& config, PipelineSettings& c) {
   learner.child("network").expectKeys(sectionKeys("learner.network"));
   // The online and batch sections, shared with the other commands (learner_config.hpp); the kind is
   // the table's learner.kind, which the sections leave alone.
-  static_cast<LearnerSettings&>(c.learner) = learnerSettings(learner, "kind", c.learner, {"learch", "network"});
+  static_cast<LearnerSettings&>(c.learner) = learnerSettings(learner, "kind", c.learner, {"learch", "network"}, {"margin", "maxent"});
   readSettingKeys(config, c);
   if (learner.has("learch") && c.learner.hypothesis != CostHypothesis::Learch) {
     learner.fail("learch", "applies with kind: learch only");

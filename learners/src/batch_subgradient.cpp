@@ -1,10 +1,12 @@
 #include <mmp/learners/batch_subgradient.hpp>
 
 #include <mmp/core/error.hpp>
+#include <mmp/core/likelihood_objective.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace mmp {
 
@@ -17,11 +19,17 @@ BatchSubgradient::BatchSubgradient(Params params) : params_(std::move(params)) {
 
 const Eigen::VectorXd& BatchSubgradient::train(const ExampleList& examples, Eigen::VectorXd initial) {
   start(examples);
-  const Objective objective(examples, {params_.lambda, params_.q});
-  const Eigen::Index d = objective.dimension();
+  const Objective margin(examples, {params_.lambda, params_.q});
+  std::optional<LikelihoodObjective> likelihood;
+  if (params_.objective == TrainingObjective::Likelihood) likelihood.emplace(examples, params_.lambda);
+  const Eigen::Index d = margin.dimension();
   Eigen::VectorXd w = startingPoint(std::move(initial), d, *params_.projection, "batch subgradient");
 
   ThreadPool pool(params_.threads);
+  // c(w) of the objective trained, and its (sub)gradient if g is given
+  const auto evaluate = [&](const Eigen::VectorXd& at, Eigen::VectorXd* g) {
+    return likelihood ? likelihood->evaluate(at, g, &pool) : margin.evaluate(at, g, &pool).value;
+  };
   IterateAverage average(params_.averaging);
   Eigen::VectorXd g(d), next(d), good;
   Info info = params_.stop.tolerance > 0.0 ? Info::NoConvergence : Info::Success;
@@ -32,10 +40,10 @@ const Eigen::VectorXd& BatchSubgradient::train(const ExampleList& examples, Eige
       message = "time budget of " + std::to_string(params_.stop.time_budget_seconds) + " s ran out";
       break;
     }
-    // 1) all loss-augmented oracles at w_t, 2) c(w_t) and g of eq. 6
-    ObjectiveValue value;
+    // 1) all loss-augmented oracles (or marginals) at w_t, 2) c(w_t) and g (eq. 6, or the gradient)
+    double value = 0.0;
     try {
-      value = objective.evaluate(w, &g, &pool);
+      value = evaluate(w, &g);
     } catch (const NumericalError& e) {
       info = Info::NumericalIssue;
       message = "iteration " + std::to_string(t) + ": " + e.what() + "; kept the weights of iteration " + std::to_string(t - 1);
@@ -43,14 +51,14 @@ const Eigen::VectorXd& BatchSubgradient::train(const ExampleList& examples, Eige
       break;
     }
     good = w;
-    if (!std::isfinite(value.value) || !g.allFinite()) {
+    if (!std::isfinite(value) || !g.allFinite()) {
       info = Info::NumericalIssue;
       message = "the objective or subgradient is not finite at iteration " + std::to_string(t) +
                 "; kept the weights of iteration " + std::to_string(t - 1);
       break;
     }
     iterations_ = t;
-    const TraceRecord record{t, value.value, w.norm(), elapsed()};
+    const TraceRecord record{t, value, w.norm(), elapsed()};
     trace_.push_back(record);
     if (!report(record)) {
       info = Info::NoConvergence;
@@ -79,7 +87,7 @@ const Eigen::VectorXd& BatchSubgradient::train(const ExampleList& examples, Eige
     weights_ = average.mean();
   }
   try {
-    objective_ = objective.evaluate(weights_, nullptr, &pool).value;
+    objective_ = evaluate(weights_, nullptr);
   } catch (const NumericalError&) {
     objective_ = std::numeric_limits<double>::quiet_NaN();  // the starting point itself overflowed
   }

@@ -32,6 +32,16 @@ std::string describe(LearnerKind kind) {
   return "?";
 }
 
+TrainingObjective parseTrainingObjective(const std::string& name) {
+  if (name == "margin") return TrainingObjective::Margin;
+  if (name == "likelihood") return TrainingObjective::Likelihood;
+  throw InvalidArgument("objective '" + name + "': expected margin or likelihood");
+}
+
+std::string describe(TrainingObjective objective) {
+  return objective == TrainingObjective::Likelihood ? "likelihood" : "margin";
+}
+
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }

@@ -1,5 +1,7 @@
 #include <mmp/learners/learner_settings.hpp>
 
+#include <mmp/core/error.hpp>
+
 #include <algorithm>
 #include <sstream>
 
@@ -78,17 +80,29 @@ std::string LearnerSettings::describe() const {
         << batch.steps.describe() << ", averaging " << mmp::describe(batch.averaging);
       break;
   }
+  if (objective == TrainingObjective::Likelihood) s << ", likelihood objective";
   return s.str();
 }
 
 std::unique_ptr<Learner> makeLearner(const LearnerSettings& settings) {
+  if (settings.objective == TrainingObjective::Likelihood && settings.kind != LearnerKind::Online &&
+      settings.kind != LearnerKind::Batch) {
+    throw InvalidArgument("learner " + mmp::describe(settings.kind) +
+                          " trains the margin objective only; the likelihood objective trains with online or batch");
+  }
   switch (settings.kind) {
-    case LearnerKind::Online: return std::make_unique<OnlineGreedyProjection>(settings.online);
+    case LearnerKind::Online: {
+      OnlineGreedyProjection::Params p = settings.online;
+      p.objective = settings.objective;
+      return std::make_unique<OnlineGreedyProjection>(std::move(p));
+    }
     case LearnerKind::Dlpw: return std::make_unique<Dlpw>(settings.dlpw);
     case LearnerKind::CuttingPlane: return std::make_unique<CuttingPlane>(settings.cutting_plane);
     case LearnerKind::Batch: break;
   }
-  return std::make_unique<BatchSubgradient>(settings.batch);
+  BatchSubgradient::Params p = settings.batch;
+  p.objective = settings.objective;
+  return std::make_unique<BatchSubgradient>(std::move(p));
 }
 
 }  // namespace mmp

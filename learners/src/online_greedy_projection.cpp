@@ -1,6 +1,7 @@
 #include <mmp/learners/online_greedy_projection.hpp>
 
 #include <mmp/core/error.hpp>
+#include <mmp/core/likelihood_objective.hpp>
 #include <mmp/core/random.hpp>
 #include <mmp/core/thread_pool.hpp>
 
@@ -28,6 +29,10 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
   prediction_losses_.clear();
   cumulative_loss_ = 0.0;
   const Eigen::Index d = commonDimension(examples);
+  const bool likelihood = params_.objective == TrainingObjective::Likelihood;
+  const std::vector<const MarginalExample*> marginal =
+      likelihood ? marginalExamples(examples, "online greedy projection, likelihood objective")
+                 : std::vector<const MarginalExample*>();
   Eigen::VectorXd w = startingPoint(std::move(initial), d, *params_.projection, "online greedy projection");
 
   const std::size_t n = examples.size();
@@ -38,6 +43,7 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
   IterateAverage average(params_.averaging);
   ThreadPool pool(params_.threads);
   std::vector<OracleResult> predictions(batch), augmented(batch);  // one slot per example of a step
+  std::vector<MarginalResult> marginals(likelihood ? batch : 0);
   Eigen::VectorXd next(d), epoch_start, good;
   const StepSchedule steps = StepSchedule::inverseLambdaT(params_.lambda);
   Info info = params_.stop.tolerance > 0.0 ? Info::NoConvergence : Info::Success;
@@ -63,14 +69,16 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
       ++t;
       const std::size_t m = std::min(batch, n - first);  // the epoch's last step may take fewer
       try {
-        // 1) predict with the current w before seeing the demonstrations; 2) loss-augmented oracles.
-        //    Call 2j is example j's prediction, 2j + 1 its loss-augmented call, all at the same w.
+        // 1) predict with the current w before seeing the demonstrations; 2) loss-augmented oracles
+        //    (or marginals).  Call 2j is example j's prediction, 2j + 1 its other call, all at the same w.
         pool.parallelFor(2 * m, [&](std::size_t call) {
-          const StructuredExample& example = *examples[order[first + call / 2]];
+          const std::size_t i = order[first + call / 2];
           if (call % 2 == 0) {
-            example.solve(w, 0.0, predictions[call / 2]);
+            examples[i]->solve(w, 0.0, predictions[call / 2]);
+          } else if (likelihood) {
+            marginal[i]->marginals(w, marginals[call / 2]);
           } else {
-            example.solve(w, 1.0, augmented[call / 2]);
+            examples[i]->solve(w, 1.0, augmented[call / 2]);
           }
         });
       } catch (const NumericalError& e) {
@@ -89,10 +97,17 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
       // w <- P[w - eta (lambda w + 1/m sum_j q beta_j h_j^(q-1) (psi_j* - psi_j))], formed on a copy
       // so that a non-finite step leaves the last good w in place; sparse psi touch only their
       // entries.  With m = 1 the scale is -eta exactly: the single-example learner, bit for bit.
+      // The likelihood's term is beta_j (E[psi_j] - psi_j) instead.
       const double eta = steps.stepSize(t);
       const double scale = -eta / static_cast<double>(m);
       next = (1.0 - eta * params_.lambda) * w;
-      for (std::size_t j = 0; j < m; ++j) addTermSubgradient(augmented[j], w, params_.q, scale, next);
+      for (std::size_t j = 0; j < m; ++j) {
+        if (likelihood) {
+          addLikelihoodGradient(marginals[j], w, scale, next);
+        } else {
+          addTermSubgradient(augmented[j], w, params_.q, scale, next);
+        }
+      }
       params_.projection->project(next);
       if (!next.allFinite()) {
         info = Info::NumericalIssue;

@@ -55,7 +55,7 @@ PlanResult PathExample::plan(const Eigen::VectorXd& w) const {
   return planOn(costs);
 }
 
-PlanResult PathExample::planLogCosts(const std::vector<double>& log_costs, double loss_weight) const {
+std::vector<double> PathExample::exponentiated(const std::vector<double>& log_costs, double loss_weight) const {
   if (log_costs.size() != loss_.size()) {
     throw InvalidArgument("path example: " + std::to_string(log_costs.size()) + " log-costs for " +
                           std::to_string(loss_.size()) + " cells");
@@ -65,7 +65,47 @@ PlanResult PathExample::planLogCosts(const std::vector<double>& log_costs, doubl
     costs[s] = map_->isBlocked(static_cast<int>(s)) ? std::numeric_limits<double>::infinity()
                                                     : std::exp(log_costs[s] - loss_weight * loss_[s]);
   }
-  return planOn(costs);
+  return costs;
+}
+
+PlanResult PathExample::planLogCosts(const std::vector<double>& log_costs, double loss_weight) const {
+  return planOn(exponentiated(log_costs, loss_weight));
+}
+
+SoftPlanResult PathExample::softPlanOn(const std::vector<double>& costs) const {
+  // One soft planner per thread, as planOn keeps one A* planner.
+  thread_local std::unique_ptr<MaxEntPlanner> planner;
+  MaxEntPlanner::Params params = params_.maxent;
+  params.connectivity = params_.connectivity;
+  if (!planner || planner->rows() != map_->rows() || planner->cols() != map_->cols() ||
+      planner->params().connectivity != params.connectivity || planner->params().region_margin != params.region_margin ||
+      planner->params().tolerance != params.tolerance || planner->params().max_sweeps != params.max_sweeps) {
+    planner = std::make_unique<MaxEntPlanner>(map_->rows(), map_->cols(), params);
+  }
+  return planner->solve(costs, start(), goal());
+}
+
+SoftPlanResult PathExample::softPlanLogCosts(const std::vector<double>& log_costs) const {
+  return softPlanOn(exponentiated(log_costs, 0.0));
+}
+
+void PathExample::marginals(const Eigen::VectorXd& w, MarginalResult& result) const {
+  std::vector<double> costs;
+  augmentedCosts(w, 0.0, costs);
+  const SoftPlanResult soft = softPlanOn(costs);
+  if (soft.status != SoftPlanStatus::Success) {
+    throw InvalidArgument("path example (start cell " + std::to_string(start()) + ", goal cell " +
+                          std::to_string(goal()) + "): the maxent planner failed (" + describe(soft.status) +
+                          "): " + soft.message);
+  }
+  Eigen::VectorXd& expected = result.expected_psi.resetDense(dimension());
+  expected.setZero();
+  for (std::size_t s = 0; s < soft.visits.size(); ++s) {
+    if (soft.visits[s] != 0.0) map_->addCell(static_cast<int>(s), -soft.visits[s], expected);
+  }
+  result.psi_target.resetDense(dimension()) = -target_features_;
+  result.log_partition = soft.log_partition;
+  result.beta = beta_;
 }
 
 void PathExample::augmentedCosts(const Eigen::VectorXd& w, double loss_weight, std::vector<double>& costs) const {

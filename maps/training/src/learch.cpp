@@ -4,6 +4,7 @@
 #include <mmp/core/random.hpp>
 #include <mmp/core/thread_pool.hpp>
 #include <mmp/maps/cost_model.hpp>
+#include <mmp/planning/maxent_planner.hpp>
 #include <mmp/planning/path.hpp>
 
 #include <algorithm>
@@ -39,7 +40,7 @@ struct CostRange {
 };
 
 CostRange costRange(const std::vector<MapState>& states, const std::vector<std::vector<double>>& log_costs,
-                    double loss_max, double max_ratio) {
+                    double loss_max, double max_ratio, bool maxent) {
   double lo = kInf, hi = -kInf;
   bool finite = true;
   for (std::size_t m = 0; m < states.size(); ++m) {
@@ -66,14 +67,18 @@ CostRange costRange(const std::vector<MapState>& states, const std::vector<std::
               "], the costs every model keeps to (CostLimits)";
   } else if (hi - lo > std::log(max_ratio)) {
     r.fault = range + ", a ratio of " + numberText(std::exp(hi - lo)) + " > max_cost_ratio " + numberText(max_ratio);
+  } else if (maxent && r.lowest < kMaxEntSafeCost) {
+    r.fault = range + ", below " + numberText(kMaxEntSafeCost) +
+              ", under which the MaxEnt model may not be normalisable (maxent_planner.hpp)";
   }
   return r;
 }
 
 // One example's part of a round.
 struct Outcome {
-  std::vector<int> plan;  // y*_i, loss-augmented
-  double hinge = 0.0;     // beta_i [C(y_i) - C_aug(y*_i)]
+  std::vector<int> plan;  // y*_i, loss-augmented (margin)
+  std::vector<double> expected;  // the expected trapezoid visits of every cell (likelihood)
+  double hinge = 0.0;     // beta_i [C(y_i) - C_aug(y*_i)], or beta_i [C(y_i) + log Z_i]
   double loss = 0.0;      // L_i(y_pred_i) / max(1, |y_i|)
 };
 
@@ -161,7 +166,9 @@ LearchResult learch(const std::vector<const PathExample*>& examples, const Eigen
   Random rng(settings.seed);
   std::vector<std::vector<double>> log_costs(states.size());
   for (std::size_t m = 0; m < states.size(); ++m) log_costs[m] = states[m].log_costs;
-  CostRange range = costRange(states, log_costs, loss_max, settings.max_cost_ratio);
+  const bool maxent = settings.objective == TrainingObjective::Likelihood;
+  if (maxent) loss_max = 0.0;  // no loss augmentation
+  CostRange range = costRange(states, log_costs, loss_max, settings.max_cost_ratio, maxent);
   if (!range.plannable) {
     result.info = Info::NumericalIssue;
     result.message = "the starting costs cannot be planned on: " + range.fault + "; no tree added";
@@ -177,15 +184,26 @@ LearchResult learch(const std::vector<const PathExample*>& examples, const Eigen
     pool.parallelFor(examples.size(), [&](std::size_t k) {
       const PathExample& e = *examples[k];
       const MapState& state = states[map_of[k]];
-      PlanResult augmented = e.planLogCosts(state.log_costs, 1.0);
-      checkPlan(augmented, k, "loss-augmented");
       const PlanResult plain = e.planLogCosts(state.log_costs, 0.0);
       checkPlan(plain, k, "plain");
       const double demonstrated = pathIntegral(e.demonstration(), state.map->cols(), state.costs);
-      // >= 0 but for rounding: the augmented optimum is at most the demonstration's augmented cost, C(y_i)
-      outcomes[k].hinge = e.beta() * std::max(0.0, demonstrated - augmented.cost);
+      if (maxent) {
+        SoftPlanResult soft = e.softPlanLogCosts(state.log_costs);
+        if (soft.status != SoftPlanStatus::Success) {
+          throw Error("learch: the maxent planner failed on example " + std::to_string(k) + " (" +
+                      describe(soft.status) + "): " + soft.message);
+        }
+        // the negative log-likelihood: >= 0, the demonstration being one of the walks
+        outcomes[k].hinge = e.beta() * std::max(0.0, demonstrated + soft.log_partition);
+        outcomes[k].expected = std::move(soft.visits);
+      } else {
+        PlanResult augmented = e.planLogCosts(state.log_costs, 1.0);
+        checkPlan(augmented, k, "loss-augmented");
+        // >= 0 but for rounding: the augmented optimum is at most the demonstration's augmented cost, C(y_i)
+        outcomes[k].hinge = e.beta() * std::max(0.0, demonstrated - augmented.cost);
+        outcomes[k].plan = std::move(augmented.path);
+      }
       outcomes[k].loss = e.pathLoss(plain.path) / std::max(1.0, pathLength(e.demonstration(), state.map->cols()));
-      outcomes[k].plan = std::move(augmented.path);
     });
     LearchRound round;
     round.trees = static_cast<int>(result.trees.size());
@@ -211,12 +229,17 @@ LearchResult learch(const std::vector<const PathExample*>& examples, const Eigen
       break;
     }
 
-    // 3) the functional gradient per map cell: beta_i (visits of y*_i - visits of y_i).
+    // 3) the functional gradient per map cell: beta_i (visits of y*_i - visits of y_i), or with the
+    //    likelihood beta_i (expected visits - visits of y_i) (the gradient of the NLL in c(s)).
     for (MapState& state : states) state.gradient.assign(state.log_costs.size(), 0.0);
     for (std::size_t k = 0; k < examples.size(); ++k) {
       const PathExample& e = *examples[k];
       MapState& state = states[map_of[k]];
-      addPathVisits(outcomes[k].plan, state.map->cols(), e.beta(), state.gradient);
+      if (maxent) {
+        for (std::size_t s = 0; s < outcomes[k].expected.size(); ++s) state.gradient[s] += e.beta() * outcomes[k].expected[s];
+      } else {
+        addPathVisits(outcomes[k].plan, state.map->cols(), e.beta(), state.gradient);
+      }
       addPathVisits(e.demonstration(), state.map->cols(), -e.beta(), state.gradient);
     }
     std::vector<std::pair<std::size_t, int>> cells;  // (map, cell) with a gradient
@@ -268,7 +291,7 @@ LearchResult learch(const std::vector<const PathExample*>& examples, const Eigen
         }
       });
     }
-    const CostRange next = costRange(states, log_costs, loss_max, settings.max_cost_ratio);
+    const CostRange next = costRange(states, log_costs, loss_max, settings.max_cost_ratio, maxent);
     if (!next.fault.empty()) {
       result.info = Info::NumericalIssue;
       result.message = "round " + std::to_string(result.trees.size() + 1) + " (step " + numberText(eta) + ") was undone: " +

@@ -26,6 +26,7 @@ PathExample::Params exampleParams(const PipelineSettings& config) {
   p.length_weighting = config.loss.length_weighting;
   p.q = config.learner.q();
   p.cost_form = config.learner.costs;
+  p.maxent.region_margin = config.learner.maxent_margin;
   return p;
 }
 
@@ -222,9 +223,17 @@ TrainedCostModel trainHypothesis(const TrainingData& training, const PipelineSet
   // w >= 0 and w_bias >= loss_max + min_cost: every loss-augmented cell cost stays >= min_cost
   // (features in [0, 1], bias 1), so A* stays exact without clamping (planning/loss.hpp).
   // Exponential costs exp(w . f) are positive for every w: no projection.
+  // MaxEnt (no loss augmentation): every cost above kMaxEntSafeCost keeps the model normalisable
+  // (maxent_planner.hpp), so w >= 0 with w_bias >= kMaxEntTrainingFloor, or >= its log with
+  // exponential costs.
   const bool linear = config.learner.costs == CostForm::Linear;
-  const ProjectionPtr positive = linear ? positiveCostProjection(d, kBiasIndex, config.loss.scale, config.learner.min_cost)
-                                        : noProjection();
+  const bool maxent = config.learner.objective == TrainingObjective::Likelihood;
+  const ProjectionPtr positive =
+      maxent   ? positiveCostProjection(d, kBiasIndex, 0.0,
+                                        linear ? std::max(config.learner.min_cost, kMaxEntTrainingFloor)
+                                               : std::log(kMaxEntTrainingFloor))
+      : linear ? positiveCostProjection(d, kBiasIndex, config.loss.scale, config.learner.min_cost)
+               : noProjection();
   Eigen::VectorXd initial = Eigen::VectorXd::Zero(d);
   positive->project(initial);  // uniform costs: straight lines
 

@@ -9,6 +9,11 @@
 
 namespace mmp {
 
+/// The smallest cell cost MaxEnt training starts from and keeps to: at kMaxEntSafeCost itself every
+/// row of the step matrix may sum to 1, where the soft planner's sweeps barely converge (a uniform
+/// start there did not in 50 sweeps on a Dubai part); at twice it the rows sum to < 0.15.
+constexpr double kMaxEntTrainingFloor = 2.0 * kMaxEntSafeCost;
+
 /// The start of LEARCH's and the network's log-cost (their `start: online | batch`): train() with the
 /// linear hypothesis and exponential costs, so that its weights w0 give the log-cost w0 . f.
 TrainedCostModel linearStart(const TrainingData& training, const PipelineSettings& settings, const StageCallback& progress);

@@ -25,8 +25,13 @@ TrainedCostModel trainLearch(const TrainingData& training, const PipelineSetting
   report.learner = config.learner.kind;
   report.examples = static_cast<int>(examples.size());
   Eigen::VectorXd initial = Eigen::VectorXd::Zero(training.stack.features());  // uniform costs
+  // MaxEnt: uniform costs e x kMaxEntTrainingFloor, with room for the trees to lower them before a
+  // round is undone at kMaxEntSafeCost (learch.hpp)
+  const bool maxent = config.learner.objective == TrainingObjective::Likelihood;
+  if (maxent) initial[kBiasIndex] = std::log(kMaxEntTrainingFloor) + 1.0;
   if (config.learner.learch.from_linear) initial = linearStart(training, config, progress).model.weights();
   LearchSettings settings = config.learner.learch;
+  settings.objective = config.learner.objective;
   if (config.threads >= 0) settings.threads = config.threads;
   std::vector<const PathExample*> list;
   for (const auto& e : examples) list.push_back(e.get());
@@ -42,7 +47,8 @@ TrainedCostModel trainLearch(const TrainingData& training, const PipelineSetting
   });
   const double learch_seconds = secondsSince(learch_start);
   for (const LearchRound& r : result.rounds) report.trace.push_back({r.trees, r.objective, initial.norm(), r.seconds});
-  report.trace_value = "LEARCH objective sum_i beta_i [C(y_i) - min_y C_aug(y)]";
+  report.trace_value = maxent ? "LEARCH MaxEnt objective sum_i beta_i [C(y_i) + log Z_i]"
+                              : "LEARCH objective sum_i beta_i [C(y_i) - min_y C_aug(y)]";
   report.pass_name = "round";
   report.info = describe(result.info) + ": " + result.message;
   report.passes = static_cast<long>(result.trees.size());

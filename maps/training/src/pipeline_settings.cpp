@@ -70,6 +70,10 @@ void validate(const PipelineSettings& settings) {
       throw ConfigError(at + "learner." + e.what());  // "learner.learch.step = 0 must be finite > 0"
     }
   }
+  if (settings.learner.hypothesis == CostHypothesis::Network && settings.learner.objective == TrainingObjective::Likelihood) {
+    fail("learner.objective", "maxent trains the online, batch and learch learners; the network trains the margin "
+                              "objective only (valid with kind network: margin)");
+  }
   if (settings.learner.hypothesis == CostHypothesis::Network) {
     try {
       settings.learner.network.validate();

@@ -152,7 +152,7 @@ void addDemonstrations(Region& region, const PipelineSettings& config, int regio
   region.demonstrations = plannedPaths(region, config.demonstrations.per_region, config.demonstrations.min_separation_px,
                                       config.features.cell_size,
                                       config.demonstrations.seed + static_cast<std::uint64_t>(region_index),
-                                      prefix(config) + "demonstrations.per_region");
+                                      prefix(config) + "demonstrations.per_region", config.demonstrations.noise);
   if (region.demonstrations.empty()) {
     throw DataError(prefix(config) + region.spec.where + ": no demonstration could be generated (no two passable "
                     "cells " + std::to_string(config.demonstrations.min_separation_px) +
@@ -161,7 +161,8 @@ void addDemonstrations(Region& region, const PipelineSettings& config, int regio
 }
 
 std::vector<std::vector<int>> plannedPaths(const Region& region, int count, double min_separation_px, int cell_size,
-                                           std::uint64_t seed, const std::string& setting) {
+                                           std::uint64_t seed, const std::string& setting,
+                                           const DemonstrationNoise& noise) {
   // Each path is one A* search over the image; more paths than cells repeat pairs at a cost that grows
   // with the count (and the draws would try 50 x count pairs before giving up).
   if (count > region.cells()) {
@@ -174,6 +175,7 @@ std::vector<std::vector<int>> plannedPaths(const Region& region, int count, doub
   params.min_separation = min_separation_px / cell_size;
   params.seed = seed;
   params.max_attempts = 50 * count + 100;
+  params.noise = noise;
   std::vector<std::vector<int>> paths;
   for (Demonstration& d : generateDemonstrations(region.rows(), region.cols(), region.true_costs, params)) {
     paths.push_back(std::move(d.path));

@@ -205,6 +205,20 @@ void demonstrationKeys(std::vector<SettingKey>& keys) {
                            [](S& s) -> double& { return s.demonstrations.min_separation_px; }));
   keys.push_back(integerKey<std::uint64_t>("demonstrations.seed", 0, kMaxSeed, "seed of the generated demonstrations",
                                            [](S& s) -> std::uint64_t& { return s.demonstrations.seed; }));
+  keys.push_back(choiceKey("demonstrations.noise", {"none", "boltzmann", "waypoints"},
+                           "imperfect demonstrations: none (optimal paths), boltzmann (walks drawn from "
+                           "P ~ exp(-cost / temperature)), waypoints (optimal paths through random waypoints)",
+                           [](const S& s) { return describe(s.demonstrations.noise.kind); },
+                           [](S& s, const std::string& v) { s.demonstrations.noise.kind = parseNoiseKind(v); }));
+  keys.push_back(numberKey("demonstrations.temperature", kPositive, kInf,
+                           "boltzmann noise: the temperature, in the behaviour's cost units (every passable cost / "
+                           "temperature above 1.78 keeps the model normalisable)",
+                           [](S& s) -> double& { return s.demonstrations.noise.temperature; }));
+  keys.push_back(integerKey<int>("demonstrations.waypoints", 1, 100, "waypoints noise: cells each path passes through, in order",
+                                 [](S& s) -> int& { return s.demonstrations.noise.waypoints; }));
+  keys.push_back(numberKey("demonstrations.waypoint_spread", 0.0, 10.0,
+                           "waypoints noise: radius around the start-goal line, a share of the start-goal distance",
+                           [](S& s) -> double& { return s.demonstrations.noise.spread; }));
 }
 
 void lossKeys(std::vector<SettingKey>& keys) {
@@ -233,6 +247,19 @@ void learnerKeys(std::vector<SettingKey>& keys) {
       "(boosted regression trees on the log-cost) or network (a convolutional network of the image on the log-cost)",
       [](const S& s) { return costLearnerName(s.learner); },
       [](S& s, const std::string& v) { setCostLearner(s.learner, v); })));
+  keys.push_back(selectable(choiceKey("learner.objective", {"margin", "maxent"},
+                                      "what training minimises: the max-margin objective through loss-augmented A*, or "
+                                      "the negative log-likelihood of Maximum Entropy IRL through expected visitation "
+                                      "(online, batch and learch; not network)",
+                                      [](const S& s) { return s.learner.objective == TrainingObjective::Likelihood ? "maxent" : "margin"; },
+                                      [](S& s, const std::string& v) {
+                                        s.learner.objective = v == "maxent" ? TrainingObjective::Likelihood : TrainingObjective::Margin;
+                                      })));
+  keys.push_back(numberKey("learner.maxent_margin", 0.0, kInf,
+                           "objective maxent: only cells on a path within this cost of the cheapest take part in "
+                           "the soft planner (inf: the whole image); every walk dropped is e^margin times less "
+                           "probable than the likeliest",
+                           [](S& s) -> double& { return s.learner.maxent_margin; }));
   keys.push_back(selectable(choiceKey("learner.costs", {"linear", "exponential"},
                                       "cell costs w . f (kept positive by projection) or exp(w . f)",
                                       [](const S& s) { return describe(s.learner.costs); },

@@ -34,7 +34,7 @@ inline PipelineSettings syntheticSettings() {
   s.features.texture_windows = {7};
   s.features.bins = 5;
   s.features.complements = false;
-  s.demonstrations = {10, 100.0, 1};
+  s.demonstrations = {10, 100.0, 1, {}};
   s.learner.kind = LearnerKind::Batch;
   s.learner.batch.lambda = 1e-4;
   s.learner.batch.stop.max_iterations = 60;

@@ -4,6 +4,8 @@
 // Each iteration calls every example's loss-augmented oracle (in parallel on a small thread pool),
 // forms the subgradient of eq. 6, steps w <- P_W[w - alpha_t g] (eq. 7) and records c(w) (eq. 4).
 // The result does not depend on the thread count: terms are summed in example order.
+// With Params::objective = Likelihood it calls every example's marginals instead and steps along the
+// gradient of the likelihood objective (mmp/core/likelihood_objective.hpp); the rest is the same.
 //
 // Use it when all examples fit in memory and a converged objective matters; for a stream of
 // examples, or when each oracle call is expensive and a good answer is needed after one pass,
@@ -22,7 +24,10 @@ class BatchSubgradient : public Learner {
  public:
   struct Params {
     double lambda = 1e-2;  ///< regulariser of eq. 4, >= 0
-    int q = 1;             ///< slack norm, 1 or 2
+    int q = 1;             ///< slack norm, 1 or 2 (the margin objective's; the likelihood has none)
+    /// Margin (eq. 4, the oracles) or Likelihood (the examples' marginals); makeLearner sets it
+    /// from LearnerSettings::objective.
+    TrainingObjective objective = TrainingObjective::Margin;
     /// Constant (alpha <= 1/lambda for Thm 3.1) or gamma/t.
     StepSchedule steps = StepSchedule::gammaOverT(1.0);
     ProjectionPtr projection = noProjection();
@@ -39,7 +44,9 @@ class BatchSubgradient : public Learner {
   LearnerKind kind() const override { return LearnerKind::Batch; }
   long passes() const override { return iterations(); }
   double objective() const override { return objective_; }
-  const char* traceValueName() const override { return "objective c(w), eq. 4"; }
+  const char* traceValueName() const override {
+    return params_.objective == TrainingObjective::Likelihood ? "objective c(w), likelihood" : "objective c(w), eq. 4";
+  }
   const char* passName() const override { return "iteration"; }
   const Params& params() const { return params_; }
 

@@ -62,6 +62,15 @@ enum class LearnerKind { Batch, Online, Dlpw, CuttingPlane };
 LearnerKind parseLearnerKind(const std::string& name);
 std::string describe(LearnerKind kind);
 
+/// What a learner minimises: the max-margin objective of eq. 4 through the argmax oracle
+/// (mmp/core/objective.hpp), or the conditional likelihood through the marginal interface
+/// (mmp/core/likelihood_objective.hpp; examples must implement MarginalExample).  The online and
+/// batch learners train both; the others train the margin objective only.
+enum class TrainingObjective { Margin, Likelihood };
+/// "margin" or "likelihood"; throws mmp::InvalidArgument naming the valid names otherwise.
+TrainingObjective parseTrainingObjective(const std::string& name);
+std::string describe(TrainingObjective objective);
+
 /// An optimiser over the oracle contract, with the report and bookkeeping every learner keeps.
 /// Not thread-safe: one thread trains a learner at a time.
 class Learner {
@@ -82,10 +91,11 @@ class Learner {
   Formulation formulation() const { return formulation_; }
   /// Passes over the examples run: batch iterations or online epochs.
   virtual long passes() const = 0;
-  /// Batch: c(weights()) of eq. 4.  Online: NaN (it never evaluates the whole objective).
+  /// Batch: c(weights()) of the objective it trained (eq. 4, or the likelihood objective).  Online:
+  /// NaN (it never evaluates the whole objective).
   virtual double objective() const { return std::numeric_limits<double>::quiet_NaN(); }
-  /// What TraceRecord::value is: "objective c(w), eq. 4" (the cutting plane: the least so far) or
-  /// "mean prediction loss".
+  /// What TraceRecord::value is: "objective c(w), eq. 4" (the cutting plane: the least so far),
+  /// "objective c(w), likelihood" or "mean prediction loss".
   virtual const char* traceValueName() const = 0;
   /// What a pass is called: "iteration" or "epoch".
   virtual const char* passName() const = 0;

@@ -20,6 +20,9 @@ namespace mmp {
 
 struct LearnerSettings {
   LearnerKind kind = LearnerKind::Batch;
+  /// What the learner minimises; makeLearner hands it to the online or batch learner's Params and
+  /// refuses Likelihood for the learners that train the margin objective only.
+  TrainingObjective objective = TrainingObjective::Margin;
   OnlineGreedyProjection::Params online;  ///< used when kind is Online
   BatchSubgradient::Params batch;         ///< used when kind is Batch
   Dlpw::Params dlpw;                      ///< used when kind is Dlpw (pairwise models only)
@@ -38,11 +41,14 @@ struct LearnerSettings {
   /// How many times the callback is called at most on `examples` examples: batch or cutting-plane
   /// iterations, or online steps (epochs x ceil(examples / batch)).  For progress bars.
   long callbacks(long examples) const;
-  /// One line for a table: "online GP, lambda 0.01, 20 epochs, averaging late_weighted".
+  /// One line for a table: "online GP, lambda 0.01, 20 epochs, averaging late_weighted" (", likelihood
+  /// objective" appended when it is the likelihood).
   std::string describe() const;
 };
 
-/// The learner of settings.kind with its parameters; throws mmp::InvalidArgument on bad parameters.
+/// The learner of settings.kind with its parameters and settings.objective; throws
+/// mmp::InvalidArgument on bad parameters, or for the likelihood objective with a learner other than
+/// online or batch.
 std::unique_ptr<Learner> makeLearner(const LearnerSettings& settings);
 
 }  // namespace mmp

@@ -17,7 +17,12 @@
 // The 1/(lambda t) schedule is kept per step: each mini-batch term is lambda-strongly convex, as a
 // single example's is, so the schedule and its O(log T / T) guarantee carry over with T steps; a
 // step's subgradient just has less variance.  An epoch makes ceil(n / k) steps instead of n.
-// k = 1 is the learner above, bit for bit.  The 2m oracle calls of a step run on Params::threads
+// k = 1 is the learner above, bit for bit.
+//
+// The likelihood objective (Params::objective = Likelihood, mmp/core/likelihood_objective.hpp): the
+// same rounds, predictions and schedule, with each example's marginal call in place of its
+// loss-augmented one and its term's gradient beta_i (E_w[psi_i] - psi_i(y_i)) in place of eq. 6's
+// subgradient; c_t(w) = lambda/2 |w|^2 + beta_t nll_t(w) is lambda-strongly convex as before.  The 2m oracle calls of a step run on Params::threads
 // threads (k = 1 too: the prediction and the loss-augmented call at once); each result lands in its
 // own slot and the sum runs in example order, so the weights do not depend on the thread count.
 #pragma once
@@ -36,7 +41,10 @@ class OnlineGreedyProjection : public Learner {
  public:
   struct Params {
     double lambda = 1e-2;  ///< > 0: strong convexity and the step 1/(lambda t)
-    int q = 1;             ///< slack norm, 1 or 2
+    int q = 1;             ///< slack norm, 1 or 2 (the margin objective's; the likelihood has none)
+    /// Margin (eq. 4, the oracles) or Likelihood (the examples' marginals); makeLearner sets it
+    /// from LearnerSettings::objective.
+    TrainingObjective objective = TrainingObjective::Margin;
     ProjectionPtr projection = noProjection();
     Averaging averaging = Averaging::None;
     StopCriteria stop;                ///< max_iterations counts epochs over the examples

@@ -10,18 +10,28 @@
 // linear log-costs.  The objective the contract implies is then a surrogate, not eq. 4 of the paper.
 // beta_i = max(1, |y_i|)^-q with |y_i| the demonstration's length in cells (optional), so that long
 // and short demonstrations weigh the same.
+//
+// The same example is a MarginalExample: the Maximum Entropy IRL model P(y) proportional to
+// exp(-cost(y)) over the walks from start to goal (maxent_planner.hpp for the path set, when it is
+// normalisable and what a finite region margin changes), with E[psi] = -E[F(y)] by the same trapezoid
+// counts as F of a single path, so the likelihood objective and the margin one see the same psi.  With
+// CostForm::Exponential the model is over the costs exp(w.f) and E[psi] stays -E[F]: the surrogate of
+// the margin case (a step moves the log-costs along the expected visitation), not the exact gradient
+// of log Z.
 #pragma once
 
 #include <mmp/core/feature_map.hpp>
+#include <mmp/core/marginals.hpp>
 #include <mmp/core/oracle.hpp>
 #include <mmp/planning/grid_planner.hpp>
 #include <mmp/planning/loss.hpp>
+#include <mmp/planning/maxent_planner.hpp>
 
 #include <memory>
 
 namespace mmp {
 
-class PathExample final : public StructuredExample {
+class PathExample final : public StructuredExample, public MarginalExample {
  public:
   struct Params {
     Connectivity connectivity = Connectivity::Eight;
@@ -32,6 +42,9 @@ class PathExample final : public StructuredExample {
     /// cell's class is, so the margin grows where straying costs the most.
     std::shared_ptr<const std::vector<double>> loss_weights;
     CostForm cost_form = CostForm::Linear;  ///< cell costs w.f, or exp(w.f)
+    /// The soft planner of marginals(): region margin, tolerance, sweeps (its connectivity is this
+    /// example's).
+    MaxEntPlanner::Params maxent;
   };
 
   /// requires: a valid demonstration on the map (validatePath); throws mmp::InvalidArgument naming
@@ -49,6 +62,22 @@ class PathExample final : public StructuredExample {
             to 0 (naming the cell), which the learners answer by keeping their last good weights
   !*/
   void solve(const Eigen::VectorXd& w, double loss_weight, OracleResult& result) const override;
+
+  /*!
+      ensures (in addition to the MarginalExample contract)
+          - the model of the file comment at the costs of plan(w): log_partition = log Z,
+            expected_psi = -sum_s visits(s) f(s), psi_target = -F(y_i), beta = beta()
+          - throws mmp::InvalidArgument naming the start, goal and reason when the soft planner
+            fails (a cost <= 0, Z infinite at w, no convergence)
+  !*/
+  void marginals(const Eigen::VectorXd& w, MarginalResult& result) const override;
+
+  /*!
+      The soft planner on log-costs that need not be linear in the features (LEARCH): the model on
+      the cell costs exp(log_costs[s]), +inf on blocked cells; failures are in the result's status.
+      requires: log_costs.size() == map().cells() (else mmp::InvalidArgument)
+  !*/
+  SoftPlanResult softPlanLogCosts(const std::vector<double>& log_costs) const;
 
   /// The cell costs solve() plans on: w.f - loss_weight l, or exp of it, +inf on blocked cells.
   void augmentedCosts(const Eigen::VectorXd& w, double loss_weight, std::vector<double>& costs) const;
@@ -79,6 +108,8 @@ class PathExample final : public StructuredExample {
 
  private:
   PlanResult planOn(const std::vector<double>& costs) const;
+  SoftPlanResult softPlanOn(const std::vector<double>& costs) const;
+  std::vector<double> exponentiated(const std::vector<double>& log_costs, double loss_weight) const;
 
   std::shared_ptr<const FeatureMap> map_;
   std::vector<int> demonstration_;

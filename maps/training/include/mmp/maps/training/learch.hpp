@@ -60,6 +60,12 @@ struct LearchSettings {
   double max_cost_ratio = 1e6;  ///< highest / lowest passable training cost allowed, > 1
   std::uint64_t seed = 1;       ///< of the draw of cells when a round has more than `samples`
   int threads = 0;              ///< oracle calls at once (0 = all cores); the results do not depend on it
+  /// Margin: the objective of the file comment.  Likelihood: Maximum Entropy IRL (maxent_planner.hpp) -- step 1 is the
+  /// soft planner's expected visits instead of the loss-augmented plan, R = sum_i beta_i [C(y_i) +
+  /// log Z_i] (the negative log-likelihood, >= 0), the gradient beta_i (expected visits - visits of
+  /// y_i); a round whose lowest training cost falls below kMaxEntSafeCost is undone (the model may
+  /// not be normalisable there), and the start must keep every cost above it.
+  TrainingObjective objective = TrainingObjective::Margin;
 
   /// Throws mmp::InvalidArgument naming the first setting (as "learch.step") outside its range.
   void validate() const;

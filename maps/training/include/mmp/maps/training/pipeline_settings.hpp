@@ -19,6 +19,7 @@
 #include <mmp/maps/training/learch.hpp>
 #include <mmp/maps/training/network_training.hpp>
 #include <mmp/maps/synthetic_scene.hpp>
+#include <mmp/planning/demonstrations.hpp>
 #include <mmp/planning/loss.hpp>
 
 #include <cstdint>
@@ -74,6 +75,9 @@ struct DemonstrationSettings {
   int per_region = 12;              ///< generated demonstrations per training image with labels
   double min_separation_px = 200.0; ///< smallest start-goal distance
   std::uint64_t seed = 1;
+  /// Imperfect generated demonstrations (planning/demonstrations.hpp), between the same start/goal
+  /// pairs as the exact ones; the holdout's reference paths stay optimal.
+  DemonstrationNoise noise;
 };
 
 struct LossSettings {
@@ -104,6 +108,9 @@ struct CostLearnerSettings : LearnerSettings {
   /// (no projection needed; the bias calibration is skipped: a bias scales every cost alike).
   CostForm costs = CostForm::Linear;
   CostHypothesis hypothesis = CostHypothesis::Linear;
+  /// objective maxent: the soft planner's region margin (maxent_planner.hpp, THE REGION): only the
+  /// cells on a path within this much of the cheapest's cost take part; +inf = the whole image.
+  double maxent_margin = std::numeric_limits<double>::infinity();
   /// LEARCH's settings (learch.hpp), with hypothesis Learch: costs exp(w0 . f + boosted trees).
   LearchSettings learch;
   /// The network's settings (network_training.hpp), with hypothesis Network: costs exp(w0 . f + net(image)).

@@ -61,7 +61,9 @@ void addDemonstrations(Region& region, const PipelineSettings& settings, int reg
 /// Up to `count` optimal paths on the region's true costs between seeded random start/goal pairs at
 /// least min_separation_px apart (demonstrations on training images, references on holdout images).
 /// Throws mmp::ConfigError, naming `setting` (the config key of count), if count exceeds the cells.
+/// With `noise`, imperfect paths between the same pairs (planning/demonstrations.hpp).
 std::vector<std::vector<int>> plannedPaths(const Region& region, int count, double min_separation_px, int cell_size,
-                                           std::uint64_t seed, const std::string& setting);
+                                           std::uint64_t seed, const std::string& setting,
+                                           const DemonstrationNoise& noise = {});
 
 }  // namespace mmp
