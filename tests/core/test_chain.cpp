@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 
 using namespace mmp;
@@ -35,6 +36,19 @@ double hamming(const std::vector<int>& a, const std::vector<int>& b) {
   double d = 0.0;
   for (std::size_t t = 0; t < a.size(); ++t) d += a[t] != b[t];
   return d;
+}
+
+/// The central finite difference (f(w + h e_i) - f(w - h e_i)) / 2h of f at w, for every coordinate i.
+Eigen::VectorXd centralDifference(const std::function<double(const Eigen::VectorXd&)>& f, const Eigen::VectorXd& w,
+                                  double h) {
+  Eigen::VectorXd fd(w.size());
+  for (Eigen::Index i = 0; i < w.size(); ++i) {
+    Eigen::VectorXd plus = w, minus = w;
+    plus[i] += h;
+    minus[i] -= h;
+    fd[i] = (f(plus) - f(minus)) / (2.0 * h);
+  }
+  return fd;
 }
 
 /// Calls visit(y) for every labelling y of the sequence, in lexicographic order (position 0 fastest).
@@ -94,6 +108,21 @@ Enumerated enumerate(const ChainExample& e, const Eigen::VectorXd& w) {
   out.expected_psi /= z;
   out.positions /= z;
   return out;
+}
+
+/// marginals() and positionMarginals() against enumeration: log Z to 1e-12, E[psi] and the position
+/// marginals to `tolerance` (relative to |E[psi]|, absolute for the marginals); returns the answer.
+MarginalResult checkAgainstEnumeration(const ChainExample& e, const Eigen::VectorXd& w, double tolerance) {
+  const Enumerated expected = enumerate(e, w);
+  MarginalResult r;
+  e.marginals(w, r);
+  CHECK(r.log_partition == doctest::Approx(expected.log_z).epsilon(1e-12));
+  CHECK(r.expected_psi.toDense().allFinite());
+  CHECK((r.expected_psi.toDense() - expected.expected_psi).norm() <= tolerance * std::max(1.0, expected.expected_psi.norm()));
+  const Eigen::MatrixXd positions = e.positionMarginals(w);
+  CHECK((positions - expected.positions).norm() <= tolerance);
+  CHECK((positions.rowwise().sum().array() - 1.0).abs().maxCoeff() <= 1e-12);
+  return r;
 }
 
 }  // namespace
@@ -174,14 +203,8 @@ TEST_CASE("the chain objective's subgradient equals a central finite difference 
       const Eigen::VectorXd w = test::randomVector(rng, objective.dimension());
       Eigen::VectorXd g;
       objective.evaluate(w, &g);
-      Eigen::VectorXd fd(w.size());
-      const double h = 1e-6;
-      for (Eigen::Index i = 0; i < w.size(); ++i) {
-        Eigen::VectorXd plus = w, minus = w;
-        plus[i] += h;
-        minus[i] -= h;
-        fd[i] = (objective.evaluate(plus).value - objective.evaluate(minus).value) / (2.0 * h);
-      }
+      const Eigen::VectorXd fd =
+          centralDifference([&](const Eigen::VectorXd& v) { return objective.evaluate(v).value; }, w, 1e-6);
       CAPTURE(q);
       CAPTURE(length_power);
       CHECK((g - fd).norm() <= 1e-5 * std::max(1.0, g.norm()));
@@ -265,15 +288,8 @@ TEST_CASE("CRF marginals: log Z, E[psi] and the position marginals equal enumera
     const bool start_end = trial % 2 == 0;
     const ChainExample e(data, 0, {start_end, 1.0, trial % 3 == 0 ? 1.0 : 0.0});
     const Eigen::VectorXd w = test::randomVector(rng, e.dimension(), rng.uniform(0.1, 3.0));
-    const Enumerated expected = enumerate(e, w);
-    MarginalResult r;
-    e.marginals(w, r);
     CAPTURE(trial);
-    CHECK(r.log_partition == doctest::Approx(expected.log_z).epsilon(1e-12));
-    CHECK((r.expected_psi.toDense() - expected.expected_psi).norm() <= 1e-12 * std::max(1.0, expected.expected_psi.norm()));
-    const Eigen::MatrixXd positions = e.positionMarginals(w);
-    CHECK((positions - expected.positions).norm() <= 1e-12);
-    CHECK((positions.rowwise().sum().array() - 1.0).abs().maxCoeff() <= 1e-12);
+    const MarginalResult r = checkAgainstEnumeration(e, w, 1e-12);
     CHECK(r.psi_target.dot(w) == doctest::Approx(directScore(e, w, e.labels())).epsilon(1e-12));
     CHECK(r.beta == doctest::Approx(std::pow(double(length), trial % 3 == 0 ? -1.0 : 0.0)));
     CHECK(r.log_partition >= r.psi_target.dot(w));  // nll >= 0
@@ -287,14 +303,9 @@ TEST_CASE("CRF marginals stay exact where the fast log-sum-exp underflows (weigh
   for (int trial = 0; trial < 20; ++trial) {
     auto data = test::randomChains(rng, 1, 3, 2, 4, 4);
     const ChainExample e(data, 0);
-    Eigen::VectorXd w = test::randomVector(rng, e.dimension(), 400.0);
-    const Enumerated expected = enumerate(e, w);
-    MarginalResult r;
-    e.marginals(w, r);
+    const Eigen::VectorXd w = test::randomVector(rng, e.dimension(), 400.0);
     CAPTURE(trial);
-    CHECK(r.log_partition == doctest::Approx(expected.log_z).epsilon(1e-12));
-    CHECK((r.expected_psi.toDense() - expected.expected_psi).norm() <= 1e-9 * std::max(1.0, expected.expected_psi.norm()));
-    CHECK(r.expected_psi.toDense().allFinite());
+    checkAgainstEnumeration(e, w, 1e-9);
   }
 }
 
@@ -307,14 +318,8 @@ TEST_CASE("the chain likelihood objective's gradient equals a central finite dif
     const Eigen::VectorXd w = test::randomVector(rng, objective.dimension());
     Eigen::VectorXd g;
     objective.evaluate(w, &g);
-    Eigen::VectorXd fd(w.size());
-    const double h = 1e-5;
-    for (Eigen::Index i = 0; i < w.size(); ++i) {
-      Eigen::VectorXd plus = w, minus = w;
-      plus[i] += h;
-      minus[i] -= h;
-      fd[i] = (objective.evaluate(plus) - objective.evaluate(minus)) / (2.0 * h);
-    }
+    const Eigen::VectorXd fd =
+        centralDifference([&](const Eigen::VectorXd& v) { return objective.evaluate(v); }, w, 1e-5);
     CAPTURE(length_power);
     CHECK((g - fd).norm() <= 1e-7 * std::max(1.0, g.norm()));
   }
