@@ -3,19 +3,14 @@
 // letter error) and on Yeast and Scene (Hamming loss), each formulation with its best learner, the
 // learner and lambda chosen on validation splits of the training data only; dlib's structural SVM in
 // the same run on OCR as the margin-scaling peer.  Then the cutting-plane learner against a long batch
-// subgradient run on each formulation's objective, and dlib's time on the same words.  Last, block-
-// coordinate Frank-Wolfe against the cutting plane and the batch subgradient: the time each takes to
-// reach the cutting plane's final objective within a relative 1e-3.  A benchmark.
+// subgradient run on each formulation's objective, and dlib's time on the same words.  A benchmark.
 //
 // Prints tables and, last, one JSON line
 //   {"ocr_small":{"margin":{"err":..,"s":..,"learner":..},...,"dlib":{...}},"ocr_large":{...},
-//    "yeast":{"margin":{"hamming":..,"subset":..},...},"scene":{...},"cutting_plane":{...},
-//    "bcfw":{"small":{"target":..,"bcfw":{"objective":..,"s":..,"s_to_target":..,...},...},...}}
+//    "yeast":{"margin":{"hamming":..,"subset":..},...},"scene":{...},"cutting_plane":{...}}
 //
 //   build/bin/bench_formulations [--folds N] [--protocols small,large] [--sets yeast,scene]
 //                                [--formulations margin,slack,slack_exact,poslearn] [--extend-at-edge N] [--no-dlib]
-//                                [--bcfw-protocols small,large] [--no-cutting-plane-check]
-//   (--protocols '' --sets '' --no-cutting-plane-check --bcfw-protocols small: the BCFW comparison alone)
 #include "config.hpp"
 #include "default_config.hpp"
 #include "dlib_chain.hpp"
@@ -31,7 +26,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <limits>
@@ -55,7 +49,6 @@ struct BenchOptions {
   bool no_dlib = false;
   bool no_cutting_plane_check = false;
   double dlib_c = 100.0;
-  std::vector<std::string> bcfw_protocols = {"small"};
 };
 
 std::string configPath(const BenchOptions& options, const std::string& file) {
@@ -250,83 +243,6 @@ Json cuttingPlaneCheck(const BenchOptions& options) {
   return json;
 }
 
-// The first trace record whose value is within a relative `tolerance` of `target` (value <= target
-// (1 + tolerance)), or null; NaN values (passes BCFW did not certify) never qualify.
-const TraceRecord* firstWithin(const std::vector<TraceRecord>& trace, double target, double tolerance) {
-  for (const TraceRecord& r : trace) {
-    if (r.value <= target * (1.0 + tolerance)) return &r;
-  }
-  return nullptr;
-}
-
-// Block-coordinate Frank-Wolfe against the cutting plane and the batch subgradient on the margin
-// objective (eq. 4, q = 1, lambda = 1/C) of fold 0's training words: the cutting plane is run to its
-// default relative gap of 1e-3 and its final c is the target; each learner's time to c <= target (1 + 1e-3) is
-// read off its trace (its elapsed seconds: BCFW's include its certificate passes, the batch learner's
-// value is c of its current iterate).  One thread each.
-Json bcfwCheck(const BenchOptions& options, const std::string& name) {
-  const OcrProtocol protocol = parseOcrProtocol(name);
-  const ConfigNode config = ConfigNode::load(configPath(options, "ocr_" + name + ".yaml"));
-  const OcrDataset data = readOcrDataset(locateOcrData(resolveDataRoot(options.data_root, config), config.file()));
-  const FoldSplit split = foldSplit(data.words.folds, protocol, 0);
-  const double lambda = 1.0 / options.dlib_c;
-  constexpr double kWithin = 1e-3;
-  std::vector<ChainExample> examples;
-  for (std::size_t i : split.train) examples.emplace_back(data.words.data, i);
-  ExampleList list;
-  for (const ChainExample& e : examples) list.push_back(&e);
-
-  LearnerSettings cp;
-  cp.kind = LearnerKind::CuttingPlane;
-  cp.cutting_plane.lambda = lambda;
-  cp.cutting_plane.stop = StopCriteria{1000, 1e-3};  // its defaults: a relative gap of 1e-3
-  LearnerSettings bcfw;
-  bcfw.kind = LearnerKind::Bcfw;
-  bcfw.bcfw.lambda = lambda;
-  bcfw.bcfw.stop = StopCriteria{200, 1e-3};
-  LearnerSettings bcfw_avg = bcfw;
-  bcfw_avg.bcfw.averaging = true;
-  LearnerSettings batch;
-  batch.kind = LearnerKind::Batch;
-  batch.batch.lambda = lambda;
-  batch.batch.steps = StepSchedule::constant(0.2);  // the OCR configs' batch step (bench's cutting-plane check too)
-  batch.batch.stop.max_iterations = name == "small" ? 1000 : 300;
-  std::printf("\nBCFW against the cutting plane and the batch subgradient, OCR %s protocol, fold 0's %zu training "
-              "words, lambda %g: seconds to the cutting plane's final c (relative gap 1e-3) within a relative %g\n",
-              name.c_str(), examples.size(), lambda, kWithin);
-  std::printf("%-26s %12s %10s %8s %12s %10s %12s\n", "learner", "objective", "seconds", "passes", "s to target",
-              "passes to", "final gap");
-  Json json = Json::object();
-  double target = std::numeric_limits<double>::quiet_NaN();
-  for (const auto& [label, settings] :
-       {std::pair<std::string, LearnerSettings>{"cutting_plane", cp}, {"bcfw", bcfw}, {"bcfw_averaged", bcfw_avg},
-        {"batch", batch}}) {
-    const std::unique_ptr<Learner> learner = makeLearner(settings);
-    learner->train(list);
-    if (label == "cutting_plane") target = learner->objective();
-    const TraceRecord* reached = firstWithin(learner->trace(), target, kWithin);
-    const double gap = learner->trace().empty() ? std::numeric_limits<double>::quiet_NaN() : learner->trace().back().gap;
-    char seconds_to[32] = "not reached", passes_to[32] = "-";
-    if (reached) {
-      std::snprintf(seconds_to, sizeof seconds_to, "%.2f", reached->elapsed_seconds);
-      std::snprintf(passes_to, sizeof passes_to, "%ld", reached->iteration);
-    }
-    std::printf("%-26s %12.6f %10.2f %8ld %12s %10s %12.3g\n", label.c_str(), learner->objective(), learner->seconds(),
-                learner->passes(), seconds_to, passes_to, gap);
-    std::fflush(stdout);
-    Json row = {{"objective", learner->objective()}, {"s", learner->seconds()}, {"passes", learner->passes()},
-                {"info", describe(learner->info()) + ": " + learner->message()}};
-    if (reached) row["s_to_target"] = reached->elapsed_seconds, row["passes_to_target"] = reached->iteration;
-    if (std::isfinite(gap)) row["final_gap"] = gap;
-    json[label] = std::move(row);
-  }
-  json["target"] = target;
-  json["within"] = kWithin;
-  json["lambda"] = lambda;
-  json["train_words"] = examples.size();
-  return json;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -346,9 +262,6 @@ int main(int argc, char** argv) {
   app.add_option("--dlib-c", options.dlib_c, "dlib's C; the cutting-plane check uses lambda = 1/C")->capture_default_str();
   app.add_flag("--no-dlib", options.no_dlib, "leave dlib out");
   app.add_flag("--no-cutting-plane-check", options.no_cutting_plane_check, "leave the cutting-plane check out");
-  app.add_option("--bcfw-protocols", options.bcfw_protocols,
-                 "OCR protocols of the BCFW comparison on fold 0: small, large (none: --bcfw-protocols '')")
-      ->delimiter(',');
   try {
     app.parse(argc, argv);
     Json json = Json::object();
@@ -359,9 +272,6 @@ int main(int argc, char** argv) {
       if (!set.empty()) json[set] = benchMultilabel(options, set);
     }
     if (!options.no_cutting_plane_check) json["cutting_plane"] = cuttingPlaneCheck(options);
-    for (const std::string& p : options.bcfw_protocols) {
-      if (!p.empty()) json["bcfw"][p] = bcfwCheck(options, p);
-    }
     std::printf("\n%s\n", jsonText(json, -1).c_str());
     return 0;
   } catch (const CLI::ParseError& e) {
