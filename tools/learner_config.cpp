@@ -69,13 +69,30 @@ CuttingPlane::Params cuttingPlaneParams(const ConfigNode& node, CuttingPlane::Pa
   return p;
 }
 
+Bcfw::Params bcfwParams(const ConfigNode& node, Bcfw::Params p) {
+  node.expectKeys({"lambda", "passes", "tolerance", "absolute_tolerance", "certify_every", "averaging", "shuffle", "seed",
+                   "threads", "time_budget_seconds"});
+  p.lambda = node.number("lambda", p.lambda, std::numeric_limits<double>::min(), kInf);
+  p.stop.max_iterations = node.integer("passes", p.stop.max_iterations, 1, 100000000);
+  p.stop.tolerance = node.number("tolerance", p.stop.tolerance, 0.0, kInf);
+  p.absolute_tolerance = node.number("absolute_tolerance", p.absolute_tolerance, 0.0, kInf);
+  p.certify_every = node.integer("certify_every", p.certify_every, 1, 100000000);
+  p.averaging = node.boolean("averaging", p.averaging);
+  p.shuffle = node.boolean("shuffle", p.shuffle);
+  p.seed = static_cast<std::uint64_t>(node.integer("seed", static_cast<long>(p.seed), 0));
+  p.threads = static_cast<int>(node.integer("threads", p.threads, 0, 256));
+  p.stop.time_budget_seconds = node.number("time_budget_seconds", p.stop.time_budget_seconds, 0.0, kInf);
+  return p;
+}
+
 mmp::LearnerSettings learnerSettings(const ConfigNode& config, const std::string& kind_key, mmp::LearnerSettings s,
                                      const std::vector<std::string>& more_kinds,
                                      const std::pair<std::string, std::string>& objective_names) {
   std::vector<std::string> kinds = {"online", "batch"};
   kinds.insert(kinds.end(), more_kinds.begin(), more_kinds.end());
   const std::string kind = config.choice(kind_key, describe(s.kind), kinds);
-  for (LearnerKind known : {LearnerKind::Online, LearnerKind::Batch, LearnerKind::Dlpw, LearnerKind::CuttingPlane}) {
+  for (LearnerKind known :
+       {LearnerKind::Online, LearnerKind::Batch, LearnerKind::Dlpw, LearnerKind::CuttingPlane, LearnerKind::Bcfw}) {
     if (kind == describe(known)) s.kind = known;
   }
   if (config.has("objective")) {
@@ -87,6 +104,7 @@ mmp::LearnerSettings learnerSettings(const ConfigNode& config, const std::string
   s.online = onlineParams(config.child("online"), s.online);
   s.batch = batchParams(config.child("batch"), s.batch);
   if (config.has("cutting_plane")) s.cutting_plane = cuttingPlaneParams(config.child("cutting_plane"), s.cutting_plane);
+  if (config.has("bcfw")) s.bcfw = bcfwParams(config.child("bcfw"), s.bcfw);
   return s;
 }
 

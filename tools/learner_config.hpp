@@ -9,6 +9,8 @@
 //   dlpw:   {lambda, epochs, passes, warm_start, shuffle, seed, time_budget_seconds}   (dlpwParams; pairwise models)
 //   cutting_plane: {lambda, iterations, tolerance, absolute_tolerance, plane_age_limit, threads,
 //                   time_budget_seconds}   (cuttingPlaneParams; unconstrained, q = 1)
+//   bcfw:   {lambda, passes, tolerance, absolute_tolerance, certify_every, averaging, shuffle, seed,
+//            threads, time_budget_seconds}   (bcfwParams; unconstrained, q = 1)
 #pragma once
 
 #include "config.hpp"
@@ -24,14 +26,15 @@ OnlineGreedyProjection::Params onlineParams(const ConfigNode& node, OnlineGreedy
 BatchSubgradient::Params batchParams(const ConfigNode& node, BatchSubgradient::Params defaults);
 Dlpw::Params dlpwParams(const ConfigNode& node, Dlpw::Params defaults);
 CuttingPlane::Params cuttingPlaneParams(const ConfigNode& node, CuttingPlane::Params defaults);
-/// The keys `kind_key` (the kind), `objective` (if present), `online`, `batch` and `cutting_plane` of `config`, each over its
+Bcfw::Params bcfwParams(const ConfigNode& node, Bcfw::Params defaults);
+/// The keys `kind_key` (the kind), `objective` (if present), `online`, `batch`, `cutting_plane` and `bcfw` of `config`, each over its
 /// part of `defaults` (a section the caller's expectKeys does not allow is absent: its defaults stay).
 /// online and batch are always accepted; a front end offering more lists them in more_kinds.  A
-/// LearnerKind's name there ("cutting_plane", "dlpw") sets the kind; any other ("learch" of
+/// LearnerKind's name there ("cutting_plane", "dlpw", "bcfw") sets the kind; any other ("learch" of
 /// `mmp train`) leaves the LearnerKind as in defaults, for the caller to read kind_key.  The
-/// cutting plane is unconstrained, so only front ends without a projection (OCR, multilabel) offer it.
-/// objective_names: the names of the margin and the likelihood objective in this front end (`mmp
-/// train` calls the likelihood of paths "maxent").
+/// cutting plane and BCFW are unconstrained, so only front ends without a projection (OCR,
+/// multilabel) offer them.  objective_names: the names of the margin and the likelihood objective in
+/// this front end (`mmp train` calls the likelihood of paths "maxent").
 mmp::LearnerSettings learnerSettings(const ConfigNode& config, const std::string& kind_key, mmp::LearnerSettings defaults,
                                      const std::vector<std::string>& more_kinds = {},
                                      const std::pair<std::string, std::string>& objective_names = {"margin", "likelihood"});

@@ -130,8 +130,11 @@ void runOcr(const OcrOptions& options) {
   const OcrDataset data = readOcrDataset(path);
   std::printf("OCR words: %zu words, %zu letters read from %s in %.2f s\n", data.words.folds.size(), data.letters,
               path.c_str(), data.read_seconds);
-  std::printf("chain model: 26 labels, 128 pixels + bias, transitions%s; Viterbi, Hamming loss per letter\n",
-              settings.start_end ? ", start and end weights" : "");
+  std::printf("chain model: 26 labels, 128 pixels + bias, transitions%s; %s\n",
+              settings.start_end ? ", start and end weights" : "",
+              settings.learner.objective == TrainingObjective::Likelihood
+                  ? "CRF trained by conditional likelihood (forward-backward), Viterbi decoding"
+                  : "Viterbi, Hamming loss per letter");
   std::printf("protocol %s (%s); %s\n\n", describe(protocol).c_str(),
               protocol == OcrProtocol::Small ? "train on fold k, test on the other nine"
                                              : "train on the other nine folds, test on fold k",
@@ -166,7 +169,9 @@ void runOcr(const OcrOptions& options) {
   if (curve) {
     const ErrorCurve mean = meanCurve(results);
     const std::vector<double> x(mean.passes.begin(), mean.passes.end());
-    const std::string unit = settings.learner.kind == LearnerKind::Online ? "epoch" : "iteration";
+    const std::string unit = settings.learner.kind == LearnerKind::Online ? "epoch"
+                             : settings.learner.kind == LearnerKind::Bcfw ? "pass"
+                                                                         : "iteration";
     const ChartStyle style{"OCR " + describe(protocol) + " protocol, " + describe(settings.learner.kind) +
                                " learner: mean over " + std::to_string(results.size()) + " folds",
                            unit + " (one pass over the training words)", "letter error", 900, 560};

@@ -120,15 +120,25 @@ std::string OcrLearnerSettings::describe() const {
 const std::vector<std::string>& ocrConfigKeys() {
   static const std::vector<std::string> keys = {"data_root", "protocol",  "folds",  "output_dir", "curve",
                                                 "curve_points", "learner", "beta", "start_end", "online",
-                                                "batch", "cutting_plane", "validation", "formulation"};
+                                                "batch", "cutting_plane", "bcfw", "validation", "formulation",
+                                                "objective"};
   return keys;
 }
 
 OcrLearnerSettings ocrLearnerSettings(const ConfigNode& config) {
   OcrLearnerSettings s;
-  s.learner = learnerSettings(config, "learner", s.learner, {"cutting_plane"});
+  s.learner = learnerSettings(config, "learner", s.learner, {"cutting_plane", "bcfw"});
   s.formulation = parseFormulation(
       config.choice("formulation", describe(s.formulation), {"margin", "slack", "slack_exact", "poslearn"}));
+  if (s.learner.objective == TrainingObjective::Likelihood) {
+    if (s.formulation != Formulation::Margin) {
+      config.fail("formulation", "the likelihood objective (a CRF) has no formulation: leave it at margin, or use objective: margin");
+    }
+    if (s.learner.kind != LearnerKind::Online && s.learner.kind != LearnerKind::Batch) {
+      config.fail("learner", "the likelihood objective trains with online or batch; " + describe(s.learner.kind) +
+                                 " trains the margin objective only");
+    }
+  }
   s.start_end = config.boolean("start_end", s.start_end);
   s.beta_by_length = config.choice("beta", s.beta_by_length ? "by_length" : "one", {"one", "by_length"}) == "by_length";
   const ConfigNode validation = config.child("validation");

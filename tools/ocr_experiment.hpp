@@ -48,8 +48,9 @@ struct OcrLearnerSettings {
   std::string describe() const;
 };
 
-/// The settings of a config (keys: learner (online, batch or cutting_plane), formulation, beta, start_end,
-/// online, batch, cutting_plane, validation); the other keys of the file are the caller's to check.
+/// The settings of a config (keys: learner (online, batch, cutting_plane or bcfw), objective (margin or
+/// likelihood: the chain CRF, online or batch only), formulation, beta, start_end, online, batch,
+/// cutting_plane, bcfw, validation); the other keys of the file are the caller's to check.
 OcrLearnerSettings ocrLearnerSettings(const ConfigNode& config);
 /// Every top-level key of an OCR config (configs/ocr_*.yaml), for expectKeys().
 const std::vector<std::string>& ocrConfigKeys();

@@ -3,6 +3,7 @@
 #include <mmp/core/error.hpp>
 #include <mmp/core/objective.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 namespace mmp {
@@ -31,7 +32,9 @@ double addLikelihoodGradient(const MarginalResult& result, const Eigen::VectorXd
 }
 
 LikelihoodObjective::LikelihoodObjective(ExampleList examples, double lambda)
-    : examples_(marginalExamples(examples, "likelihood objective")), lambda_(lambda), results_(examples.size()) {
+    : examples_(marginalExamples(examples, "likelihood objective")),
+      lambda_(lambda),
+      results_(std::min(examples.size(), kChunk)) {
   if (!(lambda_ >= 0.0) || !std::isfinite(lambda_)) {
     throw InvalidArgument("likelihood objective: lambda must be a finite number >= 0, got " + numberText(lambda_));
   }
@@ -43,19 +46,23 @@ double LikelihoodObjective::evaluate(const Eigen::VectorXd& w, Eigen::VectorXd* 
     throw InvalidArgument("likelihood objective: w has size " + std::to_string(w.size()) + ", expected " +
                           std::to_string(dimension_));
   }
-  const auto one = [&](std::size_t i) { examples_[i]->marginals(w, results_[i]); };
-  if (pool != nullptr) {
-    pool->parallelFor(examples_.size(), one);
-  } else {
-    for (std::size_t i = 0; i < examples_.size(); ++i) one(i);
-  }
-  // Reduce in example order: the same sums whatever the thread count.
   const double inv_n = 1.0 / static_cast<double>(examples_.size());
   Eigen::VectorXd scratch;
   Eigen::VectorXd& g = gradient != nullptr ? *gradient : scratch;
   g.setZero(dimension_);
   double risk = 0.0;
-  for (const MarginalResult& r : results_) risk += addLikelihoodGradient(r, w, inv_n, g);
+  // Chunks of examples: a chain's E[psi] is dense, so one slot per example would hold n x d doubles.
+  for (std::size_t first = 0; first < examples_.size(); first += kChunk) {
+    const std::size_t m = std::min(kChunk, examples_.size() - first);
+    const auto one = [&](std::size_t j) { examples_[first + j]->marginals(w, results_[j]); };
+    if (pool != nullptr) {
+      pool->parallelFor(m, one);
+    } else {
+      for (std::size_t j = 0; j < m; ++j) one(j);
+    }
+    // Reduce in example order: the same sums whatever the thread count.
+    for (std::size_t j = 0; j < m; ++j) risk += addLikelihoodGradient(results_[j], w, inv_n, g);
+  }
   g.noalias() += lambda_ * w;
   return 0.5 * lambda_ * w.squaredNorm() + risk * inv_n;
 }

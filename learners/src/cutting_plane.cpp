@@ -209,7 +209,8 @@ const Eigen::VectorXd& CuttingPlane::train(const ExampleList& examples, Eigen::V
     planes_ = set.size();
     iterations_ = t;
     weights_ = best_w;
-    const TraceRecord record{t, best, best_w.norm(), elapsed()};
+    TraceRecord record{t, best, best_w.norm(), elapsed()};
+    record.gap = gap_;
     trace_.push_back(record);
     if (!report(record)) {
       info = Info::NoConvergence;

@@ -19,7 +19,8 @@ LearnerKind parseLearnerKind(const std::string& name) {
   if (name == "online") return LearnerKind::Online;
   if (name == "dlpw") return LearnerKind::Dlpw;
   if (name == "cutting_plane") return LearnerKind::CuttingPlane;
-  throw InvalidArgument("learner '" + name + "': expected batch, online, dlpw or cutting_plane");
+  if (name == "bcfw") return LearnerKind::Bcfw;
+  throw InvalidArgument("learner '" + name + "': expected batch, online, dlpw, cutting_plane or bcfw");
 }
 
 std::string describe(LearnerKind kind) {
@@ -28,6 +29,7 @@ std::string describe(LearnerKind kind) {
     case LearnerKind::Online: return "online";
     case LearnerKind::Dlpw: return "dlpw";
     case LearnerKind::CuttingPlane: return "cutting_plane";
+    case LearnerKind::Bcfw: return "bcfw";
   }
   return "?";
 }

@@ -15,6 +15,7 @@ auto& stopOf(Settings& s) {
     case LearnerKind::Online: return s.online.stop;
     case LearnerKind::Dlpw: return s.dlpw.stop;
     case LearnerKind::CuttingPlane: return s.cutting_plane.stop;
+    case LearnerKind::Bcfw: return s.bcfw.stop;
     case LearnerKind::Batch: break;
   }
   return s.batch.stop;
@@ -26,6 +27,7 @@ auto& lambdaOf(Settings& s) {
     case LearnerKind::Online: return s.online.lambda;
     case LearnerKind::Dlpw: return s.dlpw.lambda;
     case LearnerKind::CuttingPlane: return s.cutting_plane.lambda;
+    case LearnerKind::Bcfw: return s.bcfw.lambda;
     case LearnerKind::Batch: break;
   }
   return s.batch.lambda;
@@ -39,7 +41,8 @@ int LearnerSettings::q() const {
   switch (kind) {
     case LearnerKind::Online: return online.q;
     case LearnerKind::Dlpw:
-    case LearnerKind::CuttingPlane: return 1;
+    case LearnerKind::CuttingPlane:
+    case LearnerKind::Bcfw: return 1;
     case LearnerKind::Batch: break;
   }
   return batch.q;
@@ -75,6 +78,11 @@ std::string LearnerSettings::describe() const {
       s << "cutting plane, lambda " << cutting_plane.lambda << ", relative gap " << cutting_plane.stop.tolerance
         << ", up to " << cutting_plane.stop.max_iterations << " iterations";
       break;
+    case LearnerKind::Bcfw:
+      s << "BCFW, lambda " << bcfw.lambda << ", relative gap " << bcfw.stop.tolerance << ", up to "
+        << bcfw.stop.max_iterations << " passes";
+      if (bcfw.certify_every > 1) s << ", gap every " << bcfw.certify_every << " passes";
+      break;
     case LearnerKind::Batch:
       s << "batch subgradient, lambda " << batch.lambda << ", " << batch.stop.max_iterations << " iterations, "
         << batch.steps.describe() << ", averaging " << mmp::describe(batch.averaging);
@@ -98,6 +106,7 @@ std::unique_ptr<Learner> makeLearner(const LearnerSettings& settings) {
     }
     case LearnerKind::Dlpw: return std::make_unique<Dlpw>(settings.dlpw);
     case LearnerKind::CuttingPlane: return std::make_unique<CuttingPlane>(settings.cutting_plane);
+    case LearnerKind::Bcfw: return std::make_unique<Bcfw>(settings.bcfw);
     case LearnerKind::Batch: break;
   }
   BatchSubgradient::Params p = settings.batch;

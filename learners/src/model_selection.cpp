@@ -18,13 +18,14 @@ namespace mmp {
     iterate is the latest.  Batch: at iteration t the learner reports w_t before stepping; its
     average holds w_2 .. w_t by then, i.e. the model it would return after t - 1 iterations (passes).
     Cutting plane: at iteration t it publishes its best iterate so far, which is what it returns
-    after t iterations; nothing is averaged.
+    after t iterations; BCFW: after pass t its w; nothing is averaged.
 !*/
 TrainedWithCurve trainWithCurve(const LearnerSettings& settings, const ExampleList& examples, int points,
                                 const CurveCallback& at_pass) {
   using Clock = std::chrono::steady_clock;
   const bool online = settings.kind == LearnerKind::Online;
-  const bool cutting_plane = settings.kind == LearnerKind::CuttingPlane;
+  // the cutting plane and BCFW call back after each iteration or pass with what they would return
+  const bool cutting_plane = settings.kind == LearnerKind::CuttingPlane || settings.kind == LearnerKind::Bcfw;
   const long per_pass = online ? static_cast<long>(examples.size()) : 1;  // callbacks per pass
   const long lag = online || cutting_plane ? 0 : 1;  // the batch learner calls back once before its first step
   const long stride = std::max(1L, settings.passes() / std::max(1, points));

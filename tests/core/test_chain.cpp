@@ -2,11 +2,14 @@
 
 #include <mmp/core/tasks/chain.hpp>
 #include <mmp/core/error.hpp>
+#include <mmp/core/likelihood_objective.hpp>
 #include <mmp/core/objective.hpp>
 #include <mmp/core/thread_pool.hpp>
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <functional>
 #include <limits>
 
 using namespace mmp;
@@ -35,20 +38,91 @@ double hamming(const std::vector<int>& a, const std::vector<int>& b) {
   return d;
 }
 
-/// Every labelling of the sequence, in lexicographic order: the best of score + s * loss.
-std::vector<int> bruteForce(const ChainExample& e, const Eigen::VectorXd& w, double s, double* best_value) {
+/// The central finite difference (f(w + h e_i) - f(w - h e_i)) / 2h of f at w, for every coordinate i.
+Eigen::VectorXd centralDifference(const std::function<double(const Eigen::VectorXd&)>& f, const Eigen::VectorXd& w,
+                                  double h) {
+  Eigen::VectorXd fd(w.size());
+  for (Eigen::Index i = 0; i < w.size(); ++i) {
+    Eigen::VectorXd plus = w, minus = w;
+    plus[i] += h;
+    minus[i] -= h;
+    fd[i] = (f(plus) - f(minus)) / (2.0 * h);
+  }
+  return fd;
+}
+
+/// Calls visit(y) for every labelling y of the sequence, in lexicographic order (position 0 fastest).
+template <class Visit>
+void forEachLabelling(const ChainExample& e, Visit visit) {
   const int K = e.data().labels();
-  std::vector<int> y(e.length(), 0), best;
-  double best_score = -std::numeric_limits<double>::infinity();
+  std::vector<int> y(e.length(), 0);
   for (;;) {
-    const double v = directScore(e, w, y) + s * e.options().position_loss * hamming(y, e.labels());
-    if (v > best_score) best_score = v, best = y;
+    visit(y);
     std::size_t t = 0;
     while (t < y.size() && ++y[t] == K) y[t++] = 0;
     if (t == y.size()) break;
   }
+}
+
+/// Every labelling of the sequence, in lexicographic order: the best of score + s * loss.
+std::vector<int> bruteForce(const ChainExample& e, const Eigen::VectorXd& w, double s, double* best_value) {
+  std::vector<int> best;
+  double best_score = -std::numeric_limits<double>::infinity();
+  forEachLabelling(e, [&](const std::vector<int>& y) {
+    const double v = directScore(e, w, y) + s * e.options().position_loss * hamming(y, e.labels());
+    if (v > best_score) best_score = v, best = y;
+  });
   *best_value = best_score;
   return best;
+}
+
+/// The CRF by enumeration: log Z, E[psi] and the position marginals (L x K) from every labelling's
+/// directScore, with psi(y) counted from the definition in chain.hpp (through directScore's
+/// linearity: psi_j(y) = directScore at the unit vector e_j).
+struct Enumerated {
+  double log_z = 0.0;
+  Eigen::VectorXd expected_psi;
+  Eigen::MatrixXd positions;
+};
+
+Enumerated enumerate(const ChainExample& e, const Eigen::VectorXd& w) {
+  const Eigen::Index d = e.dimension();
+  double top = -std::numeric_limits<double>::infinity();
+  forEachLabelling(e, [&](const std::vector<int>& y) { top = std::max(top, directScore(e, w, y)); });
+  Enumerated out;
+  out.expected_psi = Eigen::VectorXd::Zero(d);
+  out.positions = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(e.length()), e.data().labels());
+  double z = 0.0;
+  Eigen::VectorXd unit = Eigen::VectorXd::Zero(d);
+  forEachLabelling(e, [&](const std::vector<int>& y) {
+    const double p = std::exp(directScore(e, w, y) - top);
+    z += p;
+    for (std::size_t t = 0; t < y.size(); ++t) out.positions(static_cast<Eigen::Index>(t), y[t]) += p;
+    for (Eigen::Index j = 0; j < d; ++j) {
+      unit[j] = 1.0;
+      out.expected_psi[j] += p * directScore(e, unit, y);
+      unit[j] = 0.0;
+    }
+  });
+  out.log_z = top + std::log(z);
+  out.expected_psi /= z;
+  out.positions /= z;
+  return out;
+}
+
+/// marginals() and positionMarginals() against enumeration: log Z to 1e-12, E[psi] and the position
+/// marginals to `tolerance` (relative to |E[psi]|, absolute for the marginals); returns the answer.
+MarginalResult checkAgainstEnumeration(const ChainExample& e, const Eigen::VectorXd& w, double tolerance) {
+  const Enumerated expected = enumerate(e, w);
+  MarginalResult r;
+  e.marginals(w, r);
+  CHECK(r.log_partition == doctest::Approx(expected.log_z).epsilon(1e-12));
+  CHECK(r.expected_psi.toDense().allFinite());
+  CHECK((r.expected_psi.toDense() - expected.expected_psi).norm() <= tolerance * std::max(1.0, expected.expected_psi.norm()));
+  const Eigen::MatrixXd positions = e.positionMarginals(w);
+  CHECK((positions - expected.positions).norm() <= tolerance);
+  CHECK((positions.rowwise().sum().array() - 1.0).abs().maxCoeff() <= 1e-12);
+  return r;
 }
 
 }  // namespace
@@ -129,14 +203,8 @@ TEST_CASE("the chain objective's subgradient equals a central finite difference 
       const Eigen::VectorXd w = test::randomVector(rng, objective.dimension());
       Eigen::VectorXd g;
       objective.evaluate(w, &g);
-      Eigen::VectorXd fd(w.size());
-      const double h = 1e-6;
-      for (Eigen::Index i = 0; i < w.size(); ++i) {
-        Eigen::VectorXd plus = w, minus = w;
-        plus[i] += h;
-        minus[i] -= h;
-        fd[i] = (objective.evaluate(plus).value - objective.evaluate(minus).value) / (2.0 * h);
-      }
+      const Eigen::VectorXd fd =
+          centralDifference([&](const Eigen::VectorXd& v) { return objective.evaluate(v).value; }, w, 1e-6);
       CAPTURE(q);
       CAPTURE(length_power);
       CHECK((g - fd).norm() <= 1e-5 * std::max(1.0, g.norm()));
@@ -208,4 +276,80 @@ TEST_CASE("long chains (over 64 positions) give the same psi and an optimal scor
       }
     }
   }
+}
+
+TEST_CASE("CRF marginals: log Z, E[psi] and the position marginals equal enumeration on small random chains") {
+  Random rng(31);
+  for (int trial = 0; trial < 60; ++trial) {
+    const int labels = test::randomInt(rng, 2, 4);
+    const int features = test::randomInt(rng, 0, 4);
+    const int length = test::randomInt(rng, 1, 5);
+    auto data = test::randomChains(rng, 1, labels, features, length, length);
+    const bool start_end = trial % 2 == 0;
+    const ChainExample e(data, 0, {start_end, 1.0, trial % 3 == 0 ? 1.0 : 0.0});
+    const Eigen::VectorXd w = test::randomVector(rng, e.dimension(), rng.uniform(0.1, 3.0));
+    CAPTURE(trial);
+    const MarginalResult r = checkAgainstEnumeration(e, w, 1e-12);
+    CHECK(r.psi_target.dot(w) == doctest::Approx(directScore(e, w, e.labels())).epsilon(1e-12));
+    CHECK(r.beta == doctest::Approx(std::pow(double(length), trial % 3 == 0 ? -1.0 : 0.0)));
+    CHECK(r.log_partition >= r.psi_target.dot(w));  // nll >= 0
+  }
+}
+
+TEST_CASE("CRF marginals stay exact where the fast log-sum-exp underflows (weights in the hundreds)") {
+  // Transitions spread over hundreds make exp(T - max T) underflow for whole columns: the term by
+  // term fallback must give what enumeration gives.
+  Random rng(32);
+  for (int trial = 0; trial < 20; ++trial) {
+    auto data = test::randomChains(rng, 1, 3, 2, 4, 4);
+    const ChainExample e(data, 0);
+    const Eigen::VectorXd w = test::randomVector(rng, e.dimension(), 400.0);
+    CAPTURE(trial);
+    checkAgainstEnumeration(e, w, 1e-9);
+  }
+}
+
+TEST_CASE("the chain likelihood objective's gradient equals a central finite difference") {
+  Random rng(33);
+  for (double length_power : {0.0, 1.0}) {
+    auto data = test::randomChains(rng, 6, 3, 4, 1, 6);
+    const auto examples = test::chainExamples(data, ChainOptions{true, 1.0, length_power});
+    const LikelihoodObjective objective(test::listOf(examples), 0.1);
+    const Eigen::VectorXd w = test::randomVector(rng, objective.dimension());
+    Eigen::VectorXd g;
+    objective.evaluate(w, &g);
+    const Eigen::VectorXd fd =
+        centralDifference([&](const Eigen::VectorXd& v) { return objective.evaluate(v); }, w, 1e-5);
+    CAPTURE(length_power);
+    CHECK((g - fd).norm() <= 1e-7 * std::max(1.0, g.norm()));
+  }
+}
+
+TEST_CASE("CRF marginals on a long chain (200 positions): finite messages, normalised marginals, counts that add up") {
+  // exp(log Z) is far beyond the range of doubles here; the log-messages stay finite, each position's
+  // marginals sum to 1 and the expected bias and transition counts to the positions and pairs.
+  Random rng(34);
+  auto data = test::randomChains(rng, 1, 4, 5, 200, 200);
+  const ChainExample e(data, 0);
+  const Eigen::VectorXd w = test::randomVector(rng, e.dimension(), 2.0);
+  MarginalResult r;
+  e.marginals(w, r);
+  CHECK(std::isfinite(r.log_partition));
+  CHECK(r.log_partition >= r.psi_target.dot(w));
+  const Eigen::VectorXd expected = r.expected_psi.toDense();
+  CHECK(expected.allFinite());
+  CHECK(expected.segment(Eigen::Index(5) * 4, 4).sum() == doctest::Approx(200.0));       // bias: one a position
+  CHECK(expected.segment(Eigen::Index(6) * 4, 16).sum() == doctest::Approx(199.0));      // transitions: one a pair
+  CHECK(expected.minCoeff() >= 0.0);
+  const Eigen::MatrixXd positions = e.positionMarginals(w);
+  CHECK((positions.rowwise().sum().array() - 1.0).abs().maxCoeff() <= 1e-10);
+}
+
+TEST_CASE("CRF marginals refuse weights of the wrong size") {
+  Random rng(35);
+  auto data = test::randomChains(rng, 1, 3, 2, 3, 3);
+  const ChainExample e(data, 0);
+  MarginalResult r;
+  CHECK_THROWS_WITH_AS(e.marginals(Eigen::VectorXd::Zero(e.dimension() + 1), r), doctest::Contains("w has size"),
+                       InvalidArgument);
 }

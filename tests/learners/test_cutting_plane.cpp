@@ -1,3 +1,4 @@
+#include "learners/learner_fixtures.hpp"
 #include "support.hpp"
 
 #include <mmp/core/error.hpp>
@@ -83,23 +84,6 @@ void checkKkt(const RandomQp& p, const Eigen::VectorXd& alpha, double slack) {
   }
 }
 
-/// Multiclass examples whose labels are argmax of a hidden linear model plus noise: learnable, not
-/// separable, so the optimum has w != 0 and a positive risk.
-std::vector<std::unique_ptr<MulticlassExample>> noisyLinearMulticlass(Random& rng, int n, int classes, int features) {
-  Eigen::MatrixXd hidden(classes, features);
-  for (Eigen::Index r = 0; r < hidden.rows(); ++r) {
-    for (Eigen::Index s = 0; s < hidden.cols(); ++s) hidden(r, s) = rng.normal();
-  }
-  std::vector<std::unique_ptr<MulticlassExample>> out;
-  for (int i = 0; i < n; ++i) {
-    Eigen::VectorXd x = test::randomVector(rng, features);
-    Eigen::Index label = 0;
-    (hidden * x + test::randomVector(rng, classes, 0.7)).maxCoeff(&label);
-    out.push_back(std::make_unique<MulticlassExample>(std::move(x), static_cast<int>(label), classes));
-  }
-  return out;
-}
-
 // The optimum of eq. 4 (q = 1) to compare with: a long batch subgradient run, steps 1/(lambda t),
 // late-weighted averaging.
 double batchOptimum(const ExampleList& list, double lambda, long iterations) {
@@ -143,29 +127,6 @@ void checkAgainstBatch(const ExampleList& list, double lambda, long batch_iterat
   }
   CHECK(weights[0] == weights[1]);  // bit for bit, whatever the thread count
 }
-
-// Delegates to `inner` for `good_calls` loss-augmented calls, then answers NaN features or throws
-// mmp::NumericalError.  (The counter is the test's; real oracles keep no state.)
-class FailingAfter final : public StructuredExample {
- public:
-  FailingAfter(const StructuredExample& inner, int good_calls, bool throws)
-      : inner_(inner), good_calls_(good_calls), throws_(throws) {}
-  Eigen::Index dimension() const override { return inner_.dimension(); }
-  void solve(const Eigen::VectorXd& w, double loss_weight, OracleResult& r) const override {
-    inner_.solve(w, loss_weight, r);
-    if (++calls_ <= good_calls_) return;
-    if (throws_) throw NumericalError("test oracle: costs overflow");
-    Eigen::VectorXd psi = r.psi_output.toDense();
-    psi[0] = std::nan("");
-    r.psi_output = FeatureVector::dense(psi);
-  }
-
- private:
-  const StructuredExample& inner_;
-  int good_calls_;
-  bool throws_;
-  mutable std::atomic<int> calls_{0};
-};
 
 }  // namespace
 
@@ -241,7 +202,7 @@ TEST_CASE("simplex QP: bad input is refused by name") {
 
 TEST_CASE("cutting plane reaches the batch optimum on multiclass examples, with a certified gap") {
   Random rng(31);
-  const auto examples = noisyLinearMulticlass(rng, 60, 4, 5);
+  const auto examples = test::noisyLinearMulticlass(rng, 60, 4, 5);
   checkAgainstBatch(test::listOf(examples), 0.01, 20000);
 }
 
@@ -279,7 +240,7 @@ TEST_CASE("every learner reports the formulation it trained, and refuses example
 
 TEST_CASE("cutting plane: a small plane age limit bounds the working set and still converges") {
   Random rng(33);
-  const auto examples = noisyLinearMulticlass(rng, 80, 5, 6);
+  const auto examples = test::noisyLinearMulticlass(rng, 80, 5, 6);
   const ExampleList list = test::listOf(examples);
   CuttingPlane::Params p;
   p.lambda = 0.02;
@@ -358,7 +319,7 @@ TEST_CASE("cutting plane: an oracle that turns NaN or overflows leaves the best 
   const auto inner = test::randomMulticlass(rng, 1, 3, 4);
   const ExampleList clean = {inner[0].get()};
   for (bool throws : {false, true}) {
-    const FailingAfter failing(*inner[0], 3, throws);
+    const test::FailingAfter failing(*inner[0], 3, throws);
     CuttingPlane::Params p;
     p.lambda = 0.001;
     p.stop.tolerance = 1e-12;

@@ -38,7 +38,8 @@ double addLikelihoodGradient(const MarginalResult& result, const Eigen::VectorXd
 /*!
     WHAT THIS OBJECT REPRESENTS
         c(w) above over a fixed list of examples.  evaluate() makes one marginal call per example
-        (in parallel on `pool` if given) and sums the terms in example order, so the value and the
+        (in parallel on `pool` if given, kChunk examples at a time, so that dense expectations take
+        kChunk x d doubles, not n x d) and sums the terms in example order, so the value and the
         gradient do not depend on the thread count.
 !*/
 class LikelihoodObjective {
@@ -46,6 +47,8 @@ class LikelihoodObjective {
   /// requires: examples non-empty, of one dimension, each a MarginalExample (throws
   /// mmp::InvalidArgument naming the example otherwise); lambda >= 0 and finite.
   LikelihoodObjective(ExampleList examples, double lambda);
+
+  static constexpr std::size_t kChunk = 256;  ///< marginal calls held at once
 
   Eigen::Index dimension() const { return dimension_; }
   double lambda() const { return lambda_; }
@@ -57,7 +60,7 @@ class LikelihoodObjective {
   std::vector<const MarginalExample*> examples_;
   double lambda_;
   Eigen::Index dimension_ = 0;
-  mutable std::vector<MarginalResult> results_;  // one slot per example, reused across calls
+  mutable std::vector<MarginalResult> results_;  // one slot per example of a chunk, reused across calls
 };
 
 }  // namespace mmp

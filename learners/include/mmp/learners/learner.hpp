@@ -45,6 +45,9 @@ struct TraceRecord {
   double value = 0.0;          ///< batch: c(w_t) of eq. 4; online: running mean prediction loss
   double weight_norm = 0.0;    ///< |w_t|
   double elapsed_seconds = 0.0;
+  /// The duality gap certified at this point (c(w) - a dual value: the cutting plane's and BCFW's
+  /// certificate), NaN where the learner has none.
+  double gap = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// Called once per iteration (batch) or round (online); returning false stops training.
@@ -55,10 +58,10 @@ using TraceCallback = std::function<bool(const TraceRecord&)>;
 /// Use a convex set of acceptable weights, so that averages of accepted iterates are accepted too.
 using WeightCheck = std::function<std::string(const Eigen::VectorXd& w)>;
 
-/// Which optimiser: BatchSubgradient, OnlineGreedyProjection, Dlpw (pairwise models only) or
-/// CuttingPlane (unconstrained, q = 1).
-enum class LearnerKind { Batch, Online, Dlpw, CuttingPlane };
-/// "batch", "online", "dlpw" or "cutting_plane"; throws mmp::InvalidArgument naming the valid names otherwise.
+/// Which optimiser: BatchSubgradient, OnlineGreedyProjection, Dlpw (pairwise models only),
+/// CuttingPlane or Bcfw (block-coordinate Frank-Wolfe; both unconstrained, q = 1).
+enum class LearnerKind { Batch, Online, Dlpw, CuttingPlane, Bcfw };
+/// "batch", "online", "dlpw", "cutting_plane" or "bcfw"; throws mmp::InvalidArgument naming the valid names otherwise.
 LearnerKind parseLearnerKind(const std::string& name);
 std::string describe(LearnerKind kind);
 
@@ -97,7 +100,7 @@ class Learner {
   /// What TraceRecord::value is: "objective c(w), eq. 4" (the cutting plane: the least so far),
   /// "objective c(w), likelihood" or "mean prediction loss".
   virtual const char* traceValueName() const = 0;
-  /// What a pass is called: "iteration" or "epoch".
+  /// What a pass is called: "iteration", "epoch" or "pass".
   virtual const char* passName() const = 0;
 
   void setCallback(TraceCallback callback) { callback_ = std::move(callback); }

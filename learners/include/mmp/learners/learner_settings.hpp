@@ -9,6 +9,7 @@
 #pragma once
 
 #include <mmp/learners/batch_subgradient.hpp>
+#include <mmp/learners/bcfw.hpp>
 #include <mmp/learners/cutting_plane.hpp>
 #include <mmp/learners/dlpw.hpp>
 #include <mmp/learners/online_greedy_projection.hpp>
@@ -27,16 +28,17 @@ struct LearnerSettings {
   BatchSubgradient::Params batch;         ///< used when kind is Batch
   Dlpw::Params dlpw;                      ///< used when kind is Dlpw (pairwise models only)
   CuttingPlane::Params cutting_plane;     ///< used when kind is CuttingPlane
+  Bcfw::Params bcfw;                      ///< used when kind is Bcfw
 
-  /// The chosen learner's lambda, slack norm (DLPW and the cutting plane: 1) and pass budget
-  /// (iterations or epochs).
+  /// The chosen learner's lambda, slack norm (DLPW, the cutting plane and BCFW: 1) and pass budget
+  /// (iterations, epochs or passes).
   double lambda() const;
   void setLambda(double lambda);
   int q() const;
   long passes() const;
   void setPasses(long passes);
   /// Sets the projection of the online and the batch learner (DLPW keeps its ball; the cutting
-  /// plane is unconstrained and ignores it: do not choose it where w must stay in a set).
+  /// plane and BCFW are unconstrained and ignore it: do not choose them where w must stay in a set).
   void setProjection(const ProjectionPtr& projection);
   /// How many times the callback is called at most on `examples` examples: batch or cutting-plane
   /// iterations, or online steps (epochs x ceil(examples / batch)).  For progress bars.

@@ -4,11 +4,13 @@
 //
 // A ChainData holds many sequences read-only (features as sorted lists of active indices, one label
 // per position); a ChainExample is one sequence of it, and solve() runs (loss-augmented) Viterbi.
+// The same example is a chain CRF for the likelihood objective: marginals() runs forward-backward.
 // Build the data once, share it among the examples through a shared_ptr, and hand the learners an
 // ExampleList of the examples.
 #pragma once
 
 #include <mmp/core/formulation.hpp>
+#include <mmp/core/marginals.hpp>
 #include <mmp/core/oracle.hpp>
 
 #include <cstdint>
@@ -126,11 +128,14 @@ struct ChainOptions {
         sequence's positions, L_t(v) = position_loss for v != label_t: max-marginals by a forward
         and a backward max-product pass, O(L (|active| + K) K); the exact slack violator by Viterbi
         over (position, label, errors so far), O(L^2 K^2).
+        As a MarginalExample it is the linear-chain CRF of the same score, P(y) = exp(w.psi(y)) / Z
+        (Lafferty, McCallum and Pereira 2001): marginals() runs forward-backward with log-space
+        messages, O(L (|active| + K) K) (see marginals()).
     THREAD SAFETY
-        As the oracle contract: solve(), predict() and jointFeatures() are const and use no shared
-        mutable state.
+        As the oracle contract: solve(), marginals(), predict() and jointFeatures() are const and use
+        no shared mutable state.
 !*/
-class ChainExample final : public StructuredExample, public DecomposableExample {
+class ChainExample final : public StructuredExample, public DecomposableExample, public MarginalExample {
  public:
   /// requires: data non-null, sequence < data->sequences(), options valid (throws InvalidArgument).
   ChainExample(std::shared_ptr<const ChainData> data, std::size_t sequence, ChainOptions options = {});
@@ -144,6 +149,19 @@ class ChainExample final : public StructuredExample, public DecomposableExample 
   double lossResolution() const override { return options_.position_loss; }
   double maxLoss() const override { return options_.position_loss * static_cast<double>(length()); }
   void exactSlackViolator(const Eigen::VectorXd& w, OracleResult& result) const override;
+
+  /*!
+      MarginalExample::marginals: log Z = log sum_y exp(w.psi(y)) over all K^L labellings, E[psi]
+      (dense) from the position and pair marginals, psi_target and beta as solve() gives them.
+      Forward-backward keeps log-messages alpha_t(y), beta_t(y); each log-sum-exp over the K
+      predecessors is taken as max + log sum exp(. - max) through exp(transition - its maximum)
+      computed once a call (K^2 exponentials a call, not a position), and falls back to the term by
+      term log-sum-exp where that sum underflows, so any finite w gives finite messages.
+      Never throws for finite w of the right size (InvalidArgument otherwise).
+  !*/
+  void marginals(const Eigen::VectorXd& w, MarginalResult& result) const override;
+  /// ensures: returns the L x K position marginals P_w(y_t = y) of the CRF (rows sum to 1).
+  Eigen::MatrixXd positionMarginals(const Eigen::VectorXd& w) const;
 
   /// ensures: labels = argmax_y w . psi(y) (plain Viterbi, no psi built); returns the best score.
   double predict(const Eigen::VectorXd& w, std::vector<int>& labels) const;
@@ -169,6 +187,9 @@ class ChainExample final : public StructuredExample, public DecomposableExample 
   /// forward(t, y) = best score of positions 0..t ending in y; backward(t, y) = best score of
   /// positions t+1.. given y at t (end weights included): max-marginal(t, y) = their sum.
   void maxProduct(const Eigen::VectorXd& w, Eigen::MatrixXd& forward, Eigen::MatrixXd& backward) const;
+  struct SumProduct;
+  /// Forward-backward (sum-product) at w, in log space (chain_marginals.cpp); returns log Z.
+  double sumProduct(const Eigen::VectorXd& w, SumProduct& messages) const;
   /// result's psi, psi_target, loss and beta for the labelling in result.output.
   void answer(OracleResult& result) const;
   void checkWeights(const Eigen::VectorXd& w) const;
