@@ -19,9 +19,6 @@
 
 namespace mmp::test {
 
-/// One definition for the suites (a unity build compiles several test files as one).
-inline constexpr double kInf = std::numeric_limits<double>::infinity();
-
 /// An integer uniformly distributed in [lo, hi].
 inline int randomInt(Random& rng, int lo, int hi) {
   return lo + static_cast<int>(rng.below(static_cast<std::uint64_t>(hi - lo) + 1));

@@ -8,6 +8,7 @@
 // step costs (a compressed-sparse-row graph with 8 neighbours), with the optimal costs checked equal.
 // Prints a table and, last, one JSON line for the 1024^2 grid (the regime with the smallest speedup).
 #include "json_output.hpp"
+#include <mmp/core/numbers.hpp>
 
 #include <mmp/core/random.hpp>
 #include <mmp/planning/grid_planner.hpp>
@@ -28,8 +29,9 @@
 
 namespace {
 
+using mmp::kInf;
+
 using Clock = std::chrono::steady_clock;
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 double millisecondsSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();

@@ -20,6 +20,7 @@
 // they plan).  Budgets are wall clock, so on a shared machine every figure is under that machine's
 // load.  Prints one line per run to stderr, a table per planner and budget, and, last, one JSON line.
 #include "config.hpp"
+#include <mmp/core/numbers.hpp>
 #include "json_output.hpp"
 #include "learner_config.hpp"
 #include "train_config.hpp"
@@ -47,8 +48,9 @@
 
 namespace {
 
+using mmp::kInf;
+
 using Clock = std::chrono::steady_clock;
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 

@@ -1,4 +1,5 @@
 #include "learner_config.hpp"
+#include <mmp/core/numbers.hpp>
 
 #include <mmp/core/error.hpp>
 
@@ -9,7 +10,6 @@
 namespace mmp::tools {
 
 static const std::vector<std::string> kAveraging = {"none", "uniform", "late_weighted"};
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 OnlineGreedyProjection::Params onlineParams(const ConfigNode& node, OnlineGreedyProjection::Params p) {
   node.expectKeys({"lambda", "q", "epochs", "averaging", "shuffle", "seed", "batch", "threads", "tolerance",

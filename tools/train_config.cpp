@@ -1,4 +1,5 @@
 #include "train_config.hpp"
+#include <mmp/core/numbers.hpp>
 
 #include "demonstration_file.hpp"
 #include "learner_config.hpp"
@@ -17,7 +18,6 @@
 namespace mmp::tools {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 namespace fs = std::filesystem;
 
 std::string stem(const std::string& path) { return fs::path(path).stem().string(); }

@@ -1,4 +1,5 @@
 #include <mmp/maps/nav2_map.hpp>
+#include <mmp/core/numbers.hpp>
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/file_io.hpp>
@@ -20,7 +21,6 @@ namespace mmp {
 namespace {
 
 constexpr int kGradedLevels = kNav2LastGraded - kNav2FirstGraded + 1;  // 98
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // The shortest decimal that reads back as the same double (0.05, not 0.050000000000000003).
 std::string exact(double v) {

@@ -1,4 +1,4 @@
-// Numbers the planning sources share, defined once: a unity build (CMAKE_UNITY_BUILD, tools/setup.sh)
+// Numbers the planning sources share, defined once: a bundled build (cmake/mmpBundles.cmake)
 // compiles several sources as one, where two file-local definitions of one name would clash.
 #pragma once
 
@@ -6,7 +6,6 @@
 
 namespace mmp::planning_constants {
 
-inline constexpr double kInf = std::numeric_limits<double>::infinity();
 inline constexpr double kSqrt2 = 1.4142135623730951;
 
 }  // namespace mmp::planning_constants

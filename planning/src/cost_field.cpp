@@ -1,4 +1,5 @@
 #include <mmp/planning/cost_field.hpp>
+#include <mmp/core/numbers.hpp>
 
 #include "constants.hpp"
 
@@ -12,7 +13,6 @@
 namespace mmp {
 namespace {
 
-using planning_constants::kInf;
 // How close (in cells) a segment must pass to a cell corner to count as passing through it.
 constexpr double kCornerTolerance = 1e-9;
 

@@ -1,4 +1,5 @@
 #include <mmp/planning/grid_planner.hpp>
+#include <mmp/core/numbers.hpp>
 
 #include "constants.hpp"
 
@@ -13,7 +14,6 @@
 namespace mmp {
 namespace {
 
-using planning_constants::kInf;
 using planning_constants::kSqrt2;
 // Directions: 4 axis steps first, then 4 diagonals.
 constexpr int kRowStep[8] = {-1, 1, 0, 0, -1, -1, 1, 1};

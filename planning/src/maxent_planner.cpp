@@ -1,4 +1,5 @@
 #include <mmp/planning/maxent_planner.hpp>
+#include <mmp/core/numbers.hpp>
 
 #include <mmp/core/error.hpp>
 
@@ -12,7 +13,6 @@ namespace {
 // The 8 moves, ordered so that the reverse of move k is move 7 - k.
 constexpr int kRow[8] = {-1, -1, -1, 0, 0, 1, 1, 1};
 constexpr int kCol[8] = {-1, 0, 1, -1, 1, -1, 0, 1};
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 double stepLength(int k) { return kRow[k] != 0 && kCol[k] != 0 ? std::sqrt(2.0) : 1.0; }
 

@@ -1,4 +1,5 @@
 #include <mmp/planning/ompl_objective.hpp>
+#include <mmp/core/numbers.hpp>
 
 #include "constants.hpp"
 
@@ -22,7 +23,6 @@ namespace {
 
 namespace ob = ompl::base;
 
-using planning_constants::kInf;
 
 void setCellPoint(ob::State* state, CellPoint p) {
   double* values = state->as<ob::RealVectorStateSpace::StateType>()->values;

@@ -1,4 +1,5 @@
 #include <mmp/planning/ompl_planning.hpp>
+#include <mmp/core/numbers.hpp>
 
 #include "constants.hpp"
 
@@ -37,7 +38,6 @@ namespace {
 namespace ob = ompl::base;
 namespace og = ompl::geometric;
 
-using planning_constants::kInf;
 
 std::string lowerCase(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });

@@ -9,6 +9,7 @@
 //     trinary_costmap false, track_unknown_space true and the defaults lethal_cost_threshold 100,
 //     inscribed_obstacle_cost_value 99, unknown_cost_value 255.
 #include "support.hpp"
+#include <mmp/core/numbers.hpp>
 #include "maps_support.hpp"
 
 #include <mmp/core/error.hpp>
@@ -34,7 +35,6 @@ using namespace mmp;
 
 namespace {
 
-using mmp::test::kInf;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::string readBytes(const std::string& path) {

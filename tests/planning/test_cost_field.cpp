@@ -1,4 +1,5 @@
 #include "planning_support.hpp"
+#include <mmp/core/numbers.hpp>
 #include "support.hpp"
 
 #include <mmp/core/error.hpp>
@@ -15,7 +16,6 @@ using namespace mmp;
 
 namespace {
 
-using mmp::test::kInf;
 
 CostGrid gridOf(int rows, int cols, std::vector<double> costs) {
   CostGrid grid;

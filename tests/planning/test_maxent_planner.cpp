@@ -1,4 +1,5 @@
 #include "planning_support.hpp"
+#include <mmp/core/numbers.hpp>
 #include "support.hpp"
 
 #include <mmp/core/error.hpp>
@@ -15,7 +16,6 @@ using namespace mmp;
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 double stepWeight(int a, int b, int cols, const std::vector<double>& costs) {
   const bool diagonal = a / cols != b / cols && a % cols != b % cols;

@@ -1,4 +1,5 @@
 #include "planning_support.hpp"
+#include <mmp/core/numbers.hpp>
 #include "support.hpp"
 
 #include <mmp/core/error.hpp>
@@ -20,7 +21,6 @@ namespace ob = ompl::base;
 
 namespace {
 
-using mmp::test::kInf;
 
 using mmp::test::sharedGrid;
 

@@ -2,6 +2,7 @@
 // are OMPL's own, turn no tighter than the radius, never enter an impassable cell, and cost the
 // integral along them.
 #include "planning_support.hpp"
+#include <mmp/core/numbers.hpp>
 #include "support.hpp"
 
 #include <mmp/core/error.hpp>
@@ -21,7 +22,6 @@ namespace ob = ompl::base;
 
 namespace {
 
-using mmp::test::kInf;
 constexpr double kPi = 3.14159265358979323846;
 
 using mmp::test::sharedGrid;

@@ -37,10 +37,11 @@ def test_params_follow_scikit_learns_conventions():
     assert set(mmp.MultilabelSSVM().get_params()) >= {"learner", "lam", "graph", "inference", "formulation"}
 
 
-@pytest.mark.parametrize("learner", ["online", "batch", "cutting_plane"])
-def test_every_chain_learner_fits_a_realisable_problem(learner):
+@pytest.mark.parametrize("learner, objective", [("online", "margin"), ("batch", "margin"), ("cutting_plane", "margin"),
+                                                ("bcfw", "margin"), ("online", "likelihood"), ("batch", "likelihood")])
+def test_every_chain_learner_fits_a_realisable_problem(learner, objective):
     X, Y = chain_problem(1)
-    model = mmp.ChainSSVM(learner=learner, lam=1e-3, passes=40).fit(X[:40], Y[:40])
+    model = mmp.ChainSSVM(learner=learner, objective=objective, lam=1e-3, passes=40).fit(X[:40], Y[:40])
     assert model.coef_.shape == ((12 + 1) * 3 + 3 * 3 + 2 * 3,) and model.n_labels_ == 3 and model.n_features_in_ == 12
     assert model.score(X[:40], Y[:40]) > 0.85 and model.score(X[40:], Y[40:]) > 0.75
     assert model.report_["passes"] == 40 and len(model.report_["trace"]["value"]) > 0
@@ -62,8 +63,10 @@ def test_chain_errors_name_the_parameter_and_the_sequence():
         mmp.ChainSSVM(lam=-1.0).fit(X, Y)
     with pytest.raises(mmp.ConfigError, match="ChainSSVM: batch.shuffle: unknown key"):
         mmp.ChainSSVM(learner="batch", shuffle=True).fit(X, Y)
-    with pytest.raises(mmp.ConfigError, match="ChainSSVM: learner: 'dlpw' is not one of: online, batch, cutting_plane"):
+    with pytest.raises(mmp.ConfigError, match="ChainSSVM: learner: 'dlpw' is not one of: online, batch, cutting_plane, bcfw"):
         mmp.ChainSSVM(learner="dlpw").fit(X, Y)
+    with pytest.raises(mmp.ConfigError, match="trains the margin objective only"):
+        mmp.ChainSSVM(learner="cutting_plane", objective="likelihood").fit(X, Y)
     with pytest.raises(mmp.InvalidArgument, match=r"ChainSSVM.fit: Y\[2\]: expected \d+ labels"):
         mmp.ChainSSVM().fit(X, Y[:2] + [Y[2][:-1]] + Y[3:])
     with pytest.raises(mmp.InvalidArgument, match="ChainSSVM.fit: sequence 0: .*label"):

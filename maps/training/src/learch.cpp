@@ -1,4 +1,5 @@
 #include <mmp/maps/training/learch.hpp>
+#include <mmp/core/numbers.hpp>
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/random.hpp>
@@ -16,7 +17,6 @@
 namespace mmp {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr int kThresholds = 32;       // candidate thresholds per feature and tree (regression_tree.hpp)
 constexpr std::size_t kBlock = 16384;  // cells a task when a tree is added to the log-costs
 

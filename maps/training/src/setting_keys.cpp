@@ -1,4 +1,5 @@
 #include <mmp/maps/training/setting_keys.hpp>
+#include <mmp/core/numbers.hpp>
 
 #include <mmp/core/error.hpp>
 
@@ -10,7 +11,6 @@
 namespace mmp {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kPositive = 1e-9;  // "> 0" for the settings whose smallest useful value is far above it
 constexpr long kMaxSeed = std::numeric_limits<long>::max();
 
@@ -255,11 +255,16 @@ void learnerKeys(std::vector<SettingKey>& keys) {
                                       [](S& s, const std::string& v) {
                                         s.learner.objective = v == "maxent" ? TrainingObjective::Likelihood : TrainingObjective::Margin;
                                       })));
-  keys.push_back(numberKey("learner.maxent_margin", 0.0, kInf,
-                           "objective maxent: only cells on a path within this cost of the cheapest take part in "
-                           "the soft planner (inf: the whole image); every walk dropped is e^margin times less "
-                           "probable than the likeliest",
-                           [](S& s) -> double& { return s.learner.maxent_margin; }));
+  {
+    SettingKey k = numberKey("learner.maxent_margin", 0.0, 1e12,
+                             "objective maxent: only cells on a path within this cost of the cheapest take part in "
+                             "the soft planner (unset: the whole image); every walk dropped is e^margin times less "
+                             "probable than the likeliest",
+                             [](S& s) -> double& { return s.learner.maxent_margin; });
+    k.get = [](const S& s) { return std::isinf(s.learner.maxent_margin) ? std::string() : number(s.learner.maxent_margin); };
+    k.unset = "the whole image";
+    keys.push_back(k);
+  }
   keys.push_back(selectable(choiceKey("learner.costs", {"linear", "exponential"},
                                       "cell costs w . f (kept positive by projection) or exp(w . f)",
                                       [](const S& s) { return describe(s.learner.costs); },

@@ -1,6 +1,7 @@
 // The cost-map pipeline as a library (maps/pipeline.hpp), on small synthetic scenes: settings are
 // plain structs here, no YAML.
 #include "support.hpp"
+#include <mmp/core/numbers.hpp>
 #include "maps/training/training_support.hpp"
 
 #include <mmp/core/error.hpp>
@@ -22,7 +23,6 @@ using namespace mmp;
 
 namespace {
 
-using mmp::test::kInf;
 using test::scene;
 using test::syntheticSettings;
 

@@ -1,6 +1,7 @@
 // Leave-one-area-out validation and the settings selection (maps/settings_selection.hpp) on small
 // synthetic scenes and on scenes written to files.
 #include "support.hpp"
+#include <mmp/core/numbers.hpp>
 #include "maps/training/training_support.hpp"
 
 #include <mmp/core/error.hpp>
@@ -20,7 +21,6 @@ using namespace mmp;
 
 namespace {
 
-using mmp::test::kInf;
 
 RegionSpec scene(std::uint64_t seed, const std::string& area) {
   RegionSpec r = RegionSpec::scene(seed);

@@ -57,7 +57,7 @@ class _Estimator:
 
 
 def _passes_key(learner):
-    return "epochs" if learner in ("online", "dlpw") else "iterations"
+    return "epochs" if learner in ("online", "dlpw") else "passes" if learner == "bcfw" else "iterations"
 
 
 class ChainSSVM(_Estimator):
@@ -68,7 +68,8 @@ class ChainSSVM(_Estimator):
     X: a list of sequences, each an L x F array of input features per position (non-zero = active:
     binary features, as the pixels of the OCR letters); Y: a list of L-vectors of labels in [0, n_labels).
 
-    learner: "online" | "batch" | "cutting_plane"; lam: lambda; passes: epochs (online) or iterations;
+    learner: "online" | "batch" | "cutting_plane" | "bcfw" (block-coordinate Frank-Wolfe); objective: "margin"
+    (the structured SVM) or "likelihood" (a CRF: forward-backward marginals; online or batch); lam: lambda; passes: epochs (online) or iterations;
     averaging: "none" | "uniform" | "late_weighted"; shuffle and seed (online); step ("constant" |
     "gamma_over_t") and step_size (batch); threads; formulation: "margin" | "slack" | "slack_exact" |
     "poslearn"; beta: "one" (every position counts the same) | "by_length" (every sequence);
@@ -82,8 +83,9 @@ class ChainSSVM(_Estimator):
 
     def __init__(self, learner="online", lam=None, passes=None, averaging=None, shuffle=None, seed=None, step=None,
                  step_size=None, threads=None, formulation="margin", beta="one", start_end=True, n_labels=None,
-                 learner_options=None):
+                 learner_options=None, objective="margin"):
         self.learner = learner
+        self.objective = objective
         self.lam = lam
         self.passes = passes
         self.averaging = averaging
@@ -99,7 +101,7 @@ class ChainSSVM(_Estimator):
         self.learner_options = learner_options
 
     def _settings(self):
-        return {"learner": self.learner, "formulation": self.formulation, "beta": self.beta,
+        return {"learner": self.learner, "objective": self.objective, "formulation": self.formulation, "beta": self.beta,
                 "start_end": self.start_end, self.learner: self._learner_section(_passes_key(self.learner))}
 
     def fit(self, X, Y, progress=None):
