@@ -221,7 +221,8 @@ class Search {
     std::vector<std::string> failures(missing.size());
     const std::vector<std::string> areas = trainingAreas(settings_);
     pool_.parallelFor(missing.size(), [&](std::size_t m) {
-      const auto& [key, k] = missing[m];
+      const auto& key = missing[m].first;  // not a structured binding: Clang 14 cannot capture one in a lambda
+      const std::size_t k = missing[m].second;
       const std::string& area = areas[static_cast<std::size_t>(key.second)];
       try {
         loaded[m] = std::make_shared<const FoldData>(loadFoldData(
