@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <mutex>
 
 namespace mmp {
 
@@ -156,6 +157,19 @@ void putHsv(const cv::Mat& colour, FeatureFiller& filler) {
   filler.put(planes[2]);
 }
 
+// OpenCV fills its Lab lookup tables on the first conversion without a lock: two threads converting
+// at once both fill them and one copy leaks (LeakSanitizer sees it when folds load in parallel).
+// One conversion of one pixel, once, on whichever thread comes first, fills them before any race.
+void warmLabTables() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (int depth : {CV_8U, CV_32F}) {
+      cv::Mat pixel(1, 1, CV_MAKETYPE(depth, 3), cv::Scalar::all(0)), lab;
+      cv::cvtColor(pixel, lab, cv::COLOR_BGR2Lab);
+    }
+  });
+}
+
 // The colour-space features of one blurred colour grid, in rawFeatureNames' order.
 void putColourSpaces(const cv::Mat& colour, const FeatureSettings& s, FeatureFiller& filler) {
   std::vector<cv::Mat> bgr_planes;
@@ -167,6 +181,7 @@ void putColourSpaces(const cv::Mat& colour, const FeatureSettings& s, FeatureFil
   }
   if (s.hsv) putHsv(colour, filler);
   if (s.lab) {
+    warmLabTables();
     cv::Mat lab;
     cv::cvtColor(colour, lab, cv::COLOR_BGR2Lab);  // float: L in [0, 100], a and b about [-127, 127]
     std::vector<cv::Mat> planes;
