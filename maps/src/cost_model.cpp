@@ -75,6 +75,11 @@ CostModel::CostModel(FeatureStack features, Eigen::VectorXd weights, CostNetwork
                      std::map<std::string, std::string> info, std::string source)
     : CostModel(std::move(features), std::move(weights), CostForm::Exponential, std::move(info), std::move(source)) {
   if (network.empty()) throw InvalidArgument(source_ + ": a network model needs a network");
+  const int feature_inputs = network.shape().feature_inputs;
+  if (feature_inputs > 0 && feature_inputs != features_.channels()) {
+    throw InvalidArgument(source_ + ": its network reads " + std::to_string(feature_inputs) +
+                          " feature planes, its feature stack codes " + std::to_string(features_.channels()));
+  }
   network_ = std::move(network);
 }
 
@@ -224,7 +229,10 @@ void CostModel::checkImage(int width, int height) const {
 
 int CostModel::haloCells(const TileSettings& tiles) const {
   const FeatureSettings& s = features_.settings();
-  const int reach = std::max(features_.reachCells(), network_.reachCells());
+  // A network that reads the stacked features sees them as far as its own reach, and each of them the
+  // pixels as far as theirs.
+  const int reach = network_.shape().feature_inputs > 0 ? features_.reachCells() + network_.reachCells()
+                                                          : std::max(features_.reachCells(), network_.reachCells());
   // A tile's pixels must hold the largest blur and texture window (computeRawFeatures refuses wider
   // ones) and the class context disc.
   double widest = 1.0;
@@ -248,7 +256,7 @@ int CostModel::haloCells(const TileSettings& tiles) const {
   if (tiles.tile_cells < least_tile) {
     const std::string why = least_window >= reach
                                 ? "blurs and windows up to " + std::to_string(static_cast<int>(widest)) + " px"
-                                : "features reaching " + std::to_string(reach) + " cells, class context discs included";
+                                : "features reaching " + std::to_string(reach) + " cells, class context discs and network included";
     throw InvalidArgument("tile_cells = " + std::to_string(tiles.tile_cells) + " is too small for the model's features (" +
                           std::to_string(s.cell_size) + " px cells, " + why + "); use at least " +
                           std::to_string(least_tile));
@@ -317,8 +325,9 @@ void CostModel::bandCosts(const cv::Mat& pixels, int top, int rows, int first, i
   }
   const ColourStatistics fixed;
   const ColourStatistics& network_colours = needsColourStatistics() ? *colours : fixed;
-  // A network model with w = 0 needs no feature map: its costs are the network's alone.
+  // A network model with w = 0 needs no feature map unless the network reads the features.
   const bool linear_part = network_.empty() || !weights_.isZero();
+  const bool feature_map = linear_part || network_.shape().feature_inputs > 0;
   const int k = features_.settings().cell_size;
   const int cols = pixels.cols / k, size = tiles.tile_cells;
   if (pixels.type() != CV_8UC3) throw InvalidArgument("cost map: the image must be 8-bit BGR (see loadImage)");
@@ -339,12 +348,14 @@ void CostModel::bandCosts(const cv::Mat& pixels, int top, int rows, int first, i
     const cv::Mat tile = pixels(cv::Rect(ec0 * k, er0 * k - top, (ec1 - ec0) * k, (er1 - er0) * k));
     const int tile_cols = ec1 - ec0;
     std::vector<double> log_costs(static_cast<std::size_t>(er1 - er0) * tile_cols, 0.0);
-    if (!network_.empty()) network_.logCosts(networkInputs(tile, k, network_colours), er1 - er0, tile_cols, log_costs);
     std::optional<FeatureMap> map;
     std::optional<CellScores> score;
-    if (linear_part) {
-      map.emplace(features_.map(tile));
-      score.emplace(*map, weights_);
+    if (feature_map) map.emplace(features_.map(tile));
+    if (linear_part) score.emplace(*map, weights_);
+    if (!network_.empty()) {
+      std::vector<float> inputs = networkInputs(tile, k, network_colours);
+      if (network_.shape().feature_inputs > 0) appendFeatureInputs(*map, inputs);
+      network_.logCosts(inputs, er1 - er0, tile_cols, log_costs);
     }
     for (int r = r0; r < r1; ++r) {
       for (int c = c0; c < c1; ++c) {

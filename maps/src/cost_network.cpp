@@ -108,6 +108,7 @@ void NetworkShape::validate() const {
   if (classes > 0 && (preferred < 0 || preferred >= classes)) fail("preferred", std::to_string(preferred), "0 to classes - 1");
   // log(1 + 1000) < kBound: a segmenter's costs stay inside the bounds a cost network's do.
   if (!(cost_scale > 0.0 && cost_scale <= 1000.0)) fail("cost_scale", numberText(cost_scale), "a number in (0, 1000]");
+  if (feature_inputs < 0 || feature_inputs > 1024) fail("feature_inputs", std::to_string(feature_inputs), "0 to 1024");
 }
 
 std::string NetworkShape::describe() const {
@@ -116,13 +117,14 @@ std::string NetworkShape::describe() const {
        << (normalise ? "image-normalised" : "fixed-scale") << " colours, " << members
        << (members == 1 ? " member" : " members");
   if (members > 1) text << ", kappa " << numberText(kappa);
+  if (feature_inputs > 0) text << ", " << feature_inputs << " feature inputs";
   if (classes > 0) text << ", a segmenter of " << classes << " classes, cost 1 + " << numberText(cost_scale) << " (1 - p(class " << preferred << "))";
   return text.str();
 }
 
 std::vector<ConvLayer> networkLayers(const NetworkShape& shape) {
   std::vector<ConvLayer> layers;
-  int in = NetworkShape::kColourInputs;
+  int in = shape.inputs();
   auto add = [&](int out, int kernel, int dilation, bool relu) {
     ConvLayer layer;
     layer.in = in;
@@ -171,6 +173,19 @@ std::vector<float> networkInputs(const cv::Mat& bgr, int cell_size, const Colour
     }
   }
   return out;
+}
+
+int networkFeatureInputs(const FeatureMap& map) { return map.channels(); }
+
+void appendFeatureInputs(const FeatureMap& map, std::vector<float>& inputs) {
+  if (!map.coded()) throw InvalidArgument("network input: feature inputs come from a coded feature map (feature_stack.hpp)");
+  const std::size_t plane = static_cast<std::size_t>(map.cells()), channels = static_cast<std::size_t>(map.channels());
+  const std::vector<std::uint8_t>& codes = map.codes();
+  std::size_t at = inputs.size();
+  inputs.resize(at + plane * channels);
+  for (std::size_t j = 0; j < channels; ++j) {
+    for (std::size_t s = 0; s < plane; ++s) inputs[at++] = static_cast<float>(codes[s * channels + j]) / 255.0f;
+  }
 }
 
 CostNetwork::CostNetwork(NetworkShape shape, std::vector<std::vector<ConvLayer>> members)
@@ -227,10 +242,9 @@ int CostNetwork::reachCells() const {
 
 void CostNetwork::logCosts(const std::vector<float>& inputs, int rows, int cols, std::vector<double>& out) const {
   const std::size_t plane = static_cast<std::size_t>(rows) * cols;
-  if (inputs.size() != plane * NetworkShape::kColourInputs) {
+  if (inputs.size() != plane * static_cast<std::size_t>(shape_.inputs())) {
     throw InvalidArgument("network: " + std::to_string(inputs.size()) + " input values for " + std::to_string(rows) +
-                          " x " + std::to_string(cols) + " cells of " + std::to_string(NetworkShape::kColourInputs) +
-                          " planes");
+                          " x " + std::to_string(cols) + " cells of " + std::to_string(shape_.inputs()) + " planes");
   }
   out.assign(plane, 0.0);
   std::vector<double> squares(plane, 0.0);
@@ -267,6 +281,7 @@ void CostNetwork::store(Model& model) const {
     model.settings["network.preferred"] = std::to_string(shape_.preferred);
     model.settings["network.cost_scale"] = exactNumberText(shape_.cost_scale);
   }
+  if (shape_.feature_inputs > 0) model.settings["network.feature_inputs"] = std::to_string(shape_.feature_inputs);
   for (std::size_t m = 0; m < members_.size(); ++m) {
     for (std::size_t l = 0; l < members_[m].size(); ++l) {
       const ConvLayer& layer = members_[m][l];
@@ -320,6 +335,9 @@ CostNetwork CostNetwork::fromModel(const Model& model) {
     shape.classes = integer("network.classes", setting("network.classes"));
     shape.preferred = integer("network.preferred", setting("network.preferred"));
     shape.cost_scale = number("network.cost_scale");
+  }
+  if (model.settings.count("network.feature_inputs") != 0) {
+    shape.feature_inputs = integer("network.feature_inputs", setting("network.feature_inputs"));
   }
   try {
     shape.validate();

@@ -122,19 +122,26 @@ TEST_CASE("the network's input: colour means and spreads per cell, standardised 
 
 TEST_CASE("a network model's tiles equal the whole image bit for bit, its file round-trips, its rasters stream") {
   const cv::Mat image = test::syntheticImage(250, 330, 3);
-  NetworkShape shape;
-  shape.channels = 4;
-  shape.dilations = {1, 2, 4};
-  const CostNetwork network = randomNetwork(shape, 3);
-  for (double linear : {0.0, 1.0}) {  // the network alone (no feature map computed) and on a linear part
+  // The network alone (no feature map computed), on a linear part, and reading the stacked features.
+  for (const std::pair<double, bool>& variant : {std::pair{0.0, false}, std::pair{1.0, false}, std::pair{0.0, true}}) {
+    const double linear = variant.first;  // not a structured binding: Clang 14 cannot CAPTURE one
+    const bool features = variant.second;
     CAPTURE(linear);
+    CAPTURE(features);
+    NetworkShape shape;
+    shape.channels = 4;
+    shape.dilations = {1, 2, 4};
+    if (features) shape.feature_inputs = test::randomCostModel(image, 4).features().channels();
+    const CostNetwork network = randomNetwork(shape, 3);
     const CostModel model = networkModel(image, network, linear);
     CHECK(model.needsColourStatistics());
-    CHECK(model.haloCells({}) == std::max(model.features().reachCells(), 7));
+    const int reach = model.features().reachCells();
+    CHECK(model.haloCells({}) == (features ? reach + 7 : std::max(reach, 7)));
     TileSettings one;
     one.tile_cells = 1000;
     const CostGrid whole = model.costs(image, one);
-    for (int size : {17, 25, 40}) {
+    const int least = model.haloCells({});  // the smallest tile
+    for (int size : {least, least + 8, 40}) {
       TileSettings tiles;
       tiles.tile_cells = size;
       tiles.threads = 2;
@@ -158,7 +165,7 @@ TEST_CASE("a network model's tiles equal the whole image bit for bit, its file r
     ImageRows first(dir.file("image.png")), second(dir.file("image.png"));
     const ColourStatistics colours = colourStatistics(first);
     TileSettings band;
-    band.tile_cells = 20;
+    band.tile_cells = std::max(20, least);
     writeCostRaster(model, second, dir.file("costs.tif"), band, {}, &colours);
     const cv::Mat tiff = cv::imread(dir.file("costs.tif"), cv::IMREAD_UNCHANGED);
     REQUIRE(tiff.type() == CV_32FC1);
@@ -190,5 +197,13 @@ TEST_CASE("a network model file with a damaged network is refused, naming what i
   refused([](Model& m) { m.settings["network.dilations"] = "0"; }, "network.dilations");
   refused([](Model& m) { m.settings["network.members"] = "2"; }, "'network.m1.l0.weights' is missing");
   refused([](Model& m) { m.settings["costs"] = "linear"; }, "needs exponential costs");
+  refused([](Model& m) { m.settings["network.feature_inputs"] = "5000"; }, "network.feature_inputs");
+  // A network that reads more feature planes than the stack codes (its first layer sized to match).
+  refused(
+      [&](Model& m) {
+        m.settings["network.feature_inputs"] = std::to_string(model.features().channels() + 1);
+        m.arrays["network.m0.l0.weights"].resize(static_cast<std::size_t>(3 * (NetworkShape::kColourInputs + model.features().channels() + 1) * 9));
+      },
+      "feature planes");
   CHECK_THROWS_AS(CostModel(model.features(), model.weights(), CostNetwork{}), InvalidArgument);
 }

@@ -72,7 +72,7 @@ namespace {
 // The network of cost_network.hpp as a torch module, plus the optional label head.
 struct Net : torch::nn::Module {
   Net(const NetworkShape& shape, int classes) {
-    int in = NetworkShape::kColourInputs;
+    int in = shape.inputs();
     for (std::size_t l = 0; l < shape.dilations.size(); ++l) {
       const int d = shape.dilations[l];
       convs.push_back(register_module("conv" + std::to_string(l),
@@ -152,8 +152,8 @@ struct Symmetry {
 };
 
 torch::Tensor inputTensor(const NetworkImage& image) {
-  return torch::from_blob(const_cast<float*>(image.inputs.data()),
-                          {1, NetworkShape::kColourInputs, image.rows, image.cols}, torch::kFloat)
+  const long planes = static_cast<long>(image.inputs.size()) / (static_cast<long>(image.rows) * image.cols);
+  return torch::from_blob(const_cast<float*>(image.inputs.data()), {1, planes, image.rows, image.cols}, torch::kFloat)
       .clone();
 }
 
@@ -169,7 +169,7 @@ void checkImages(const std::vector<NetworkImage>& images, const NetworkTrainingS
   bool trainable = false;
   for (const NetworkImage& image : images) {
     const std::size_t cells = static_cast<std::size_t>(image.rows) * image.cols;
-    if (image.rows < 1 || image.cols < 1 || image.inputs.size() != cells * NetworkShape::kColourInputs ||
+    if (image.rows < 1 || image.cols < 1 || image.inputs.size() != cells * static_cast<std::size_t>(settings.shape.inputs()) ||
         image.linear.size() != cells || (!image.labels.empty() && image.labels.size() != cells)) {
       throw InvalidArgument("network training: image '" + image.name + "' has inputs, linear costs or labels of the wrong size for its " +
                             std::to_string(image.rows) + " x " + std::to_string(image.cols) + " cells");
@@ -319,9 +319,10 @@ void restore(Net& net, const std::vector<torch::Tensor>& state) {
 
 std::vector<double> torchLogCosts(const CostNetwork& network, const std::vector<float>& inputs, int rows, int cols) {
   const std::size_t plane = static_cast<std::size_t>(rows) * cols;
-  if (inputs.size() != plane * NetworkShape::kColourInputs) throw InvalidArgument("torchLogCosts: inputs of the wrong size");
+  const int planes = network.shape().inputs();
+  if (inputs.size() != plane * static_cast<std::size_t>(planes)) throw InvalidArgument("torchLogCosts: inputs of the wrong size");
   torch::NoGradGuard no_grad;
-  const torch::Tensor x = torch::from_blob(const_cast<float*>(inputs.data()), {1, NetworkShape::kColourInputs, rows, cols},
+  const torch::Tensor x = torch::from_blob(const_cast<float*>(inputs.data()), {1, planes, rows, cols},
                                            torch::kFloat);
   std::vector<double> sum(plane, 0.0), squares(plane, 0.0);
   for (const std::vector<ConvLayer>& member : network.members()) {

@@ -24,9 +24,10 @@ CostNetwork withCostScale(const TrainingData& training, const PipelineSettings& 
     const CostNetwork candidate(shape, network.members());
     const double mean = demonstrationCostRatio(training, config, [&](const Region& r) {
       std::vector<double> costs;
-      candidate.logCosts(networkInputs(r.image, config.features.cell_size,
-                                       shape.normalise ? colourStatistics(r.image) : ColourStatistics{}),
-                         r.rows(), r.cols(), costs);
+      std::vector<float> inputs =
+          networkInputs(r.image, config.features.cell_size, shape.normalise ? colourStatistics(r.image) : ColourStatistics{});
+      if (shape.feature_inputs > 0) appendFeatureInputs(*r.map, inputs);
+      candidate.logCosts(inputs, r.rows(), r.cols(), costs);
       for (double& c : costs) c = std::exp(c);
       return costs;
     });
@@ -53,6 +54,7 @@ TrainedCostModel trainNetworkModel(const TrainingData& training, const PipelineS
       if (config.classes[c].index == config.behaviour.preferred) settings.shape.preferred = static_cast<int>(c);
     }
   }
+  if (settings.features && !training.regions.empty()) settings.shape.feature_inputs = networkFeatureInputs(*training.regions.front().map);
   Eigen::VectorXd initial = Eigen::VectorXd::Zero(training.stack.features());  // the network alone
   std::string linear_start;  // how the linear start's learner stopped
   if (settings.from_linear) {
@@ -73,6 +75,7 @@ TrainedCostModel trainNetworkModel(const TrainingData& training, const PipelineS
     image.cols = r.cols();
     const ColourStatistics colours = settings.shape.normalise ? colourStatistics(r.image) : ColourStatistics{};
     image.inputs = networkInputs(r.image, config.features.cell_size, colours);
+    if (settings.features) appendFeatureInputs(*r.map, image.inputs);
     logCosts(*r.map, initial, {}, image.linear);
     image.validation = hold_out_area && r.spec.areaName() == areas.back();
     if ((settings.label_weight > 0.0 || settings.segmenter) && !r.cell_labels.empty()) {

@@ -368,6 +368,10 @@ void networkKeys(std::vector<SettingKey>& keys) {
   }
   keys.push_back(selectable(booleanKey("learner.network.normalise", "standardise colours by each image's own statistics",
                                        [](S& s) -> bool& { return s.learner.network.shape.normalise; })));
+  keys.push_back(selectable(booleanKey("learner.network.features",
+                                       "also feed the network the stacked features' scaled values (gradient, texture, "
+                                       "blurred colour spaces), a plane each",
+                                       [](S& s) -> bool& { return s.learner.network.features; })));
   keys.push_back(selectable(integerKey<int>("learner.network.members", 1, 16, "networks in the ensemble, each from its own seed",
                                             [](S& s) -> int& { return s.learner.network.shape.members; })));
   keys.push_back(selectable(numberKey("learner.network.kappa", 0.0, 10.0,

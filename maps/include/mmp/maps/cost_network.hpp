@@ -4,7 +4,10 @@
 // Input, per cell of cell_size x cell_size pixels (networkInputs): the mean and the standard deviation
 // of each colour channel (R, G, B) over the cell's pixels, standardised by the image's own per-channel
 // mean and standard deviation (ColourStatistics; with `normalise` off, by the fixed 127.5 and 64).
-// The stacked features (feature_stack.hpp) enter through CostModel's linear part instead: a network
+// With feature_inputs > 0 the stacked features' scaled values follow as further planes
+// (networkFeatureInputs: every coded channel of the cell's FeatureMap, byte q as q / 255 in [0, 1]):
+// the gradient, texture and blurred colour spaces the linear model sees, which the cell's colour alone
+// does not carry.  The stacked features also enter through CostModel's linear part: a network
 // model's log-cost is w0 . f + the network's output, w0 = 0 (uniform start) or a trained linear model.
 // Layers: 3 x 3 convolutions with the given dilations, `channels` wide, ReLU after each, zero padding
 // at the grid's border; then a 1 x 1 convolution to `channels` with ReLU and a 1 x 1 convolution to
@@ -15,14 +18,15 @@
 // log(1 + cost_scale (1 - p)), p the softmax probability of class `preferred`.
 // An ensemble of k members (trained from different seeds) gives the risk-averse log-cost
 //     mean_m l_m + kappa * spread_m l_m        (spread: the population standard deviation)
-// A cell's log-cost depends on the cells within reachCells() of it (the sum of the dilations): a tile
-// computed with at least that halo equals the whole image's computation bit for bit, because every
+// A cell's log-cost depends on the inputs within reachCells() of it (the sum of the dilations): a tile
+// computed with at least that halo (plus the features' own reach, with feature inputs) equals the whole image's computation bit for bit, because every
 // output is summed in one fixed order (input channel, tap row, tap column) whatever the tile.
 //
 // This file is plain C++ (no libtorch): a navigation stack that computes costs links mmp::maps only.
 // Training (maps/training/network_training.hpp) uses libtorch and hands back a CostNetwork.
 #pragma once
 
+#include <mmp/core/feature_map.hpp>
 #include <mmp/core/model_file.hpp>
 
 #include <opencv2/core.hpp>
@@ -64,12 +68,17 @@ struct NetworkShape {
   int classes = 0;                          ///< 0: a cost network; else a segmenter of that many classes, <= 64
   int preferred = 0;                        ///< a segmenter's cheap class, in [0, classes)
   double cost_scale = 1.0;                  ///< a segmenter's cost scale, in (0, 1000]
+  int feature_inputs = 0;                   ///< planes of stacked features after the colours, in [0, 1024]
+
+  /// Input planes: the colours' and the features'.
+  int inputs() const { return kColourInputs + feature_inputs; }
 
   static constexpr int kColourInputs = 6;   ///< mean and spread of R, G, B
   static constexpr double kBound = 8.0;     ///< |log-cost| < kBound
   /// Throws mmp::InvalidArgument naming the setting (as "network.channels") outside its range.
   void validate() const;
-  /// One line: "16 channels, dilations 1 2 4 8 16, image-normalised colours, 1 member".
+  /// One line: "16 channels, dilations 1 2 4 8 16, image-normalised colours, 1 member" (and
+  /// ", 41 feature inputs" with them).
   std::string describe() const;
 };
 
@@ -88,6 +97,13 @@ std::vector<ConvLayer> networkLayers(const NetworkShape& shape);
 /// image's, or ColourStatistics{} for a network that does not normalise).
 std::vector<float> networkInputs(const cv::Mat& bgr, int cell_size, const ColourStatistics& colours);
 
+/// The feature planes a network with feature inputs reads from a coded FeatureMap (feature_stack.hpp):
+/// one per coded channel.
+int networkFeatureInputs(const FeatureMap& map);
+/// Appends those planes (channel-major, byte q as q / 255) to `inputs`.  Throws mmp::InvalidArgument
+/// for a map that is not coded.
+void appendFeatureInputs(const FeatureMap& map, std::vector<float>& inputs);
+
 class CostNetwork {
  public:
   CostNetwork() = default;
@@ -101,7 +117,8 @@ class CostNetwork {
   /// Cells a log-cost depends on in each direction.
   int reachCells() const;
 
-  /// The log-cost of every cell from inputs (networkInputs, rows x cols), row-major into out.
+  /// The log-cost of every cell from inputs (networkInputs, then appendFeatureInputs if the shape has
+  /// feature inputs; rows x cols), row-major into out.
   void logCosts(const std::vector<float>& inputs, int rows, int cols, std::vector<double>& out) const;
 
   /// Writes "network.*" settings and arrays into the model.

@@ -149,6 +149,8 @@ class FeatureStack {
   /// or "<raw name>#<b>" for bin b of each raw feature; then the class-score features, if any.
   const std::vector<std::string>& names() const { return names_; }
   int features() const { return static_cast<int>(names_.size()); }
+  /// The channels of the stack's coded maps: one per scaled value (raw features, then class scores).
+  int channels() const { return code_ ? static_cast<int>(code_->channels.size()) : 0; }
   /// The features before the class-score layer (all of them if there is none); they come first.
   int baseFeatures() const {
     return class_scores_.classes.empty() ? features() : static_cast<int>(class_scores_.weights.cols());

@@ -59,6 +59,9 @@ struct NetworkTrainingSettings {
   /// exponential costs (the network learns what they miss); else w0 = 0, the network alone.
   bool from_linear = false;
   NetworkShape shape;
+  /// The pipeline's inputs: also the stacked features' scaled values (shape.feature_inputs planes,
+  /// appendFeatureInputs), not the cell's colours alone.
+  bool features = false;
   int epochs = 20;                 ///< passes over the training images, in [1, 10000]
   /// AdamW's learning rate, > 0.  Chosen among 0.001, 0.003 and 0.01 (with and without augmentation)
   /// by the validation loss on tile 6 of the Dubai data, trained on tiles 1 and 5 for 15 epochs
@@ -89,7 +92,7 @@ struct NetworkTrainingSettings {
 struct NetworkImage {
   std::string name;                     ///< for messages
   int rows = 0, cols = 0;               ///< cells
-  std::vector<float> inputs;            ///< networkInputs of the image (kColourInputs planes)
+  std::vector<float> inputs;            ///< networkInputs of the image, then its feature inputs (shape.inputs() planes)
   std::vector<double> linear;           ///< w0 . f per cell, +inf on blocked cells (rows * cols)
   std::vector<const PathExample*> examples;  ///< its demonstrations (PathExamples on its map)
   bool validation = false;              ///< scored for early stopping, never stepped on
