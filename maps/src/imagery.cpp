@@ -58,16 +58,17 @@ std::string hexColour(const std::array<std::uint8_t, 3>& rgb) {
   return buffer;
 }
 
-namespace {
-
 // libjpeg reports through callbacks: a fatal error jumps back to readJpeg; a warning (corrupt or
 // truncated data, which libjpeg would otherwise decode into grey blocks and only print) is made fatal
-// too, so that a damaged photograph is an error and not a silently wrong image.
+// too, so that a damaged photograph is an error and not a silently wrong image.  Outside the anonymous
+// namespace: ImageRows::Jpeg holds one.
 struct JpegErrors {
   jpeg_error_mgr manager;
   std::jmp_buf jump;
   char message[JMSG_LENGTH_MAX];
 };
+
+namespace {
 
 void jpegFail(j_common_ptr info) {
   auto* errors = reinterpret_cast<JpegErrors*>(info->err);

@@ -191,7 +191,9 @@ TEST_CASE("the label-trained segmenter: class logits, the classifier baseline's 
   const CostGrid grid = trained.model.costs(image);
   for (double c : grid.costs) CHECK((c >= 1.0 && c <= 1.0 + shape.cost_scale));
   // libtorch's forward pass of the segmenter is the C++ one, to float rounding.
-  const std::vector<float> inputs = networkInputs(image, config.features.cell_size, colourStatistics(image));
+  std::vector<float> inputs = networkInputs(image, config.features.cell_size, colourStatistics(image));
+  REQUIRE(shape.feature_inputs == data.stack.channels());  // the same eyes as the cost network's
+  appendFeatureInputs(*data.regions[0].map, inputs);
   std::vector<double> ours;
   trained.model.network().logCosts(inputs, grid.rows, grid.cols, ours);
   const std::vector<double> theirs = torchLogCosts(trained.model.network(), inputs, grid.rows, grid.cols);

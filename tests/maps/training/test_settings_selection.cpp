@@ -58,7 +58,9 @@ PipelineSettings twoAreaSettings() {
   s.features.texture_windows = {7};
   s.features.bins = 5;
   s.features.complements = false;
-  s.demonstrations = {4, 80.0, 1};
+  s.demonstrations.per_region = 4;
+  s.demonstrations.min_separation_px = 80.0;
+  s.demonstrations.seed = 1;
   s.learner.kind = LearnerKind::Batch;
   s.learner.batch.stop.max_iterations = 15;
   s.learner.batch.steps = StepSchedule::constant(1.0);
@@ -167,9 +169,9 @@ TEST_CASE("settings selection: coordinate search by leave-one-area-out validatio
   PipelineSettings s = twoAreaSettings();
   s.holdout = {sceneFiles(9, dir)};
   const SelectionSpace space = exhaustive({{"learner.lambda", {"1e-4", "10"}}, {"loss.scale", {"1", "2"}}});
-  CHECK_THROWS_WITH_AS(selectSettings(s, {{{"loss.scale", {"1"}}, {"loss.scale", {"2"}}}}), doctest::Contains("given twice"),
-                       InvalidArgument);
-  CHECK_THROWS_WITH_AS(selectSettings(s, {{{"loss.scale", {"1", "x"}}}}), doctest::Contains("got 'x'"), InvalidArgument);
+  CHECK_THROWS_WITH_AS(selectSettings(s, exhaustive({{"loss.scale", {"1"}}, {"loss.scale", {"2"}}})),
+                       doctest::Contains("given twice"), InvalidArgument);
+  CHECK_THROWS_WITH_AS(selectSettings(s, exhaustive({{"loss.scale", {"1", "x"}}})), doctest::Contains("got 'x'"), InvalidArgument);
 
   // The holdout files are gone: selection and training must not need them.
   std::filesystem::remove(s.holdout[0].image);

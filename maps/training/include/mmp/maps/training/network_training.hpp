@@ -60,8 +60,9 @@ struct NetworkTrainingSettings {
   bool from_linear = false;
   NetworkShape shape;
   /// The pipeline's inputs: also the stacked features' scaled values (shape.feature_inputs planes,
-  /// appendFeatureInputs), not the cell's colours alone.
-  bool features = false;
+  /// appendFeatureInputs), not the cell's colours alone.  Chosen on by the validation area of the
+  /// Dubai data (tile 6) for follow_road and cross_country (docs/results-network.md).
+  bool features = true;
   int epochs = 20;                 ///< passes over the training images, in [1, 10000]
   /// AdamW's learning rate, > 0.  Chosen among 0.001, 0.003 and 0.01 (with and without augmentation)
   /// by the validation loss on tile 6 of the Dubai data, trained on tiles 1 and 5 for 15 epochs
