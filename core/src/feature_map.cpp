@@ -202,12 +202,39 @@ CostForm parseCostForm(const std::string& name) {
 void FeatureMap::costs(const Eigen::VectorXd& w, std::vector<double>& out, CostForm form) const {
   const CellScores score(*this, w);
   out.resize(static_cast<std::size_t>(cells()));
+  score.many(0, cells(), out.data());
   for (int s = 0; s < cells(); ++s) {
-    const double sum = score(s);
-    out[static_cast<std::size_t>(s)] = isBlocked(s)                      ? std::numeric_limits<double>::infinity()
-                                       : form == CostForm::Exponential ? std::exp(sum)
-                                                                       : sum;
+    double& cost = out[static_cast<std::size_t>(s)];
+    cost = isBlocked(s) ? std::numeric_limits<double>::infinity() : form == CostForm::Exponential ? std::exp(cost) : cost;
   }
+}
+
+void CellScores::many(int first, int count, double* out) const {
+  int i = 0;
+  if (codes_ != nullptr) {
+    // One sum per cell, each in channel order as operator() adds: the chains are independent, so
+    // the processor overlaps their additions (one chain waits on its adder's latency every channel).
+    const double* table = table_.data();
+    for (; i + 4 <= count; i += 4) {
+      const std::uint8_t* q0 = codes_ + static_cast<std::size_t>(first + i) * channels_;
+      const std::uint8_t* q1 = q0 + channels_;
+      const std::uint8_t* q2 = q1 + channels_;
+      const std::uint8_t* q3 = q2 + channels_;
+      double a = constant_, b = constant_, c = constant_, d = constant_;
+      for (std::size_t j = 0; j < channels_; ++j) {
+        const double* t = table + j * FeatureCode::kLevels;
+        a += t[q0[j]];
+        b += t[q1[j]];
+        c += t[q2[j]];
+        d += t[q3[j]];
+      }
+      out[i] = a;
+      out[i + 1] = b;
+      out[i + 2] = c;
+      out[i + 3] = d;
+    }
+  }
+  for (; i < count; ++i) out[i] = (*this)(first + i);
 }
 
 CellScores::CellScores(const FeatureMap& map, const Eigen::VectorXd& w) : map_(&map) {

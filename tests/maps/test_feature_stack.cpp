@@ -124,6 +124,10 @@ TEST_CASE("a coded map gives the dense computation's features, costs and path fe
       for (std::size_t s = 0; s < fast.size(); ++s) REQUIRE(fast[s] == doctest::Approx(slow[s]).epsilon(1e-12));
     }
     const CellScores scores(coded, w), dense_scores(dense, w);
+    // Four cells at a time, from an odd start and with a tail: the cell-by-cell scores bit for bit.
+    std::vector<double> batch(static_cast<std::size_t>(coded.cells()) - 3);
+    scores.many(3, coded.cells() - 3, batch.data());
+    for (std::size_t i = 0; i < batch.size(); ++i) REQUIRE(batch[i] == scores(static_cast<int>(i) + 3));
     for (int s = 0; s < coded.cells(); ++s) {
       const Eigen::VectorXf f = dense.cellVector(s);  // one feature at a time, as a tree reads them
       for (int k = 0; k < coded.features(); ++k) REQUIRE((coded.value(s, k) == f[k] && dense.value(s, k) == f[k]));

@@ -148,6 +148,9 @@ class CellScores {
     for (std::size_t j = 0; j < channels_; ++j) sum += table_[j * FeatureCode::kLevels + q[j]];
     return sum;
   }
+  /// out[i] = (*this)(first + i) for i in [0, count), bit for bit: on a coded map four cells at a time,
+  /// each summed in the same order, so that the four chains of additions overlap.
+  void many(int first, int count, double* out) const;
   /// lower() <= w . f(s) <= upper() for every cell: sums of each channel's (or feature's) extremes
   /// over the map, so usually not attained.
   double lower() const { return lower_; }
