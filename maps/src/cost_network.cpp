@@ -175,8 +175,6 @@ std::vector<float> networkInputs(const cv::Mat& bgr, int cell_size, const Colour
   return out;
 }
 
-int networkFeatureInputs(const FeatureMap& map) { return map.channels(); }
-
 void appendFeatureInputs(const FeatureMap& map, std::vector<float>& inputs) {
   if (!map.coded()) throw InvalidArgument("network input: feature inputs come from a coded feature map (feature_stack.hpp)");
   const std::size_t plane = static_cast<std::size_t>(map.cells()), channels = static_cast<std::size_t>(map.channels());

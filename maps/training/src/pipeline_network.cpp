@@ -54,7 +54,7 @@ TrainedCostModel trainNetworkModel(const TrainingData& training, const PipelineS
       if (config.classes[c].index == config.behaviour.preferred) settings.shape.preferred = static_cast<int>(c);
     }
   }
-  if (settings.features && !training.regions.empty()) settings.shape.feature_inputs = networkFeatureInputs(*training.regions.front().map);
+  if (settings.features) settings.shape.feature_inputs = training.stack.channels();
   Eigen::VectorXd initial = Eigen::VectorXd::Zero(training.stack.features());  // the network alone
   std::string linear_start;  // how the linear start's learner stopped
   if (settings.from_linear) {

@@ -5,7 +5,7 @@
 // of each colour channel (R, G, B) over the cell's pixels, standardised by the image's own per-channel
 // mean and standard deviation (ColourStatistics; with `normalise` off, by the fixed 127.5 and 64).
 // With feature_inputs > 0 the stacked features' scaled values follow as further planes
-// (networkFeatureInputs: every coded channel of the cell's FeatureMap, byte q as q / 255 in [0, 1]):
+// (appendFeatureInputs: every coded channel of the cell's FeatureMap, byte q as q / 255 in [0, 1]):
 // the gradient, texture and blurred colour spaces the linear model sees, which the cell's colour alone
 // does not carry.  The stacked features also enter through CostModel's linear part: a network
 // model's log-cost is w0 . f + the network's output, w0 = 0 (uniform start) or a trained linear model.
@@ -19,8 +19,9 @@
 // An ensemble of k members (trained from different seeds) gives the risk-averse log-cost
 //     mean_m l_m + kappa * spread_m l_m        (spread: the population standard deviation)
 // A cell's log-cost depends on the inputs within reachCells() of it (the sum of the dilations): a tile
-// computed with at least that halo (plus the features' own reach, with feature inputs) equals the whole image's computation bit for bit, because every
-// output is summed in one fixed order (input channel, tap row, tap column) whatever the tile.
+// computed with at least that halo (plus the features' own reach, with feature inputs) equals the
+// whole image's computation bit for bit, because every output is summed in one fixed order (input
+// channel, tap row, tap column) whatever the tile.
 //
 // This file is plain C++ (no libtorch): a navigation stack that computes costs links mmp::maps only.
 // Training (maps/training/network_training.hpp) uses libtorch and hands back a CostNetwork.
@@ -78,7 +79,7 @@ struct NetworkShape {
   /// Throws mmp::InvalidArgument naming the setting (as "network.channels") outside its range.
   void validate() const;
   /// One line: "16 channels, dilations 1 2 4 8 16, image-normalised colours, 1 member" (and
-  /// ", 41 feature inputs" with them).
+  /// ", 36 feature inputs" with them).
   std::string describe() const;
 };
 
@@ -97,11 +98,9 @@ std::vector<ConvLayer> networkLayers(const NetworkShape& shape);
 /// image's, or ColourStatistics{} for a network that does not normalise).
 std::vector<float> networkInputs(const cv::Mat& bgr, int cell_size, const ColourStatistics& colours);
 
-/// The feature planes a network with feature inputs reads from a coded FeatureMap (feature_stack.hpp):
-/// one per coded channel.
-int networkFeatureInputs(const FeatureMap& map);
-/// Appends those planes (channel-major, byte q as q / 255) to `inputs`.  Throws mmp::InvalidArgument
-/// for a map that is not coded.
+/// Appends the feature planes a network with feature inputs reads, one per channel of a coded
+/// FeatureMap (feature_stack.hpp; map.channels() of them), channel-major, byte q as q / 255, to
+/// `inputs`.  Throws mmp::InvalidArgument for a map that is not coded.
 void appendFeatureInputs(const FeatureMap& map, std::vector<float>& inputs);
 
 class CostNetwork {
