@@ -36,9 +36,6 @@ struct BenchOptions {
   double dlib_c = 100.0;  ///< lambda = 1/C, as bench_formulations' cutting-plane check
 };
 
-std::string configPath(const BenchOptions& options, const std::string& file) {
-  return options.config_dir.empty() ? defaultConfigPath(file, "--config-dir") : options.config_dir + "/" + file;
-}
 
 // The first trace record whose value is within a relative `tolerance` of `target` (value <= target
 // (1 + tolerance)), or null; NaN values (passes BCFW did not certify) never qualify.
@@ -56,7 +53,7 @@ const TraceRecord* firstWithin(const std::vector<TraceRecord>& trace, double tar
 // value is c of its current iterate).  One thread each.
 Json compareOnFold0(const BenchOptions& options, const std::string& name) {
   const OcrProtocol protocol = parseOcrProtocol(name);
-  const ConfigNode config = ConfigNode::load(configPath(options, "ocr_" + name + ".yaml"));
+  const ConfigNode config = ConfigNode::load(benchConfigPath(options.config_dir, "ocr_" + name + ".yaml"));
   const OcrDataset data = readOcrDataset(locateOcrData(resolveDataRoot(options.data_root, config), config.file()));
   const FoldSplit split = foldSplit(data.words.folds, protocol, 0);
   const double lambda = 1.0 / options.dlib_c;

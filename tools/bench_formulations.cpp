@@ -51,9 +51,6 @@ struct BenchOptions {
   double dlib_c = 100.0;
 };
 
-std::string configPath(const BenchOptions& options, const std::string& file) {
-  return options.config_dir.empty() ? defaultConfigPath(file, "--config-dir") : options.config_dir + "/" + file;
-}
 
 // One (formulation, learner) over the folds of a protocol.
 struct OcrRun {
@@ -96,7 +93,7 @@ std::string lambdasText(const std::vector<double>& lambdas) {
 }
 
 Json benchOcr(const BenchOptions& options, const std::string& name) {
-  const ConfigNode config = ConfigNode::load(configPath(options, "ocr_" + name + ".yaml"));
+  const ConfigNode config = ConfigNode::load(benchConfigPath(options.config_dir, "ocr_" + name + ".yaml"));
   config.expectKeys(ocrConfigKeys());
   const OcrProtocol protocol = parseOcrProtocol(name);
   const OcrDataset data = readOcrDataset(locateOcrData(resolveDataRoot(options.data_root, config), config.file()));
@@ -145,7 +142,7 @@ Json benchOcr(const BenchOptions& options, const std::string& name) {
 }
 
 Json benchMultilabel(const BenchOptions& options, const std::string& set) {
-  const ConfigNode config = ConfigNode::load(configPath(options, "multilabel_" + set + ".yaml"));
+  const ConfigNode config = ConfigNode::load(benchConfigPath(options.config_dir, "multilabel_" + set + ".yaml"));
   const std::string root = resolveDataRoot(options.data_root, config);
   const auto [train, test] = readStandardSplit(root, set);
   MultilabelSettings base;
@@ -194,7 +191,7 @@ Json benchMultilabel(const BenchOptions& options, const std::string& set) {
 // The cutting-plane learner against long batch subgradient runs on each formulation's objective
 // (OCR small protocol, fold 0's training words, lambda = 1/C), and dlib's time and objective there.
 Json cuttingPlaneCheck(const BenchOptions& options) {
-  const ConfigNode config = ConfigNode::load(configPath(options, "ocr_small.yaml"));
+  const ConfigNode config = ConfigNode::load(benchConfigPath(options.config_dir, "ocr_small.yaml"));
   const OcrDataset data = readOcrDataset(locateOcrData(resolveDataRoot(options.data_root, config), config.file()));
   const FoldSplit split = foldSplit(data.words.folds, OcrProtocol::Small, 0);
   const double lambda = 1.0 / options.dlib_c;

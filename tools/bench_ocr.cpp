@@ -61,8 +61,7 @@ int runBench(const BenchOptions& options) {
     while (std::getline(in, p, ',')) protocols.push_back(describe(parseOcrProtocol(p)));
   }
   const auto configPath = [&](const std::string& protocol) {
-    const std::string file = "ocr_" + protocol + ".yaml";
-    return options.config_dir.empty() ? defaultConfigPath(file, "--config-dir") : options.config_dir + "/" + file;
+    return benchConfigPath(options.config_dir, "ocr_" + protocol + ".yaml");
   };
   // The data root of the first protocol's config (as `mmp ocr` would find it).
   const ConfigNode first = ConfigNode::load(configPath(protocols.at(0)));

@@ -19,4 +19,8 @@ std::string defaultConfigPath(const std::string& file_name, const std::string& f
                     "' (beside an installed mmp): pass the config's path with " + flag);
 }
 
+std::string benchConfigPath(const std::string& dir, const std::string& file_name) {
+  return dir.empty() ? defaultConfigPath(file_name, "--config-dir") : dir + "/" + file_name;
+}
+
 }  // namespace mmp::tools

@@ -11,4 +11,7 @@ namespace mmp::tools {
 /// and saying to pass a config with `flag` when neither does.
 std::string defaultConfigPath(const std::string& file_name, const std::string& flag);
 
+/// The benchmarks' rule: `dir`/`file_name` when a --config-dir is given, else defaultConfigPath.
+std::string benchConfigPath(const std::string& dir, const std::string& file_name);
+
 }  // namespace mmp::tools
