@@ -34,6 +34,7 @@ struct BenchOptions {
   std::string data_root;
   std::vector<std::string> protocols = {"small"};
   double dlib_c = 100.0;  ///< lambda = 1/C, as bench_formulations' cutting-plane check
+  long bcfw_passes = 2000;  ///< BCFW's budget of passes (it stops sooner at a certified relative gap of 1e-3)
 };
 
 
@@ -70,7 +71,7 @@ Json compareOnFold0(const BenchOptions& options, const std::string& name) {
   LearnerSettings bcfw;
   bcfw.kind = LearnerKind::Bcfw;
   bcfw.bcfw.lambda = lambda;
-  bcfw.bcfw.stop = StopCriteria{200, 1e-3};
+  bcfw.bcfw.stop = StopCriteria{options.bcfw_passes, 1e-3};
   LearnerSettings bcfw_avg = bcfw;
   bcfw_avg.bcfw.averaging = true;
   LearnerSettings batch;
@@ -121,6 +122,8 @@ int main(int argc, char** argv) {
   BenchOptions options;
   app.add_option("--protocols", options.protocols, "OCR protocols, fold 0 of each: small, large")->delimiter(',');
   app.add_option("--c", options.dlib_c, "C of the objective: lambda = 1/C")->capture_default_str();
+  app.add_option("--bcfw-passes", options.bcfw_passes, "BCFW's budget of passes (it stops at a relative gap of 1e-3)")
+      ->capture_default_str()->check(CLI::Range(1L, 1000000L));
   app.add_option("--config-dir", options.config_dir, "folder with ocr_small.yaml and ocr_large.yaml (for data_root)");
   app.add_option("--data-root", options.data_root, "folder holding ocr/letter.data.gz (default: the configs' data_root)");
   try {

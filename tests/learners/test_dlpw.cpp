@@ -60,7 +60,7 @@ TEST_CASE("DLPW refuses examples that are not pairwise models, and bad parameter
   CHECK(parseLearnerKind("dlpw") == LearnerKind::Dlpw);
 }
 
-TEST_CASE("DLPW and Pegasos-LP reach the batch learner's objective of eq. 7 on a small multilabel set") {
+TEST_CASE("DLPW and Pegasos-LP reach the batch learner's objective of eq. 7 on a small multilabel set" * doctest::test_suite("long")) {
   const Problem lp = makeProblem(MultilabelInference::Lp);
   const double lambda = 0.05;
   const Objective objective(lp.list, {lambda, 1});

@@ -19,6 +19,15 @@ std::vector<int> somePath(Random& rng, int rows, int cols) {
   return planner.plan(test::randomCosts(rng, rows * cols, 0.5, 2.0, 0.0), 0, rows * cols - 1).path;
 }
 
+// Length-weighted parameters with the given moves, loss and q (the others at their defaults).
+PathExample::Params exampleParams(Connectivity connectivity, LossParams loss, int q) {
+  PathExample::Params params;
+  params.connectivity = connectivity;
+  params.loss = loss;
+  params.q = q;
+  return params;
+}
+
 Eigen::VectorXd positiveWeights(Random& rng, int d, double bias) {
   Eigen::VectorXd w = test::randomVector(rng, d).cwiseAbs();
   w[0] = bias;
@@ -72,7 +81,7 @@ TEST_CASE("path oracle: plain prediction is A*, the loss is recomputed, and y* n
   Random rng(3);
   for (int trial = 0; trial < 30; ++trial) {
     auto map = std::make_shared<FeatureMap>(test::smoothFeatureMap(rng, 20, 25, 4));
-    const PathExample example(map, somePath(rng, 20, 25), {Connectivity::Eight, {LossShape::Linear, 3.0, 1.0}, true, 1});
+    const PathExample example(map, somePath(rng, 20, 25), exampleParams(Connectivity::Eight, {LossShape::Linear, 3.0, 1.0}, 1));
     const Eigen::VectorXd w = positiveWeights(rng, 4, 1.5);  // bias 1.5 > loss_max 1: costs stay positive
     OracleResult r;
     example.solve(w, 0.0, r);
@@ -104,7 +113,7 @@ TEST_CASE("per-cell loss weights scale the loss map and are checked") {
   Random rng(5);
   auto map = std::make_shared<FeatureMap>(test::smoothFeatureMap(rng, 20, 25, 4));
   const std::vector<int> demo = somePath(rng, 20, 25);
-  PathExample::Params params{Connectivity::Eight, {LossShape::Linear, 3.0, 1.0}, true, 1};
+  PathExample::Params params = exampleParams(Connectivity::Eight, {LossShape::Linear, 3.0, 1.0}, 1);
   const PathExample plain(map, demo, params);
   auto weights = std::make_shared<std::vector<double>>(20 * 25);
   for (double& x : *weights) x = rng.uniform();
@@ -130,7 +139,7 @@ TEST_CASE("exponential costs: the oracle plans on exp(w.f - s l) for any sign of
   Random rng(5);
   for (int trial = 0; trial < 20; ++trial) {
     auto map = std::make_shared<FeatureMap>(test::smoothFeatureMap(rng, 20, 25, 4));
-    PathExample::Params params{Connectivity::Eight, {LossShape::Linear, 3.0, 1.0}, true, 1};
+    PathExample::Params params = exampleParams(Connectivity::Eight, {LossShape::Linear, 3.0, 1.0}, 1);
     params.cost_form = CostForm::Exponential;
     const PathExample example(map, somePath(rng, 20, 25), params);
     const Eigen::VectorXd w = 2.0 * test::randomVector(rng, 4);  // mixed signs: linear costs would go negative
@@ -194,7 +203,7 @@ TEST_CASE("the path objective's subgradient matches a finite difference at gener
   for (int i = 0; i < 4; ++i) {
     auto map = std::make_shared<FeatureMap>(test::smoothFeatureMap(rng, 15, 15, 3));
     examples.push_back(std::make_unique<PathExample>(map, somePath(rng, 15, 15),
-                                                     PathExample::Params{Connectivity::Eight, {}, true, 1}));
+                                                     exampleParams(Connectivity::Eight, {}, 1)));
   }
   for (int q : {1, 2}) {
     const Objective objective(test::listOf(examples), {0.05, q});
@@ -231,7 +240,7 @@ TEST_CASE("bad path input gives the documented errors") {
   blocked->setBlocked(mask);
   CHECK_THROWS_WITH_AS(PathExample(blocked, {0, 7, 14}, params), doctest::Contains("path index 1, cell (row 1, col 1) is impassable"),
                        InvalidArgument);
-  CHECK_THROWS_WITH_AS(PathExample(map, {0, 1, 2}, {Connectivity::Four, {}, true, 3}), doctest::Contains("q must be 1 or 2"),
+  CHECK_THROWS_WITH_AS(PathExample(map, {0, 1, 2}, exampleParams(Connectivity::Four, {}, 3)), doctest::Contains("q must be 1 or 2"),
                        InvalidArgument);
 
   const PathExample example(map, {0, 7, 14, 21}, params);

@@ -48,7 +48,7 @@ double meanLoss(const std::vector<std::unique_ptr<PathExample>>& examples, const
 
 }  // namespace
 
-TEST_CASE("both learners learn a planner that reproduces held-out demonstrations") {
+TEST_CASE("both learners learn a planner that reproduces held-out demonstrations" * doctest::test_suite("long")) {
   Eigen::VectorXd true_w(4);
   true_w << 0.2, 4.0, 0.0, 1.5;  // bias, then three terrain features
   PathExample::Params params;

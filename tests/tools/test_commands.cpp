@@ -356,7 +356,7 @@ TEST_CASE("mmp plan --vehicle plans a car with headings, turning no tighter than
                        doctest::Contains("prmstar cannot plan for a dubins vehicle"), InvalidArgument);
 }
 
-TEST_CASE("mmp train --validate leaves each training image out in turn and writes no model") {
+TEST_CASE("mmp train --validate leaves each training image out in turn and writes no model" * doctest::test_suite("long")) {
   test::TempDir dir;
   syntheticConfig(dir);  // writes demo.yaml
   CLI::App app;

@@ -50,7 +50,7 @@ TEST_CASE("validation folds cut the training rows into a seeded partition") {
   CHECK_THROWS_WITH_AS(validationFolds(23, 1, 3), doctest::Contains("validation.folds 1: expected 2..23"), InvalidArgument);
 }
 
-TEST_CASE("mmp multilabel trains on one file, chooses lambda by cross-validation and scores the other") {
+TEST_CASE("mmp multilabel trains on one file with lambda chosen by cross-validation and scores the other" * doctest::test_suite("long")) {
   test::TempDir dir;
   Random rng(12);
   const Eigen::MatrixXd rule = Eigen::MatrixXd::NullaryExpr(4, 5, [&] { return rng.normal(); });

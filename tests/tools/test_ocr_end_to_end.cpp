@@ -56,7 +56,7 @@ OnlineGreedyProjection::Params learnerParams(double lambda) {
 
 }  // namespace
 
-TEST_CASE("OCR end to end: the chain model beats per-letter multiclass on the same few hundred words") {
+TEST_CASE("OCR end to end: the chain model beats per-letter multiclass on the same few hundred words" * doctest::test_suite("long")) {
   const std::string path = ocrDataPath();
   if (!std::ifstream(path)) {
     MESSAGE("skipped: no OCR data at " << path << " (set MMP_DATA_ROOT to the folder holding ocr/letter.data.gz)");

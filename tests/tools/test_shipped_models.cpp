@@ -60,7 +60,7 @@ TEST_CASE("shipped models load and carry their provenance: behaviour, version, c
   }
 }
 
-TEST_CASE("shipped models reproduce their recorded holdout figures on a part of each holdout area") {
+TEST_CASE("shipped models reproduce their recorded holdout figures on a part of each holdout area" * doctest::test_suite("long")) {
   const std::string data_root = test::sharedDataPath("");
   if (!std::filesystem::is_directory(test::sharedDataPath("aerial/dubai_hitl"))) {
     MESSAGE("skipped: no Dubai data at " << test::sharedDataPath("aerial/dubai_hitl")

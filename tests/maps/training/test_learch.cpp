@@ -235,7 +235,7 @@ TEST_CASE("regression trees: a stump takes the brute-force best split, a depth-2
   }
 }
 
-TEST_CASE("LEARCH learns an interaction of two features that no linear log-cost can express") {
+TEST_CASE("LEARCH learns an interaction of two features that no linear log-cost can express" * doctest::test_suite("long")) {
   const std::vector<Terrain> train = {patchwork(1, 10), patchwork(2, 10)};
   const std::vector<Terrain> holdout = {patchwork(3, 20), patchwork(4, 20)};
   const Examples examples = examplesOf(train);

@@ -116,7 +116,7 @@ TEST_CASE("class scores: the multiclass layer fitted on the training labels tell
   CHECK(accuracy > majority + 0.2);
 }
 
-TEST_CASE("on the synthetic scene the learned planner beats uniform costs on held-out scenes") {
+TEST_CASE("on the synthetic scene the learned planner beats uniform costs on held-out scenes" * doctest::test_suite("long")) {
   PipelineSettings config = syntheticSettings();
   SUBCASE("linear costs") {}
   SUBCASE("exponential costs") {
@@ -329,7 +329,7 @@ TEST_CASE("training images may bring demonstrations instead of labels") {
   CHECK_THROWS_WITH_AS(loadTrainingData(config), doctest::Contains("train.demonstrations: path 2, point 3"), DataError);
 }
 
-TEST_CASE("training is bitwise reproducible: the same weights run after run and with 1 or 2 threads") {
+TEST_CASE("training is bitwise reproducible: the same weights run after run and with 1 or 2 threads" * doctest::test_suite("long")) {
   PipelineSettings config = syntheticSettings();
   config.train = {scene(1, 160), scene(2, 160)};
   config.class_scores = true;  // the class-score layer's SVM trains in parallel too
