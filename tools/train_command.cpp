@@ -9,6 +9,7 @@
 #include "failure.hpp"
 #include "json_output.hpp"
 #include "progress.hpp"
+#include "provenance.hpp"
 #include "train_config.hpp"
 #include "train_metrics.hpp"
 
@@ -240,7 +241,7 @@ std::string exactText(double v) {
 // The model's provenance (`mmp info`): what made it -- mmp's version and commit, the effective config,
 // the settings selection chose, every data file's fingerprint -- and what it scored on the holdout.
 void recordProvenance(CostModel& model, const TrainConfig& config, const TrainingRun& r, const std::string& effective) {
-  model.setInfo("mmp_version", std::string(MMP_VERSION) + " (commit " + MMP_COMMIT + ")");
+  model.setInfo("mmp_version", provenance());
   model.setInfo("config_effective", effective);
   if (r.selection) {
     const SelectionCandidate& chosen = r.selection->candidates[r.selection->chosen];
