@@ -1,6 +1,7 @@
 // `mmp`: the command line of the mmp library.  `mmp --help` lists the subcommands.
 #include "commands.hpp"
 #include "failure.hpp"
+#include "provenance.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -10,7 +11,7 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"mmp: learn planning cost maps and structured predictors by maximum margin"};
-  app.set_version_flag("--version", std::string("mmp ") + MMP_VERSION);
+  app.set_version_flag("--version", "mmp " + mmp::tools::version());
   app.require_subcommand(1);
   mmp::tools::addLettersCommand(app);
   mmp::tools::addOcrCommand(app);

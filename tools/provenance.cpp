@@ -2,6 +2,8 @@
 
 namespace mmp::tools {
 
-std::string provenance() { return std::string(MMP_VERSION) + " (commit " + MMP_COMMIT + ")"; }
+std::string version() { return MMP_VERSION; }
+
+std::string provenance() { return version() + " (commit " + MMP_COMMIT + ")"; }
 
 }  // namespace mmp::tools
