@@ -85,6 +85,19 @@ Bcfw::Params bcfwParams(const ConfigNode& node, Bcfw::Params p) {
   return p;
 }
 
+Lbfgs::Params lbfgsParams(const ConfigNode& node, Lbfgs::Params p) {
+  node.expectKeys({"lambda", "memory", "iterations", "tolerance", "past", "delta", "threads", "time_budget_seconds"});
+  p.lambda = node.number("lambda", p.lambda, 0.0, kInf);
+  p.memory = static_cast<int>(node.integer("memory", p.memory, 1, 1000));
+  p.stop.max_iterations = node.integer("iterations", p.stop.max_iterations, 1, 100000000);
+  p.stop.tolerance = node.number("tolerance", p.stop.tolerance, 0.0, kInf);
+  p.past = static_cast<int>(node.integer("past", p.past, 0, 1000000));
+  p.delta = node.number("delta", p.delta, 0.0, kInf);
+  p.threads = static_cast<int>(node.integer("threads", p.threads, 0, 256));
+  p.stop.time_budget_seconds = node.number("time_budget_seconds", p.stop.time_budget_seconds, 0.0, kInf);
+  return p;
+}
+
 mmp::LearnerSettings learnerSettings(const ConfigNode& config, const std::string& kind_key, mmp::LearnerSettings s,
                                      const std::vector<std::string>& more_kinds,
                                      const std::pair<std::string, std::string>& objective_names) {
@@ -92,7 +105,8 @@ mmp::LearnerSettings learnerSettings(const ConfigNode& config, const std::string
   kinds.insert(kinds.end(), more_kinds.begin(), more_kinds.end());
   const std::string kind = config.choice(kind_key, describe(s.kind), kinds);
   for (LearnerKind known :
-       {LearnerKind::Online, LearnerKind::Batch, LearnerKind::Dlpw, LearnerKind::CuttingPlane, LearnerKind::Bcfw}) {
+       {LearnerKind::Online, LearnerKind::Batch, LearnerKind::Dlpw, LearnerKind::CuttingPlane, LearnerKind::Bcfw,
+        LearnerKind::Lbfgs}) {
     if (kind == describe(known)) s.kind = known;
   }
   if (config.has("objective")) {
@@ -105,6 +119,7 @@ mmp::LearnerSettings learnerSettings(const ConfigNode& config, const std::string
   s.batch = batchParams(config.child("batch"), s.batch);
   if (config.has("cutting_plane")) s.cutting_plane = cuttingPlaneParams(config.child("cutting_plane"), s.cutting_plane);
   if (config.has("bcfw")) s.bcfw = bcfwParams(config.child("bcfw"), s.bcfw);
+  if (config.has("lbfgs")) s.lbfgs = lbfgsParams(config.child("lbfgs"), s.lbfgs);
   return s;
 }
 

@@ -27,12 +27,13 @@ BatchSubgradient::Params batchParams(const ConfigNode& node, BatchSubgradient::P
 Dlpw::Params dlpwParams(const ConfigNode& node, Dlpw::Params defaults);
 CuttingPlane::Params cuttingPlaneParams(const ConfigNode& node, CuttingPlane::Params defaults);
 Bcfw::Params bcfwParams(const ConfigNode& node, Bcfw::Params defaults);
-/// The keys `kind_key` (the kind), `objective` (if present), `online`, `batch`, `cutting_plane` and `bcfw` of `config`, each over its
+Lbfgs::Params lbfgsParams(const ConfigNode& node, Lbfgs::Params defaults);
+/// The keys `kind_key` (the kind), `objective` (if present), `online`, `batch`, `cutting_plane`, `bcfw` and `lbfgs` of `config`, each over its
 /// part of `defaults` (a section the caller's expectKeys does not allow is absent: its defaults stay).
 /// online and batch are always accepted; a front end offering more lists them in more_kinds.  A
-/// LearnerKind's name there ("cutting_plane", "dlpw", "bcfw") sets the kind; any other ("learch" of
+/// LearnerKind's name there ("cutting_plane", "dlpw", "bcfw", "lbfgs") sets the kind; any other ("learch" of
 /// `mmp train`) leaves the LearnerKind as in defaults, for the caller to read kind_key.  The
-/// cutting plane and BCFW are unconstrained, so only front ends without a projection (OCR,
+/// cutting plane, BCFW and L-BFGS are unconstrained, so only front ends without a projection (OCR,
 /// multilabel) offer them.  objective_names: the names of the margin and the likelihood objective in
 /// this front end (`mmp train` calls the likelihood of paths "maxent").
 mmp::LearnerSettings learnerSettings(const ConfigNode& config, const std::string& kind_key, mmp::LearnerSettings defaults,

@@ -120,24 +120,28 @@ std::string OcrLearnerSettings::describe() const {
 const std::vector<std::string>& ocrConfigKeys() {
   static const std::vector<std::string> keys = {"data_root", "protocol",  "folds",  "output_dir", "curve",
                                                 "curve_points", "learner", "beta", "start_end", "online",
-                                                "batch", "cutting_plane", "bcfw", "validation", "formulation",
+                                                "batch", "cutting_plane", "bcfw", "lbfgs", "validation", "formulation",
                                                 "objective"};
   return keys;
 }
 
 OcrLearnerSettings ocrLearnerSettings(const ConfigNode& config) {
   OcrLearnerSettings s;
-  s.learner = learnerSettings(config, "learner", s.learner, {"cutting_plane", "bcfw"});
+  s.learner = learnerSettings(config, "learner", s.learner, {"cutting_plane", "bcfw", "lbfgs"});
   s.formulation = parseFormulation(
       config.choice("formulation", describe(s.formulation), {"margin", "slack", "slack_exact", "poslearn"}));
   if (s.learner.objective == TrainingObjective::Likelihood) {
     if (s.formulation != Formulation::Margin) {
       config.fail("formulation", "the likelihood objective (a CRF) has no formulation: leave it at margin, or use objective: margin");
     }
-    if (s.learner.kind != LearnerKind::Online && s.learner.kind != LearnerKind::Batch) {
-      config.fail("learner", "the likelihood objective trains with online or batch; " + describe(s.learner.kind) +
+    if (s.learner.kind != LearnerKind::Online && s.learner.kind != LearnerKind::Batch &&
+        s.learner.kind != LearnerKind::Lbfgs) {
+      config.fail("learner", "the likelihood objective trains with online, batch or lbfgs; " + describe(s.learner.kind) +
                                  " trains the margin objective only");
     }
+  } else if (s.learner.kind == LearnerKind::Lbfgs) {
+    config.fail("learner", "lbfgs trains the likelihood objective only (a CRF): add objective: likelihood, or use "
+                           "cutting_plane, bcfw, online or batch for the margin objective");
   }
   s.start_end = config.boolean("start_end", s.start_end);
   s.beta_by_length = config.choice("beta", s.beta_by_length ? "by_length" : "one", {"one", "by_length"}) == "by_length";
@@ -184,6 +188,7 @@ OcrFoldResult runOcrFold(const OcrWords& words, OcrProtocol protocol, int k, con
   result.curve_seconds = model.curve_seconds;
   result.train_seconds = secondsSince(train_start) - model.curve_seconds - build_test_seconds;
   result.iterations = model.iterations;
+  if (chosen.learner.kind != LearnerKind::Online) result.passes = model.iterations;  // the passes run, not the budget
   result.formulation = model.formulation;
   result.info = model.info;
 

@@ -67,7 +67,7 @@ struct OcrFoldResult {
   int fold = 0;
   std::size_t train_words = 0, test_words = 0, train_letters = 0, test_letters = 0;
   double lambda = 0.0;
-  long passes = 0;  ///< epochs (online) or iterations (batch) trained
+  long passes = 0;  ///< epochs (online), or the iterations or passes the other learners ran
   /// If chosen by validation: each lambda with its best pass count and held-out letter error.
   using Validation = mmp::LambdaValidation;
   std::vector<Validation> validation;

@@ -20,7 +20,8 @@ LearnerKind parseLearnerKind(const std::string& name) {
   if (name == "dlpw") return LearnerKind::Dlpw;
   if (name == "cutting_plane") return LearnerKind::CuttingPlane;
   if (name == "bcfw") return LearnerKind::Bcfw;
-  throw InvalidArgument("learner '" + name + "': expected batch, online, dlpw, cutting_plane or bcfw");
+  if (name == "lbfgs") return LearnerKind::Lbfgs;
+  throw InvalidArgument("learner '" + name + "': expected batch, online, dlpw, cutting_plane, bcfw or lbfgs");
 }
 
 std::string describe(LearnerKind kind) {
@@ -30,6 +31,7 @@ std::string describe(LearnerKind kind) {
     case LearnerKind::Dlpw: return "dlpw";
     case LearnerKind::CuttingPlane: return "cutting_plane";
     case LearnerKind::Bcfw: return "bcfw";
+    case LearnerKind::Lbfgs: return "lbfgs";
   }
   return "?";
 }

@@ -16,6 +16,7 @@ auto& stopOf(Settings& s) {
     case LearnerKind::Dlpw: return s.dlpw.stop;
     case LearnerKind::CuttingPlane: return s.cutting_plane.stop;
     case LearnerKind::Bcfw: return s.bcfw.stop;
+    case LearnerKind::Lbfgs: return s.lbfgs.stop;
     case LearnerKind::Batch: break;
   }
   return s.batch.stop;
@@ -28,6 +29,7 @@ auto& lambdaOf(Settings& s) {
     case LearnerKind::Dlpw: return s.dlpw.lambda;
     case LearnerKind::CuttingPlane: return s.cutting_plane.lambda;
     case LearnerKind::Bcfw: return s.bcfw.lambda;
+    case LearnerKind::Lbfgs: return s.lbfgs.lambda;
     case LearnerKind::Batch: break;
   }
   return s.batch.lambda;
@@ -42,7 +44,8 @@ int LearnerSettings::q() const {
     case LearnerKind::Online: return online.q;
     case LearnerKind::Dlpw:
     case LearnerKind::CuttingPlane:
-    case LearnerKind::Bcfw: return 1;
+    case LearnerKind::Bcfw:
+    case LearnerKind::Lbfgs: return 1;
     case LearnerKind::Batch: break;
   }
   return batch.q;
@@ -83,6 +86,10 @@ std::string LearnerSettings::describe() const {
         << bcfw.stop.max_iterations << " passes";
       if (bcfw.certify_every > 1) s << ", gap every " << bcfw.certify_every << " passes";
       break;
+    case LearnerKind::Lbfgs:
+      s << "L-BFGS, lambda " << lbfgs.lambda << ", memory " << lbfgs.memory << ", gradient tolerance "
+        << lbfgs.stop.tolerance << ", up to " << lbfgs.stop.max_iterations << " iterations";
+      break;
     case LearnerKind::Batch:
       s << "batch subgradient, lambda " << batch.lambda << ", " << batch.stop.max_iterations << " iterations, "
         << batch.steps.describe() << ", averaging " << mmp::describe(batch.averaging);
@@ -94,9 +101,13 @@ std::string LearnerSettings::describe() const {
 
 std::unique_ptr<Learner> makeLearner(const LearnerSettings& settings) {
   if (settings.objective == TrainingObjective::Likelihood && settings.kind != LearnerKind::Online &&
-      settings.kind != LearnerKind::Batch) {
+      settings.kind != LearnerKind::Batch && settings.kind != LearnerKind::Lbfgs) {
     throw InvalidArgument("learner " + mmp::describe(settings.kind) +
-                          " trains the margin objective only; the likelihood objective trains with online or batch");
+                          " trains the margin objective only; the likelihood objective trains with online, batch or lbfgs");
+  }
+  if (settings.objective == TrainingObjective::Margin && settings.kind == LearnerKind::Lbfgs) {
+    throw InvalidArgument("learner lbfgs trains the likelihood objective only (the margin objective's hinge is not "
+                          "smooth); use cutting_plane, bcfw, batch or online for it");
   }
   switch (settings.kind) {
     case LearnerKind::Online: {
@@ -107,6 +118,7 @@ std::unique_ptr<Learner> makeLearner(const LearnerSettings& settings) {
     case LearnerKind::Dlpw: return std::make_unique<Dlpw>(settings.dlpw);
     case LearnerKind::CuttingPlane: return std::make_unique<CuttingPlane>(settings.cutting_plane);
     case LearnerKind::Bcfw: return std::make_unique<Bcfw>(settings.bcfw);
+    case LearnerKind::Lbfgs: return std::make_unique<Lbfgs>(settings.lbfgs);
     case LearnerKind::Batch: break;
   }
   BatchSubgradient::Params p = settings.batch;

@@ -18,14 +18,16 @@ namespace mmp {
     iterate is the latest.  Batch: at iteration t the learner reports w_t before stepping; its
     average holds w_2 .. w_t by then, i.e. the model it would return after t - 1 iterations (passes).
     Cutting plane: at iteration t it publishes its best iterate so far, which is what it returns
-    after t iterations; BCFW: after pass t its w; nothing is averaged.
+    after t iterations; BCFW: after pass t its w; L-BFGS: after iteration t its accepted iterate;
+    nothing is averaged.
 !*/
 TrainedWithCurve trainWithCurve(const LearnerSettings& settings, const ExampleList& examples, int points,
                                 const CurveCallback& at_pass) {
   using Clock = std::chrono::steady_clock;
   const bool online = settings.kind == LearnerKind::Online;
-  // the cutting plane and BCFW call back after each iteration or pass with what they would return
-  const bool cutting_plane = settings.kind == LearnerKind::CuttingPlane || settings.kind == LearnerKind::Bcfw;
+  // the cutting plane, BCFW and L-BFGS call back after each iteration or pass with what they would return
+  const bool cutting_plane = settings.kind == LearnerKind::CuttingPlane || settings.kind == LearnerKind::Bcfw ||
+                             settings.kind == LearnerKind::Lbfgs;
   const long per_pass = online ? static_cast<long>(examples.size()) : 1;  // callbacks per pass
   const long lag = online || cutting_plane ? 0 : 1;  // the batch learner calls back once before its first step
   const long stride = std::max(1L, settings.passes() / std::max(1, points));
@@ -104,7 +106,8 @@ HeldOutChoice chooseOnHeldOut(const LearnerSettings& settings, const ExampleList
     }
     const TrainedWithCurve model = trainWithCurve(trial, fit, points, at_pass);
     v.lambda = lambda;
-    v.passes = settings.passes();
+    // online: the epochs budgeted; the others: the iterations or passes run (those that converge stop early)
+    v.passes = settings.kind == LearnerKind::Online ? settings.passes() : model.iterations;
     v.error = held_out_error(model.w);
     for (std::size_t i = 0; i < v.curve_passes.size(); ++i) {
       candidates.push_back({lambda, v.curve_passes[i], v.curve_error[i]});

@@ -205,8 +205,9 @@ std::string trainingCostFault(const std::vector<const FeatureMap*>& maps, const 
 std::array<double, 2> CostModel::costBounds() const {
   if (network_.empty()) return mmp::costBounds(weights_, form_, trees_.range());
   // Each member's log-cost lies in (-kBound, kBound): the mean too, the spread in [0, kBound).
-  const double bound = NetworkShape::kBound;
-  return mmp::costBounds(weights_, form_, {-bound, bound * (1.0 + network_.shape().kappa)});
+  const double bound = NetworkShape::kBound, floor = network_.shape().cost_floor;
+  const std::array<double, 2> b = mmp::costBounds(weights_, form_, {-bound, bound * (1.0 + network_.shape().kappa)});
+  return {floor + b[0], floor + b[1]};
 }
 
 void CostModel::checkImage(int width, int height) const {
@@ -360,8 +361,9 @@ void CostModel::bandCosts(const cv::Mat& pixels, int top, int rows, int first, i
     for (int r = r0; r < r1; ++r) {
       for (int c = c0; c < c1; ++c) {
         const int s = (r - er0) * tile_cols + (c - ec0);
-        const double cost = linear_part ? cellCost(*score, *map, s, log_costs[static_cast<std::size_t>(s)])
-                                        : std::exp(log_costs[static_cast<std::size_t>(s)]);
+        const double cost = network_.shape().cost_floor +
+                            (linear_part ? cellCost(*score, *map, s, log_costs[static_cast<std::size_t>(s)])
+                                         : std::exp(log_costs[static_cast<std::size_t>(s)]));
         if (!(cost > 0.0) || !std::isfinite(cost)) throw badCost(r, c, cost);
         out[static_cast<std::size_t>(r - first) * cols + c] = cost;
       }
@@ -436,7 +438,8 @@ std::vector<std::pair<std::string, std::string>> CostModel::summary() const {
   out.emplace_back("format", "mmp model file version " + std::to_string(kModelFormatVersion));
   take("behaviour");
   out.emplace_back("cost", !trees_.empty()    ? "exp(w . f + trees(f)), " + std::to_string(trees_.size()) + " trees (LEARCH)"
-                           : !network_.empty() ? "exp(w . f + network(image)) (convolutional network)"
+                           : !network_.empty() ? (network_.shape().cost_floor > 0.0 ? numberText(network_.shape().cost_floor) + " + " : std::string()) +
+                                                     "exp(w . f + network(image)) (convolutional network)"
                            : form_ == CostForm::Exponential ? "exp(w . f)"
                                                             : "w . f");
   take("learner");

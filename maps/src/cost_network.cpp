@@ -109,6 +109,8 @@ void NetworkShape::validate() const {
   // log(1 + 1000) < kBound: a segmenter's costs stay inside the bounds a cost network's do.
   if (!(cost_scale > 0.0 && cost_scale <= 1000.0)) fail("cost_scale", numberText(cost_scale), "a number in (0, 1000]");
   if (feature_inputs < 0 || feature_inputs > 1024) fail("feature_inputs", std::to_string(feature_inputs), "0 to 1024");
+  if (!(cost_floor >= 0.0 && cost_floor <= 1000.0)) fail("cost_floor", numberText(cost_floor), "a number in [0, 1000]");
+  if (cost_floor > 0.0 && classes > 0) fail("cost_floor", numberText(cost_floor), "0 for a segmenter");
 }
 
 std::string NetworkShape::describe() const {
@@ -118,6 +120,7 @@ std::string NetworkShape::describe() const {
        << (members == 1 ? " member" : " members");
   if (members > 1) text << ", kappa " << numberText(kappa);
   if (feature_inputs > 0) text << ", " << feature_inputs << " feature inputs";
+  if (cost_floor > 0.0) text << ", cost floor " << numberText(cost_floor);
   if (classes > 0) text << ", a segmenter of " << classes << " classes, cost 1 + " << numberText(cost_scale) << " (1 - p(class " << preferred << "))";
   return text.str();
 }
@@ -280,6 +283,7 @@ void CostNetwork::store(Model& model) const {
     model.settings["network.cost_scale"] = exactNumberText(shape_.cost_scale);
   }
   if (shape_.feature_inputs > 0) model.settings["network.feature_inputs"] = std::to_string(shape_.feature_inputs);
+  if (shape_.cost_floor > 0.0) model.settings["network.cost_floor"] = exactNumberText(shape_.cost_floor);
   for (std::size_t m = 0; m < members_.size(); ++m) {
     for (std::size_t l = 0; l < members_[m].size(); ++l) {
       const ConvLayer& layer = members_[m][l];
@@ -337,6 +341,7 @@ CostNetwork CostNetwork::fromModel(const Model& model) {
   if (model.settings.count("network.feature_inputs") != 0) {
     shape.feature_inputs = integer("network.feature_inputs", setting("network.feature_inputs"));
   }
+  if (model.settings.count("network.cost_floor") != 0) shape.cost_floor = number("network.cost_floor");
   try {
     shape.validate();
   } catch (const InvalidArgument& e) {

@@ -150,7 +150,7 @@ TEST_CASE("BCFW: bad parameters and starting weights are refused by name, and Le
 
   CHECK(parseLearnerKind("bcfw") == LearnerKind::Bcfw);
   CHECK(describe(LearnerKind::Bcfw) == "bcfw");
-  CHECK_THROWS_WITH_AS(parseLearnerKind("frank_wolfe"), doctest::Contains("cutting_plane or bcfw"), InvalidArgument);
+  CHECK_THROWS_WITH_AS(parseLearnerKind("frank_wolfe"), doctest::Contains("cutting_plane, bcfw or lbfgs"), InvalidArgument);
   LearnerSettings settings;
   settings.kind = LearnerKind::Bcfw;
   settings.setLambda(0.25);

@@ -150,3 +150,99 @@ TEST_CASE("likelihood objective: an example without marginals, and learners that
   CHECK_THROWS_AS(LikelihoodObjective(test::listOf(enumerated), -1.0), InvalidArgument);
   CHECK_THROWS_AS(LikelihoodObjective(test::listOf(enumerated), 0.1).evaluate(Eigen::VectorXd::Zero(5)), InvalidArgument);
 }
+
+TEST_CASE("L-BFGS reaches the likelihood optimum that Newton's method finds, the same at any thread count") {
+  Random rng(23);
+  const auto examples = test::randomEnumerated(rng, 12, 5, 4);
+  const ExampleList list = test::listOf(examples);
+  const double lambda = 0.05;
+  const Eigen::VectorXd exact_w = newtonMinimum(examples, lambda);
+  const double exact = referenceObjective(examples, lambda, exact_w);
+
+  LearnerSettings settings;
+  settings.objective = TrainingObjective::Likelihood;
+  settings.kind = LearnerKind::Lbfgs;
+  settings.lbfgs.lambda = lambda;
+  settings.lbfgs.stop.tolerance = 1e-7;
+  settings.lbfgs.delta = 0.0;  // the gradient test alone
+  const std::unique_ptr<Learner> lbfgs = makeLearner(settings);
+  long callbacks = 0;
+  lbfgs->setCallback([&](const TraceRecord&) { return ++callbacks > 0; });
+  const Eigen::VectorXd w = lbfgs->train(list);
+  CAPTURE(lbfgs->message());
+  CHECK(lbfgs->info() == Info::Success);
+  CHECK(lbfgs->objective() == doctest::Approx(referenceObjective(examples, lambda, w)).epsilon(1e-12));
+  CHECK(lbfgs->objective() >= exact - 1e-12);
+  CHECK(lbfgs->objective() - exact <= 1e-12 * exact + 1e-14);
+  CHECK((w - exact_w).norm() <= 1e-6);
+  // far fewer passes than the batch learner's 3000 iterations above
+  CHECK(lbfgs->iterations() >= 2);
+  CHECK(lbfgs->passes() >= lbfgs->iterations());
+  CHECK(lbfgs->passes() <= 100);
+  CHECK(callbacks == lbfgs->iterations());
+  CHECK(static_cast<long>(lbfgs->trace().size()) == lbfgs->iterations());
+  for (std::size_t i = 1; i < lbfgs->trace().size(); ++i) CHECK(lbfgs->trace()[i].value <= lbfgs->trace()[i - 1].value);
+
+  settings.lbfgs.threads = 2;
+  const std::unique_ptr<Learner> pooled = makeLearner(settings);
+  CHECK(pooled->train(list) == w);  // bit for bit
+  CHECK(settings.describe().find("L-BFGS, lambda 0.05") != std::string::npos);
+}
+
+TEST_CASE("L-BFGS keeps the last accepted iterate when the weight check refuses one, and stops on budgets") {
+  Random rng(29);
+  const auto examples = test::randomEnumerated(rng, 10, 4, 3);
+  const ExampleList list = test::listOf(examples);
+  LearnerSettings settings;
+  settings.objective = TrainingObjective::Likelihood;
+  settings.kind = LearnerKind::Lbfgs;
+  settings.lbfgs.lambda = 1e-3;  // the optimum lies far out
+  const Eigen::VectorXd optimum = makeLearner(settings)->train(list);
+  const double bound = 0.5 * optimum.norm();
+  REQUIRE(bound > 0.0);
+
+  const std::unique_ptr<Learner> checked = makeLearner(settings);
+  checked->setWeightCheck([bound](const Eigen::VectorXd& w) {
+    return w.norm() <= bound ? std::string() : "leaves the ball of radius " + std::to_string(bound);
+  });
+  const Eigen::VectorXd kept = checked->train(list);
+  CHECK(checked->info() == Info::NumericalIssue);
+  CHECK(checked->message().find("leaves the ball") != std::string::npos);
+  CHECK(checked->message().find("kept the last accepted weights") != std::string::npos);
+  CHECK(kept.norm() <= bound);
+  CHECK(kept == checked->weights());
+
+  settings.lbfgs.stop.max_iterations = 2;
+  const std::unique_ptr<Learner> short_run = makeLearner(settings);
+  short_run->train(list);
+  CHECK(short_run->info() == Info::NoConvergence);
+  CHECK(short_run->iterations() == 2);
+  CHECK(short_run->message() == "reached max_iterations = 2");
+
+  settings.lbfgs.stop.max_iterations = 200;
+  const std::unique_ptr<Learner> stopped = makeLearner(settings);
+  stopped->setCallback([](const TraceRecord& r) { return r.iteration < 3; });
+  stopped->train(list);
+  CHECK(stopped->info() == Info::NoConvergence);
+  CHECK(stopped->message() == "stopped by the callback at iteration 3");
+  CHECK(stopped->weights().norm() == stopped->trace().back().weight_norm);  // the iterate of iteration 3
+  CHECK(stopped->trace().size() == 3);
+}
+
+TEST_CASE("L-BFGS trains the likelihood objective only, and refuses examples without marginals by name") {
+  LearnerSettings settings;
+  settings.kind = LearnerKind::Lbfgs;
+  CHECK_THROWS_WITH_AS(makeLearner(settings), doctest::Contains("lbfgs trains the likelihood objective only"),
+                       InvalidArgument);
+  settings.objective = TrainingObjective::Likelihood;
+  Random rng(5);
+  auto enumerated = test::randomEnumerated(rng, 2, 6, 3);
+  auto multiclass = test::randomMulticlass(rng, 1, 2, 3);
+  const ExampleList list = {enumerated[0].get(), enumerated[1].get(), multiclass[0].get()};
+  CHECK_THROWS_WITH_AS(makeLearner(settings)->train(list), doctest::Contains("example 2 does not implement MarginalExample"),
+                       InvalidArgument);
+  settings.lbfgs.memory = 0;
+  CHECK_THROWS_WITH_AS(makeLearner(settings), "L-BFGS: memory must be >= 1", InvalidArgument);
+  CHECK(parseLearnerKind("lbfgs") == LearnerKind::Lbfgs);
+  CHECK(describe(LearnerKind::Lbfgs) == "lbfgs");
+}

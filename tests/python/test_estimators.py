@@ -99,3 +99,12 @@ def test_multilabel_exact_inference_and_formulations_and_their_errors():
         mmp.MultilabelSSVM().fit(X, Y[:10])
     assert mmp.validation_folds(10, 3, 1) == mmp.validation_folds(10, 3, 1)
     assert sorted(r for fold in mmp.validation_folds(10, 3, 1) for r in fold) == list(range(10))
+
+
+def test_lbfgs_fits_the_crf_and_refuses_the_margin():
+    X, Y = chain_problem(1)
+    model = mmp.ChainSSVM(learner="lbfgs", objective="likelihood", lam=1e-3, passes=200).fit(X[:40], Y[:40])
+    assert model.score(X[:40], Y[:40]) > 0.85 and model.score(X[40:], Y[40:]) > 0.75
+    assert model.report_["info"].startswith("Success")
+    with pytest.raises(mmp.ConfigError, match="lbfgs trains the likelihood objective only"):
+        mmp.ChainSSVM(learner="lbfgs").fit(X, Y)

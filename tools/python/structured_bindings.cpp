@@ -125,7 +125,8 @@ void bindChain(py::module_& m) {
                          const py::object& progress) {
     const tools::ConfigNode config = configNode(settings, "ChainSSVM");
     const tools::OcrLearnerSettings s = tools::ocrLearnerSettings(config);  // first: a bad learner name is named as such
-    config.expectKeys({"learner", "objective", "formulation", "beta", "start_end", "online", "batch", "cutting_plane", "bcfw"});
+    config.expectKeys({"learner", "objective", "formulation", "beta", "start_end", "online", "batch", "cutting_plane", "bcfw",
+                       "lbfgs"});
     const ChainSet set = chainSet(chainData(X, Y, labels, "ChainSSVM.fit"), s.chainOptions());
     ExampleList list(set.pointers.begin(), set.pointers.end());
     const Interrupts interrupts(progress);

@@ -4,6 +4,7 @@
 #include <mmp/core/error.hpp>
 #include <mmp/core/random.hpp>
 #include <mmp/core/thread_pool.hpp>
+#include <mmp/planning/maxent_planner.hpp>
 #include <mmp/planning/path.hpp>
 
 #include <algorithm>
@@ -33,6 +34,16 @@ void NetworkTrainingSettings::validate() const {
   if (!(smoothing_sigma >= 0.0) || !std::isfinite(smoothing_sigma)) fail("smoothing_sigma", numberText(smoothing_sigma), "a number >= 0");
   if (!(label_weight >= 0.0) || !std::isfinite(label_weight)) fail("label_weight", numberText(label_weight), "a number >= 0");
   if (threads < 0 || threads > 256) fail("threads", std::to_string(threads), "0 (every core) to 256");
+  if (objective == TrainingObjective::Margin && shape.cost_floor != 0.0) {
+    fail("cost_floor", numberText(shape.cost_floor), "0 with the margin objective (the floor is the maxent objective's)");
+  }
+  if (objective == TrainingObjective::Likelihood) {
+    if (shape.cost_floor < kMaxEntSafeCost) {
+      fail("cost_floor", numberText(shape.cost_floor), ">= " + numberText(kMaxEntSafeCost) + " with the maxent objective (below it a path distribution may not be normalisable)");
+    }
+    if (smoothing_samples != 1) fail("smoothing_samples", std::to_string(smoothing_samples), "1 with the maxent objective (its expectation is already smooth)");
+    if (segmenter) throw InvalidArgument("network.segmenter = true trains on the labels alone: the maxent objective does not apply");
+  }
 }
 
 std::string NetworkTrainingSettings::describe() const {
@@ -43,6 +54,7 @@ std::string NetworkTrainingSettings::describe() const {
   if (smoothing_samples > 1) text << ", " << smoothing_samples << " smoothed plans (sigma " << numberText(smoothing_sigma) << ")";
   if (label_weight > 0.0) text << ", label head " << numberText(label_weight);
   if (segmenter) text << ", a segmenter trained on the labels alone";
+  if (objective == TrainingObjective::Likelihood) text << ", Maximum Entropy IRL";
   return text.str();
 }
 
@@ -81,6 +93,7 @@ struct Net : torch::nn::Module {
     }
     hidden = register_module("hidden", torch::nn::Conv2d(torch::nn::Conv2dOptions(in, shape.channels, 1)));
     segmenter = shape.classes > 0;
+    cost_floor = shape.cost_floor;
     out = register_module("out", torch::nn::Conv2d(torch::nn::Conv2dOptions(shape.channels, segmenter ? shape.classes : 1, 1)));
     // The output layer starts at 0: the first network is the start's log-cost exactly (uniform, or
     // the linear model's), and what it learns is measured from there.
@@ -135,6 +148,7 @@ struct Net : torch::nn::Module {
   std::vector<torch::nn::Conv2d> convs;
   torch::nn::Conv2d hidden{nullptr}, out{nullptr}, labels{nullptr};
   bool segmenter = false;
+  double cost_floor = 0.0;  // the model's costs are cost_floor + exp(log-cost)
 };
 
 // One of the 8 symmetries of the square grid: `turns` quarter turns, then a mirror.
@@ -250,6 +264,53 @@ double oracleGradient(const NetworkImage& image, const std::vector<double>& log_
   return objective;
 }
 
+// The model's cell costs f0 + exp(l) and their logs, +inf where l is (blocked cells); with f0 = 0
+// the log-costs are l itself.
+void modelCosts(const std::vector<double>& l, double floor, std::vector<double>& log_costs, std::vector<double>& costs) {
+  costs.resize(l.size());
+  log_costs.resize(l.size());
+  for (std::size_t s = 0; s < l.size(); ++s) {
+    costs[s] = floor + std::exp(l[s]);
+    log_costs[s] = floor > 0.0 ? std::log(costs[s]) : l[s];
+  }
+}
+
+// Maximum Entropy IRL on one image: per demonstration the soft planner's log Z and expected visits
+// on the model's costs; returns the image's share of the NLL and sets gradient to its gradient with
+// respect to l (the file comment of network_training.hpp), in example order.
+double maxentGradient(const NetworkImage& image, const std::vector<double>& l, const NetworkTrainingSettings& settings,
+                      ThreadPool& pool, std::vector<double>& gradient) {
+  const std::size_t n = image.examples.size();
+  std::vector<double> log_costs, costs;
+  modelCosts(l, settings.shape.cost_floor, log_costs, costs);
+  std::vector<std::vector<double>> expected(n);
+  std::vector<double> nll(n, 0.0);
+  pool.parallelFor(n, [&](std::size_t k) {
+    const PathExample& e = *image.examples[k];
+    SoftPlanResult soft = e.softPlanLogCosts(log_costs);
+    if (soft.status != SoftPlanStatus::Success) {
+      throw Error("network training: the maxent planner failed on demonstration " + std::to_string(k) + " of '" +
+                  image.name + "' (" + describe(soft.status) + "): " + soft.message);
+    }
+    // >= 0: the demonstration is one of the walks
+    nll[k] = e.beta() * std::max(0.0, pathIntegral(e.demonstration(), image.cols, costs) + soft.log_partition);
+    expected[k] = std::move(soft.visits);
+  });
+  gradient.assign(l.size(), 0.0);
+  double objective = 0.0;
+  for (std::size_t k = 0; k < n; ++k) {  // in example order: the same sums with every thread count
+    const PathExample& e = *image.examples[k];
+    const double weight = e.beta() / static_cast<double>(n);
+    addPathVisits(e.demonstration(), image.cols, weight, gradient);
+    for (std::size_t s = 0; s < expected[k].size(); ++s) gradient[s] -= weight * expected[k][s];
+    objective += nll[k];
+  }
+  for (std::size_t s = 0; s < gradient.size(); ++s) {
+    if (std::isfinite(l[s])) gradient[s] *= costs[s] - settings.shape.cost_floor;  // dc/dl = exp(l)
+  }
+  return objective;
+}
+
 // The validation images' mean relative margin violation under the network's costs: per demonstration
 // (C(y_i) - min_y C_aug(y)) / C(y_i), the loss-augmented optimum found by the oracle.  Unlike the
 // prediction loss of a plain plan it does not depend on how A* breaks ties between paths of equal
@@ -285,10 +346,9 @@ double validationLoss(Net& net, const std::vector<NetworkImage>& images, ThreadP
   int count = 0;
   for (const NetworkImage& image : images) {
     if (!image.validation || image.examples.empty()) continue;
-    std::vector<double> log_costs, costs;
-    addLinear(net.forward(inputTensor(image)).first, image, log_costs);
-    costs.resize(log_costs.size());
-    for (std::size_t s = 0; s < costs.size(); ++s) costs[s] = std::exp(log_costs[s]);
+    std::vector<double> l, log_costs, costs;
+    addLinear(net.forward(inputTensor(image)).first, image, l);
+    modelCosts(l, net.cost_floor, log_costs, costs);
     std::vector<double> violations(image.examples.size());
     pool.parallelFor(violations.size(), [&](std::size_t k) {
       const PathExample& e = *image.examples[k];
@@ -376,7 +436,9 @@ double stepImage(Net& net, torch::optim::AdamW& adam, const NetworkImage& image,
     log_cost = symmetry.undo(log_cost);
     std::vector<double> log_costs, gradient;
     addLinear(log_cost, image, log_costs);
-    objective = oracleGradient(image, log_costs, settings, rng, pool, gradient);
+    objective = settings.objective == TrainingObjective::Likelihood
+                    ? maxentGradient(image, log_costs, settings, pool, gradient)
+                    : oracleGradient(image, log_costs, settings, rng, pool, gradient);
     const torch::Tensor g =
         torch::from_blob(gradient.data(), {1, 1, image.rows, image.cols}, torch::kDouble).to(torch::kFloat);
     loss = (log_cost * g).sum();  // its gradient with respect to the log-costs is g

@@ -48,6 +48,11 @@ TrainedCostModel trainNetworkModel(const TrainingData& training, const PipelineS
   report.examples = static_cast<int>(examples.size());
   NetworkTrainingSettings settings = config.learner.network;
   if (config.threads >= 0) settings.threads = config.threads;
+  // MaxEnt: costs f0 + exp(l) with f0 the training floor of the linear and LEARCH models (twice the
+  // normalisability bound: maxent_planner.hpp, docs/maxent.md)
+  const bool maxent = config.learner.objective == TrainingObjective::Likelihood;
+  settings.objective = config.learner.objective;
+  settings.shape.cost_floor = maxent ? kMaxEntTrainingFloor : 0.0;
   if (settings.segmenter) {  // the label-trained baseline: class logits, the preferred class cheap
     settings.shape.classes = static_cast<int>(config.classes.size());
     for (std::size_t c = 0; c < config.classes.size(); ++c) {
@@ -102,6 +107,7 @@ TrainedCostModel trainNetworkModel(const TrainingData& training, const PipelineS
   });
   if (settings.segmenter) result.network = withCostScale(training, config, result.network);
   report.trace_value = settings.segmenter ? "cross-entropy of the training labels over the epoch's steps"
+                       : maxent           ? "MaxEnt objective sum_i beta_i [C(y_i) + log Z_i] over the epoch's steps"
                                           : "MMP objective sum_i beta_i [C(y_i) - min_y C_aug(y)] over the epoch's steps";
   report.pass_name = "epoch";
   if (!report.validation.empty()) {

@@ -71,8 +71,11 @@ void validate(const PipelineSettings& settings) {
     }
   }
   if (settings.learner.hypothesis == CostHypothesis::Network && settings.learner.objective == TrainingObjective::Likelihood) {
-    fail("learner.objective", "maxent trains the online, batch and learch learners; the network trains the margin "
-                              "objective only (valid with kind network: margin)");
+    const NetworkTrainingSettings& n = settings.learner.network;
+    if (n.segmenter) fail("learner.objective", "maxent does not apply to a segmenter (network.segmenter: true trains on the labels alone)");
+    if (n.smoothing_samples != 1) {
+      fail("learner.network.smoothing_samples", "must be 1 with objective maxent (its expectation is already smooth)");
+    }
   }
   if (settings.learner.hypothesis == CostHypothesis::Network) {
     try {

@@ -206,3 +206,42 @@ TEST_CASE("the label-trained segmenter: class logits, the classifier baseline's 
   unlabelled.train[0].image = "somewhere.png";
   CHECK_THROWS_WITH_AS(validate(unlabelled), doctest::Contains("learner.network.segmenter"), ConfigError);
 }
+
+TEST_CASE("network training by Maximum Entropy IRL: costs above the floor, a falling NLL, the floor saved and loaded") {
+  PipelineSettings config = networkSettings();
+  config.learner.objective = TrainingObjective::Likelihood;
+  PipelineSettings bad = config;
+  bad.learner.network.smoothing_samples = 2;
+  CHECK_THROWS_WITH_AS(validate(bad), doctest::Contains("learner.network.smoothing_samples: must be 1 with objective maxent"),
+                       ConfigError);
+  bad = config;
+  bad.learner.network.segmenter = true;
+  CHECK_THROWS_WITH_AS(validate(bad), doctest::Contains("maxent does not apply to a segmenter"), ConfigError);
+  NetworkTrainingSettings floorless = config.learner.network;
+  floorless.objective = TrainingObjective::Likelihood;
+  CHECK_THROWS_WITH_AS(floorless.validate(), doctest::Contains("network.cost_floor = 0 is out of range"), InvalidArgument);
+  if (!networkTrainingAvailable()) return;
+  config.learner.network.early_stopping = false;  // every epoch steps
+  config.learner.network.epochs = 5;
+  const TrainingData data = loadTrainingData(config);
+  const TrainedCostModel trained = train(data, config);
+  const TrainingReport& report = trained.report;
+  const double floor = trained.model.network().shape().cost_floor;
+  CHECK(floor == doctest::Approx(2.0 * kMaxEntSafeCost));
+  CHECK(report.trace_value.find("MaxEnt objective") != std::string::npos);
+  REQUIRE(report.trace.size() == 6u);  // epochs 0..4 step, epoch 5 is scored
+  CAPTURE(report.trace.front().value);
+  CAPTURE(report.trace[4].value);
+  CHECK(report.trace[4].value < report.trace.front().value);  // the demonstrations grew likelier
+  CHECK(report.cost_range[0] >= floor);
+  CHECK(report.cost_range[1] > report.cost_range[0] + 0.01);  // not a constant
+  const cv::Mat& image = data.regions[0].image;
+  const CostGrid grid = trained.model.costs(image);
+  for (double c : grid.costs) CHECK(c >= floor);
+  CHECK(trained.model.costBounds()[0] >= floor);
+  test::TempDir dir;
+  trained.model.save(dir.file("maxent.mmp"));
+  const CostModel loaded = CostModel::load(dir.file("maxent.mmp"));
+  CHECK(loaded.network().shape().cost_floor == floor);
+  CHECK(loaded.costs(image).costs == grid.costs);
+}

@@ -59,16 +59,17 @@ using TraceCallback = std::function<bool(const TraceRecord&)>;
 using WeightCheck = std::function<std::string(const Eigen::VectorXd& w)>;
 
 /// Which optimiser: BatchSubgradient, OnlineGreedyProjection, Dlpw (pairwise models only),
-/// CuttingPlane or Bcfw (block-coordinate Frank-Wolfe; both unconstrained, q = 1).
-enum class LearnerKind { Batch, Online, Dlpw, CuttingPlane, Bcfw };
-/// "batch", "online", "dlpw", "cutting_plane" or "bcfw"; throws mmp::InvalidArgument naming the valid names otherwise.
+/// CuttingPlane or Bcfw (block-coordinate Frank-Wolfe; both unconstrained, q = 1), or Lbfgs
+/// (limited-memory BFGS: the likelihood objective only, unconstrained).
+enum class LearnerKind { Batch, Online, Dlpw, CuttingPlane, Bcfw, Lbfgs };
+/// "batch", "online", "dlpw", "cutting_plane", "bcfw" or "lbfgs"; throws mmp::InvalidArgument naming the valid names otherwise.
 LearnerKind parseLearnerKind(const std::string& name);
 std::string describe(LearnerKind kind);
 
 /// What a learner minimises: the max-margin objective of eq. 4 through the argmax oracle
 /// (mmp/core/objective.hpp), or the conditional likelihood through the marginal interface
 /// (mmp/core/likelihood_objective.hpp; examples must implement MarginalExample).  The online and
-/// batch learners train both; the others train the margin objective only.
+/// batch learners train both; L-BFGS the likelihood only; the others the margin objective only.
 enum class TrainingObjective { Margin, Likelihood };
 /// "margin" or "likelihood"; throws mmp::InvalidArgument naming the valid names otherwise.
 TrainingObjective parseTrainingObjective(const std::string& name);

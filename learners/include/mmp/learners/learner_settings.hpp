@@ -12,6 +12,7 @@
 #include <mmp/learners/bcfw.hpp>
 #include <mmp/learners/cutting_plane.hpp>
 #include <mmp/learners/dlpw.hpp>
+#include <mmp/learners/lbfgs.hpp>
 #include <mmp/learners/online_greedy_projection.hpp>
 
 #include <memory>
@@ -21,14 +22,15 @@ namespace mmp {
 
 struct LearnerSettings {
   LearnerKind kind = LearnerKind::Batch;
-  /// What the learner minimises; makeLearner hands it to the online or batch learner's Params and
-  /// refuses Likelihood for the learners that train the margin objective only.
+  /// What the learner minimises; makeLearner hands it to the online or batch learner's Params,
+  /// refuses Likelihood for the learners that train the margin objective only and Margin for L-BFGS.
   TrainingObjective objective = TrainingObjective::Margin;
   OnlineGreedyProjection::Params online;  ///< used when kind is Online
   BatchSubgradient::Params batch;         ///< used when kind is Batch
   Dlpw::Params dlpw;                      ///< used when kind is Dlpw (pairwise models only)
   CuttingPlane::Params cutting_plane;     ///< used when kind is CuttingPlane
   Bcfw::Params bcfw;                      ///< used when kind is Bcfw
+  Lbfgs::Params lbfgs;                    ///< used when kind is Lbfgs (the likelihood objective only)
 
   /// The chosen learner's lambda, slack norm (DLPW, the cutting plane and BCFW: 1) and pass budget
   /// (iterations, epochs or passes).
@@ -38,10 +40,10 @@ struct LearnerSettings {
   long passes() const;
   void setPasses(long passes);
   /// Sets the projection of the online and the batch learner (DLPW keeps its ball; the cutting
-  /// plane and BCFW are unconstrained and ignore it: do not choose them where w must stay in a set).
+  /// plane, BCFW and L-BFGS are unconstrained and ignore it: do not choose them where w must stay in a set).
   void setProjection(const ProjectionPtr& projection);
-  /// How many times the callback is called at most on `examples` examples: batch or cutting-plane
-  /// iterations, or online steps (epochs x ceil(examples / batch)).  For progress bars.
+  /// How many times the callback is called at most on `examples` examples: batch, cutting-plane or
+  /// L-BFGS iterations, or online steps (epochs x ceil(examples / batch)).  For progress bars.
   long callbacks(long examples) const;
   /// One line for a table: "online GP, lambda 0.01, 20 epochs, averaging late_weighted" (", likelihood
   /// objective" appended when it is the likelihood).
@@ -49,8 +51,8 @@ struct LearnerSettings {
 };
 
 /// The learner of settings.kind with its parameters and settings.objective; throws
-/// mmp::InvalidArgument on bad parameters, or for the likelihood objective with a learner other than
-/// online or batch.
+/// mmp::InvalidArgument on bad parameters, for the likelihood objective with a learner other than
+/// online, batch or L-BFGS, or for the margin objective with L-BFGS.
 std::unique_ptr<Learner> makeLearner(const LearnerSettings& settings);
 
 }  // namespace mmp

@@ -18,6 +18,9 @@
 // log(1 + cost_scale (1 - p)), p the softmax probability of class `preferred`.
 // An ensemble of k members (trained from different seeds) gives the risk-averse log-cost
 //     mean_m l_m + kappa * spread_m l_m        (spread: the population standard deviation)
+// A model trained by Maximum Entropy IRL has a cost floor f0 > 0 (NetworkShape::cost_floor): its cell
+// costs are f0 + exp(log-cost), never below f0, so that the path distribution it was trained as stays
+// normalisable (maxent_planner.hpp); CostModel adds the floor, logCosts() does not.
 // A cell's log-cost depends on the inputs within reachCells() of it (the sum of the dilations): a tile
 // computed with at least that halo (plus the features' own reach, with feature inputs) equals the
 // whole image's computation bit for bit, because every output is summed in one fixed order (input
@@ -70,6 +73,9 @@ struct NetworkShape {
   int preferred = 0;                        ///< a segmenter's cheap class, in [0, classes)
   double cost_scale = 1.0;                  ///< a segmenter's cost scale, in (0, 1000]
   int feature_inputs = 0;                   ///< planes of stacked features after the colours, in [0, 1024]
+  /// Added to every cell's cost, exp(log-cost), by CostModel: 0, or the floor of a network trained by
+  /// Maximum Entropy IRL (kMaxEntTrainingFloor), in [0, 1000].
+  double cost_floor = 0.0;
 
   /// Input planes: the colours' and the features'.
   int inputs() const { return kColourInputs + feature_inputs; }
@@ -79,7 +85,7 @@ struct NetworkShape {
   /// Throws mmp::InvalidArgument naming the setting (as "network.channels") outside its range.
   void validate() const;
   /// One line: "16 channels, dilations 1 2 4 8 16, image-normalised colours, 1 member" (and
-  /// ", 36 feature inputs" with them).
+  /// ", 36 feature inputs" with them, ", cost floor 3.56" with one).
   std::string describe() const;
 };
 

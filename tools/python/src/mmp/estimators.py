@@ -68,8 +68,9 @@ class ChainSSVM(_Estimator):
     X: a list of sequences, each an L x F array of input features per position (non-zero = active:
     binary features, as the pixels of the OCR letters); Y: a list of L-vectors of labels in [0, n_labels).
 
-    learner: "online" | "batch" | "cutting_plane" | "bcfw" (block-coordinate Frank-Wolfe); objective: "margin"
-    (the structured SVM) or "likelihood" (a CRF: forward-backward marginals; online or batch); lam: lambda; passes: epochs (online) or iterations;
+    learner: "online" | "batch" | "cutting_plane" | "bcfw" (block-coordinate Frank-Wolfe) | "lbfgs" (the
+    likelihood only); objective: "margin" (the structured SVM) or "likelihood" (a CRF: forward-backward
+    marginals; online, batch or lbfgs); lam: lambda; passes: epochs (online) or iterations;
     averaging: "none" | "uniform" | "late_weighted"; shuffle and seed (online); step ("constant" |
     "gamma_over_t") and step_size (batch); threads; formulation: "margin" | "slack" | "slack_exact" |
     "poslearn"; beta: "one" (every position counts the same) | "by_length" (every sequence);

@@ -17,6 +17,16 @@
 // gradients, which are small per weight, and held the costs near uniform.  One step per training
 // image, the images in a seeded order each epoch.
 //
+// With objective Likelihood the network is trained by Maximum Entropy IRL instead (maxent_planner.hpp):
+// the model's cell costs are c(s) = f0 + exp(l(s)), f0 = shape.cost_floor >= kMaxEntSafeCost so that
+// every path distribution stays normalisable, and each demonstration's term is its negative
+// log-likelihood C(y_i) + log Z_i, whose gradient with respect to l(s) is
+//     beta_i (visits of y_i at s - expected visits at s) exp(l(s))
+// (PathExample::softPlanLogCosts, its region margin included; the exp(l) is the chain rule from c to
+// l).  Nothing is projected out: under the likelihood, scaling every cost changes the distribution.
+// Early stopping scores the same relative margin violation on the model's costs, so that the two
+// objectives are stopped by one measure.  Smoothing does not apply (the expectation is smooth).
+//
 // The output layer starts at zero, so epoch 0 is the start's log-cost itself (uniform costs, or the
 // linear model's) and early stopping can only keep a network that does better on the validation area.
 //
@@ -44,6 +54,7 @@
 // uses (`threads`, 0 = every core): at a fixed thread count it is the same bit for bit.
 #pragma once
 
+#include <mmp/learners/learner.hpp>
 #include <mmp/maps/cost_network.hpp>
 #include <mmp/planning/path_example.hpp>
 
@@ -58,6 +69,9 @@ struct NetworkTrainingSettings {
   /// The pipeline's start w0: the weights of the linear learner of learner.kind, trained with
   /// exponential costs (the network learns what they miss); else w0 = 0, the network alone.
   bool from_linear = false;
+  /// Margin (MMP through the loss-augmented oracle) or Likelihood (Maximum Entropy IRL; needs
+  /// shape.cost_floor >= kMaxEntSafeCost, one smoothing sample, and no segmenter).
+  TrainingObjective objective = TrainingObjective::Margin;
   NetworkShape shape;
   /// The pipeline's inputs: also the stacked features' scaled values (shape.feature_inputs planes,
   /// appendFeatureInputs), not the cell's colours alone.  Chosen on by the validation area of the
@@ -104,7 +118,7 @@ struct NetworkImage {
 struct NetworkEpoch {
   int member = 0;
   int epoch = 0;                  ///< 0: the untrained network
-  double objective = 0.0;         ///< R of the file comment over the epoch's steps (NaN: scored, not stepped)
+  double objective = 0.0;         ///< R (or the NLL) of the file comment over the epoch's steps (NaN: scored, not stepped)
   double validation_loss = 0.0;   ///< mean relative margin violation on the validation images (NaN without)
   double seconds = 0.0;           ///< since training started
 };
