@@ -276,8 +276,8 @@ void modelCosts(const std::vector<double>& l, double floor, std::vector<double>&
 }
 
 // Maximum Entropy IRL on one image: per demonstration the soft planner's log Z and expected visits
-// on the model's costs; returns the image's share of the NLL and sets gradient to its gradient with
-// respect to l (the file comment of network_training.hpp), in example order.
+// on the model's costs; returns the image's share of the NLL and sets gradient to its functional
+// gradient on l (the file comment of network_training.hpp), in example order.
 double maxentGradient(const NetworkImage& image, const std::vector<double>& l, const NetworkTrainingSettings& settings,
                       ThreadPool& pool, std::vector<double>& gradient) {
   const std::size_t n = image.examples.size();
@@ -304,9 +304,6 @@ double maxentGradient(const NetworkImage& image, const std::vector<double>& l, c
     addPathVisits(e.demonstration(), image.cols, weight, gradient);
     for (std::size_t s = 0; s < expected[k].size(); ++s) gradient[s] -= weight * expected[k][s];
     objective += nll[k];
-  }
-  for (std::size_t s = 0; s < gradient.size(); ++s) {
-    if (std::isfinite(l[s])) gradient[s] *= costs[s] - settings.shape.cost_floor;  // dc/dl = exp(l)
   }
   return objective;
 }

@@ -20,10 +20,13 @@
 // With objective Likelihood the network is trained by Maximum Entropy IRL instead (maxent_planner.hpp):
 // the model's cell costs are c(s) = f0 + exp(l(s)), f0 = shape.cost_floor >= kMaxEntSafeCost so that
 // every path distribution stays normalisable, and each demonstration's term is its negative
-// log-likelihood C(y_i) + log Z_i, whose gradient with respect to l(s) is
-//     beta_i (visits of y_i at s - expected visits at s) exp(l(s))
-// (PathExample::softPlanLogCosts, its region margin included; the exp(l) is the chain rule from c to
-// l).  Nothing is projected out: under the likelihood, scaling every cost changes the distribution.
+// log-likelihood C(y_i) + log Z_i, whose gradient with respect to the cost c(s) is
+//     beta_i (visits of y_i at s - expected visits at s)
+// (PathExample::softPlanLogCosts, its region margin included).  As with the margin, that functional
+// gradient is taken on l itself (LEARCH's exponentiated step, as learch.hpp's MaxEnt does), without
+// the chain rule's factor dc/dl = exp(l): with it, cells whose exp(l) is small against f0 take no step
+// at all (measured: a follow_road network on costs at the floor did not move in 7 epochs).  Nothing is
+// projected out: under the likelihood, scaling every cost changes the distribution.
 // Early stopping scores the same relative margin violation on the model's costs, so that the two
 // objectives are stopped by one measure.  Smoothing does not apply (the expectation is smooth).
 //
