@@ -207,6 +207,18 @@ void checkImages(const std::vector<NetworkImage>& images, const NetworkTrainingS
   }
 }
 
+// Subtracts the gradient's mean over the passable cells (finite l): a step then leaves the mean
+// log-cost where it is.
+void removeUniformComponent(const std::vector<double>& l, std::vector<double>& gradient) {
+  double sum = 0.0, cells = 0.0;
+  for (std::size_t s = 0; s < gradient.size(); ++s) {
+    if (std::isfinite(l[s])) sum += gradient[s], cells += 1.0;
+  }
+  for (std::size_t s = 0; s < gradient.size(); ++s) {
+    if (std::isfinite(l[s])) gradient[s] -= sum / cells;
+  }
+}
+
 // The oracle on one image: per demonstration, the loss-augmented plan (averaged over the smoothing
 // samples); returns the image's share of R and adds beta_i (demonstration - plan visits) / n to gradient.
 double oracleGradient(const NetworkImage& image, const std::vector<double>& log_costs,
@@ -254,13 +266,7 @@ double oracleGradient(const NetworkImage& image, const std::vector<double>& log_
   // Scaling every cost alike changes no plan (the loss-augmented costs exp(l - loss) scale with them)
   // but scales R: the gradient's component along the uniform direction only drives every cost towards
   // 0 (and the bounded log-cost into saturation).  It is projected out.
-  double sum = 0.0, cells = 0.0;
-  for (std::size_t s = 0; s < gradient.size(); ++s) {
-    if (std::isfinite(log_costs[s])) sum += gradient[s], cells += 1.0;
-  }
-  for (std::size_t s = 0; s < gradient.size(); ++s) {
-    if (std::isfinite(log_costs[s])) gradient[s] -= sum / cells;
-  }
+  removeUniformComponent(log_costs, gradient);
   return objective;
 }
 

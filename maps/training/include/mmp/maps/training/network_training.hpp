@@ -26,7 +26,9 @@
 // gradient is taken on l itself (LEARCH's exponentiated step, as learch.hpp's MaxEnt does), without
 // the chain rule's factor dc/dl = exp(l): with it, cells whose exp(l) is small against f0 take no step
 // at all (measured: a follow_road network on costs at the floor did not move in 7 epochs).  Nothing is
-// projected out: under the likelihood, scaling every cost changes the distribution.
+// projected out: under the likelihood the uniform component is the model's temperature.  On the Dubai
+// behaviours it drives the costs to the floor within the first epochs (docs/maxent.md); projected out
+// as with the margin, the NLL of the tests' synthetic scenes rose and oscillated instead of falling.
 // Early stopping scores the same relative margin violation on the model's costs, so that the two
 // objectives are stopped by one measure.  Smoothing does not apply (the expectation is smooth).
 //
