@@ -142,7 +142,7 @@ const Eigen::VectorXd& Lbfgs::train(const ExampleList& examples, Eigen::VectorXd
   if (status == LBFGS_SUCCESS) {
     message = "gradient below tolerance at iteration " + std::to_string(iterations_);
   } else if (status == LBFGS_STOP) {
-    message = "objective fell by at most " + std::to_string(params_.delta) + " (relative) over the last " +
+    message = "objective fell by at most " + numberText(params_.delta) + " (relative) over the last " +
               std::to_string(params_.past) + " iterations, at iteration " + std::to_string(iterations_);
   } else if (status == LBFGS_ALREADY_MINIMIZED) {
     message = "the starting point's gradient is below tolerance";
