@@ -173,7 +173,6 @@ OcrFoldResult runOcrFold(const OcrWords& words, OcrProtocol protocol, int k, con
                                            : chooseOnHeldOutWords(words, split.train, k, settings, result.validation);
   result.validation_seconds = secondsSince(train_start);
   result.lambda = chosen.learner.lambda();
-  result.passes = chosen.learner.passes();
 
   // 2) train on all training words
   const std::vector<ChainExample> train = makeExamples(words, split.train, settings.chainOptions());
@@ -188,7 +187,7 @@ OcrFoldResult runOcrFold(const OcrWords& words, OcrProtocol protocol, int k, con
   result.curve_seconds = model.curve_seconds;
   result.train_seconds = secondsSince(train_start) - model.curve_seconds - build_test_seconds;
   result.iterations = model.iterations;
-  if (chosen.learner.kind != LearnerKind::Online) result.passes = model.iterations;  // the passes run, not the budget
+  result.passes = model.passes;
   result.formulation = model.formulation;
   result.info = model.info;
 

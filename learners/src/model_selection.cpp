@@ -54,6 +54,7 @@ TrainedWithCurve trainWithCurve(const LearnerSettings& settings, const ExampleLi
   }
   out.w = learner->train(examples);
   out.iterations = learner->iterations();
+  out.passes = online ? settings.passes() : out.iterations;
   out.formulation = learner->formulation();
   out.info = describe(learner->info()) + ": " + learner->message();
   if (!online) {
@@ -106,8 +107,7 @@ HeldOutChoice chooseOnHeldOut(const LearnerSettings& settings, const ExampleList
     }
     const TrainedWithCurve model = trainWithCurve(trial, fit, points, at_pass);
     v.lambda = lambda;
-    // online: the epochs budgeted; the others: the iterations or passes run (those that converge stop early)
-    v.passes = settings.kind == LearnerKind::Online ? settings.passes() : model.iterations;
+    v.passes = model.passes;
     v.error = held_out_error(model.w);
     for (std::size_t i = 0; i < v.curve_passes.size(); ++i) {
       candidates.push_back({lambda, v.curve_passes[i], v.curve_error[i]});

@@ -35,6 +35,9 @@ using CurveCallback = std::function<void(long pass, const Eigen::VectorXd& w)>;
 struct TrainedWithCurve {
   Eigen::VectorXd w;            ///< the learner's result
   long iterations = 0;          ///< Learner::iterations(): online rounds or batch iterations
+  /// Passes trained: online, the epochs budgeted; the others, the iterations or passes they ran (those
+  /// that converge stop before their budget).
+  long passes = 0;
   Formulation formulation = Formulation::Margin;  ///< Learner::formulation(): what the learner optimised
   std::string info;             ///< "success: <message>", plus ", objective <c(w)>" unless the learner is online
   double curve_seconds = 0.0;   ///< time spent in the curve callbacks (and their bookkeeping)
