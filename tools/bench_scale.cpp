@@ -8,8 +8,8 @@
 //      epochs on that part alone (epoch_tile8_s; tile 8 is a holdout tile of the shipped configs,
 //      so this part trains alone with no holdout), one pass of loss-augmented oracle calls over its
 //      examples, and an oracle call's parts: the whole call, the loss-augmented cell costs, the A*
-//      search, at the trained weights (oracle_*) and at those weights scaled until the costs span
-//      4e8 : 1 (oracle_wide_*).
+//      search, at the trained weights (oracle_*) and, as exponential costs exp(k w . f - l), with k
+//      raised until the costs span 4e8 : 1 (oracle_wide_*: the regime of issue 28's first figures).
 //   4. cost maps: `mmp costmap` (the real command, as a child process) with the trained model on
 //      tile 8_004 (3.2 Mpx) and on a 60 Mpx image made by upscaling it with OpenCV (deleted
 //      afterwards): wall seconds, Mpx/s and the child's peak RSS, side by side.
@@ -204,13 +204,11 @@ void printOracle(const std::string& title, const OracleTimes& t, mmp::tools::Jso
 int main(int argc, char** argv) {
   CLI::App app{"bench_scale: feature bytes, tiled cost maps, training epochs and whole-data training of mmp"};
   std::string config_path = "configs/follow_road.yaml", data_root, workdir;
-  int epoch_passes = 5, oracle_repeats = 5;
+  int epoch_passes = 5, oracle_repeats = 15;
   bool skip_training = false, skip_costmaps = false;
-  // Near the settings follow_road's selection chooses (docs/results-cost-maps.md: exponential costs,
-  // lambda 0.1, loss scale 1), which the shipped config leaves to `select:` and this bench does not
-  // run.  Lambda is the selection's next candidate, 0.3: at 0.1 the learner's first steps on tile
-  // 8_004 alone (4 demonstrations) overflow the exponential costs and it keeps its starting point.
-  std::vector<std::string> overrides = {"learner.costs=exponential", "learner.online.lambda=0.3", "loss.scale=1"};
+  // The settings follow_road's selection chooses (docs/scale.md: online learning, linear costs,
+  // lambda 0.03, loss scale 1), which the shipped config leaves to `select:` and this bench does not run.
+  std::vector<std::string> overrides = {"learner.costs=linear", "learner.online.lambda=0.03", "loss.scale=1"};
   app.add_option("--config", config_path, "the follow_road config")->capture_default_str();
   app.add_option("--data-root", data_root, "folder holding aerial/dubai_hitl (default: the config's)");
   app.add_option("--epochs", epoch_passes, "online epochs timed on tile 8_004")->capture_default_str();
@@ -296,26 +294,27 @@ int main(int argc, char** argv) {
       line["epoch_tile8_s"] = trained.report.epoch_seconds;
       line["oracle_pass_tile8_s"] = trained.report.largest_epoch_seconds;
       if (!line.contains("bytes_per_cell")) line["bytes_per_cell"] = data.regions[0].map->bytesPerCell();
-      // Where an oracle call's time goes, at the trained weights and at those weights scaled until
-      // the loss-augmented costs span kWideRange : 1 (exponential costs: scaling w by k raises the
-      // range to the power k), the regime in which the open list cannot use settled buckets.
+      // Where an oracle call's time goes: at the trained weights, and on exponential costs
+      // exp(k w . f - l) with k raised until they span kWideRange : 1 (scaling k raises an
+      // exponential range to the power k), the regime in which the open list cannot use its ring.
       const mmp::Region& region = data.regions[0];
       mmp::PathExample::Params params = mmp::exampleParams(one);
       params.loss_weights = mmp::classLossWeights(region, one);
-      std::vector<mmp::PathExample> examples;
+      std::vector<mmp::PathExample> examples, exponential;
       for (const std::vector<int>& demo : region.demonstrations) examples.emplace_back(region.map, demo, params);
+      params.cost_form = mmp::CostForm::Exponential;
+      for (const std::vector<int>& demo : region.demonstrations) exponential.emplace_back(region.map, demo, params);
       const Eigen::VectorXd& w = trained.model.weights();
-      const OracleTimes at_trained = timeOracle(examples, w, oracle_repeats);
-      printOracle("oracle call at the trained weights", at_trained, line, "oracle");
-      if (one.learner.costs == mmp::CostForm::Exponential && at_trained.range > 1.0) {
-        // The loss discount does not scale with w: a few secant steps on log range against k.
-        double k = 1.0, range = at_trained.range;
-        for (int step = 0; step < 4 && range > 1.0; ++step) {
-          k *= std::log(kWideRange) / std::log(range);
-          range = costRange(examples, k * w);
-        }
-        printOracle("oracle call, weights x " + std::to_string(k).substr(0, 4) + " (wide range)",
-                    timeOracle(examples, k * w, oracle_repeats), line, "oracle_wide");
+      printOracle("oracle call at the trained weights", timeOracle(examples, w, oracle_repeats), line, "oracle");
+      // The loss discount does not scale with k: a few secant steps on log range against k.
+      double k = 1.0, range = costRange(exponential, w);
+      for (int step = 0; step < 6 && range > 1.0 && std::abs(std::log(range / kWideRange)) > 0.01; ++step) {
+        k *= std::log(kWideRange) / std::log(range);
+        range = costRange(exponential, k * w);
+      }
+      if (range > 1.0) {
+        printOracle("oracle call, exp(" + std::to_string(k).substr(0, 4) + " w.f - l) (wide range)",
+                    timeOracle(exponential, k * w, oracle_repeats), line, "oracle_wide");
       }
       std::printf("%-44s %12d\n", "  cells", region.map->cells());
       if (skip_training) trained.model.save(model_path);

@@ -4,8 +4,8 @@
 // A step from cell a to a neighbour b costs |step| * (c(a) + c(b)) / 2 (|step| = 1 or sqrt 2), the
 // trapezoid rule of DESIGN.md, so a path's cost is linear in the cell costs.  Costs must be > 0
 // (finite) or +inf (impassable).  The heuristic is the octile distance (Manhattan with 4
-// neighbours) scaled by 3/4 of the smallest cell cost: admissible and consistent, and every step
-// raises f = g + h by at least a quarter of the smallest cost times its length (see plan()), so
+// neighbours) scaled by 9/10 of the smallest cell cost: admissible and consistent, and every step
+// raises f = g + h by at least a tenth of the smallest cost times its length (see plan()), so
 // the first time the goal is expanded its cost is optimal.  Diagonal steps may pass between two
 // blocked cells.
 //
@@ -13,11 +13,11 @@
 // the open list and whatever order it pops equal keys in: walking back from the goal, each cell's
 // predecessor is the first neighbour, in the order up-left, up-right, down-left, down-right, up,
 // down, left, right (diagonals first), whose optimal cost plus the step equals the cell's optimal cost (in the
-// same floating-point arithmetic as the search).  Every such neighbour has a key at least a quarter
+// same floating-point arithmetic as the search).  Every such neighbour has a key at least a tenth
 // step below the cell's, so every open list expands all of them before the goal, and the optimal
 // costs themselves do not depend on the pop order either (tests/planning checks both against every
-// open list).  The rule needs doubles that resolve a quarter of the smallest step in the path's
-// cost: it holds while the optimal cost is below 2^44 (1.8e13) times the smallest cell cost.  Beyond
+// open list).  The rule needs doubles that resolve a tenth of the smallest step in the path's
+// cost: it holds while the optimal cost is below 2^42 (4.4e12) times the smallest cell cost.  Beyond
 // that (cost ranges of 1e10 : 1 and more on long paths, e.g. a learner whose exponential costs
 // overflow) steps vanish in the sums, the optimal cost itself depends on the order of the additions,
 // and the path is the one the search's own parent pointers give, which depends on the open list.
@@ -40,7 +40,7 @@
 //
 // The open list (OpenList, bucket_queue.hpp, radix_queue.hpp) holds buckets of keys a fraction of
 // the smallest step wide, each popped in any order because its keys are final (Dial): a ring of
-// buckets while the cost range is below about 9000:1 (45000:1 for a full search), else a radix
+// buckets while the cost range is below about 3700:1 (45000:1 for a full search), else a radix
 // heap over the bucket numbers, whose cost per entry does not grow with the range; a binary heap
 // only when the range is unknown (lazy costs without an upper bound) or beyond 2^62 bucket widths.
 // The planner keeps its search state between calls, so repeated searches on one grid size allocate
