@@ -4,6 +4,7 @@
 #include <mmp/planning/path.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace mmp {
@@ -108,19 +109,55 @@ void PathExample::marginals(const Eigen::VectorXd& w, MarginalResult& result) co
   result.beta = beta_;
 }
 
-void PathExample::augmentedCosts(const Eigen::VectorXd& w, double loss_weight, std::vector<double>& costs) const {
-  map_->costs(w, costs);  // checks w's size
-  if (loss_weight != 0.0) {
-    for (std::size_t s = 0; s < costs.size(); ++s) costs[s] -= loss_weight * loss_[s];
+namespace {
+
+// The scores w . f of the last map and w this thread scored.  An online step's prediction and
+// loss-augmented calls score the same w on the same map, and so do a batch pass's examples of one
+// map; one thread then scores the map once.  The map is the same if it is at the same address under
+// the same live owner (the weak pointer keeps a freed map's address from passing for a new one); w
+// is compared bit for bit.
+struct LastScores {
+  const FeatureMap* address = nullptr;
+  std::weak_ptr<const FeatureMap> map;
+  Eigen::VectorXd w;
+  std::vector<double> scores;
+};
+
+const std::vector<double>& scoresOf(const std::shared_ptr<const FeatureMap>& map, const Eigen::VectorXd& w) {
+  thread_local LastScores last;
+  const bool same = last.address == map.get() && !last.map.owner_before(map) && !map.owner_before(last.map) &&
+                    !last.map.expired() &&
+                    last.w.size() == w.size() &&
+                    std::memcmp(last.w.data(), w.data(), static_cast<std::size_t>(w.size()) * sizeof(double)) == 0;
+  if (!same) {
+    const CellScores score(*map, w);  // checks w's size
+    last.map.reset();                 // a throw below leaves no half-made entry
+    last.scores.resize(static_cast<std::size_t>(map->cells()));
+    score.many(0, map->cells(), last.scores.data());
+    last.w = w;
+    last.map = map;
+    last.address = map.get();
   }
-  if (params_.cost_form == CostForm::Exponential) {
-    for (std::size_t s = 0; s < costs.size(); ++s) {
-      const double exponent = costs[s];
-      costs[s] = std::exp(exponent);  // exp(w.f - s l): the loss discounts a cost by e^-(s l)
-      if (!(costs[s] > 0.0 && costs[s] < std::numeric_limits<double>::infinity()) && !map_->isBlocked(static_cast<int>(s))) {
-        throw NumericalError("path example: the exponential cost of cell " + std::to_string(s) + " is exp(" +
-                             numberText(exponent) + "), outside the range of doubles: w has grown too large");
-      }
+  return last.scores;
+}
+
+}  // namespace
+
+void PathExample::augmentedCosts(const Eigen::VectorXd& w, double loss_weight, std::vector<double>& costs) const {
+  const std::vector<double>& scores = scoresOf(map_, w);
+  const bool exponential = params_.cost_form == CostForm::Exponential;
+  costs.resize(scores.size());
+  for (std::size_t s = 0; s < costs.size(); ++s) {
+    if (map_->isBlocked(static_cast<int>(s))) {
+      costs[s] = std::numeric_limits<double>::infinity();
+      continue;
+    }
+    // exp(w . f - s l): the loss discounts a cost by e^-(s l)
+    const double exponent = loss_weight != 0.0 ? scores[s] - loss_weight * loss_[s] : scores[s];
+    costs[s] = exponential ? std::exp(exponent) : exponent;
+    if (exponential && !(costs[s] > 0.0 && costs[s] < std::numeric_limits<double>::infinity())) {
+      throw NumericalError("path example: the exponential cost of cell " + std::to_string(s) + " is exp(" +
+                           numberText(exponent) + "), outside the range of doubles: w has grown too large");
     }
   }
 }

@@ -9,6 +9,8 @@
 
 #include <doctest/doctest.h>
 
+#include <tuple>
+
 using namespace mmp;
 
 namespace {
@@ -106,6 +108,38 @@ TEST_CASE("path oracle: plain prediction is A*, the loss is recomputed, and y* n
     CHECK(augmented_output <= augmented_demo + 1e-9);
     CHECK(hinge(r, w) >= 0.0);
     CHECK(r.beta == doctest::Approx(1.0 / pathLength(example.demonstration(), 25)));
+  }
+}
+
+TEST_CASE("the oracle's costs are the same whether its thread has just scored the same map and w or not") {
+  Random rng(11);
+  auto map = std::make_shared<FeatureMap>(test::smoothFeatureMap(rng, 20, 25, 4));
+  auto other = std::make_shared<FeatureMap>(test::smoothFeatureMap(rng, 20, 25, 4));
+  const auto params = exampleParams(Connectivity::Eight, {LossShape::Linear, 3.0, 1.0}, 1);
+  const PathExample a(map, somePath(rng, 20, 25), params), b(map, somePath(rng, 20, 25), params);
+  const PathExample c(other, somePath(rng, 20, 25), params);
+  const Eigen::VectorXd w1 = positiveWeights(rng, 4, 1.5), w2 = positiveWeights(rng, 4, 1.5);
+  // What the costs must be: w . f - s l from the map's own cost pass.
+  auto expected = [](const PathExample& e, const Eigen::VectorXd& w, double s) {
+    std::vector<double> costs;
+    e.map().costs(w, costs);
+    for (std::size_t i = 0; i < costs.size(); ++i) costs[i] -= s * e.loss()[i];
+    return costs;
+  };
+  std::vector<double> costs;
+  // Each call after the first scores a map and w this thread has just scored, or not.
+  const std::vector<std::tuple<const PathExample*, const Eigen::VectorXd*, double>> calls = {
+      {&a, &w1, 1.0}, {&a, &w1, 0.0}, {&b, &w1, 1.0}, {&c, &w1, 1.0}, {&a, &w1, 1.0}, {&a, &w2, 1.0}, {&b, &w1, 0.0}};
+  for (const auto& [example, w, s] : calls) {
+    example->augmentedCosts(*w, s, costs);
+    CHECK(costs == expected(*example, *w, s));
+  }
+  // A map freed and another made in its place (often at the same address) is scored anew.
+  for (int trial = 0; trial < 5; ++trial) {
+    auto fresh = std::make_shared<FeatureMap>(test::smoothFeatureMap(rng, 20, 25, 4));
+    const PathExample e(fresh, somePath(rng, 20, 25), params);
+    e.augmentedCosts(w1, 1.0, costs);
+    CHECK(costs == expected(e, w1, 1.0));
   }
 }
 
