@@ -7,9 +7,10 @@
 //   3. an epoch on tile 8_004 (its generated demonstrations): the online learner for --epochs
 //      epochs on that part alone (epoch_tile8_s; tile 8 is a holdout tile of the shipped configs,
 //      so this part trains alone with no holdout), one pass of loss-augmented oracle calls over its
-//      examples, and an oracle call's parts: the whole call, the loss-augmented cell costs, the A*
-//      search, at the trained weights (oracle_*) and, as exponential costs exp(k w . f - l), with k
-//      raised until the costs span 4e8 : 1 (oracle_wide_*: the regime of issue 28's first figures).
+//      examples, and an oracle call's parts: the whole call (the map scored anew, and again reusing
+//      the thread's scores of the same map and w), the loss-augmented cell costs, the A* search, at
+//      the trained weights (oracle_*) and, as exponential costs exp(k w . f - l), with k raised
+//      until the costs span 4e8 : 1 (oracle_wide_*: the regime of issue 28's first figures).
 //   4. cost maps: `mmp costmap` (the real command, as a child process) with the trained model on
 //      tile 8_004 (3.2 Mpx) and on a 60 Mpx image made by upscaling it with OpenCV (deleted
 //      afterwards): wall seconds, Mpx/s and the child's peak RSS, side by side.
@@ -128,7 +129,7 @@ int tileOf(const std::string& path) {
 constexpr double kWideRange = 4e8;
 
 struct OracleTimes {
-  double call_ms = 0.0, costs_ms = 0.0, search_ms = 0.0, expansions = 0.0, range = 0.0;
+  double call_ms = 0.0, reuse_call_ms = 0.0, costs_ms = 0.0, search_ms = 0.0, expansions = 0.0, range = 0.0;
 };
 
 // The widest range of passable loss-augmented costs, max / min, over the examples.
@@ -146,23 +147,39 @@ double costRange(const std::vector<mmp::PathExample>& examples, const Eigen::Vec
   return range;
 }
 
+// Scores a one-by-two map on this thread, so that the next call on a real map scores that map anew
+// (PathExample reuses a thread's last scores of the same map and weights).
+void forgetScores() {
+  static const auto map = std::make_shared<const mmp::FeatureMap>(1, 2, 1, std::vector<float>{1.0f, 1.0f});
+  static const mmp::PathExample tiny(map, {0, 1}, mmp::PathExample::Params{});
+  std::vector<double> costs;
+  tiny.augmentedCosts(Eigen::VectorXd::Ones(1), 0.0, costs);
+}
+
 // Loss-augmented oracle calls on every example, `repeats` times each (the median of the repeats'
-// means): the whole call (PathExample::solve), then its parts on their own -- the loss-augmented
-// cell costs and the A* search on them.
+// means): the whole call (PathExample::solve) with the map scored anew, as each call of a step is on
+// two threads; the same call again, reusing the scores this thread just made, as an online step's
+// second call is on one thread (selection's folds); then the call's parts on their own -- the
+// loss-augmented cell costs (scored anew) and the A* search on them.
 OracleTimes timeOracle(const std::vector<mmp::PathExample>& examples, const Eigen::VectorXd& w, int repeats) {
-  std::vector<double> call, costs_part, search;
+  std::vector<double> call, reuse_call, costs_part, search;
   OracleTimes times;
   mmp::GridPlanner planner(examples.front().map().rows(), examples.front().map().cols());
   std::vector<double> costs;
   mmp::OracleResult result;
   const double n = static_cast<double>(examples.size());
   for (int repeat = 0; repeat < repeats; ++repeat) {
-    double solve_s = 0.0, costs_s = 0.0, search_s = 0.0;
+    double solve_s = 0.0, reuse_s = 0.0, costs_s = 0.0, search_s = 0.0;
     times.expansions = 0.0;
     for (const mmp::PathExample& example : examples) {
+      forgetScores();
       auto t = Clock::now();
       example.solve(w, 1.0, result);
       solve_s += secondsSince(t);
+      t = Clock::now();
+      example.solve(w, 1.0, result);
+      reuse_s += secondsSince(t);
+      forgetScores();
       t = Clock::now();
       example.augmentedCosts(w, 1.0, costs);
       costs_s += secondsSince(t);
@@ -172,6 +189,7 @@ OracleTimes timeOracle(const std::vector<mmp::PathExample>& examples, const Eige
       times.expansions += static_cast<double>(plan.expansions) / n;
     }
     call.push_back(1e3 * solve_s / n);
+    reuse_call.push_back(1e3 * reuse_s / n);
     if (repeat == 0) times.range = costRange(examples, w);
     costs_part.push_back(1e3 * costs_s / n);
     search.push_back(1e3 * search_s / n);
@@ -181,6 +199,7 @@ OracleTimes timeOracle(const std::vector<mmp::PathExample>& examples, const Eige
     return v[v.size() / 2];
   };
   times.call_ms = median(call);
+  times.reuse_call_ms = median(reuse_call);
   times.costs_ms = median(costs_part);
   times.search_ms = median(search);
   return times;
@@ -188,11 +207,13 @@ OracleTimes timeOracle(const std::vector<mmp::PathExample>& examples, const Eige
 
 void printOracle(const std::string& title, const OracleTimes& t, mmp::tools::Json& line, const std::string& key) {
   std::printf("%-44s %12.1f\n", (title + " ms").c_str(), t.call_ms);
+  std::printf("%-44s %12.1f\n", "  the same call reusing its scores ms", t.reuse_call_ms);
   std::printf("%-44s %12.1f\n", "  of which loss-augmented cell costs ms", t.costs_ms);
   std::printf("%-44s %12.1f\n", "  of which A* ms", t.search_ms);
   std::printf("%-44s %12.0f\n", "  A* expansions per call", t.expansions);
   std::printf("%-44s %12.3g\n", "  widest passable cost range (max / min)", t.range);
   line[key + "_call_ms"] = t.call_ms;
+  line[key + "_reuse_call_ms"] = t.reuse_call_ms;
   line[key + "_costs_ms"] = t.costs_ms;
   line[key + "_search_ms"] = t.search_ms;
   line[key + "_expansions"] = t.expansions;
