@@ -2,7 +2,8 @@
 //
 //   1. training: follow_road (configs/follow_road.yaml with the --set overrides below, no `select:`)
 //      on every shared Dubai part outside the tiles its holdout list names; seconds to load the
-//      images and to train (train_all_s).
+//      images and to train (train_all_s).  Then the same config as shipped, selection included:
+//      `mmp train CONFIG` as a child process, wall seconds and peak RSS (train_select_s).
 //   2. feature bytes per cell of the trained model's maps.
 //   3. an epoch on tile 8_004 (its generated demonstrations): the online learner for --epochs
 //      epochs on that part alone (epoch_tile8_s; tile 8 is a holdout tile of the shipped configs,
@@ -73,16 +74,19 @@ class Launcher {
     waitpid(pid_, nullptr, 0);
   }
 
-  /// Runs args (args[0] a path) with stdout discarded; throws if it fails.
-  ChildRun run(const std::vector<std::string>& args) {
-    std::string request;
+  /// Runs args (args[0] a path) with stdout discarded and stderr to `log` (kept if empty); throws if
+  /// it fails.
+  ChildRun run(const std::vector<std::string>& args, const std::string& log = "") {
+    std::string request = log + '\0';
     for (const std::string& a : args) request += a + '\0';
     const std::uint64_t size = request.size();
     if (write(to_[1], &size, sizeof size) != sizeof size || write(to_[1], request.data(), size) != static_cast<ssize_t>(size)) {
       throw std::runtime_error("launcher: write failed");
     }
     double reply[3] = {};
-    if (read(from_[0], reply, sizeof reply) != sizeof reply || reply[2] != 0.0) throw std::runtime_error(args[0] + " " + args[1] + " failed");
+    if (read(from_[0], reply, sizeof reply) != sizeof reply || reply[2] != 0.0) {
+      throw std::runtime_error(args[0] + " " + args[1] + " failed" + (log.empty() ? "" : " (its messages: " + log + ")"));
+    }
     return {reply[0], reply[1]};
   }
 
@@ -93,12 +97,14 @@ class Launcher {
     while (read(to_[0], &size, sizeof size) == sizeof size) {
       std::string request(size, '\0');
       if (read(to_[0], request.data(), size) != static_cast<ssize_t>(size)) break;
+      const std::string log = request.c_str();
       std::vector<char*> argv;
-      for (std::size_t i = 0; i < request.size(); i += std::strlen(&request[i]) + 1) argv.push_back(&request[i]);
+      for (std::size_t i = log.size() + 1; i < request.size(); i += std::strlen(&request[i]) + 1) argv.push_back(&request[i]);
       argv.push_back(nullptr);
       posix_spawn_file_actions_t actions;
       posix_spawn_file_actions_init(&actions);
       posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+      if (!log.empty()) posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       const auto t0 = Clock::now();
       pid_t pid = 0;
       int status = 1;
@@ -226,7 +232,7 @@ int main(int argc, char** argv) {
   CLI::App app{"bench_scale: feature bytes, tiled cost maps, training epochs and whole-data training of mmp"};
   std::string config_path = "configs/follow_road.yaml", data_root, workdir;
   int epoch_passes = 5, oracle_repeats = 15;
-  bool skip_training = false, skip_costmaps = false;
+  bool skip_training = false, skip_selection = false, skip_costmaps = false;
   // The settings follow_road's selection chooses (docs/scale.md: online learning, linear costs,
   // lambda 0.03, loss scale 1), which the shipped config leaves to `select:` and this bench does not run.
   std::vector<std::string> overrides = {"learner.costs=linear", "learner.online.lambda=0.03", "loss.scale=1"};
@@ -237,6 +243,7 @@ int main(int argc, char** argv) {
   app.add_option("--workdir", workdir, "scratch folder (default: a new one under the system temp folder)");
   app.add_option("--set", overrides, "KEY=VALUE config overrides, as mmp train --set (replace the defaults)")->capture_default_str();
   app.add_flag("--skip-training", skip_training, "skip the whole-data training (cost maps use a model of tile 8_004)");
+  app.add_flag("--skip-selection", skip_selection, "skip `mmp train CONFIG` with its selection (about 5 minutes on 2 cores)");
   app.add_flag("--skip-costmaps", skip_costmaps, "skip the cost maps (measure 4), e.g. to count an oracle call's instructions under callgrind");
   CLI11_PARSE(app, argc, argv);
   try {
@@ -295,6 +302,21 @@ int main(int argc, char** argv) {
       line["bytes_per_cell"] = data.regions[0].map->bytesPerCell();
       line["train_parts"] = parts.size();
       line["train_all_s"] = load_s + train_s;
+    }
+
+    // 1b. The config as shipped, selection included, as a user runs it.
+    if (!skip_selection) {
+      const std::string out = (fs::path(workdir) / "select_run").string();
+      std::vector<std::string> args = {mmp.string(), "train", config_path, "--output-dir", out};
+      if (!data_root.empty()) args.insert(args.end(), {"--data-root", data_root});
+      const std::string log = (fs::path(workdir) / "select_run.log").string();
+      const ChildRun run = launcher.run(args, log);
+      std::printf("%-44s %12.1f\n", "mmp train CONFIG (selection included) s", run.seconds);
+      std::printf("%-44s %12.0f\n", "  peak RSS MB", run.peak_rss_mb);
+      line["train_select_s"] = run.seconds;
+      line["train_select_rss_mb"] = run.peak_rss_mb;
+      fs::remove_all(out);
+      fs::remove(log);
     }
 
     // 3. Epochs on tile 8_004 alone.
