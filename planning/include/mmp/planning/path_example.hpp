@@ -79,7 +79,10 @@ class PathExample final : public StructuredExample, public MarginalExample {
   !*/
   SoftPlanResult softPlanLogCosts(const std::vector<double>& log_costs) const;
 
-  /// The cell costs solve() plans on: w.f - loss_weight l, or exp of it, +inf on blocked cells.
+  /// The cell costs solve() plans on: w.f - loss_weight l, or exp of it, +inf on blocked cells.  Each
+  /// thread keeps the scores w.f of the last map and w it scored (8 bytes a cell) and reuses them for
+  /// the next call on the same map and w: an online step's prediction and loss-augmented calls, or a
+  /// batch pass's examples of one map, score the map once a thread.
   void augmentedCosts(const Eigen::VectorXd& w, double loss_weight, std::vector<double>& costs) const;
 
   /// Plain prediction: the cheapest path under w (A* on w.f, or exp(w.f)), with its cost and expansions.
