@@ -120,6 +120,7 @@ std::string NetworkShape::describe() const {
        << (members == 1 ? " member" : " members");
   if (members > 1) text << ", kappa " << numberText(kappa);
   if (feature_inputs > 0) text << ", " << feature_inputs << " feature inputs";
+  if (skip) text << ", inputs skip to the head";
   if (cost_floor > 0.0) text << ", cost floor " << numberText(cost_floor);
   if (classes > 0) text << ", a segmenter of " << classes << " classes, cost 1 + " << numberText(cost_scale) << " (1 - p(class " << preferred << "))";
   return text.str();
@@ -141,6 +142,7 @@ std::vector<ConvLayer> networkLayers(const NetworkShape& shape) {
     in = out;
   };
   for (int d : shape.dilations) add(shape.channels, 3, d, true);
+  if (shape.skip) in += shape.inputs();  // the cell's inputs, after the dilated layers' planes
   add(shape.channels, 1, 1, true);
   add(shape.classes > 0 ? shape.classes : 1, 1, 1, false);
   return layers;
@@ -250,9 +252,15 @@ void CostNetwork::logCosts(const std::vector<float>& inputs, int rows, int cols,
   out.assign(plane, 0.0);
   std::vector<double> squares(plane, 0.0);
   std::vector<float> a, b;
+  const std::size_t head = shape_.dilations.size();  // the first 1 x 1 layer
   for (const std::vector<ConvLayer>& member : members_) {
     const std::vector<float>* x = &inputs;
-    for (const ConvLayer& layer : member) {
+    for (std::size_t l = 0; l < member.size(); ++l) {
+      const ConvLayer& layer = member[l];
+      if (l == head && shape_.skip) {  // the dilated layers' planes, then the inputs'
+        b.insert(b.end(), inputs.begin(), inputs.end());
+        x = &b;
+      }
       convolve(layer, *x, rows, cols, a);
       a.swap(b);
       x = &b;
@@ -283,6 +291,7 @@ void CostNetwork::store(Model& model) const {
     model.settings["network.cost_scale"] = exactNumberText(shape_.cost_scale);
   }
   if (shape_.feature_inputs > 0) model.settings["network.feature_inputs"] = std::to_string(shape_.feature_inputs);
+  if (shape_.skip) model.settings["network.skip"] = "true";
   if (shape_.cost_floor > 0.0) model.settings["network.cost_floor"] = exactNumberText(shape_.cost_floor);
   for (std::size_t m = 0; m < members_.size(); ++m) {
     for (std::size_t l = 0; l < members_[m].size(); ++l) {
@@ -316,11 +325,13 @@ CostNetwork CostNetwork::fromModel(const Model& model) {
   shape.dilations.clear();
   std::istringstream dilations(setting("network.dilations"));
   for (std::string word; dilations >> word;) shape.dilations.push_back(integer("network.dilations", word));
-  const std::string& normalise = setting("network.normalise");
-  if (normalise != "true" && normalise != "false") {
-    throw DataError("setting 'network.normalise' = '" + normalise + "' must be true or false");
-  }
-  shape.normalise = normalise == "true";
+  auto boolean = [&](const std::string& key) {
+    const std::string& text = setting(key);
+    if (text != "true" && text != "false") throw DataError("setting '" + key + "' = '" + text + "' must be true or false");
+    return text == "true";
+  };
+  shape.normalise = boolean("network.normalise");
+  if (model.settings.count("network.skip") != 0) shape.skip = boolean("network.skip");
   shape.members = integer("network.members", setting("network.members"));
   auto number = [&](const std::string& key) {
     const std::string& text = setting(key);

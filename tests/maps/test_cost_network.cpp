@@ -42,7 +42,9 @@ std::vector<double> referenceLogCosts(const CostNetwork& network, const std::vec
   std::vector<double> sum(plane, 0.0), squares(plane, 0.0);
   for (const std::vector<ConvLayer>& member : network.members()) {
     std::vector<float> x = inputs;
-    for (const ConvLayer& layer : member) {
+    for (std::size_t l = 0; l < member.size(); ++l) {
+      const ConvLayer& layer = member[l];
+      if (network.shape().skip && l == network.shape().dilations.size()) x.insert(x.end(), inputs.begin(), inputs.end());
       std::vector<float> y(plane * layer.out);
       const int half = layer.kernel / 2;
       for (int o = 0; o < layer.out; ++o) {
@@ -81,27 +83,32 @@ std::vector<double> referenceLogCosts(const CostNetwork& network, const std::vec
 
 }  // namespace
 
-TEST_CASE("a network's log-costs are the textbook convolutions, bounded, and risk-averse with kappa") {
+TEST_CASE("a network's log-costs are the textbook convolutions (with and without the skip to the head) bounded and risk-averse with kappa") {
   const cv::Mat image = test::syntheticImage(64, 72, 2);
-  NetworkShape shape;
-  shape.channels = 5;
-  shape.dilations = {1, 3};
-  shape.members = 3;
-  shape.kappa = 0.5;
-  const CostNetwork network = randomNetwork(shape, 7);
-  CHECK(network.reachCells() == 4);
-  const std::vector<float> inputs = networkInputs(image, 4, colourStatistics(image));
-  std::vector<double> fast;
-  network.logCosts(inputs, 16, 18, fast);
-  const std::vector<double> slow = referenceLogCosts(network, inputs, 16, 18);
-  REQUIRE(fast.size() == slow.size());
-  double spread = 0.0;
-  for (std::size_t s = 0; s < fast.size(); ++s) {
-    CHECK(fast[s] == doctest::Approx(slow[s]).epsilon(1e-5));
-    CHECK(std::abs(fast[s]) < NetworkShape::kBound * (1.0 + shape.kappa));
-    spread = std::max(spread, std::abs(fast[s] - fast[0]));
+  for (const bool skip : {false, true}) {
+    CAPTURE(skip);
+    NetworkShape shape;
+    shape.channels = 5;
+    shape.dilations = {1, 3};
+    shape.members = 3;
+    shape.kappa = 0.5;
+    shape.skip = skip;
+    const CostNetwork network = randomNetwork(shape, 7);
+    CHECK(network.members()[0][2].in == 5 + (skip ? NetworkShape::kColourInputs : 0));
+    CHECK(network.reachCells() == 4);
+    const std::vector<float> inputs = networkInputs(image, 4, colourStatistics(image));
+    std::vector<double> fast;
+    network.logCosts(inputs, 16, 18, fast);
+    const std::vector<double> slow = referenceLogCosts(network, inputs, 16, 18);
+    REQUIRE(fast.size() == slow.size());
+    double spread = 0.0;
+    for (std::size_t s = 0; s < fast.size(); ++s) {
+      CHECK(fast[s] == doctest::Approx(slow[s]).epsilon(1e-5));
+      CHECK(std::abs(fast[s]) < NetworkShape::kBound * (1.0 + shape.kappa));
+      spread = std::max(spread, std::abs(fast[s] - fast[0]));
+    }
+    CHECK(spread > 0.1);  // the random network is not flat: the comparison means something
   }
-  CHECK(spread > 0.1);  // the random network is not flat: the comparison means something
 }
 
 TEST_CASE("the network's input: colour means and spreads per cell, standardised by the image's statistics") {
@@ -123,14 +130,17 @@ TEST_CASE("the network's input: colour means and spreads per cell, standardised 
 TEST_CASE("a network model's tiles equal the whole image bit for bit, its file round-trips, its rasters stream") {
   const cv::Mat image = test::syntheticImage(250, 330, 3);
   // The network alone (no feature map computed), on a linear part, and reading the stacked features.
-  for (const std::pair<double, bool>& variant : {std::pair{0.0, false}, std::pair{1.0, false}, std::pair{0.0, true}}) {
+  // The last variant also feeds the cell's inputs past the dilated layers to the head.
+  for (const std::pair<double, int>& variant : {std::pair{0.0, 0}, std::pair{1.0, 0}, std::pair{0.0, 1}, std::pair{0.0, 2}}) {
     const double linear = variant.first;  // not a structured binding: Clang 14 cannot CAPTURE one
-    const bool features = variant.second;
+    const bool features = variant.second > 0, skip = variant.second == 2;
     CAPTURE(linear);
     CAPTURE(features);
+    CAPTURE(skip);
     NetworkShape shape;
     shape.channels = 4;
     shape.dilations = {1, 2, 4};
+    shape.skip = skip;
     if (features) shape.feature_inputs = test::randomCostModel(image, 4).features().channels();
     const CostNetwork network = randomNetwork(shape, 3);
     const CostModel model = networkModel(image, network, linear);

@@ -91,6 +91,8 @@ struct Net : torch::nn::Module {
                                       torch::nn::Conv2d(torch::nn::Conv2dOptions(in, shape.channels, 3).dilation(d).padding(d))));
       in = shape.channels;
     }
+    skip = shape.skip;
+    if (skip) in += shape.inputs();  // the cell's inputs beside the dilated layers' output, as networkLayers
     hidden = register_module("hidden", torch::nn::Conv2d(torch::nn::Conv2dOptions(in, shape.channels, 1)));
     segmenter = shape.classes > 0;
     cost_floor = shape.cost_floor;
@@ -106,7 +108,9 @@ struct Net : torch::nn::Module {
   // The bounded log-cost [1, 1, H, W] and, with a label head, the class logits [1, classes, H, W]; a
   // segmenter's class logits, twice.
   std::pair<torch::Tensor, torch::Tensor> forward(torch::Tensor x) {
+    const torch::Tensor inputs = x;
     for (auto& conv : convs) x = torch::relu(conv->forward(x));
+    if (skip) x = torch::cat({x, inputs}, 1);
     x = torch::relu(hidden->forward(x));
     if (segmenter) {
       torch::Tensor logits = out->forward(x);
@@ -147,6 +151,7 @@ struct Net : torch::nn::Module {
 
   std::vector<torch::nn::Conv2d> convs;
   torch::nn::Conv2d hidden{nullptr}, out{nullptr}, labels{nullptr};
+  bool skip = false;
   bool segmenter = false;
   double cost_floor = 0.0;  // the model's costs are cost_floor + exp(log-cost)
 };

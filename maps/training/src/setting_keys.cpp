@@ -372,6 +372,9 @@ void networkKeys(std::vector<SettingKey>& keys) {
                                        "also feed the network the stacked features' scaled values (gradient, texture, "
                                        "blurred colour spaces), a plane each",
                                        [](S& s) -> bool& { return s.learner.network.features; })));
+  keys.push_back(selectable(booleanKey("learner.network.skip",
+                                       "also feed each cell's own inputs to the first 1 x 1 layer, past the dilated layers",
+                                       [](S& s) -> bool& { return s.learner.network.shape.skip; })));
   keys.push_back(selectable(integerKey<int>("learner.network.members", 1, 16, "networks in the ensemble, each from its own seed",
                                             [](S& s) -> int& { return s.learner.network.shape.members; })));
   keys.push_back(selectable(numberKey("learner.network.kappa", 0.0, 10.0,

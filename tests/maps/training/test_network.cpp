@@ -126,6 +126,7 @@ TEST_CASE("network training is reproducible bit for bit at a fixed thread count,
   config.learner.network.smoothing_samples = 2;
   config.learner.network.label_weight = 0.1;
   config.learner.network.features = true;
+  config.learner.network.shape.skip = true;
   const TrainingData data = loadTrainingData(config);
   auto weights = [&](int threads) {
     PipelineSettings s = config;
@@ -145,34 +146,43 @@ TEST_CASE("network training is reproducible bit for bit at a fixed thread count,
   }
 }
 
-TEST_CASE("a network that reads the stacked features: one plane per coded channel, libtorch's forward pass, saved and loaded") {
+TEST_CASE("a network that reads the stacked features (and with them skipping to its head): libtorch's forward pass, saved and loaded") {
   if (!networkTrainingAvailable()) return;
-  PipelineSettings config = networkSettings();
-  config.learner.network.features = true;
-  const TrainingData data = loadTrainingData(config);
-  const TrainedCostModel trained = train(data, config);
-  const CostNetwork& network = trained.model.network();
-  REQUIRE(network.shape().feature_inputs == data.stack.channels());
-  CHECK(network.shape().feature_inputs == data.regions[0].map->channels());
-  CHECK(network.members()[0][0].in == NetworkShape::kColourInputs + data.stack.channels());
-  const cv::Mat& image = data.regions[0].image;
-  const CostGrid grid = trained.model.costs(image);
-  std::vector<float> inputs = networkInputs(image, config.features.cell_size, colourStatistics(image));
-  appendFeatureInputs(*data.regions[0].map, inputs);
-  std::vector<double> ours;
-  network.logCosts(inputs, grid.rows, grid.cols, ours);
-  for (std::size_t s = 0; s < ours.size(); ++s) CHECK(grid.costs[s] == doctest::Approx(std::exp(ours[s])).epsilon(1e-9));
-  const std::vector<double> theirs = torchLogCosts(network, inputs, grid.rows, grid.cols);
-  double worst = 0.0, spread = 0.0;
-  for (std::size_t s = 0; s < ours.size(); ++s) {
-    worst = std::max(worst, std::abs(ours[s] - theirs[s]));
-    spread = std::max(spread, std::abs(ours[s] - ours[0]));
+  for (const bool skip : {false, true}) {
+    CAPTURE(skip);
+    PipelineSettings config = networkSettings();
+    config.learner.network.features = true;
+    config.learner.network.shape.skip = skip;
+    const TrainingData data = loadTrainingData(config);
+    const TrainedCostModel trained = train(data, config);
+    const CostNetwork& network = trained.model.network();
+    REQUIRE(network.shape().feature_inputs == data.stack.channels());
+    CHECK(network.shape().feature_inputs == data.regions[0].map->channels());
+    const int inputs_planes = NetworkShape::kColourInputs + data.stack.channels();
+    CHECK(network.members()[0][0].in == inputs_planes);
+    CHECK(network.members()[0][3].in == 6 + (skip ? inputs_planes : 0));  // the first 1 x 1 layer
+    CHECK(network.reachCells() == 7);                                      // a skip reads no further
+    const cv::Mat& image = data.regions[0].image;
+    const CostGrid grid = trained.model.costs(image);
+    std::vector<float> inputs = networkInputs(image, config.features.cell_size, colourStatistics(image));
+    appendFeatureInputs(*data.regions[0].map, inputs);
+    std::vector<double> ours;
+    network.logCosts(inputs, grid.rows, grid.cols, ours);
+    for (std::size_t s = 0; s < ours.size(); ++s) CHECK(grid.costs[s] == doctest::Approx(std::exp(ours[s])).epsilon(1e-9));
+    const std::vector<double> theirs = torchLogCosts(network, inputs, grid.rows, grid.cols);
+    double worst = 0.0, spread = 0.0;
+    for (std::size_t s = 0; s < ours.size(); ++s) {
+      worst = std::max(worst, std::abs(ours[s] - theirs[s]));
+      spread = std::max(spread, std::abs(ours[s] - ours[0]));
+    }
+    CHECK(worst < 1e-4);
+    CHECK(spread > 0.0);  // it learned something: the comparison is not of two constants
+    test::TempDir dir;
+    trained.model.save(dir.file("features.mmp"));
+    const CostModel loaded = CostModel::load(dir.file("features.mmp"));
+    CHECK(loaded.network().shape().skip == skip);
+    CHECK(loaded.costs(image).costs == grid.costs);
   }
-  CHECK(worst < 1e-4);
-  CHECK(spread > 0.0);  // it learned something: the comparison is not of two constants
-  test::TempDir dir;
-  trained.model.save(dir.file("features.mmp"));
-  CHECK(CostModel::load(dir.file("features.mmp")).costs(image).costs == grid.costs);
 }
 
 TEST_CASE("the label-trained segmenter: class logits, the classifier baseline's cost assignment, saved and loaded") {

@@ -11,7 +11,9 @@
 // model's log-cost is w0 . f + the network's output, w0 = 0 (uniform start) or a trained linear model.
 // Layers: 3 x 3 convolutions with the given dilations, `channels` wide, ReLU after each, zero padding
 // at the grid's border; then a 1 x 1 convolution to `channels` with ReLU and a 1 x 1 convolution to
-// one output o.  The log-cost is kBound tanh(o / kBound): every cost lies within e^+-kBound of 1, so
+// one output o.  With `skip` the first 1 x 1 convolution also reads the cell's own input planes beside
+// the dilated layers' output (concatenated after it), so that the network holds a per-cell model and
+// the context adds to it; a skip reads no further, so the reach stays the dilations' sum.  The log-cost is kBound tanh(o / kBound): every cost lies within e^+-kBound of 1, so
 // a network's costs never leave CostLimits (cost_model.hpp) and A* needs no guard.
 // A segmenter (classes > 0; the label-trained baseline of network_training.hpp) ends in `classes`
 // logits instead, and its log-cost is that of the per-pixel classifier baseline's cost assignment,
@@ -73,6 +75,7 @@ struct NetworkShape {
   int preferred = 0;                        ///< a segmenter's cheap class, in [0, classes)
   double cost_scale = 1.0;                  ///< a segmenter's cost scale, in (0, 1000]
   int feature_inputs = 0;                   ///< planes of stacked features after the colours, in [0, 1024]
+  bool skip = false;                        ///< the cell's input planes also feed the first 1 x 1 layer
   /// Added to every cell's cost, exp(log-cost), by CostModel: 0, or the floor of a network trained by
   /// Maximum Entropy IRL (kMaxEntTrainingFloor), in [0, 1000].
   double cost_floor = 0.0;
@@ -85,7 +88,8 @@ struct NetworkShape {
   /// Throws mmp::InvalidArgument naming the setting (as "network.channels") outside its range.
   void validate() const;
   /// One line: "16 channels, dilations 1 2 4 8 16, image-normalised colours, 1 member" (and
-  /// ", 36 feature inputs" with them, ", cost floor 3.56" with one).
+  /// ", 36 feature inputs" with them, ", inputs skip to the head" with a skip, ", cost floor 3.56"
+  /// with one).
   std::string describe() const;
 };
 
