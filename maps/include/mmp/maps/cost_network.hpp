@@ -13,8 +13,9 @@
 // at the grid's border; then a 1 x 1 convolution to `channels` with ReLU and a 1 x 1 convolution to
 // one output o.  With `skip` the first 1 x 1 convolution also reads the cell's own input planes beside
 // the dilated layers' output (concatenated after it), so that the network holds a per-cell model and
-// the context adds to it; a skip reads no further, so the reach stays the dilations' sum.  The log-cost is kBound tanh(o / kBound): every cost lies within e^+-kBound of 1, so
-// a network's costs never leave CostLimits (cost_model.hpp) and A* needs no guard.
+// the context adds to it; a skip reads no further, so the reach stays the dilations' sum.  The
+// log-cost is kBound tanh(o / kBound): every cost lies within e^+-kBound of 1, so a network's costs
+// never leave CostLimits (cost_model.hpp) and A* needs no guard.
 // A segmenter (classes > 0; the label-trained baseline of network_training.hpp) ends in `classes`
 // logits instead, and its log-cost is that of the per-pixel classifier baseline's cost assignment,
 // log(1 + cost_scale (1 - p)), p the softmax probability of class `preferred`.
