@@ -14,6 +14,12 @@ void addMultilabelCommand(CLI::App& app);
 
 /// `mmp train CONFIG.yaml`: maximum margin planning on imagery, evaluation against baselines, panels.
 void addTrainCommand(CLI::App& app);
+/// Before `mmp train` parses anything: unless MMP_NATIVE_KERNELS is set (not "0"), the CPU lacks AVX2
+/// or FMA, or the environment already holds every kNetworkKernelPins variable, sets the missing ones and
+/// runs this program again with the same arguments, so that a network trains on the same kernels on
+/// every such CPU (network_training.hpp).  Returns if it does not run again (a failed exec unsets
+/// what it set).  argv as main's.
+void pinNetworkKernels(char** argv);
 
 /// `mmp compare A B`: two runs' cost ratios on the same pairs, with a paired-bootstrap interval.
 void addCompareCommand(CLI::App& app);

@@ -18,16 +18,38 @@
 #include <mmp/core/model_file.hpp>
 #include <mmp/maps/output_folder.hpp>
 #include <mmp/maps/render.hpp>
+#include <mmp/maps/training/network_training.hpp>
 #include <mmp/maps/training/pipeline_figures.hpp>
 #include <mmp/maps/training/training_run.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <unistd.h>
 
 namespace mmp::tools {
+
+void pinNetworkKernels(char** argv) {
+  if (argv[0] == nullptr || argv[1] == nullptr || std::string(argv[1]) != "train") return;
+  const char* native = std::getenv("MMP_NATIVE_KERNELS");
+  if ((native != nullptr && *native != '\0' && std::string(native) != "0") || !__builtin_cpu_supports("avx2") ||
+      !__builtin_cpu_supports("fma")) {
+    return;
+  }
+  std::vector<const char*> added;
+  for (const KernelPin& pin : kNetworkKernelPins) {
+    const char* value = std::getenv(pin.variable);
+    if (value != nullptr && *value != '\0') continue;
+    if (::setenv(pin.variable, pin.value, 1) == 0) added.push_back(pin.variable);
+  }
+  if (added.empty()) return;
+  ::execv("/proc/self/exe", argv);
+  for (const char* variable : added) ::unsetenv(variable);  // not pinned after all: networkKernels() says so
+}
+
 namespace {
 
 struct TrainOptions {

@@ -10,6 +10,7 @@
 #include <mmp/core/model_file.hpp>
 #include <mmp/maps/feature_stack.hpp>
 #include <mmp/maps/synthetic_scene.hpp>
+#include <mmp/maps/training/network_training.hpp>
 
 #include <doctest/doctest.h>
 #include <gdal.h>
@@ -19,6 +20,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <fcntl.h>
 #include <fstream>
 #include <functional>
@@ -29,6 +31,8 @@
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
+#include <utility>
+#include <vector>
 
 using namespace mmp;
 
@@ -708,3 +712,31 @@ TEST_CASE("bad input: running out of memory is an error, not an abort") {
   CHECK(outcome.output.find("mmp: error: out of memory") != std::string::npos);
 }
 #endif
+
+TEST_CASE("mmp train runs a network on pinned kernels and says so, or on the CPU's own with MMP_NATIVE_KERNELS") {
+  if (!networkTrainingAvailable()) return;  // a build without libtorch trains no network
+  // The run's environment is this process's: start without any pin, and put back what was there.
+  std::vector<std::pair<std::string, std::string>> saved;
+  for (const char* variable : {"OPENBLAS_CORETYPE", "ONEDNN_MAX_CPU_ISA", "MMP_NATIVE_KERNELS"}) {
+    if (const char* value = std::getenv(variable)) saved.emplace_back(variable, value);
+    ::unsetenv(variable);
+  }
+  Fixtures f;
+  const std::string config = f.write(
+      "net.yaml", trainConfig("learner: {kind: network, network: {epochs: 1, channels: 2, dilations: [1]}}"));
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  const Outcome pinned = runMmp(f.dir, {"train", config, "--threads", "1"}, std::chrono::seconds(120));
+  INFO(pinned.output);
+  CHECK(pinned.exit_code == 0);
+  CHECK(pinned.output.find(avx2 ? "kernels pinned (OPENBLAS_CORETYPE=Haswell, ONEDNN_MAX_CPU_ISA=AVX2)"
+                                : "this CPU's own for OPENBLAS_CORETYPE, ONEDNN_MAX_CPU_ISA") != std::string::npos);
+
+  ::setenv("MMP_NATIVE_KERNELS", "1", 1);
+  const Outcome native = runMmp(f.dir, {"train", config, "--threads", "1"}, std::chrono::seconds(120));
+  ::unsetenv("MMP_NATIVE_KERNELS");
+  for (const auto& [variable, value] : saved) ::setenv(variable.c_str(), value.c_str(), 1);
+  INFO(native.output);
+  CHECK(native.exit_code == 0);
+  CHECK(native.output.find("kernels this CPU's own for OPENBLAS_CORETYPE, ONEDNN_MAX_CPU_ISA: results can differ") !=
+        std::string::npos);
+}

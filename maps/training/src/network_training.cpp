@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <sstream>
 #include <thread>
@@ -56,6 +57,24 @@ std::string NetworkTrainingSettings::describe() const {
   if (segmenter) text << ", a segmenter trained on the labels alone";
   if (objective == TrainingObjective::Likelihood) text << ", Maximum Entropy IRL";
   return text.str();
+}
+
+std::string networkKernels() {
+  std::string set, own;
+  bool pinned = true;
+  for (const KernelPin& pin : kNetworkKernelPins) {
+    const char* value = std::getenv(pin.variable);
+    if (value == nullptr || *value == '\0') {
+      own += std::string(own.empty() ? "" : ", ") + pin.variable;
+      pinned = false;
+      continue;
+    }
+    pinned = pinned && std::string(value) == pin.value;
+    set += std::string(set.empty() ? "" : ", ") + pin.variable + "=" + value;
+  }
+  if (pinned) return "kernels pinned (" + set + "): the same bits on every x86-64 CPU with AVX2 and FMA";
+  return "kernels " + set + (set.empty() || own.empty() ? "" : ", ") + (own.empty() ? "" : "this CPU's own for " + own) +
+         ": results can differ from another CPU's (docs/results-network.md; mmp train pins them)";
 }
 
 #ifndef MMP_WITH_TORCH
@@ -536,6 +555,7 @@ NetworkResult trainNetwork(const std::vector<NetworkImage>& images, const Networ
     if (!images[j].validation && usable(images[j])) order.push_back(j);
   }
   NetworkResult result;
+  result.message = networkKernels();
   std::vector<std::vector<ConvLayer>> members;
   for (int member = 0; member < settings.shape.members; ++member) {
     const std::uint64_t seed = settings.seed + 1000003ULL * static_cast<std::uint64_t>(member);

@@ -55,8 +55,12 @@
 // pipeline gives it the per-pixel classifier baseline's cost assignment (NetworkShape): what labels buy
 // over demonstrations, with the same eyes.
 //
-// Reproducibility: the result depends only on the images, the settings and the thread count libtorch
-// uses (`threads`, 0 = every core): at a fixed thread count it is the same bit for bit.
+// Reproducibility: the result depends only on the images, the settings, the thread count libtorch
+// uses (`threads`, 0 = every core) and the numeric kernels its convolutions run on: at a fixed thread
+// count and kernels it is the same bit for bit.  The kernels are chosen by the CPU unless the
+// environment pins them (kNetworkKernelPins), and training amplifies their last-bit differences: on
+// the Dubai behaviours the holdout cost ratio of one config moved by up to 0.57 between this CPU's own
+// AVX-512 kernels and the AVX2 ones (docs/results-network.md).  `mmp train` pins them.
 #pragma once
 
 #include <mmp/learners/learner.hpp>
@@ -154,5 +158,19 @@ std::vector<double> torchLogCosts(const CostNetwork& network, const std::vector<
 
 /// Whether this build has libtorch (MMP_WITH_TORCH); without it trainNetwork throws mmp::Error saying so.
 bool networkTrainingAvailable();
+
+/// The environment that pins libtorch's convolution kernels to ones every x86-64 CPU with AVX2 and FMA
+/// runs alike: OpenBLAS's core type (its GEMM, read when the library loads, so it must be set before
+/// the process starts) and oneDNN's instruction set.  A user's own value of either is respected.
+struct KernelPin {
+  const char* variable;
+  const char* value;
+};
+inline constexpr KernelPin kNetworkKernelPins[] = {{"OPENBLAS_CORETYPE", "Haswell"}, {"ONEDNN_MAX_CPU_ISA", "AVX2"}};
+
+/// Which kernels a network trained in this process runs on, from the environment: "pinned (...)" when
+/// every kNetworkKernelPins value is in effect, else the values set and "this CPU's own" for the rest,
+/// with a warning that results can then differ from another CPU's.
+std::string networkKernels();
 
 }  // namespace mmp
