@@ -16,8 +16,8 @@ void addMultilabelCommand(CLI::App& app);
 void addTrainCommand(CLI::App& app);
 /// Before `mmp train` parses anything: unless MMP_NATIVE_KERNELS is set (not "0"), the CPU lacks AVX2
 /// or FMA, or the environment already holds every kNetworkKernelPins variable, sets the missing ones and
-/// runs this program again with the same arguments, so that a network trains on the same kernels on
-/// every such CPU (network_training.hpp).  Returns if it does not run again (a failed exec unsets
+/// runs this program again with the same arguments, so that a network trains on the kernels of the
+/// documented figures (network_training.hpp).  Returns if it does not run again (a failed exec unsets
 /// what it set).  argv as main's.
 void pinNetworkKernels(char** argv);
 

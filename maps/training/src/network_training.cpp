@@ -72,7 +72,7 @@ std::string networkKernels() {
     pinned = pinned && std::string(value) == pin.value;
     set += std::string(set.empty() ? "" : ", ") + pin.variable + "=" + value;
   }
-  if (pinned) return "kernels pinned (" + set + "): the same bits on every x86-64 CPU with AVX2 and FMA";
+  if (pinned) return "kernels pinned (" + set + "), those the documented figures were trained on";
   return "kernels " + set + (set.empty() || own.empty() ? "" : ", ") + (own.empty() ? "" : "this CPU's own for " + own) +
          ": results can differ from another CPU's (docs/results-network.md; mmp train pins them)";
 }

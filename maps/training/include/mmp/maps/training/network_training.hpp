@@ -159,9 +159,12 @@ std::vector<double> torchLogCosts(const CostNetwork& network, const std::vector<
 /// Whether this build has libtorch (MMP_WITH_TORCH); without it trainNetwork throws mmp::Error saying so.
 bool networkTrainingAvailable();
 
-/// The environment that pins libtorch's convolution kernels to ones every x86-64 CPU with AVX2 and FMA
-/// runs alike: OpenBLAS's core type (its GEMM, read when the library loads, so it must be set before
-/// the process starts) and oneDNN's instruction set.  A user's own value of either is respected.
+/// The environment that pins libtorch's convolution kernels to those the documented figures were
+/// trained on (any x86-64 CPU with AVX2 and FMA runs them): OpenBLAS's core type (its GEMM; read when
+/// the library loads, so it must be set before the process starts) and oneDNN's instruction set.  A
+/// user's own value of either is respected.  Measured: this project's AVX-512 CPU, pinned, reproduced
+/// the figures an earlier machine made, bit for bit; oneDNN also sizes its blocks by the CPU's caches,
+/// so a CPU unlike both is not guaranteed the same bits.
 struct KernelPin {
   const char* variable;
   const char* value;
