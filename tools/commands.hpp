@@ -14,12 +14,12 @@ void addMultilabelCommand(CLI::App& app);
 
 /// `mmp train CONFIG.yaml`: maximum margin planning on imagery, evaluation against baselines, panels.
 void addTrainCommand(CLI::App& app);
-/// Before `mmp train` parses anything: unless MMP_NATIVE_KERNELS is set (not "0"), the CPU lacks AVX2
-/// or FMA, or the environment already holds every kNetworkKernelPins variable, sets the missing ones and
-/// runs this program again with the same arguments, so that a network trains on the kernels of the
-/// documented figures (network_training.hpp).  Returns if it does not run again (a failed exec unsets
-/// what it set).  argv as main's.
-void pinNetworkKernels(char** argv);
+/// Keeps main's argv so that `mmp train`, when its config trains a network, can run the program again
+/// with libtorch's kernels pinned (kNetworkKernelPins, network_training.hpp): the kernels of the
+/// documented figures.  It does not run again if MMP_NATIVE_KERNELS is set (not "0"), if the CPU lacks
+/// AVX2 or FMA, or if the environment already holds every pin; nor without kept arguments (the tests'
+/// in-process calls).
+void keepArguments(char** argv);
 
 /// `mmp compare A B`: two runs' cost ratios on the same pairs, with a paired-bootstrap interval.
 void addCompareCommand(CLI::App& app);

@@ -10,7 +10,7 @@
 #include <string>
 
 int main(int argc, char** argv) {
-  mmp::tools::pinNetworkKernels(argv);  // may run this program again, with libtorch's kernels pinned
+  mmp::tools::keepArguments(argv);  // mmp train may run this program again, with libtorch's kernels pinned
   CLI::App app{"mmp: learn planning cost maps and structured predictors by maximum margin"};
   app.set_version_flag("--version", "mmp " + mmp::tools::version());
   app.require_subcommand(1);

@@ -31,9 +31,14 @@
 #include <unistd.h>
 
 namespace mmp::tools {
+namespace {
 
-void pinNetworkKernels(char** argv) {
-  if (argv[0] == nullptr || argv[1] == nullptr || std::string(argv[1]) != "train") return;
+char** kept_arguments = nullptr;
+
+// Runs this program again with the missing pins set (commands.hpp says when it does not); returns
+// only if it does not, a failed exec unsetting what it set (networkKernels() then says so).
+void pinNetworkKernels() {
+  if (kept_arguments == nullptr || kept_arguments[0] == nullptr) return;
   const char* native = std::getenv("MMP_NATIVE_KERNELS");
   if ((native != nullptr && *native != '\0' && std::string(native) != "0") || !__builtin_cpu_supports("avx2") ||
       !__builtin_cpu_supports("fma")) {
@@ -46,11 +51,20 @@ void pinNetworkKernels(char** argv) {
     if (::setenv(pin.variable, pin.value, 1) == 0) added.push_back(pin.variable);
   }
   if (added.empty()) return;
-  ::execv("/proc/self/exe", argv);
-  for (const char* variable : added) ::unsetenv(variable);  // not pinned after all: networkKernels() says so
+  std::fflush(stdout);
+  ::execv("/proc/self/exe", kept_arguments);
+  for (const char* variable : added) ::unsetenv(variable);
 }
 
-namespace {
+// Whether the run trains a network: the config's learner, or a value of learner.kind that select: tries.
+bool trainsNetwork(const TrainConfig& config) {
+  if (config.learner.hypothesis == CostHypothesis::Network) return true;
+  if (!config.select) return false;
+  for (const SelectionKey& key : config.select->keys) {
+    if (key.name == "learner.kind" && std::find(key.values.begin(), key.values.end(), "network") != key.values.end()) return true;
+  }
+  return false;
+}
 
 struct TrainOptions {
   std::string config;
@@ -381,6 +395,7 @@ void runTrainCommand(const TrainOptions& options) {
     return;
   }
   TrainConfig config = loadTrainConfig(options.config, options.data_root, options.output_dir, options.overrides);
+  if (trainsNetwork(config)) pinNetworkKernels();
   config.threads = options.threads;
   try {
     if (options.validate) runValidation(config);
@@ -391,6 +406,8 @@ void runTrainCommand(const TrainOptions& options) {
 }
 
 }  // namespace
+
+void keepArguments(char** argv) { kept_arguments = argv; }
 
 void addTrainCommand(CLI::App& app) {
   auto options = std::make_shared<TrainOptions>();
