@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace mmp {
@@ -38,8 +39,8 @@ class BucketQueue {
     std::size_t buckets = 4;
     while (static_cast<double>(buckets) < bucketsFor(span, width)) buckets *= 2;
     if (ring_.size() < buckets) ring_.resize(buckets);
-    for (auto& b : ring_) b.clear();
-    current_.clear();
+    for (auto& b : ring_) b.size = 0;
+    current_.size = 0;
     mask_ = buckets - 1;
     base_ = base;
     inverse_width_ = 1.0 / width;
@@ -51,43 +52,45 @@ class BucketQueue {
 
   void push(double key, std::uint32_t cell) {
     const auto index = static_cast<std::uint64_t>((key - base_) * inverse_width_);
+    Bucket& b = index <= bucket_ ? current_ : ring_[index & mask_];  // the current bucket (or an ulp below it)
+    if (b.size == b.cells.size()) b.cells.resize(2 * b.size + 64);
+    b.cells[b.size++] = cell;
     ++size_;
-    if (index <= bucket_) {  // the current bucket (or an ulp below it)
-      current_.push_back(cell);
-    } else {
-      ring_[index & mask_].push_back(cell);
-    }
   }
 
   /// requires: !empty().  ensures: returns the cell of a key in the lowest non-empty bucket.
   std::uint32_t pop() {
-    while (current_.empty()) {
+    while (current_.size == 0) {
       ++bucket_;
-      current_.swap(ring_[bucket_ & mask_]);
+      std::swap(current_, ring_[bucket_ & mask_]);
     }
     --size_;
-    const std::uint32_t cell = current_.back();
-    current_.pop_back();
-    return cell;
+    return current_.cells[--current_.size];
   }
 
   /// A cell that pop() will return soon (ahead pops from now, unless pushes come first), or none:
   /// lets the caller prefetch its data.  Returns false when there is none.
   bool upcoming(std::size_t ahead, std::uint32_t& cell) const {
-    if (current_.size() < ahead) return false;
-    cell = current_[current_.size() - ahead];
+    if (current_.size < ahead) return false;
+    cell = current_.cells[current_.size - ahead];
     return true;
   }
 
   std::size_t bytesReserved() const {
-    std::size_t bytes = current_.capacity() * sizeof(std::uint32_t) + ring_.capacity() * sizeof(ring_[0]);
-    for (const auto& b : ring_) bytes += b.capacity() * sizeof(std::uint32_t);
+    std::size_t bytes = current_.cells.size() * sizeof(std::uint32_t) + ring_.capacity() * sizeof(ring_[0]);
+    for (const auto& b : ring_) bytes += b.cells.size() * sizeof(std::uint32_t);
     return bytes;
   }
 
  private:
-  std::vector<std::vector<std::uint32_t>> ring_;
-  std::vector<std::uint32_t> current_;
+  // A bucket's first `size` cells; its storage only grows, so a push is a store and a count (push_back
+  // and pop_back measured 9 % slower on bench_astar's full search).
+  struct Bucket {
+    std::vector<std::uint32_t> cells;
+    std::size_t size = 0;
+  };
+  std::vector<Bucket> ring_;
+  Bucket current_;
   std::size_t mask_ = 3;
   double base_ = 0.0, inverse_width_ = 1.0;
   std::uint64_t bucket_ = 0;
