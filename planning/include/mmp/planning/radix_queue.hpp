@@ -55,6 +55,11 @@ class RadixQueue {
     occupied_ |= std::uint64_t{1} << b;
   }
 
+  /// push(key, cell) if keep (BucketQueue::pushIf's contract, with a branch).
+  void pushIf(bool keep, double key, std::uint32_t cell) {
+    if (keep) push(key, cell);
+  }
+
   /// requires: !empty().  ensures: returns the cell of a key in the lowest non-empty bucket.
   std::uint32_t pop() {
     if (current_.empty()) refill();
