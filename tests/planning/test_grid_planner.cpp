@@ -50,23 +50,34 @@ TEST_CASE("A* cost equals a brute-force Dijkstra on hundreds of random grids (8 
 }
 
 TEST_CASE("a full search gives every cell's optimal cost, and searches reuse state correctly") {
-  Random rng(5);
-  GridPlanner planner(40, 50);
-  for (int trial = 0; trial < 10; ++trial) {
-    const std::vector<double> costs = test::randomCosts(rng, 2000, 0.2, 5.0, 0.2);
-    const int start = static_cast<int>(std::find_if(costs.begin(), costs.end(), [](double c) { return std::isfinite(c); }) -
-                                       costs.begin());
-    REQUIRE(planner.plan(costs, start, -1).status == PlanStatus::Success);
-    const std::vector<double> reference = test::referenceDistances(40, 50, costs, start);
-    for (int s = 0; s < 2000; ++s) {
-      if (std::isfinite(reference[s])) {
-        CHECK(planner.distance(s) == doctest::Approx(reference[s]).epsilon(1e-12));
-      } else {
-        CHECK(planner.distance(s) == std::numeric_limits<double>::infinity());
+  // Every open list and both neighbourhoods: a full search queues improved cells its own way
+  // (BucketQueue::pushIf), so each is checked against brute force.
+  for (const OpenList open_list : {OpenList::Automatic, OpenList::Buckets, OpenList::Radix, OpenList::Heap}) {
+    for (const int connectivity : {8, 4}) {
+      CAPTURE(static_cast<int>(open_list));
+      CAPTURE(connectivity);
+      Random rng(5);
+      GridPlanner::Params params;
+      params.open_list = open_list;
+      params.connectivity = connectivity == 8 ? Connectivity::Eight : Connectivity::Four;
+      GridPlanner planner(40, 50, params);
+      for (int trial = 0; trial < 10; ++trial) {
+        const std::vector<double> costs = test::randomCosts(rng, 2000, 0.2, 5.0, 0.2);
+        const int start = static_cast<int>(std::find_if(costs.begin(), costs.end(), [](double c) { return std::isfinite(c); }) -
+                                           costs.begin());
+        REQUIRE(planner.plan(costs, start, -1).status == PlanStatus::Success);
+        const std::vector<double> reference = test::referenceDistances(40, 50, costs, start, connectivity);
+        for (int s = 0; s < 2000; ++s) {
+          if (std::isfinite(reference[s])) {
+            CHECK(planner.distance(s) == doctest::Approx(reference[s]).epsilon(1e-12));
+          } else {
+            CHECK(planner.distance(s) == std::numeric_limits<double>::infinity());
+          }
+        }
       }
+      CHECK(planner.stateBytes() >= 12u * 2000u);
     }
   }
-  CHECK(planner.stateBytes() >= 12u * 2000u);
 }
 
 TEST_CASE("bad planner input is a status with a message naming the cell, never an exception") {
