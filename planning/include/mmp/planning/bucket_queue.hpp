@@ -90,7 +90,7 @@ class BucketQueue {
 
  private:
   // A bucket's first `size` cells; its storage only grows, so a push is a store and a count (push_back
-  // and pop_back measured 9 % slower on bench_astar's full search).
+  // and pop_back measured slower on bench_astar's full search).
   struct Bucket {
     std::vector<std::uint32_t> cells;
     std::size_t size = 0;
