@@ -374,6 +374,14 @@ void runTrain(const TrainConfig& config, const std::string& effective) {
   const Json metrics = metricsJson(r, selection_json);
   printMethodTable(metrics["methods"]);
   printComparisons(metrics["learned_vs"]);
+  if (r.training_fit) {
+    std::printf("\ntraining images (evaluation.training; in-sample, new pairs): %zu images, %d start/goal pairs\n",
+                r.training_fit->regions.size(), r.training_fit->pairs);
+    printMethodTable(metrics["training_fit"]["methods"]);
+    printComparisons(metrics["training_fit"]["learned_vs"]);
+    writePairRecords(output.file("training_pairs.csv"), r.training_fit->records);
+    outputs.push_back("training_pairs.csv");
+  }
   writeFileAtomically(output.file("metrics.json"), jsonText(metrics) + "\n");
   writePairRecords(output.file("pairs.csv"), r.report.records);
   outputs.insert(outputs.end(), {"metrics.json", "pairs.csv"});

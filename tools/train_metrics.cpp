@@ -96,6 +96,12 @@ Json metricsJson(const TrainingRun& r, const Json& selection) {
   metrics["classifier_cost_scale"] = r.run.classifier ? r.run.classifier->cost_scale : std::numeric_limits<double>::quiet_NaN();
   metrics["regions"] = regions_json;
   if (r.selection) metrics["selection"] = selection;
+  if (r.training_fit) {
+    metrics["training_fit"] = {{"images", r.training_fit->regions.size()},
+                               {"pairs", r.training_fit->pairs},
+                               {"methods", methodsJson(*r.training_fit)},
+                               {"learned_vs", comparisonsJson(*r.training_fit)}};
+  }
   metrics["trace_value"] = report.trace_value;
   if (!report.validation_value.empty()) metrics["validation_value"] = report.validation_value;
   metrics["trace"] = traceJson(report);

@@ -149,20 +149,20 @@ StageCallback stageCallback(const Interrupts& interrupts) {
 py::dict pairColumns(const std::vector<PairRecord>& records) {
   py::list region, method;
   std::vector<int> pair, start_row, start_col, goal_row, goal_col;
-  std::vector<double> cost_ratio, preferred_share, mhd_px;
+  std::vector<double> cost_ratio, preferred_share, mhd_px, impassable_px;
   std::vector<bool> feasible;
   for (const PairRecord& r : records) {
     region.append(r.region), method.append(r.method);
     pair.push_back(r.pair), start_row.push_back(r.start_row), start_col.push_back(r.start_col);
     goal_row.push_back(r.goal_row), goal_col.push_back(r.goal_col);
     cost_ratio.push_back(r.cost_ratio), feasible.push_back(r.feasible), preferred_share.push_back(r.preferred_share);
-    mhd_px.push_back(r.mhd_px);
+    mhd_px.push_back(r.mhd_px), impassable_px.push_back(r.impassable_px);
   }
   py::dict columns;
   columns["region"] = region, columns["pair"] = pair, columns["start_row"] = start_row, columns["start_col"] = start_col;
   columns["goal_row"] = goal_row, columns["goal_col"] = goal_col, columns["method"] = method;
   columns["cost_ratio"] = cost_ratio, columns["feasible"] = feasible, columns["preferred_share"] = preferred_share;
-  columns["mhd_px"] = mhd_px;
+  columns["mhd_px"] = mhd_px, columns["impassable_px"] = impassable_px;
   return columns;
 }
 

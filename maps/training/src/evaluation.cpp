@@ -27,8 +27,9 @@ PlanScorer::PlanScorer(const Region& region, int preferred, double impassable_co
   if (region.true_costs.empty()) throw InvalidArgument("plan scorer: region '" + region.spec.name + "' has no labels");
   if (!(impassable_cost > 0.0)) throw InvalidArgument("plan scorer: impassable_cost must be > 0");
   scoring_costs_ = region.true_costs;
-  for (double& c : scoring_costs_) {
-    if (std::isinf(c)) c = impassable_cost;
+  on_impassable_.assign(scoring_costs_.size(), 0.0);
+  for (std::size_t s = 0; s < scoring_costs_.size(); ++s) {
+    if (std::isinf(scoring_costs_[s])) scoring_costs_[s] = impassable_cost, on_impassable_[s] = 1.0;
   }
   on_preferred_.resize(region.cell_labels.size());
   for (std::size_t s = 0; s < on_preferred_.size(); ++s) on_preferred_[s] = region.cell_labels[s] == preferred ? 1.0 : 0.0;
@@ -54,8 +55,9 @@ PlanScore PlanScorer::score(const std::vector<int>& plan) const {
   for (int cell : plan) {
     s.distances_px.push_back(distance_[static_cast<std::size_t>(cell)] * cell_size_);
     to_reference += s.distances_px.back();
-    if (std::isinf(region_.true_costs[static_cast<std::size_t>(cell)])) s.feasible = false;
+    if (on_impassable_[static_cast<std::size_t>(cell)] != 0.0) s.feasible = false;
   }
+  if (!s.feasible) s.impassable_px = pathIntegral(plan, cols, on_impassable_) * cell_size_;
   // The other direction by brute force: paths hold hundreds of cells, not a map's worth.
   double to_plan = 0.0;
   for (int r : reference_) {
@@ -131,7 +133,8 @@ PairedComparison comparePaired(const std::vector<PlanScore>& method, const std::
 
 namespace {
 const std::vector<std::string> kPairColumns = {"region",   "pair",   "start_row",  "start_col", "goal_row", "goal_col",
-                                               "method", "cost_ratio", "feasible",  "preferred_share", "mhd_px"};
+                                               "method", "cost_ratio", "feasible",  "preferred_share", "mhd_px",
+                                               "impassable_px"};
 
 // The header of the columns [0, columns).
 std::string pairsHeader(std::size_t columns = kPairColumns.size()) {
@@ -182,7 +185,8 @@ void addPairRecords(const std::string& region, int cols, const std::vector<std::
     for (std::size_t k = 0; k < list.size(); ++k) {
       const int start = references[k].front(), goal = references[k].back();
       out.push_back({region, static_cast<int>(k), start / cols, start % cols, goal / cols, goal % cols, methodName(method),
-                     list[k].cost_ratio, list[k].feasible, list[k].preferred_share, list[k].mhd_px});
+                     list[k].cost_ratio, list[k].feasible, list[k].preferred_share, list[k].mhd_px,
+                     list[k].impassable_px});
     }
   }
 }
@@ -194,7 +198,7 @@ void writePairRecords(const std::string& path, const std::vector<PairRecord>& re
   for (const PairRecord& r : records) {
     out << r.region << ',' << r.pair << ',' << r.start_row << ',' << r.start_col << ',' << r.goal_row << ','
         << r.goal_col << ',' << r.method << ',' << r.cost_ratio << ',' << (r.feasible ? 1 : 0) << ','
-        << r.preferred_share << ',' << r.mhd_px << "\n";
+        << r.preferred_share << ',' << r.mhd_px << ',' << r.impassable_px << "\n";
   }
   writeFileAtomically(path, out.str());
 }
@@ -204,7 +208,9 @@ std::vector<PairRecord> readPairRecords(const std::string& path) {
   if (!in) throw DataError("cannot read '" + path + "'");
   std::string line;
   std::size_t columns = kPairColumns.size();
-  if (std::getline(in, line) && line == pairsHeader(columns - 1)) --columns;  // written before mhd_px
+  std::getline(in, line);
+  if (line == pairsHeader(columns - 2)) columns -= 2;       // written before mhd_px
+  else if (line == pairsHeader(columns - 1)) columns -= 1;  // written before impassable_px
   else if (line != pairsHeader()) {
     throw DataError(path + ": line 1 must be the header '" + pairsHeader() + "' (a pairs.csv of mmp train)");
   }
@@ -250,6 +256,8 @@ std::vector<PairRecord> readPairRecords(const std::string& path) {
     r.preferred_share = number(9, "a share in [0, 1]", [](double v) { return v >= 0 && v <= 1; });
     r.mhd_px = columns > 10 ? number(10, "a finite distance >= 0", [](double v) { return v >= 0 && std::isfinite(v); })
                             : std::numeric_limits<double>::quiet_NaN();
+    r.impassable_px = columns > 11 ? number(11, "a finite length >= 0", [](double v) { return v >= 0 && std::isfinite(v); })
+                                   : std::numeric_limits<double>::quiet_NaN();
     if (r.region.empty() || r.method.empty()) throw bad("the region and method names must not be empty");
     records.push_back(std::move(r));
   }

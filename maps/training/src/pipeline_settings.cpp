@@ -2,6 +2,7 @@
 
 #include <mmp/core/error.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -39,6 +40,10 @@ void validate(const PipelineSettings& settings) {
         fail(h.where, "area '" + h.area + "' is in training too (" + t.where + "); a holdout area is held out whole");
       }
     }
+  }
+  if (settings.evaluation.training &&
+      std::none_of(settings.train.begin(), settings.train.end(), [](const RegionSpec& t) { return t.hasLabels(); })) {
+    fail("evaluation.training", "no training image has labels to score plans against; set it false or give labels");
   }
   if (!settings.class_context_px.empty() && !settings.class_scores) {
     fail("features.class_context_px", "context radii need the class-score layer; set class_scores: true or remove it");

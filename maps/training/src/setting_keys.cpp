@@ -434,6 +434,9 @@ void evaluationKeys(std::vector<SettingKey>& keys) {
   keys.push_back(choiceKey("evaluation.panel_format", {"png", "jpg"}, "panel file format (jpg: smaller, lossy)",
                            [](const S& s) { return s.evaluation.panel_format; },
                            [](S& s, const std::string& v) { s.evaluation.panel_format = v; }));
+  keys.push_back(booleanKey("evaluation.training",
+                            "also score the labelled training images (in-sample: the fit, beside new ground)",
+                            [](S& s) -> bool& { return s.evaluation.training; }));
 }
 
 void classifierKeys(std::vector<SettingKey>& keys) {

@@ -7,6 +7,7 @@
 #include <mmp/core/error.hpp>
 #include <mmp/maps/cost_model.hpp>
 #include <mmp/maps/training/pipeline.hpp>
+#include <mmp/maps/training/training_run.hpp>
 #include <mmp/planning/grid_planner.hpp>
 #include <mmp/planning/path.hpp>
 
@@ -175,6 +176,7 @@ TEST_CASE("plan scores: a reference scores perfectly against itself, percentiles
       planner.plan(std::vector<double>(static_cast<std::size_t>(region.cells()), 1.0), start, goal);
   const PlanScore other = scorer.score(straight.path);
   CHECK(other.cost_ratio >= 1.0);
+  CHECK(self.impassable_px == 0.0);
 
   // Modified Hausdorff distance: a row of cells against the same row 3 rows lower, 4 px cells: every
   // cell is 12 px from the other path both ways.  A path that goes on past the reference's end is
@@ -191,6 +193,18 @@ TEST_CASE("plan scores: a reference scores perfectly against itself, percentiles
   double beyond = 0.0;  // cells 30..49 lie 1..20 cells past the reference's end
   for (int k = 1; k <= 20; ++k) beyond += 4.0 * k;
   CHECK(flat_scorer.score(longer).mhd_px == doctest::Approx(beyond / 40.0));
+
+  // A plan over impassable cells is infeasible and says how far it went on them: on the row with its
+  // cells 15..19 made impassable, 4 steps between them and half of each step onto and off them (the
+  // trapezoid rule): 5 cells of 4 px.
+  Region walled = flat;
+  for (int c = 15; c < 20; ++c) walled.true_costs[static_cast<std::size_t>(10 * cols + c)] = std::numeric_limits<double>::infinity();
+  PlanScorer walled_scorer(walled, config.behaviour.preferred, 100.0, 4);
+  walled_scorer.setReference(lower);
+  const PlanScore crossing = walled_scorer.score(row);
+  CHECK_FALSE(crossing.feasible);
+  CHECK(crossing.impassable_px == doctest::Approx(5.0 * 4.0));
+  CHECK(walled_scorer.score(lower).impassable_px == 0.0);
 
   CHECK(percentile({}, 0.95) == 0.0);
   CHECK(percentile({3, 1, 2}, 0.0) == 1.0);
@@ -239,6 +253,7 @@ TEST_CASE("pair records: written and read back, and runs on other pairs refused 
   learned[1].cost_ratio = 2.5;
   learned[1].feasible = false;
   learned[1].mhd_px = 17.5;
+  learned[1].impassable_px = 6.0;
   uniform[0].cost_ratio = 3.0;
   uniform[1].cost_ratio = 1.0;
   std::vector<PairRecord> records;
@@ -257,6 +272,7 @@ TEST_CASE("pair records: written and read back, and runs on other pairs refused 
   CHECK(back[1].cost_ratio == 2.5);
   CHECK_FALSE(back[1].feasible);
   CHECK(back[1].mhd_px == 17.5);
+  CHECK(back[1].impassable_px == 6.0);
 
   const MatchedPairs same = matchPairs(back, records, "learned", "a", "b");
   REQUIRE(same.at("tile").second.size() == 2);
@@ -276,17 +292,55 @@ TEST_CASE("pair records: written and read back, and runs on other pairs refused 
   std::ifstream in(dir.file("pairs.csv"));
   std::string header;
   std::getline(in, header);
-  std::ofstream(dir.file("bad.csv")) << header << "\ntile,0,1,2,3,4,learned,x,1,0.5,0\n";
+  std::ofstream(dir.file("bad.csv")) << header << "\ntile,0,1,2,3,4,learned,x,1,0.5,0,0\n";
   CHECK_THROWS_WITH_AS(readPairRecords(dir.file("bad.csv")), doctest::Contains("bad.csv: line 2: cost_ratio 'x' is not a finite number > 0"),
                        DataError);
-  // A pairs.csv written before the mhd_px column is still read; its distances are unknown.
-  std::ofstream(dir.file("old.csv")) << header.substr(0, header.rfind(',')) << "\ntile,0,1,2,3,4,learned,1.5,1,0.5\n";
+  // A pairs.csv written before the impassable_px column, or before mhd_px too, is still read; what
+  // it lacks is unknown.
+  const std::string before_impassable = header.substr(0, header.rfind(','));
+  std::ofstream(dir.file("old.csv")) << before_impassable << "\ntile,0,1,2,3,4,learned,1.5,1,0.5,2\n";
   const std::vector<PairRecord> old = readPairRecords(dir.file("old.csv"));
   REQUIRE(old.size() == 1);
-  CHECK(std::isnan(old[0].mhd_px));
-  std::ofstream(dir.file("bad.csv")) << header << "\ntile,0,1,2,3,4,learned,1.5,1,0.5,-1\n";
+  CHECK(old[0].mhd_px == 2.0);
+  CHECK(std::isnan(old[0].impassable_px));
+  std::ofstream(dir.file("older.csv")) << before_impassable.substr(0, before_impassable.rfind(','))
+                                      << "\ntile,0,1,2,3,4,learned,1.5,1,0.5\n";
+  const std::vector<PairRecord> older = readPairRecords(dir.file("older.csv"));
+  REQUIRE(older.size() == 1);
+  CHECK(std::isnan(older[0].mhd_px));
+  CHECK(std::isnan(older[0].impassable_px));
+  std::ofstream(dir.file("bad.csv")) << header << "\ntile,0,1,2,3,4,learned,1.5,1,0.5,-1,0\n";
   CHECK_THROWS_WITH_AS(readPairRecords(dir.file("bad.csv")), doctest::Contains("line 2: mhd_px '-1' is not a finite distance >= 0"),
                        DataError);
+  std::ofstream(dir.file("bad.csv")) << header << "\ntile,0,1,2,3,4,learned,1.5,0,0.5,1,inf\n";
+  CHECK_THROWS_WITH_AS(readPairRecords(dir.file("bad.csv")),
+                       doctest::Contains("line 2: impassable_px 'inf' is not a finite length >= 0"), DataError);
+}
+
+TEST_CASE("evaluation.training scores the training images as the holdout is, on pairs of their own") {
+  PipelineSettings config = syntheticSettings();
+  config.learner.batch.stop.max_iterations = 3;
+  config.evaluation.pairs = 3;
+  const TrainingRun plain = trainAndReport(config, nullptr);
+  CHECK_FALSE(plain.training_fit);
+  config.evaluation.training = true;
+  const TrainingRun run = trainAndReport(config, nullptr);
+  REQUIRE(run.training_fit);
+  CHECK(run.training_fit->regions == std::vector<std::string>{"synthetic-1", "synthetic-2"});
+  CHECK(run.training_fit->pairs == 6);
+  for (const Method method : {Method::Learned, Method::Uniform, Method::Classifier}) {
+    CHECK(run.training_fit->summary(method).pairs == 6);
+  }
+  // The holdout's figures do not change, and the training pairs are not the demonstrations.
+  CHECK(run.report.summary(Method::Learned).cost_ratio_mean == plain.report.summary(Method::Learned).cost_ratio_mean);
+  const Region& first = run.run.training.regions[0];
+  const PairRecord& pair = run.training_fit->records.front();
+  bool a_demonstration = false;
+  for (const auto& d : first.demonstrations) {
+    a_demonstration |= d.front() == pair.start_row * first.cols() + pair.start_col &&
+                       d.back() == pair.goal_row * first.cols() + pair.goal_col;
+  }
+  CHECK_FALSE(a_demonstration);
 }
 
 TEST_CASE("training images may bring demonstrations instead of labels") {
@@ -323,6 +377,11 @@ TEST_CASE("training images may bring demonstrations instead of labels") {
   const HoldoutResult h = evaluateHoldout(config, 0, trained.model, nullptr);
   CHECK(h.scores.count(Method::Classifier) == 0);
   CHECK(h.scores.at(Method::Learned).size() == h.references.size());
+
+  // Without labels no training image can be scored in-sample: refused before training.
+  config.evaluation.training = true;
+  CHECK_THROWS_WITH_AS(validate(config), doctest::Contains("evaluation.training: no training image has labels"), ConfigError);
+  config.evaluation.training = false;
 
   // A point off the image is refused, naming the region and the path.
   config.train[0].demonstrations[1].points.push_back({170, 10});

@@ -45,7 +45,7 @@ class TrainingRun:
              preferred_share, feasible_share, pairs), learned_vs (paired-bootstrap comparisons), class
              shares and per-image summaries (regions)
     pairs:   pairs.csv as a record array (region, pair, start/goal cells, method, cost_ratio, feasible,
-             preferred_share, mhd_px), None without holdout images
+             preferred_share, mhd_px, impassable_px), None without holdout images
     """
 
     model: object

@@ -38,6 +38,7 @@ struct PlanScore {
   std::vector<double> distances_px;
   double mhd_px = 0.0;  ///< modified Hausdorff distance to the reference
   bool feasible = true;
+  double impassable_px = 0.0;  ///< length of the plan on impassable cells (pixels; 0 when feasible)
 };
 
 struct MethodSummary {
@@ -67,6 +68,7 @@ class PlanScorer {
   int cell_size_;
   std::vector<double> scoring_costs_;   // true costs, +inf replaced by impassable_cost
   std::vector<double> on_preferred_;    // 1 on preferred cells, else 0
+  std::vector<double> on_impassable_;   // 1 on impassable cells, else 0
   std::vector<int> reference_;
   double reference_cost_ = 0.0;
   std::vector<double> distance_;        // cells to the reference
@@ -107,6 +109,7 @@ struct PairRecord {
   bool feasible = true;
   double preferred_share = 0.0;
   double mhd_px = 0.0;  ///< NaN when read from a pairs.csv written before the column existed
+  double impassable_px = 0.0;  ///< NaN when read from a pairs.csv written before the column existed
 };
 
 /// The records of one region's pairs: scores[method][k] is pair k, whose reference is references[k];
@@ -117,7 +120,7 @@ void addPairRecords(const std::string& region, int cols, const std::vector<std::
 /// pairs.csv: a header, then one line per record (`mmp compare` reads it back).
 void writePairRecords(const std::string& path, const std::vector<PairRecord>& records);
 
-/// Reads a file writePairRecords wrote (or one without its last column, mhd_px); throws mmp::DataError naming the file and line of what is wrong.
+/// Reads a file writePairRecords wrote (or one without its last column, impassable_px, or its last two); throws mmp::DataError naming the file and line of what is wrong.
 std::vector<PairRecord> readPairRecords(const std::string& path);
 
 /// Per region, run A's and run B's scores of one method, in the same pair order.

@@ -134,6 +134,9 @@ struct EvaluationSettings {
   int panel_paths = 4;              ///< pairs drawn on each panel
   int panel_height = 480;           ///< pixels
   std::string panel_format = "png"; ///< "png" or "jpg" (smaller, lossy)
+  /// Also score the labelled training images the same way (new seeded pairs on the images the model
+  /// was trained on): how well it fits its own ground, beside how it does on new ground.
+  bool training = false;
 };
 
 struct ClassifierSettings {

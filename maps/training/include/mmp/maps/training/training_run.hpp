@@ -19,10 +19,14 @@ struct TrainingRun {
   PipelineSettings settings;                 ///< the settings trained with (the chosen ones)
   RunResult run;
   HoldoutReport report;                      ///< run.holdouts pooled
+  /// With settings.evaluation.training: the labelled training images scored as the holdout is (new
+  /// seeded pairs, the same model and baselines), pooled.
+  std::optional<HoldoutReport> training_fit;
 };
 
 /// ensures: selects settings over `space` when it is not null (selection_progress reports it), then
-/// trains and scores on the chosen settings (progress reports it).  Throws what selectSettings and
+/// trains and scores on the chosen settings (progress reports it), and with evaluation.training
+/// scores the labelled training images too.  Throws what selectSettings and
 /// trainAndEvaluate throw.
 TrainingRun trainAndReport(const PipelineSettings& settings, const SelectionSpace* space,
                            const SelectionProgress& selection_progress = {}, const StageCallback& progress = {});
