@@ -14,6 +14,7 @@ namespace mmp {
 namespace {
 
 constexpr const char* kCostsKey = "costs";  // the model setting holding the cost form
+constexpr const char* kExponentKey = "cost_exponent";  // CostModel::costExponent, when not 1
 
 void checkWeights(const Eigen::VectorXd& w, const FeatureStack& features, CostForm form, const std::string& source) {
   const std::vector<std::string>& names = features.names();
@@ -128,7 +129,20 @@ CostModel CostModel::load(const std::string& path) {
   }
   std::map<std::string, std::string> info;
   for (const auto& [key, value] : model.settings) {
-    if (key.rfind("features.", 0) != 0 && key.rfind("domain.", 0) != 0) info[key] = value;
+    if (key.rfind("features.", 0) != 0 && key.rfind("domain.", 0) != 0 && key != kExponentKey) info[key] = value;
+  }
+  double exponent = 1.0;  // files written before the exponent: the costs as learned
+  if (const auto it = model.settings.find(kExponentKey); it != model.settings.end()) {
+    std::size_t used = 0;
+    try {
+      exponent = std::stod(it->second, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != it->second.size() || !(exponent >= kMinExponent && exponent <= kMaxExponent)) {
+      throw DataError(source + ": setting '" + kExponentKey + "' = '" + it->second + "' must be a number in [" +
+                      numberText(kMinExponent) + ", " + numberText(kMaxExponent) + "]");
+    }
   }
   try {
     CostModel loaded = !trees.empty()
@@ -137,6 +151,7 @@ CostModel CostModel::load(const std::string& path) {
                            ? CostModel(std::move(features), std::move(model.weights), std::move(network), std::move(info), source)
                            : CostModel(std::move(features), std::move(model.weights), form, std::move(info), source);
     loaded.setDomain(std::move(domain));
+    loaded.exponent_ = exponent;
     return loaded;
   } catch (const InvalidArgument& e) {  // weights outside the positive-cost set: the file is at fault
     throw DataError(e.what());
@@ -147,6 +162,7 @@ void CostModel::save(const std::string& path) const {
   Model model;
   model.weights = weights_;
   model.settings = info_;
+  if (exponent_ != 1.0) model.settings[kExponentKey] = exactNumberText(exponent_);
   features_.store(model);
   trees_.store(model);
   network_.store(model);
@@ -203,11 +219,22 @@ std::string trainingCostFault(const std::vector<const FeatureMap*>& maps, const 
 }
 
 std::array<double, 2> CostModel::costBounds() const {
-  if (network_.empty()) return mmp::costBounds(weights_, form_, trees_.range());
+  if (network_.empty()) {
+    const std::array<double, 2> b = mmp::costBounds(weights_, form_, trees_.range());
+    return {raised(b[0]), raised(b[1])};
+  }
   // Each member's log-cost lies in (-kBound, kBound): the mean too, the spread in [0, kBound).
   const double bound = NetworkShape::kBound, floor = network_.shape().cost_floor;
   const std::array<double, 2> b = mmp::costBounds(weights_, form_, {-bound, bound * (1.0 + network_.shape().kappa)});
-  return {floor + b[0], floor + b[1]};
+  return {raised(floor + b[0]), raised(floor + b[1])};
+}
+
+void CostModel::setCostExponent(double exponent) {
+  if (!(exponent >= kMinExponent && exponent <= kMaxExponent)) {
+    throw InvalidArgument(source_ + ": cost exponent " + numberText(exponent) + " is not in [" + numberText(kMinExponent) +
+                          ", " + numberText(kMaxExponent) + "]");
+  }
+  exponent_ = exponent;
 }
 
 void CostModel::checkImage(int width, int height) const {
@@ -361,9 +388,9 @@ void CostModel::bandCosts(const cv::Mat& pixels, int top, int rows, int first, i
     for (int r = r0; r < r1; ++r) {
       for (int c = c0; c < c1; ++c) {
         const int s = (r - er0) * tile_cols + (c - ec0);
-        const double cost = network_.shape().cost_floor +
-                            (linear_part ? cellCost(*score, *map, s, log_costs[static_cast<std::size_t>(s)])
-                                         : std::exp(log_costs[static_cast<std::size_t>(s)]));
+        const double cost = raised(network_.shape().cost_floor +
+                                   (linear_part ? cellCost(*score, *map, s, log_costs[static_cast<std::size_t>(s)])
+                                                : std::exp(log_costs[static_cast<std::size_t>(s)])));
         if (!(cost > 0.0) || !std::isfinite(cost)) throw badCost(r, c, cost);
         out[static_cast<std::size_t>(r - first) * cols + c] = cost;
       }
@@ -388,7 +415,7 @@ CostGrid CostModel::costs(const FeatureMap& map) const {
   const CellScores score(map, weights_);  // checks the map's feature count
   grid.costs.resize(static_cast<std::size_t>(map.cells()));
   for (int s = 0; s < map.cells(); ++s) {
-    const double cost = map.isBlocked(s) ? std::numeric_limits<double>::infinity() : cellCost(score, map, s, 0.0);
+    const double cost = map.isBlocked(s) ? std::numeric_limits<double>::infinity() : raised(cellCost(score, map, s, 0.0));
     if (!(cost > 0.0) || !std::isfinite(cost)) throw badCost(s / grid.cols, s % grid.cols, cost);  // exp can overflow
     grid.costs[static_cast<std::size_t>(s)] = cost;
   }
@@ -442,6 +469,7 @@ std::vector<std::pair<std::string, std::string>> CostModel::summary() const {
                                                      "exp(w . f + network(image)) (convolutional network)"
                            : form_ == CostForm::Exponential ? "exp(w . f)"
                                                             : "w . f");
+  if (exponent_ != 1.0) out.back().second += ", every cost raised to the power " + exactNumberText(exponent_) + " after training";
   take("learner");
   const FeatureSettings& f = features_.settings();
   std::string spaces = std::string(f.rgb ? " rgb" : "") + (f.hsv ? " hsv" : "") + (f.lab ? " lab" : "");

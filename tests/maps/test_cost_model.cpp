@@ -10,6 +10,7 @@
 #include <doctest/doctest.h>
 #include <opencv2/imgcodecs.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -276,4 +277,46 @@ TEST_CASE("a damaged JPEG read band by band names the row") {
   std::ofstream(dir.file("header.jpg"), std::ios::binary) << bytes.substr(0, 40);
   CHECK_THROWS_WITH_AS(ImageRows(dir.file("header.jpg")), doctest::Contains("is a damaged JPEG"), DataError);
   CHECK_THROWS_AS(ImageRows(dir.file("missing.png")), DataError);
+}
+
+TEST_CASE("a cost exponent raises every cost the model gives, keeps the cells' order, and is saved with it") {
+  const cv::Mat image = test::syntheticImage(120, 160, 7);
+  const CostModel plain = test::randomCostModel(image, 3);
+  CostModel raised = plain;
+  CHECK(raised.costExponent() == 1.0);
+  raised.setCostExponent(2.5);
+  const CostGrid a = plain.costs(image), b = raised.costs(image);
+  REQUIRE(a.costs.size() == b.costs.size());
+  for (std::size_t s = 0; s < a.costs.size(); ++s) CHECK(b.costs[s] == std::pow(a.costs[s], 2.5));
+  CHECK(raised.costs(raised.features().map(image)).costs == b.costs);  // the feature-map path too
+  TileSettings tiles;
+  tiles.tile_cells = 20;
+  CHECK(raised.costs(image, tiles).costs == b.costs);
+  const std::array<double, 2> bounds = plain.costBounds(), raised_bounds = raised.costBounds();
+  CHECK(raised_bounds[0] == std::pow(bounds[0], 2.5));
+  CHECK(raised_bounds[1] == std::pow(bounds[1], 2.5));
+  bool said = false;
+  for (const auto& [key, value] : raised.summary()) said |= key == "cost" && value.find("raised to the power 2.5") != std::string::npos;
+  CHECK(said);
+
+  test::TempDir dir;
+  raised.save(dir.file("raised.mmp"));
+  const CostModel loaded = CostModel::load(dir.file("raised.mmp"));
+  CHECK(loaded.costExponent() == 2.5);
+  CHECK(loaded.costs(image).costs == b.costs);
+  CHECK(loaded.info().count("cost_exponent") == 0);  // a setting of the model, not an info entry
+  plain.save(dir.file("plain.mmp"));
+  CHECK(loadModel(dir.file("plain.mmp")).settings.count("cost_exponent") == 0);  // files as before
+  CHECK(CostModel::load(dir.file("plain.mmp")).costExponent() == 1.0);
+
+  for (double bad : {0.0, -1.0, 100.0, std::numeric_limits<double>::quiet_NaN()}) {
+    CAPTURE(bad);
+    CHECK_THROWS_WITH_AS(raised.setCostExponent(bad), doctest::Contains("is not in [0.125, 16]"), InvalidArgument);
+  }
+  CHECK(raised.costExponent() == 2.5);  // a refused exponent changes nothing
+  Model damaged = loadModel(dir.file("raised.mmp"));
+  damaged.settings["cost_exponent"] = "2x";
+  saveModel(dir.file("damaged.mmp"), damaged);
+  CHECK_THROWS_WITH_AS(CostModel::load(dir.file("damaged.mmp")),
+                       doctest::Contains("setting 'cost_exponent' = '2x' must be a number in [0.125, 16]"), DataError);
 }

@@ -287,6 +287,17 @@ TrainedCostModel trainHypothesis(const TrainingData& training, const PipelineSet
 TrainedCostModel train(const TrainingData& training, const PipelineSettings& config, const StageCallback& progress) {
   TrainedCostModel trained = trainHypothesis(training, config, progress);
   trained.model.setDomain(trainingDomain(training));
+  const double exponent = config.learner.cost_exponent;
+  if (exponent != 1.0) {
+    trained.model.setCostExponent(exponent);
+    std::array<double, 2>& range = trained.report.cost_range;
+    range = {std::pow(range[0], exponent), std::pow(range[1], exponent)};
+    const std::string fault = std::isfinite(range[0]) && std::isfinite(range[1]) ? costRangeFault(range) : "";
+    if (!fault.empty()) {
+      throw Error(config.source + ": learner.cost_exponent " + numberText(exponent) + ": on the training cells " + fault +
+                  "; a smaller exponent keeps them inside");
+    }
+  }
   return trained;
 }
 

@@ -343,6 +343,29 @@ TEST_CASE("evaluation.training scores the training images as the holdout is, on 
   CHECK_FALSE(a_demonstration);
 }
 
+TEST_CASE("learner.cost_exponent raises the trained model's costs; one that spreads them past CostLimits is refused") {
+  PipelineSettings config = syntheticSettings();
+  config.learner.batch.stop.max_iterations = 3;
+  config.evaluation.pairs = 3;
+  const TrainingData training = loadTrainingData(config);
+  const TrainedCostModel plain = train(training, config);
+  config.learner.cost_exponent = 2.0;
+  const TrainedCostModel raised = train(training, config);
+  CHECK(raised.model.costExponent() == 2.0);
+  CHECK(raised.model.weights() == plain.model.weights());  // training itself is the same
+  CHECK(raised.report.cost_range[0] == std::pow(plain.report.cost_range[0], 2.0));
+  CHECK(raised.report.cost_range[1] == std::pow(plain.report.cost_range[1], 2.0));
+  const HoldoutResult p = evaluateHoldout(config, 0, plain.model, nullptr), r = evaluateHoldout(config, 0, raised.model, nullptr);
+  REQUIRE(p.learned_costs.size() == r.learned_costs.size());
+  for (std::size_t s = 0; s < p.learned_costs.size(); ++s) CHECK(r.learned_costs[s] == std::pow(p.learned_costs[s], 2.0));
+
+  const double spread = plain.report.cost_range[1] / plain.report.cost_range[0];
+  REQUIRE(std::pow(spread, 16.0) > CostLimits::kMaxRatio);
+  config.learner.cost_exponent = 16.0;
+  CHECK_THROWS_WITH_AS(train(training, config), doctest::Contains("learner.cost_exponent 16: on the training cells the costs range"),
+                       Error);
+}
+
 TEST_CASE("training images may bring demonstrations instead of labels") {
   test::TempDir dir;
   SyntheticSceneParams p;

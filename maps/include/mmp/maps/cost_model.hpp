@@ -152,6 +152,14 @@ class CostModel {
   /// attained, e.g. for a fixed scale across tiles.  May be +inf for exponential costs.
   std::array<double, 2> costBounds() const;
   const std::map<std::string, std::string>& info() const { return info_; }
+  /// The power every cost is raised to, c -> c^exponent (1: the costs as learned).  It keeps the
+  /// order of the cells and changes the contrast between them, and so which paths are cheapest: the
+  /// margin of training fixes costs only up to where the demonstrations are optimal, and learned maps
+  /// can be far flatter than the terrain's costs (docs/results-cost-maps.md).  Saved with the model.
+  double costExponent() const { return exponent_; }
+  /// Throws mmp::InvalidArgument unless exponent lies in [kMinExponent, kMaxExponent].
+  void setCostExponent(double exponent);
+  static constexpr double kMinExponent = 0.125, kMaxExponent = 16.0;
   /*!
       What the model is, for people and tools (`mmp info`): in order, format (the model file format
       version), behaviour, cost (its form: "exp(w . f + trees(f))", ...), learner, features (count,
@@ -184,6 +192,8 @@ class CostModel {
     const double sum = linear(s) + trees_(map, s) + network;
     return form_ == CostForm::Exponential ? std::exp(sum) : sum;
   }
+  /// A learned cost raised to the cost exponent: every cost the model gives passes through here.
+  double raised(double cost) const { return exponent_ == 1.0 ? cost : std::pow(cost, exponent_); }
 
   FeatureStack features_;
   Eigen::VectorXd weights_;
@@ -191,6 +201,7 @@ class CostModel {
   TreeEnsemble trees_;
   CostNetwork network_;
   TrainingDomain domain_;
+  double exponent_ = 1.0;
   std::map<std::string, std::string> info_;
   std::string source_;
 };

@@ -104,6 +104,9 @@ struct CostLearnerSettings : LearnerSettings {
   /// After training, choose the bias weight for plain planning on the training demonstrations
   /// (see train()); off = keep the floored bias of training.
   bool calibrate_bias = true;
+  /// After training, every cost of the model is raised to this power (CostModel::costExponent): the
+  /// same order of cells, more contrast above 1.  In [CostModel::kMinExponent, kMaxExponent].
+  double cost_exponent = 1.0;
   /// Cell costs w . f (the paper's MMP, weights kept in the positive-cost set) or exp(w . f)
   /// (no projection needed; the bias calibration is skipped: a bias scales every cost alike).
   CostForm costs = CostForm::Linear;
