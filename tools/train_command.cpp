@@ -99,6 +99,14 @@ void printComparisons(const Json& comparisons) {
   }
 }
 
+// Prints what the learned map makes of each class (learnedClassCosts), if any class had cells.
+void printClassCosts(const Json& costs, const std::string& preferred) {
+  if (costs.empty()) return;
+  std::printf("learned cost per class (geometric mean over its cells, %s = 1):", preferred.c_str());
+  for (const auto& [name, cost] : costs.items()) std::printf(" %s %.3g", name.c_str(), cost.get<double>());
+  std::printf("\n");
+}
+
 void printTraining(const RunResult& run, const PipelineSettings& config) {
   const TrainingData& training = run.training;
   for (const Region& r : training.regions) {
@@ -374,11 +382,13 @@ void runTrain(const TrainConfig& config, const std::string& effective) {
   const Json metrics = metricsJson(r, selection_json);
   printMethodTable(metrics["methods"]);
   printComparisons(metrics["learned_vs"]);
+  printClassCosts(metrics["learned_class_costs"], settings.behaviour.preferred_name);
   if (r.training_fit) {
     std::printf("\ntraining images (evaluation.training; in-sample, new pairs): %zu images, %d start/goal pairs\n",
                 r.training_fit->regions.size(), r.training_fit->pairs);
     printMethodTable(metrics["training_fit"]["methods"]);
     printComparisons(metrics["training_fit"]["learned_vs"]);
+    printClassCosts(metrics["training_fit"]["learned_class_costs"], settings.behaviour.preferred_name);
     writePairRecords(output.file("training_pairs.csv"), r.training_fit->records);
     outputs.push_back("training_pairs.csv");
   }

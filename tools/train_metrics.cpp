@@ -92,6 +92,7 @@ Json metricsJson(const TrainingRun& r, const Json& selection) {
   metrics["reference_preferred_share"] = r.report.referencePreferredShare();
   metrics["learned_class_shares"] = sharesJson(r.report.learned_lengths, config.classes);
   metrics["reference_class_shares"] = sharesJson(r.report.reference_lengths, config.classes);
+  metrics["learned_class_costs"] = r.report.learnedClassCosts(config.behaviour.preferred_name);
   metrics["impassable_cost"] = impassableCost(config);
   metrics["classifier_cost_scale"] = r.run.classifier ? r.run.classifier->cost_scale : std::numeric_limits<double>::quiet_NaN();
   metrics["regions"] = regions_json;
@@ -100,6 +101,7 @@ Json metricsJson(const TrainingRun& r, const Json& selection) {
     metrics["training_fit"] = {{"images", r.training_fit->regions.size()},
                                {"pairs", r.training_fit->pairs},
                                {"methods", methodsJson(*r.training_fit)},
+                               {"learned_class_costs", r.training_fit->learnedClassCosts(config.behaviour.preferred_name)},
                                {"learned_vs", comparisonsJson(*r.training_fit)}};
   }
   metrics["trace_value"] = report.trace_value;

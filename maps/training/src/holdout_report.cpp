@@ -2,6 +2,7 @@
 
 #include <mmp/core/error.hpp>
 
+#include <cmath>
 #include <optional>
 
 namespace mmp {
@@ -16,6 +17,15 @@ void HoldoutReport::add(const HoldoutResult& holdout, const std::vector<LabelCla
   addPairRecords(name, holdout.region.cols(), holdout.references, holdout.scores, records);
   addClassLengths(holdout.region, holdout.plans.at(Method::Learned), classes, learned_lengths);
   addClassLengths(holdout.region, holdout.references, classes, reference_lengths);
+  const std::vector<std::uint8_t>& labels = holdout.region.cell_labels;
+  for (const LabelClass& c : classes) {
+    auto& [sum, count] = learned_log_costs[c.name];
+    for (std::size_t s = 0; s < labels.size() && s < holdout.learned_costs.size(); ++s) {
+      if (labels[s] != c.index || !std::isfinite(holdout.learned_costs[s])) continue;
+      sum += std::log(holdout.learned_costs[s]);
+      ++count;
+    }
+  }
   region_reference_preferred_share[name] = holdout.reference_preferred_share;
   const int n = static_cast<int>(holdout.references.size());
   pairs += n;
@@ -30,8 +40,23 @@ void HoldoutReport::add(const HoldoutReport& other) {
   for (const auto& [name, share] : other.region_reference_preferred_share) region_reference_preferred_share[name] = share;
   for (const auto& [name, length] : other.learned_lengths) learned_lengths[name] += length;
   for (const auto& [name, length] : other.reference_lengths) reference_lengths[name] += length;
+  for (const auto& [name, sum_count] : other.learned_log_costs) {
+    learned_log_costs[name].first += sum_count.first;
+    learned_log_costs[name].second += sum_count.second;
+  }
   pairs += other.pairs;
   reference_preferred_sum += other.reference_preferred_sum;
+}
+
+std::map<std::string, double> HoldoutReport::learnedClassCosts(const std::string& preferred) const {
+  std::map<std::string, double> out;
+  const auto p = learned_log_costs.find(preferred);
+  if (p == learned_log_costs.end() || p->second.second == 0) return out;
+  const double preferred_mean = p->second.first / static_cast<double>(p->second.second);
+  for (const auto& [name, sum_count] : learned_log_costs) {
+    if (sum_count.second > 0) out[name] = std::exp(sum_count.first / static_cast<double>(sum_count.second) - preferred_mean);
+  }
+  return out;
 }
 
 std::vector<Method> HoldoutReport::methodsScored() const {

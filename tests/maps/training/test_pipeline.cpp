@@ -331,6 +331,31 @@ TEST_CASE("evaluation.training scores the training images as the holdout is, on 
   for (const Method method : {Method::Learned, Method::Uniform, Method::Classifier}) {
     CHECK(run.training_fit->summary(method).pairs == 6);
   }
+  // What the learned map makes of each class: the geometric mean of its cells' costs over Road's.
+  const std::map<std::string, double> class_costs = run.report.learnedClassCosts("Road");
+  CHECK(class_costs.at("Road") == 1.0);
+  const auto logMean = [&run](int index) {
+    double sum = 0.0;
+    long count = 0;
+    for (const HoldoutResult& h : run.run.holdouts) {
+      for (std::size_t s = 0; s < h.learned_costs.size(); ++s) {
+        if (h.region.cell_labels[s] == index) sum += std::log(h.learned_costs[s]), ++count;
+      }
+    }
+    REQUIRE(count > 0);
+    return sum / static_cast<double>(count);
+  };
+  const auto index = [&config](const std::string& name) {
+    for (const LabelClass& c : config.classes) {
+      if (c.name == name) return c.index;
+    }
+    FAIL("no class " << name);
+    return -1;
+  };
+  CHECK(class_costs.at("Water") == doctest::Approx(std::exp(logMean(index("Water")) - logMean(index("Road")))));
+  CHECK(run.training_fit->learnedClassCosts("Road").at("Road") == 1.0);
+  CHECK(run.report.learnedClassCosts("no such class").empty());
+
   // The holdout's figures do not change, and the training pairs are not the demonstrations.
   CHECK(run.report.summary(Method::Learned).cost_ratio_mean == plain.report.summary(Method::Learned).cost_ratio_mean);
   const Region& first = run.run.training.regions[0];

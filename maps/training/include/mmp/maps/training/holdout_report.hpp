@@ -30,6 +30,9 @@ struct HoldoutReport {
   std::map<std::string, std::map<Method, MethodSummary>> region_summaries;  ///< per image, per method
   std::map<std::string, double> region_reference_preferred_share;           ///< per image
   std::map<std::string, double> learned_lengths, reference_lengths;          ///< path length per class name
+  /// Per class name: the sum of the learned map's log-costs over the images' cells of that class,
+  /// and their count (cells the model blocks left out).
+  std::map<std::string, std::pair<double, long>> learned_log_costs;
   int pairs = 0;                          ///< start/goal pairs (reference paths)
   double reference_preferred_sum = 0.0;   ///< sum over the reference paths of their preferred share
 
@@ -48,6 +51,10 @@ struct HoldoutReport {
   /// The share of path length on each class (0 for every class when there is no length).
   static std::map<std::string, double> shares(const std::map<std::string, double>& lengths,
                                              const std::vector<LabelClass>& classes);
+  /// Per class with cells: the geometric mean of the learned costs of its cells over that of the
+  /// preferred class's (`preferred` names it; classes without cells, or all without preferred
+  /// cells, are left out): what the learned map makes of each class, 1 = as cheap as the preferred.
+  std::map<std::string, double> learnedClassCosts(const std::string& preferred) const;
   /// Mean preferred share of the reference paths (0 without pairs).
   double referencePreferredShare() const;
 };
