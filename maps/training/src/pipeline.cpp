@@ -294,7 +294,7 @@ TrainedCostModel train(const TrainingData& training, const PipelineSettings& con
     range = {std::pow(range[0], exponent), std::pow(range[1], exponent)};
     const std::string fault = std::isfinite(range[0]) && std::isfinite(range[1]) ? costRangeFault(range) : "";
     if (!fault.empty()) {
-      throw Error(config.source + ": learner.cost_exponent " + numberText(exponent) + ": on the training cells " + fault +
+      throw Error((config.source.empty() ? "" : config.source + ": ") + "learner.cost_exponent " + numberText(exponent) + ": on the training cells " + fault +
                   "; a smaller exponent keeps them inside");
     }
   }

@@ -105,6 +105,10 @@ struct TrainedCostModel {
     from the weights this function gives with learch off and exponential costs (learch.from_linear);
     the model holds the trees.  A LEARCH run that stops early to keep its costs bounded returns the
     model of its last good round; report.info says so.
+
+    Cost exponent (settings.learner.cost_exponent, default 1): the trained model's costs are raised to
+    it (CostModel::setCostExponent) and report.cost_range with them; training itself is unchanged.
+    Throws mmp::Error naming the setting if that spreads the training cells' costs outside CostLimits.
 !*/
 TrainedCostModel train(const TrainingData& data, const PipelineSettings& settings, const StageCallback& progress = {});
 
