@@ -141,9 +141,14 @@ void saveModel(const std::string& path, const Model& model) {
       if (!std::isfinite(v)) throw ModelFileError("model for '" + path + "': array '" + key + "' holds a value that is not a finite number; not written");
     }
   }
+  if (model.version < kOldestModelFormatVersion || model.version > kModelFormatVersion) {
+    throw ModelFileError("model for '" + path + "': format version " + std::to_string(model.version) + " is not in [" +
+                         std::to_string(kOldestModelFormatVersion) + ", " + std::to_string(kModelFormatVersion) +
+                         "]; not written");
+  }
   Writer w;
   w.bytes(kMagic, sizeof kMagic);
-  w.pod<std::uint32_t>(kModelFormatVersion);
+  w.pod<std::uint32_t>(model.version);
   w.doubles(model.weights.data(), static_cast<std::size_t>(model.weights.size()));
   w.pod<std::uint64_t>(model.feature_names.size());
   for (const auto& name : model.feature_names) w.string(name);
@@ -188,12 +193,13 @@ Model loadModel(const std::string& path, std::optional<Eigen::Index> expected_di
                          ": upgrade mmp to read it");
   }
   if (version == 0) throw ModelFileError("model file '" + path + "' is corrupt: format version 0");
-  if (version < kModelFormatVersion) {
+  if (version < kOldestModelFormatVersion) {
     throw ModelFileError("model file '" + path + "' has format version " + std::to_string(version) +
                          ", written by an older mmp without a checksum: retrain the model with this one");
   }
 
   Model model;
+  model.version = version;
   const std::vector<double> weights = r.doubles("the weights");
   if (expected_dimension && static_cast<Eigen::Index>(weights.size()) != *expected_dimension) {
     throw ModelFileError("model file '" + path + "' has dimension " + std::to_string(weights.size()) +

@@ -162,7 +162,10 @@ void CostModel::save(const std::string& path) const {
   Model model;
   model.weights = weights_;
   model.settings = info_;
-  if (exponent_ != 1.0) model.settings[kExponentKey] = exactNumberText(exponent_);
+  if (exponent_ != 1.0) {  // a reader of version 2 would give the costs un-raised: it must refuse the file
+    model.settings[kExponentKey] = exactNumberText(exponent_);
+    model.version = 3;
+  }
   features_.store(model);
   trees_.store(model);
   network_.store(model);
@@ -462,7 +465,7 @@ std::vector<std::pair<std::string, std::string>> CostModel::summary() const {
     out.emplace_back(key, it->second);
     rest.erase(it);
   };
-  out.emplace_back("format", "mmp model file version " + std::to_string(kModelFormatVersion));
+  out.emplace_back("format", "mmp model file version " + std::to_string(exponent_ != 1.0 ? 3 : 2));
   take("behaviour");
   out.emplace_back("cost", !trees_.empty()    ? "exp(w . f + trees(f)), " + std::to_string(trees_.size()) + " trees (LEARCH)"
                            : !network_.empty() ? (network_.shape().cost_floor > 0.0 ? numberText(network_.shape().cost_floor) + " + " : std::string()) +

@@ -70,6 +70,26 @@ TEST_CASE("model files round-trip exactly and leave no temporary file") {
   CHECK(loadModel(file.string()).weights == other.weights);
 }
 
+TEST_CASE("a model is written in the oldest format that reads it right, and both formats read back") {
+  TempDir dir;
+  const fs::path file = dir.path / "m.mmp";
+  Model m = sampleModel();
+  saveModel(file.string(), m);
+  CHECK(readBytes(file)[8] == 2);  // little-endian u32 after the magic
+  CHECK(loadModel(file.string()).version == 2);
+  m.version = 3;  // what an older reader would misread
+  saveModel(file.string(), m);
+  CHECK(readBytes(file)[8] == 3);
+  const Model back = loadModel(file.string());
+  CHECK(back.version == 3);
+  CHECK(back.settings == m.settings);
+  for (std::uint32_t bad : {1u, kModelFormatVersion + 1}) {
+    m.version = bad;
+    CHECK_THROWS_WITH_AS(saveModel(file.string(), m), doctest::Contains("is not in [2, 3]; not written"), ModelFileError);
+  }
+  CHECK(loadModel(file.string()).version == 3);  // a refused write leaves the file as it was
+}
+
 TEST_CASE("each corrupt model file is refused with its own message") {
   TempDir dir;
   const fs::path good = dir.path / "good.mmp", bad = dir.path / "bad.mmp";

@@ -307,6 +307,8 @@ TEST_CASE("a cost exponent raises every cost the model gives, keeps the cells' o
   CHECK(loaded.info().count("cost_exponent") == 0);  // a setting of the model, not an info entry
   plain.save(dir.file("plain.mmp"));
   CHECK(loadModel(dir.file("plain.mmp")).settings.count("cost_exponent") == 0);  // files as before
+  CHECK(loadModel(dir.file("plain.mmp")).version == 2);
+  CHECK(loadModel(dir.file("raised.mmp")).version == 3);  // a reader of version 2 refuses it
   CHECK(CostModel::load(dir.file("plain.mmp")).costExponent() == 1.0);
 
   for (double bad : {0.0, -1.0, 100.0, std::numeric_limits<double>::quiet_NaN()}) {

@@ -18,9 +18,16 @@
 
 namespace mmp {
 
-constexpr std::uint32_t kModelFormatVersion = 2;  ///< 2 added the checksum
+/// The newest format this library reads and writes.  2 added the checksum.  3 is written only for a
+/// model that a reader of version 2 would misread, silently (a cost map's cost exponent), so that
+/// such a reader refuses it; every other model is still written as version 2.
+constexpr std::uint32_t kModelFormatVersion = 3;
+constexpr std::uint32_t kOldestModelFormatVersion = 2;  ///< the oldest this library reads
 
 struct Model {
+  /// Saving: the version written, the oldest that reads this model right (in [kOldestModelFormatVersion,
+  /// kModelFormatVersion]).  Loading: the file's.
+  std::uint32_t version = kOldestModelFormatVersion;
   Eigen::VectorXd weights;
   std::vector<std::string> feature_names;                ///< empty, or one per weight
   std::map<std::string, std::string> settings;           ///< what produced the model
