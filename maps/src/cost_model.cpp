@@ -15,6 +15,8 @@ namespace {
 
 constexpr const char* kCostsKey = "costs";  // the model setting holding the cost form
 constexpr const char* kExponentKey = "cost_exponent";  // CostModel::costExponent, when not 1
+// The oldest model file format that reads a cost exponent: a reader of 2 would give the costs un-raised.
+constexpr std::uint32_t kExponentFormat = 3;
 
 void checkWeights(const Eigen::VectorXd& w, const FeatureStack& features, CostForm form, const std::string& source) {
   const std::vector<std::string>& names = features.names();
@@ -162,9 +164,9 @@ void CostModel::save(const std::string& path) const {
   Model model;
   model.weights = weights_;
   model.settings = info_;
-  if (exponent_ != 1.0) {  // a reader of version 2 would give the costs un-raised: it must refuse the file
+  if (exponent_ != 1.0) {
     model.settings[kExponentKey] = exactNumberText(exponent_);
-    model.version = 3;
+    model.version = kExponentFormat;
   }
   features_.store(model);
   trees_.store(model);
@@ -465,7 +467,7 @@ std::vector<std::pair<std::string, std::string>> CostModel::summary() const {
     out.emplace_back(key, it->second);
     rest.erase(it);
   };
-  out.emplace_back("format", "mmp model file version " + std::to_string(exponent_ != 1.0 ? 3 : 2));
+  out.emplace_back("format", "mmp model file version " + std::to_string(exponent_ != 1.0 ? kExponentFormat : kOldestModelFormatVersion));
   take("behaviour");
   out.emplace_back("cost", !trees_.empty()    ? "exp(w . f + trees(f)), " + std::to_string(trees_.size()) + " trees (LEARCH)"
                            : !network_.empty() ? (network_.shape().cost_floor > 0.0 ? numberText(network_.shape().cost_floor) + " + " : std::string()) +
