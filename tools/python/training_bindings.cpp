@@ -189,7 +189,7 @@ void bindTraining(py::module_& m) {
         TrainingData data = loadTrainingData(s, callback);
         TrainedCostModel trained = train(data, s, callback);
         run.emplace(TrainingRun{std::nullopt, s, RunResult{std::move(data), std::move(trained), std::nullopt, {}},
-                                reportHoldouts({}, s.classes)});
+                                reportHoldouts({}, s.classes), std::nullopt});
       }
     }
     return runResult(*run);

@@ -2,6 +2,7 @@
 
 #include <mmp/core/error.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <optional>
 
@@ -110,8 +111,16 @@ FoldData loadFoldData(const PipelineSettings& settings, int index, const StageCa
 }
 
 ValidationFold validateFold(const PipelineSettings& settings, int index, const FoldProgress& progress, const FoldData* data) {
-  const std::vector<std::string> areas = trainingAreas(settings);
-  const PipelineSettings fold_settings = validationFold(settings, index);  // refuses unusable settings
+  VariantFold only = std::move(validateFoldVariants({settings}, index, progress, data).front());
+  if (!only.failure.empty()) throw ValidationFailure(only.fold.area, only.failure);
+  return std::move(only.fold);
+}
+
+std::vector<VariantFold> validateFoldVariants(const std::vector<PipelineSettings>& variants, int index,
+                                              const FoldProgress& progress, const FoldData* data) {
+  const std::vector<std::string> areas = trainingAreas(variants.front());
+  std::vector<PipelineSettings> fold_settings;  // refuses unusable settings
+  for (const PipelineSettings& v : variants) fold_settings.push_back(validationFold(v, index));
   const std::string& area = areas.at(static_cast<std::size_t>(index));
   StageCallback fold_progress;
   if (progress) {
@@ -119,23 +128,39 @@ ValidationFold validateFold(const PipelineSettings& settings, int index, const F
       progress(index, area, stage, done, total, detail);
     };
   }
-  ValidationFold fold;
-  fold.area = area;
+  auto start = std::chrono::steady_clock::now();
+  std::optional<FoldData> loaded;
+  std::optional<TrainedCostModel> learned;
+  std::optional<LinearClassifier> classifier;
   try {
-    std::optional<FoldData> loaded;
-    if (data == nullptr) data = &loaded.emplace(loadFoldData(settings, index, fold_progress));
-    const TrainedCostModel trained = train(data->training, fold_settings, fold_progress);
-    const std::optional<LinearClassifier> classifier = trainBaseline(data->training, fold_settings);
-    for (const HoldoutImage& image : data->images) {
-      fold.report.add(scoreHoldout(fold_settings, image, trained.model, classifier ? &*classifier : nullptr, fold_progress),
-                      settings.classes);
-    }
-    fold.images = static_cast<int>(data->images.size());
-    fold.training = trained.report;
+    if (data == nullptr) data = &loaded.emplace(loadFoldData(variants.front(), index, fold_progress));
+    learned = trainLearned(data->training, fold_settings.front(), fold_progress);
+    classifier = trainBaseline(data->training, fold_settings.front());
   } catch (const Error& e) {
     throw ValidationFailure(area, e.what());
   }
-  return fold;
+  std::vector<VariantFold> folds(variants.size());
+  for (std::size_t v = 0; v < variants.size(); ++v) {
+    VariantFold& out = folds[v];
+    out.fold.area = area;
+    try {
+      TrainedCostModel trained = *learned;
+      applyAfterTraining(trained, fold_settings[v]);
+      for (const HoldoutImage& image : data->images) {
+        out.fold.report.add(scoreHoldout(fold_settings[v], image, trained.model, classifier ? &*classifier : nullptr, fold_progress),
+                            variants[v].classes);
+      }
+      out.fold.images = static_cast<int>(data->images.size());
+      out.fold.training = trained.report;
+    } catch (const Error& e) {
+      out.fold = ValidationFold{area, 0, {}, {}};
+      out.failure = e.what();
+    }
+    const auto now = std::chrono::steady_clock::now();
+    out.seconds = std::chrono::duration<double>(now - start).count();
+    start = now;
+  }
+  return folds;
 }
 
 ValidationReport validateByArea(const PipelineSettings& settings, const FoldProgress& progress) {

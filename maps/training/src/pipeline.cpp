@@ -285,8 +285,18 @@ TrainedCostModel trainHypothesis(const TrainingData& training, const PipelineSet
 }  // namespace
 
 TrainedCostModel train(const TrainingData& training, const PipelineSettings& config, const StageCallback& progress) {
+  TrainedCostModel trained = trainLearned(training, config, progress);
+  applyAfterTraining(trained, config);
+  return trained;
+}
+
+TrainedCostModel trainLearned(const TrainingData& training, const PipelineSettings& config, const StageCallback& progress) {
   TrainedCostModel trained = trainHypothesis(training, config, progress);
   trained.model.setDomain(trainingDomain(training));
+  return trained;
+}
+
+void applyAfterTraining(TrainedCostModel& trained, const PipelineSettings& config) {
   const double exponent = config.learner.cost_exponent;
   if (exponent != 1.0) {
     trained.model.setCostExponent(exponent);
@@ -298,7 +308,6 @@ TrainedCostModel train(const TrainingData& training, const PipelineSettings& con
                   "; a smaller exponent keeps them inside");
     }
   }
-  return trained;
 }
 
 std::optional<LinearClassifier> trainBaseline(const TrainingData& training, const PipelineSettings& config) {

@@ -271,9 +271,13 @@ void learnerKeys(std::vector<SettingKey>& keys) {
                                       [](S& s, const std::string& v) { s.learner.costs = parseCostForm(v); })));
   keys.push_back(numberKey("learner.min_cost", kPositive, kInf, "the smallest loss-augmented cell cost the projection allows",
                            [](S& s) -> double& { return s.learner.min_cost; }));
-  keys.push_back(selectable(numberKey("learner.cost_exponent", CostModel::kMinExponent, CostModel::kMaxExponent,
-                                     "every learned cost raised to this power after training (more contrast above 1)",
-                                     [](S& s) -> double& { return s.learner.cost_exponent; })));
+  {
+    SettingKey k = selectable(numberKey("learner.cost_exponent", CostModel::kMinExponent, CostModel::kMaxExponent,
+                                        "every learned cost raised to this power after training (more contrast above 1)",
+                                        [](S& s) -> double& { return s.learner.cost_exponent; }));
+    k.after_training = true;
+    keys.push_back(k);
+  }
   keys.push_back(selectable(booleanKey("learner.calibrate_bias",
                                        "after training, choose the bias for plain planning on the demonstrations",
                                        [](S& s) -> bool& { return s.learner.calibrate_bias; })));

@@ -58,16 +58,17 @@ void setBudgetPasses(PipelineSettings& s, long passes) {
 
 std::vector<long> simplicityKey(const PipelineSettings& s) {
   // linear costs < exponential costs < LEARCH < network; then the budget; then a linear start;
-  // then the size of the trees or the network.
+  // then the size of the trees or the network; then a cost exponent further from 1.
+  const long exponent = std::lround(std::abs(std::log2(s.learner.cost_exponent)) * 1000.0);
   switch (s.learner.hypothesis) {
     case CostHypothesis::Learch:
-      return {2, budgetPasses(s), s.learner.learch.from_linear ? 1 : 0, s.learner.learch.depth};
+      return {2, budgetPasses(s), s.learner.learch.from_linear ? 1 : 0, s.learner.learch.depth, exponent};
     case CostHypothesis::Network:
       return {3, budgetPasses(s), s.learner.network.from_linear ? 1 : 0,
-              static_cast<long>(s.learner.network.shape.members) * s.learner.network.shape.channels};
+              static_cast<long>(s.learner.network.shape.members) * s.learner.network.shape.channels, exponent};
     case CostHypothesis::Linear: break;
   }
-  return {s.learner.costs == CostForm::Exponential ? 1 : 0, budgetPasses(s), 0, 0};
+  return {s.learner.costs == CostForm::Exponential ? 1 : 0, budgetPasses(s), 0, 0, exponent};
 }
 
 std::size_t pickCandidate(const std::vector<SelectionCandidate>& candidates, const std::vector<std::size_t>& among,
@@ -129,6 +130,20 @@ Values checkedStartValues(const PipelineSettings& settings, const SelectionSpace
   return current;
 }
 
+bool afterTraining(const std::string& key) {
+  const SettingKey* k = findSettingKey(key);
+  return k != nullptr && k->after_training;
+}
+
+// An assignment without its after-training keys: what its training depends on.
+Values trainingValues(const Values& values) {
+  Values training;
+  for (const auto& [name, value] : values) {
+    if (!afterTraining(name)) training[name] = value;
+  }
+  return training;
+}
+
 // The search's state: every candidate scored, and how to score more on all threads at once.
 class Search {
  public:
@@ -147,34 +162,43 @@ class Search {
     return s;
   }
 
-  // The index of each assignment at rung `rung`, scoring the new ones first: their folds at once.
+  // The index of each assignment at rung `rung`, each with every combination of the after-training
+  // keys' values (in the space's order; once each), scoring the new ones first: their folds at once,
+  // one training for the variants of an assignment.
   std::vector<std::size_t> score(const std::vector<Values>& assignments, int rung) {
     std::vector<std::size_t> indices;
-    std::vector<PipelineSettings> fresh;  // of candidates_[first_new ...]
-    const std::size_t first_new = candidates_.size();
-    for (const Values& values : assignments) {
-      PipelineSettings s = settingsFor(values, rung);
-      const long passes = budgetPasses(s);
-      std::size_t found = kNoCandidate;
-      for (std::size_t i = 0; i < candidates_.size() && found == kNoCandidate; ++i) {
-        if (candidates_[i].values == values && candidates_[i].passes == passes) found = i;
+    std::vector<Job> fresh;
+    for (const Values& assignment : assignments) {
+      for (const Values& values : variants(assignment)) {
+        PipelineSettings s = settingsFor(values, rung);
+        const long passes = budgetPasses(s);
+        std::size_t found = kNoCandidate;
+        for (std::size_t i = 0; i < candidates_.size() && found == kNoCandidate; ++i) {
+          if (candidates_[i].values == values && candidates_[i].passes == passes) found = i;
+        }
+        if (found == kNoCandidate) {
+          SelectionCandidate c;
+          c.values = values;
+          c.passes = passes;
+          c.rung = rung;
+          c.simplicity = simplicityKey(s);
+          found = candidates_.size();
+          candidates_.push_back(std::move(c));
+          s.classifier.enabled = false;  // the score reads the learned planner's plans only
+          if (pool_.threads() > 1) s.threads = 1;  // a fold a thread
+          if (space_.pairs_seed) s.evaluation.seed = *space_.pairs_seed;
+          const Values training = trainingValues(values);
+          auto job = std::find_if(fresh.begin(), fresh.end(), [&](const Job& j) {
+            return j.passes == passes && trainingValues(candidates_[j.candidates.front()].values) == training;
+          });
+          if (job == fresh.end()) job = fresh.insert(fresh.end(), Job{passes, {}, {}});
+          job->candidates.push_back(found);
+          job->settings.push_back(std::move(s));
+        }
+        if (std::find(indices.begin(), indices.end(), found) == indices.end()) indices.push_back(found);
       }
-      if (found == kNoCandidate) {
-        SelectionCandidate c;
-        c.values = values;
-        c.passes = passes;
-        c.rung = rung;
-        c.simplicity = simplicityKey(s);
-        found = candidates_.size();
-        candidates_.push_back(std::move(c));
-        s.classifier.enabled = false;  // the score reads the learned planner's plans only
-        if (pool_.threads() > 1) s.threads = 1;  // a fold a thread
-        if (space_.pairs_seed) s.evaluation.seed = *space_.pairs_seed;
-        fresh.push_back(std::move(s));
-      }
-      indices.push_back(found);
     }
-    runFolds(first_new, fresh);
+    runFolds(fresh);
     return indices;
   }
 
@@ -182,11 +206,34 @@ class Search {
   std::vector<SelectionCandidate> release() { return std::move(candidates_); }
 
  private:
-  struct FoldResult {
-    ValidationFold fold;
-    std::string failure;
-    double seconds = 0.0;
+  // Candidates that differ only in after-training keys, trained once a fold.
+  struct Job {
+    long passes = 0;
+    std::vector<std::size_t> candidates;
+    std::vector<PipelineSettings> settings;  ///< of each candidate
   };
+  struct FoldResult {
+    std::vector<VariantFold> variants;  ///< of each candidate of the job
+    std::string failure;                ///< why the fold's loading or training failed, for all of them
+    double seconds = 0.0;               ///< until it failed
+  };
+
+  // `assignment` with each combination of the after-training keys' values, the first key's slowest.
+  std::vector<Values> variants(const Values& assignment) const {
+    std::vector<Values> all = {assignment};
+    for (const SelectionKey& key : space_.keys) {
+      if (!afterTraining(key.name)) continue;
+      std::vector<Values> more;
+      for (const Values& v : all) {
+        for (const std::string& value : key.values) {
+          more.push_back(v);
+          more.back()[key.name] = value;
+        }
+      }
+      all = std::move(more);
+    }
+    return all;
+  }
 
   // The values that change what a fold loads: the keys outside learner.* and loss.* (features,
   // demonstrations); candidates that agree on them share each fold's training data.
@@ -204,13 +251,13 @@ class Search {
     progress_(static_cast<int>(candidate) + 1, candidates_[candidate].values, area, stage, done, total);
   }
 
-  // Loads the training data of every fold that candidates_[first ...] (settings in `fresh`) need and
-  // the cache lacks, on the pool; keeps only those.  Returns why a (data key, fold) failed to load.
-  std::map<std::pair<Values, int>, std::string> loadMissingData(std::size_t first, const std::vector<PipelineSettings>& fresh) {
-    if (fresh.empty()) return {};
-    std::map<std::pair<Values, int>, std::size_t> needed;  // -> the first candidate (of fresh) that needs it
-    for (std::size_t k = 0; k < fresh.size(); ++k) {
-      for (int f = 0; f < areas_; ++f) needed.emplace(std::make_pair(dataKey(candidates_[first + k].values), f), k);
+  // Loads the training data of every fold that the jobs need and the cache lacks, on the pool; keeps
+  // only those.  Returns why a (data key, fold) failed to load.
+  std::map<std::pair<Values, int>, std::string> loadMissingData(const std::vector<Job>& jobs) {
+    if (jobs.empty()) return {};
+    std::map<std::pair<Values, int>, std::size_t> needed;  // -> the first job that needs it
+    for (std::size_t k = 0; k < jobs.size(); ++k) {
+      for (int f = 0; f < areas_; ++f) needed.emplace(std::make_pair(dataKey(candidates_[jobs[k].candidates.front()].values), f), k);
     }
     for (auto it = data_.begin(); it != data_.end();) it = needed.count(it->first) != 0 ? std::next(it) : data_.erase(it);
     std::vector<std::pair<std::pair<Values, int>, std::size_t>> missing;
@@ -222,12 +269,14 @@ class Search {
     const std::vector<std::string> areas = trainingAreas(settings_);
     pool_.parallelFor(missing.size(), [&](std::size_t m) {
       const auto& key = missing[m].first;  // not a structured binding: Clang 14 cannot capture one in a lambda
-      const std::size_t k = missing[m].second;
+      const Job& job = jobs[missing[m].second];
       const std::string& area = areas[static_cast<std::size_t>(key.second)];
       try {
         loaded[m] = std::make_shared<const FoldData>(loadFoldData(
-            fresh[k], key.second,
-            [&](const std::string& stage, long done, long total, const std::string&) { reportProgress(first + k, area, stage, done, total); }));
+            job.settings.front(), key.second,
+            [&](const std::string& stage, long done, long total, const std::string&) {
+              reportProgress(job.candidates.front(), area, stage, done, total);
+            }));
       } catch (const Error& e) {
         failures[m] = ValidationFailure(area, e.what()).what();
       }
@@ -243,17 +292,17 @@ class Search {
     return failed;
   }
 
-  // Trains and scores every fold of candidates_[first ...] (settings in `fresh`) on the pool; each
-  // job fills its own slot, pooled in fold order afterwards.
-  void runFolds(std::size_t first, const std::vector<PipelineSettings>& fresh) {
+  // Trains and scores every fold of every job on the pool; each (job, fold) fills its own slot,
+  // pooled in fold order afterwards.
+  void runFolds(const std::vector<Job>& jobs) {
     const std::size_t folds = static_cast<std::size_t>(areas_);
-    const std::map<std::pair<Values, int>, std::string> load_failures = loadMissingData(first, fresh);
-    std::vector<FoldResult> results(fresh.size() * folds);
-    pool_.parallelFor(results.size(), [&](std::size_t job) {
-      const std::size_t k = job / folds;
-      const int f = static_cast<int>(job % folds);
-      FoldResult& r = results[job];
-      const std::pair<Values, int> data_key(dataKey(candidates_[first + k].values), f);
+    const std::map<std::pair<Values, int>, std::string> load_failures = loadMissingData(jobs);
+    std::vector<FoldResult> results(jobs.size() * folds);
+    pool_.parallelFor(results.size(), [&](std::size_t slot) {
+      const Job& job = jobs[slot / folds];
+      const int f = static_cast<int>(slot % folds);
+      FoldResult& r = results[slot];
+      const std::pair<Values, int> data_key(dataKey(candidates_[job.candidates.front()].values), f);
       if (const auto failed = load_failures.find(data_key); failed != load_failures.end()) {
         r.failure = failed->second;
         return;
@@ -261,40 +310,49 @@ class Search {
       FoldProgress fold_progress;
       if (progress_) {
         fold_progress = [&](int, const std::string& area, const std::string& stage, long done, long total,
-                            const std::string&) { reportProgress(first + k, area, stage, done, total); };
+                            const std::string&) { reportProgress(job.candidates.front(), area, stage, done, total); };
       }
       const auto start = std::chrono::steady_clock::now();
       try {
-        r.fold = validateFold(fresh[k], f, fold_progress, data_.at(data_key).get());
+        r.variants = validateFoldVariants(job.settings, f, fold_progress, data_.at(data_key).get());
       } catch (const ValidationFailure& e) {
         // A candidate that cannot be trained (e.g. costs that overflow) is out of the running; the
         // search goes on with the others.
         r.failure = e.what();
+        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       }
-      r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     });
-    for (std::size_t k = 0; k < fresh.size(); ++k) {
-      SelectionCandidate& c = candidates_[first + k];
-      HoldoutReport pooled;
-      for (std::size_t f = 0; f < folds; ++f) {
-        const FoldResult& r = results[k * folds + f];
-        c.seconds += r.seconds;
-        if (!r.failure.empty() && c.failure.empty()) c.failure = r.failure;
-        if (!r.failure.empty()) continue;
-        c.area_cost_ratio[r.fold.area] = r.fold.report.summary(Method::Learned).cost_ratio_mean;
-        pooled.add(r.fold.report);
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      for (std::size_t v = 0; v < jobs[j].candidates.size(); ++v) {
+        SelectionCandidate& c = candidates_[jobs[j].candidates[v]];
+        HoldoutReport pooled;
+        for (std::size_t f = 0; f < folds; ++f) {
+          const FoldResult& r = results[j * folds + f];
+          std::string failure = r.failure;
+          if (failure.empty()) {
+            const VariantFold& variant = r.variants[v];
+            c.seconds += variant.seconds;
+            if (!variant.failure.empty()) failure = ValidationFailure(variant.fold.area, variant.failure).what();
+          } else if (v == 0) {
+            c.seconds += r.seconds;
+          }
+          if (!failure.empty() && c.failure.empty()) c.failure = failure;
+          if (!failure.empty()) continue;
+          c.area_cost_ratio[r.variants[v].fold.area] = r.variants[v].fold.report.summary(Method::Learned).cost_ratio_mean;
+          pooled.add(r.variants[v].fold.report);
+        }
+        if (!c.failure.empty()) {
+          c.cost_ratio_mean = c.mhd_mean_px = std::numeric_limits<double>::infinity();
+          c.feasible_share = 0.0;
+          c.area_cost_ratio.clear();
+          continue;
+        }
+        c.pairs = pooled.scores.at(Method::Learned);
+        const MethodSummary m = summarise(c.pairs);
+        c.cost_ratio_mean = m.cost_ratio_mean;
+        c.feasible_share = m.feasible_share;
+        c.mhd_mean_px = m.mhd_mean_px;
       }
-      if (!c.failure.empty()) {
-        c.cost_ratio_mean = c.mhd_mean_px = std::numeric_limits<double>::infinity();
-        c.feasible_share = 0.0;
-        c.area_cost_ratio.clear();
-        continue;
-      }
-      c.pairs = pooled.scores.at(Method::Learned);
-      const MethodSummary m = summarise(c.pairs);
-      c.cost_ratio_mean = m.cost_ratio_mean;
-      c.feasible_share = m.feasible_share;
-      c.mhd_mean_px = m.mhd_mean_px;
     }
   }
 
@@ -308,19 +366,24 @@ class Search {
   std::mutex progress_mutex_;
 };
 
-// Part 1 of the procedure: the coordinate search at rung 0; returns the index of its choice.
+// Part 1 of the procedure: the coordinate search at rung 0 over the keys that need training (the
+// after-training keys' values are scored on every trained assignment and picked among at each step);
+// returns the index of its choice.
 std::size_t coordinateSearch(Search& search, const SelectionSpace& space, Values current) {
-  std::size_t chosen = search.score({current}, 0).front();
+  const std::vector<std::size_t> start = search.score({current}, 0);
+  std::size_t chosen = pickCandidate(search.candidates(), start, start.front(), space.rule);
+  if (chosen == kNoCandidate) return start.front();  // nothing trains: the caller says so
+  current = search.candidates()[chosen].values;
   for (int sweep = 0; sweep < space.sweeps; ++sweep) {
     for (const SelectionKey& key : space.keys) {
+      if (afterTraining(key.name)) continue;
       if (!settingApplies(search.settingsFor(current, 0), key.name)) continue;  // its values would all train the same model
-      std::vector<Values> assignments;
+      std::vector<Values> assignments = {current};  // the current choice's variants, scored already
       for (const std::string& value : key.values) {
         assignments.push_back(current);
         assignments.back()[key.name] = value;
       }
-      std::vector<std::size_t> among = search.score(assignments, 0);
-      among.insert(among.begin(), chosen);
+      const std::vector<std::size_t> among = search.score(assignments, 0);
       const std::size_t pick = pickCandidate(search.candidates(), among, chosen, space.rule);
       if (pick != kNoCandidate) chosen = pick;
       current = search.candidates()[chosen].values;
@@ -343,26 +406,35 @@ std::vector<std::size_t> ranked(const std::vector<SelectionCandidate>& candidate
 }
 
 // Parts 2 and 3: successive halving from the search's choice `chosen`, then the rule over the last
-// candidates at every budget they were trained with.
+// candidates at every budget they were trained with.  What goes on is a share of the trained
+// assignments (their training values), each scored again with every after-training value.
 std::size_t halve(Search& search, const SelectionSpace& space, std::size_t chosen) {
+  const std::vector<SelectionCandidate>& all = search.candidates();  // grows as the search scores
   std::vector<std::size_t> order;
-  for (std::size_t i = 0; i < search.candidates().size(); ++i) order.push_back(i);
-  std::vector<std::size_t> alive = ranked(search.candidates(), order, chosen);
+  for (std::size_t i = 0; i < all.size(); ++i) order.push_back(i);
+  std::vector<std::size_t> alive = ranked(all, order, chosen);
   for (int rung = 1; rung < space.rungs; ++rung) {
-    alive.resize((alive.size() + static_cast<std::size_t>(space.eta) - 1) / static_cast<std::size_t>(space.eta));
-    std::vector<Values> assignments;
-    for (const std::size_t i : alive) assignments.push_back(search.candidates()[i].values);
-    const std::vector<std::size_t> scored = search.score(assignments, rung);
-    const std::size_t pick = pickCandidate(search.candidates(), scored, scored.front(), space.rule);
+    std::vector<Values> trainings;
+    for (const std::size_t i : alive) {
+      const Values training = trainingValues(all[i].values);
+      if (std::none_of(trainings.begin(), trainings.end(), [&](const Values& t) { return trainingValues(t) == training; })) {
+        trainings.push_back(all[i].values);
+      }
+    }
+    trainings.resize((trainings.size() + static_cast<std::size_t>(space.eta) - 1) / static_cast<std::size_t>(space.eta));
+    const std::vector<std::size_t> scored = search.score(trainings, rung);
+    const auto current = std::find_if(scored.begin(), scored.end(), [&](std::size_t i) { return all[i].values == all[alive.front()].values; });
+    const std::size_t pick = pickCandidate(all, scored, current == scored.end() ? scored.front() : *current, space.rule);
     if (pick == kNoCandidate) break;  // none of them trains at this budget: keep the last rung's
-    alive = ranked(search.candidates(), scored, pick);
+    alive = ranked(all, scored, pick);
   }
-  // Early stopping: every budget of the last candidates; fewer passes are cheaper (simplicityKey).
+  // Early stopping: every budget (and after-training value) of the last candidates; fewer passes
+  // are cheaper (simplicityKey).
   std::vector<std::size_t> last;
-  const std::vector<SelectionCandidate>& all = search.candidates();
   for (std::size_t i = 0; i < all.size(); ++i) {
-    for (const std::size_t a : alive) {
-      if (all[i].values == all[a].values) last.push_back(i);
+    const Values training = trainingValues(all[i].values);
+    if (std::any_of(alive.begin(), alive.end(), [&](std::size_t a) { return trainingValues(all[a].values) == training; })) {
+      last.push_back(i);
     }
   }
   return pickCandidate(all, last, alive.front(), space.rule);

@@ -304,6 +304,15 @@ TEST_CASE("the paired rule's order: linear < exponential < LEARCH < network, the
   CHECK(exponential < learch);
   CHECK(learch < deeper);
   CHECK(deeper < network);
+  // A cost exponent further from 1 comes after, at any hypothesis.
+  PipelineSettings raised = twoAreaSettings();
+  applySetting(raised, "learner.cost_exponent", "2");
+  CHECK(linear < simplicityKey(raised));
+  CHECK(simplicityKey(raised) < exponential);
+  applySetting(raised, "learner.cost_exponent", "0.5");
+  const std::vector<long> lowered = simplicityKey(raised);
+  applySetting(raised, "learner.cost_exponent", "4");
+  CHECK(lowered < simplicityKey(raised));
   PipelineSettings fewer = twoAreaSettings();
   setBudgetPasses(fewer, 5);
   CHECK(budgetPasses(fewer) == 5);
@@ -378,4 +387,38 @@ TEST_CASE("settings selection does not depend on the thread count, and takes its
   space.pairs_seed = s.evaluation.seed + 100;
   const SelectionResult other_pairs = selectSettings(s, space);
   CHECK(other_pairs.candidates[0].cost_ratio_mean != one.candidates[0].cost_ratio_mean);
+}
+
+TEST_CASE("an after-training key is scored on each trained model, training once, as training with its value would") {
+  PipelineSettings s = twoAreaSettings();
+  s.learner.batch.stop.max_iterations = 6;
+  std::set<int> trained;  // the candidates whose folds report progress: those that trained
+  const SelectionProgress progress = [&](int candidate, const std::map<std::string, std::string>&, const std::string&,
+                                         const std::string&, long, long) { trained.insert(candidate); };
+  const SelectionResult r = selectSettings(
+      s, exhaustive({{"learner.cost_exponent", {"1", "3"}}, {"learner.lambda", {"1e-4", "10"}}}), progress);
+  // Each lambda with each exponent; one training per lambda.
+  REQUIRE(r.candidates.size() == 4);
+  CHECK(r.candidates[1].values.at("learner.cost_exponent") == "3");
+  CHECK(r.candidates[2].values.at("learner.lambda") == "10");
+  CHECK(trained == std::set<int>{1, 3});
+  CHECK(r.settings.learner.cost_exponent == std::stod(r.candidates[r.chosen].values.at("learner.cost_exponent")));
+  // The exponent's candidates score what a selection that trains with it scores.
+  PipelineSettings cubed = s;
+  cubed.learner.cost_exponent = 3.0;
+  const SelectionResult separately = selectSettings(cubed, exhaustive({{"learner.lambda", {"1e-4", "10"}}}));
+  REQUIRE(separately.candidates.size() == 2);
+  CHECK(separately.candidates[0].cost_ratio_mean == r.candidates[1].cost_ratio_mean);
+  CHECK(separately.candidates[1].cost_ratio_mean == r.candidates[3].cost_ratio_mean);
+  CHECK(r.candidates[0].cost_ratio_mean != r.candidates[1].cost_ratio_mean);
+
+  // Halving: a share of the trained assignments goes on, each with every exponent.
+  SelectionSpace halve = exhaustive({{"learner.lambda", {"1e-4", "10"}}, {"learner.cost_exponent", {"1", "3"}}});
+  halve.rungs = 2;
+  halve.eta = 2;
+  const SelectionResult h = selectSettings(s, halve);
+  REQUIRE(h.candidates.size() == 6);
+  CHECK(h.candidates[4].passes == 6);
+  CHECK(h.candidates[4].values.at("learner.lambda") == h.candidates[5].values.at("learner.lambda"));
+  CHECK(h.candidates[4].values.at("learner.cost_exponent") != h.candidates[5].values.at("learner.cost_exponent"));
 }

@@ -115,6 +115,24 @@ FoldData loadFoldData(const PipelineSettings& settings, int index, const StageCa
 ValidationFold validateFold(const PipelineSettings& settings, int index, const FoldProgress& progress = {},
                             const FoldData* data = nullptr);
 
+/// One variant's fold from validateFoldVariants: scored, or why not.
+struct VariantFold {
+  ValidationFold fold;
+  std::string failure;   ///< the cause (the area is fold.area), empty if scored
+  double seconds = 0.0;  ///< wall time: the shared training (counted on the first variant) and its scoring
+};
+
+/*!
+    requires: variants not empty, differing only in keys that act after training (SettingKey::
+              after_training, setting_keys.hpp); the rest as validateFold's
+    ensures: validateFold for each variant, training once (trainLearned with variants[0]) and
+             scoring each variant's copy of the model after applyAfterTraining; the results equal
+             validateFold's.  A variant whose applyAfterTraining or scoring throws mmp::Error gets its
+             failure; throws ValidationFailure when loading or training fails (every variant would).
+!*/
+std::vector<VariantFold> validateFoldVariants(const std::vector<PipelineSettings>& variants, int index,
+                                              const FoldProgress& progress = {}, const FoldData* data = nullptr);
+
 /*!
     requires: settings whose training images show at least two areas, all with labels
     ensures: for each area of the training images (trainingAreas), trains on the others and scores on

@@ -112,6 +112,13 @@ struct TrainedCostModel {
 !*/
 TrainedCostModel train(const TrainingData& data, const PipelineSettings& settings, const StageCallback& progress = {});
 
+/// train() in its two parts: trainLearned gives the costs as learned (settings.learner.cost_exponent
+/// not applied), applyAfterTraining then applies what acts on the trained model alone (the keys
+/// marked after_training, setting_keys.hpp: the cost exponent).  One trained model can so be scored
+/// under several exponents: apply each to its own copy of trainLearned's result.
+TrainedCostModel trainLearned(const TrainingData& data, const PipelineSettings& settings, const StageCallback& progress = {});
+void applyAfterTraining(TrainedCostModel& trained, const PipelineSettings& settings);
+
 /// Step 3, or nothing if disabled or a training image has no labels.  Chooses the cost scale by the
 /// mean cost ratio of the training demonstrations.
 std::optional<LinearClassifier> trainBaseline(const TrainingData& data, const PipelineSettings& settings);

@@ -38,6 +38,9 @@ struct SettingKey {
   std::string meaning;
   bool in_config = true;             ///< a config file may set it
   bool selectable = false;           ///< a `select:` search space may try values of it
+  /// It acts on the trained model alone (learner.cost_exponent: applyAfterTraining, pipeline.hpp):
+  /// `select:` scores each of its values on every trained candidate's models, without training again.
+  bool after_training = false;
   /// The setting's value in `s`, as a config would write it ("3", "[0, 4, 12]", "linear"); "" when it
   /// holds no value (the rule in `unset` applies).
   std::function<std::string(const PipelineSettings& s)> get;
