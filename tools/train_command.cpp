@@ -228,6 +228,10 @@ std::string selectionProcedure(const SelectionSpace& space) {
             " of the passes; then successive halving over " + std::to_string(space.rungs) + " rungs (budget x" +
             std::to_string(space.eta) + ", 1/" + std::to_string(space.eta) + " go on) and early stopping";
   }
+  for (const SelectionKey& key : space.keys) {
+    const SettingKey* k = findSettingKey(key.name);
+    if (k != nullptr && k->after_training) text += "; " + key.name + " scored on every trained candidate";
+  }
   return text + "; rule " + describe(space.rule) + "; score: learned cost ratio on the pairs of leave-one-training-"
                 "area-out folds";
 }

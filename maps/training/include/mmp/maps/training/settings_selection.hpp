@@ -26,11 +26,16 @@
 //     halving: the search runs at the configured passes (the exhaustive search of earlier versions).
 //  3. Early stopping: the choice is made by the rule over the last candidates at every budget they
 //     were trained with, fewer passes being cheaper; the chosen settings train that many passes.
+// A key that acts after training (SettingKey::after_training: learner.cost_exponent) is not searched:
+// every assignment is trained once a fold (trainLearned) and scored with each combination of those
+// keys' values (applyAfterTraining, validateFoldVariants); every pick is among all those variants,
+// and what goes on to the next rung is 1 / eta of the trained assignments, each with every value.
 //
 // The rule (SelectionRule): Lowest picks the lowest pooled mean cost ratio (the current choice on a
 // tie).  Paired takes as default the simplest candidate (simplerThan: linear costs < exponential
 // costs < LEARCH < network, then fewer passes, then LEARCH from uniform costs, shallower trees,
-// fewer network members and channels; among equals the current choice, then the first scored) and
+// fewer network members and channels, then a cost exponent nearer 1; among equals the current
+// choice, then the first scored) and
 // replaces it with the candidate of lowest mean only if that one is better beyond noise: the 95 %
 // paired-bootstrap interval (comparePaired, evaluation.hpp) of its gain over the default's ratios
 // on the same pairs lies wholly above 0.
