@@ -600,7 +600,7 @@ std::string settingsReference() {
   for (const SettingKey& k : settingKeys()) {
     std::string where;
     if (!k.in_config) where = " (`select:` only)";
-    else if (k.selectable) where = " (also in `select:`)";
+    else if (k.selectable) where = k.after_training ? " (also in `select:`, after training)" : " (also in `select:`)";
     out += "| `" + k.key + "`" + where + " | " + rangeText(k) + " | " + (k.get(defaults).empty() ? k.unset : k.get(defaults)) + " | " + k.meaning + " |\n";
   }
   return out;

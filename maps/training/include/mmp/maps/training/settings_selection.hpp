@@ -116,7 +116,9 @@ struct SelectionCandidate {
   double mhd_mean_px = 0.0;
   std::map<std::string, double> area_cost_ratio;  ///< per left-out area
   std::vector<PlanScore> pairs;               ///< the learned plans' scores, every fold's pairs in fold order
-  double seconds = 0.0;                       ///< the folds' training and scoring, summed
+  /// The folds' training and scoring, summed; candidates that differ only in after-training keys
+  /// share one training, counted on the first of them.
+  double seconds = 0.0;
   /// Why training failed ("without AREA: message"), empty if it did not: a failed candidate scores
   /// inf and the search goes on without it.
   std::string failure;
