@@ -279,6 +279,7 @@ Json printSelection(const TrainConfig& config, const SelectionResult& result) {
                     {"chosen_passes", result.candidates[result.chosen].passes},
                     {"seconds", result.seconds}};
   if (space.pairs_seed) selection["pairs_seed"] = *space.pairs_seed;
+  if (space.pairs) selection["pairs"] = *space.pairs;
   return selection;
 }
 

@@ -194,7 +194,7 @@ std::vector<RegionSpec> parseRegions(const ConfigNode& config, const std::string
 
 // The `select:` section; every value is tried on the settings here, so a bad one fails at load time.
 SelectionSpace parseSelection(const ConfigNode& node, const PipelineSettings& settings) {
-  node.expectKeys({"sweeps", "space", "rule", "rungs", "eta", "threads", "pairs_seed"});
+  node.expectKeys({"sweeps", "space", "rule", "rungs", "eta", "threads", "pairs_seed", "pairs"});
   SelectionSpace space;
   space.sweeps = static_cast<int>(node.integer("sweeps", space.sweeps, 1, 100));
   space.rule = parseSelectionRule(node.choice("rule", describe(space.rule), {"paired", "lowest"}));
@@ -204,6 +204,7 @@ SelectionSpace parseSelection(const ConfigNode& node, const PipelineSettings& se
   if (node.has("pairs_seed")) {
     space.pairs_seed = static_cast<std::uint64_t>(node.integer("pairs_seed", 0, 0, std::numeric_limits<long>::max()));
   }
+  if (node.has("pairs")) space.pairs = static_cast<int>(node.integer("pairs", 0, 1, 100000));
   if (!node.has("space")) node.fail("space", "required: a map of setting -> list of values to try");
   const ConfigNode s = node.child("space");
   std::vector<std::string> known;

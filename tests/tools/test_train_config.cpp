@@ -347,13 +347,17 @@ TEST_CASE("select: the search space is checked key by key when the config loads"
   CHECK(c.select->rule == SelectionRule::Paired);
   CHECK(c.select->rungs == 3);
   CHECK_FALSE(c.select->pairs_seed);
+  CHECK_FALSE(c.select->pairs);
   const TrainConfig exhaustive = loadTrainConfig(write(
-      dir, minimalConfig() + "select: {space: {loss.scale: [1, 3]}, rule: lowest, rungs: 1, eta: 2, threads: 1, pairs_seed: 8}\n"));
+      dir, minimalConfig() + "select: {space: {loss.scale: [1, 3]}, rule: lowest, rungs: 1, eta: 2, threads: 1, pairs_seed: 8, pairs: 40}\n"));
   CHECK(exhaustive.select->rule == SelectionRule::Lowest);
   CHECK(exhaustive.select->rungs == 1);
   CHECK(exhaustive.select->eta == 2);
   CHECK(exhaustive.select->threads == 1);
   CHECK(exhaustive.select->pairs_seed == 8u);
+  CHECK(exhaustive.select->pairs == 40);
+  CHECK(errorOf(write(dir, minimalConfig() + "select: {space: {loss.scale: [1]}, pairs: 0}\n")).find("select.pairs") !=
+        std::string::npos);
   CHECK(errorOf(write(dir, minimalConfig() + "select: {space: {loss.scale: [1]}, rule: best}\n")).find("select.rule") !=
         std::string::npos);
   CHECK(errorOf(write(dir, minimalConfig() + "select: {space: {loss.scale: [1]}, rule: best}\n")).find("paired, lowest") !=

@@ -107,6 +107,7 @@ Values checkedStartValues(const PipelineSettings& settings, const SelectionSpace
   if (space.rungs < 1) throw InvalidArgument("select.rungs: must be >= 1, got " + std::to_string(space.rungs));
   if (space.eta < 1) throw InvalidArgument("select.eta: must be >= 1, got " + std::to_string(space.eta));
   if (space.threads < 0) throw InvalidArgument("select.threads: must be >= 0 (0: all cores), got " + std::to_string(space.threads));
+  if (space.pairs && *space.pairs < 1) throw InvalidArgument("select.pairs: must be >= 1, got " + std::to_string(*space.pairs));
   Values current;
   for (const SelectionKey& key : space.keys) {
     if (current.count(key.name) != 0) throw InvalidArgument("select: " + key.name + " is given twice");
@@ -187,6 +188,7 @@ class Search {
           s.classifier.enabled = false;  // the score reads the learned planner's plans only
           if (pool_.threads() > 1) s.threads = 1;  // a fold a thread
           if (space_.pairs_seed) s.evaluation.seed = *space_.pairs_seed;
+          if (space_.pairs) s.evaluation.pairs = *space_.pairs;
           const Values training = trainingValues(values);
           auto job = std::find_if(fresh.begin(), fresh.end(), [&](const Job& j) {
             return j.passes == passes && trainingValues(candidates_[j.candidates.front()].values) == training;

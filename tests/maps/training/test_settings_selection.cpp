@@ -364,7 +364,7 @@ TEST_CASE("successive halving: budgets by rung, and a budget that keeps every ca
                        doctest::Contains("select.eta: must be >= 1, got 0"), InvalidArgument);
 }
 
-TEST_CASE("settings selection does not depend on the thread count, and takes its pairs' seed") {
+TEST_CASE("settings selection does not depend on the thread count, and takes its pairs' seed and number") {
   PipelineSettings s = twoAreaSettings();
   s.learner.batch.stop.max_iterations = 4;
   SelectionSpace space;
@@ -387,6 +387,12 @@ TEST_CASE("settings selection does not depend on the thread count, and takes its
   space.pairs_seed = s.evaluation.seed + 100;
   const SelectionResult other_pairs = selectSettings(s, space);
   CHECK(other_pairs.candidates[0].cost_ratio_mean != one.candidates[0].cost_ratio_mean);
+  // The number of validation pairs per left-out image is its own too.
+  space.pairs = 2 * s.evaluation.pairs;
+  const SelectionResult more_pairs = selectSettings(s, space);
+  CHECK(more_pairs.candidates[0].pairs.size() > one.candidates[0].pairs.size());
+  space.pairs = 0;
+  CHECK_THROWS_WITH_AS(selectSettings(s, space), doctest::Contains("select.pairs: must be >= 1, got 0"), InvalidArgument);
 }
 
 TEST_CASE("an after-training key is scored on each trained model, training once, as training with its value would") {

@@ -84,6 +84,9 @@ struct SelectionSpace {
   int threads = 0;  ///< folds trained at once (0: all cores); the result does not depend on it
   /// The seed of the validation pairs (EvaluationSettings::seed of each fold); none: evaluation.seed.
   std::optional<std::uint64_t> pairs_seed;
+  /// Validation pairs drawn on each left-out image (EvaluationSettings::pairs of each fold), >= 1;
+  /// none: evaluation.pairs.  More pairs, less noise in the scores, more scoring time.
+  std::optional<int> pairs;
 };
 
 /*!
