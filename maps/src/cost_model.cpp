@@ -15,8 +15,9 @@ namespace {
 
 constexpr const char* kCostsKey = "costs";  // the model setting holding the cost form
 constexpr const char* kExponentKey = "cost_exponent";  // CostModel::costExponent, when not 1
-// The oldest model file format that reads a cost exponent: a reader of 2 would give the costs un-raised.
-constexpr std::uint32_t kExponentFormat = 3;
+// The model file format a model is written in: 3, the oldest that reads a cost exponent, for a model
+// with one (a reader of 2 would give the costs un-raised); 2 for every other.
+std::uint32_t formatVersion(double exponent) { return exponent != 1.0 ? 3 : kOldestModelFormatVersion; }
 
 void checkWeights(const Eigen::VectorXd& w, const FeatureStack& features, CostForm form, const std::string& source) {
   const std::vector<std::string>& names = features.names();
@@ -135,13 +136,8 @@ CostModel CostModel::load(const std::string& path) {
   }
   double exponent = 1.0;  // files written before the exponent: the costs as learned
   if (const auto it = model.settings.find(kExponentKey); it != model.settings.end()) {
-    std::size_t used = 0;
-    try {
-      exponent = std::stod(it->second, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != it->second.size() || !(exponent >= kMinExponent && exponent <= kMaxExponent)) {
+    exponent = numberFromText(it->second).value_or(0.0);
+    if (!(exponent >= kMinExponent && exponent <= kMaxExponent)) {
       throw DataError(source + ": setting '" + kExponentKey + "' = '" + it->second + "' must be a number in [" +
                       numberText(kMinExponent) + ", " + numberText(kMaxExponent) + "]");
     }
@@ -164,10 +160,8 @@ void CostModel::save(const std::string& path) const {
   Model model;
   model.weights = weights_;
   model.settings = info_;
-  if (exponent_ != 1.0) {
-    model.settings[kExponentKey] = exactNumberText(exponent_);
-    model.version = kExponentFormat;
-  }
+  if (exponent_ != 1.0) model.settings[kExponentKey] = exactNumberText(exponent_);
+  model.version = formatVersion(exponent_);
   features_.store(model);
   trees_.store(model);
   network_.store(model);
@@ -467,7 +461,7 @@ std::vector<std::pair<std::string, std::string>> CostModel::summary() const {
     out.emplace_back(key, it->second);
     rest.erase(it);
   };
-  out.emplace_back("format", "mmp model file version " + std::to_string(exponent_ != 1.0 ? kExponentFormat : kOldestModelFormatVersion));
+  out.emplace_back("format", "mmp model file version " + std::to_string(formatVersion(exponent_)));
   take("behaviour");
   out.emplace_back("cost", !trees_.empty()    ? "exp(w . f + trees(f)), " + std::to_string(trees_.size()) + " trees (LEARCH)"
                            : !network_.empty() ? (network_.shape().cost_floor > 0.0 ? numberText(network_.shape().cost_floor) + " + " : std::string()) +

@@ -335,12 +335,7 @@ CostNetwork CostNetwork::fromModel(const Model& model) {
   shape.members = integer("network.members", setting("network.members"));
   auto number = [&](const std::string& key) {
     const std::string& text = setting(key);
-    try {
-      std::size_t used = 0;
-      const double v = std::stod(text, &used);
-      if (used == text.size()) return v;
-    } catch (const std::exception&) {
-    }
+    if (const std::optional<double> v = numberFromText(text)) return *v;
     throw DataError("setting '" + key + "' = '" + text + "' is not a number");
   };
   shape.kappa = number("network.kappa");

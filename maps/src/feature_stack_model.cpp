@@ -63,15 +63,9 @@ std::vector<double> numbers(const Model& model, const std::string& key) {
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
-    std::size_t used = 0;
-    double x = 0.0;
-    try {
-      x = std::stod(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != item.size()) throw DataError("model: setting '" + key + "' = '" + text + "' is not a list of numbers");
-    out.push_back(x);
+    const std::optional<double> x = numberFromText(item);
+    if (!x) throw DataError("model: setting '" + key + "' = '" + text + "' is not a list of numbers");
+    out.push_back(*x);
   }
   return out;
 }

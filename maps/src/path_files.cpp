@@ -30,14 +30,10 @@ std::vector<std::string> splitFields(const std::string& line) {
 }
 
 bool parseNumber(const std::string& text, double& x) {
-  if (text.empty()) return false;
-  std::size_t used = 0;
-  try {
-    x = std::stod(text, &used);
-  } catch (const std::exception&) {
-    return false;
-  }
-  return used == text.size() && std::isfinite(x);
+  const std::optional<double> v = numberFromText(text);
+  if (!v || !std::isfinite(*v)) return false;
+  x = *v;
+  return true;
 }
 
 std::string lower(std::string s) {

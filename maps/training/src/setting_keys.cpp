@@ -477,16 +477,9 @@ std::vector<SettingKey> makeKeys() {
 bool isWhole(double v) { return std::isfinite(v) && v == std::floor(v); }
 
 double parseNumber(const std::string& text, bool* ok) {
-  std::size_t used = 0;
-  double v = std::numeric_limits<double>::quiet_NaN();
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (text == "inf" || text == ".inf") v = kInf, used = text.size();
-  *ok = used != 0 && used == text.size();
-  return v;
+  const std::optional<double> v = text == ".inf" ? std::optional<double>(kInf) : numberFromText(text);
+  *ok = v.has_value();
+  return v.value_or(std::numeric_limits<double>::quiet_NaN());
 }
 
 std::string trim(const std::string& s) {

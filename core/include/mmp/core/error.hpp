@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -55,6 +56,20 @@ inline std::string numberText(double v) {
   char text[32];
   std::snprintf(text, sizeof text, "%.10g", v);
   return text;
+}
+
+/// The number that the whole of `text` spells (std::stod's syntax: "0.1", "1e-3", "inf"), or none
+/// (empty, not a number, a number followed by more, out of a double's range).
+inline std::optional<double> numberFromText(const std::string& text) {
+  std::size_t used = 0;
+  double v = 0.0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used != text.size()) return std::nullopt;
+  return v;
 }
 
 /// A number in the fewest significant digits that read back as the same double ("0.1", not
