@@ -232,8 +232,9 @@ std::string selectionProcedure(const SelectionSpace& space) {
     const SettingKey* k = findSettingKey(key.name);
     if (k != nullptr && k->after_training) text += "; " + key.name + " scored on every trained candidate";
   }
-  return text + "; rule " + describe(space.rule) + "; score: learned cost ratio on the pairs of leave-one-training-"
-                "area-out folds";
+  return text + "; rule " + describe(space.rule) + "; score " + describe(space.score) +
+         ": learned cost ratio on the pairs of leave-one-training-area-out folds" +
+         (space.score == SelectionScore::AreaMedian ? ", the median of the areas' means" : ", pooled");
 }
 
 // Prints the table of the `select:` search (run on the training images only) and returns it as JSON.
@@ -245,21 +246,21 @@ Json printSelection(const TrainConfig& config, const SelectionResult& result) {
     texts.push_back(valuesText(config, c.values));
     width = std::max(width, static_cast<int>(texts.back().size()));
   }
-  std::printf("%-4s %-*s %6s %10s %9s %9s %8s\n", "", width, "candidate", "passes", "cost ratio", "feasible", "MHD (px)",
-              "seconds");
+  std::printf("%-4s %-*s %6s %10s %10s %9s %9s %8s\n", "", width, "candidate", "passes", "score", "cost ratio", "feasible",
+              "MHD (px)", "seconds");
   Json candidates = Json::array();
   for (std::size_t i = 0; i < result.candidates.size(); ++i) {
     const SelectionCandidate& c = result.candidates[i];
     if (!c.failure.empty()) {
-      std::printf("%-4s %-*s %6ld %10s %9s %9s %8.0f  failed: %s\n", "", width, texts[i].c_str(), c.passes, "-", "-", "-",
-                  c.seconds, c.failure.c_str());
+      std::printf("%-4s %-*s %6ld %10s %10s %9s %9s %8.0f  failed: %s\n", "", width, texts[i].c_str(), c.passes, "-", "-",
+                  "-", "-", c.seconds, c.failure.c_str());
     } else {
-      std::printf("%-4s %-*s %6ld %10.3f %9.2f %9.1f %8.0f\n", i == result.chosen ? "*" : "", width, texts[i].c_str(),
-                  c.passes, c.cost_ratio_mean, c.feasible_share, c.mhd_mean_px, c.seconds);
+      std::printf("%-4s %-*s %6ld %10.3f %10.3f %9.2f %9.1f %8.0f\n", i == result.chosen ? "*" : "", width,
+                  texts[i].c_str(), c.passes, c.score, c.cost_ratio_mean, c.feasible_share, c.mhd_mean_px, c.seconds);
     }
     Json by_area = Json::object();
     for (const auto& [area, ratio] : c.area_cost_ratio) by_area[area] = ratio;
-    candidates.push_back({{"values", c.values}, {"passes", c.passes}, {"rung", c.rung}, {"cost_ratio_mean", c.cost_ratio_mean},
+    candidates.push_back({{"values", c.values}, {"passes", c.passes}, {"rung", c.rung}, {"score", c.score}, {"cost_ratio_mean", c.cost_ratio_mean},
                           {"feasible_share", c.feasible_share}, {"mhd_mean_px", c.mhd_mean_px},
                           {"area_cost_ratio", by_area}, {"seconds", c.seconds}});
     if (!c.failure.empty()) candidates.back()["failure"] = c.failure;
@@ -270,6 +271,7 @@ Json printSelection(const TrainConfig& config, const SelectionResult& result) {
   for (const SelectionKey& key : space.keys) space_json[key.name] = key.values;
   Json selection = {{"procedure", selectionProcedure(space)},
                     {"rule", describe(space.rule)},
+                    {"score", describe(space.score)},
                     {"rungs", space.rungs},
                     {"eta", space.eta},
                     {"areas", trainingAreas(config)},

@@ -194,10 +194,11 @@ std::vector<RegionSpec> parseRegions(const ConfigNode& config, const std::string
 
 // The `select:` section; every value is tried on the settings here, so a bad one fails at load time.
 SelectionSpace parseSelection(const ConfigNode& node, const PipelineSettings& settings) {
-  node.expectKeys({"sweeps", "space", "rule", "rungs", "eta", "threads", "pairs_seed", "pairs"});
+  node.expectKeys({"sweeps", "space", "rule", "score", "rungs", "eta", "threads", "pairs_seed", "pairs"});
   SelectionSpace space;
   space.sweeps = static_cast<int>(node.integer("sweeps", space.sweeps, 1, 100));
   space.rule = parseSelectionRule(node.choice("rule", describe(space.rule), {"paired", "lowest"}));
+  space.score = parseSelectionScore(node.choice("score", describe(space.score), {"area_median", "pooled"}));
   space.rungs = static_cast<int>(node.integer("rungs", space.rungs, 1, 10));
   space.eta = static_cast<int>(node.integer("eta", space.eta, 1, 10));
   space.threads = static_cast<int>(node.integer("threads", space.threads, 0, 256));

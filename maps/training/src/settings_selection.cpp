@@ -21,6 +21,92 @@ SelectionRule parseSelectionRule(const std::string& name) {
 
 std::string describe(SelectionRule rule) { return rule == SelectionRule::Lowest ? "lowest" : "paired"; }
 
+SelectionScore parseSelectionScore(const std::string& name) {
+  if (name == "area_median") return SelectionScore::AreaMedian;
+  if (name == "pooled") return SelectionScore::Pooled;
+  throw InvalidArgument("select.score: expected one of area_median, pooled, got '" + name + "'");
+}
+
+std::string describe(SelectionScore score) { return score == SelectionScore::AreaMedian ? "area_median" : "pooled"; }
+
+namespace {
+// The median of `values` (the mean of the middle two for an even count); values not empty.
+double median(std::vector<double> values) {
+  const std::size_t m = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(m), values.end());
+  if (values.size() % 2 == 1) return values[m];
+  return (values[m] + *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(m))) / 2.0;
+}
+
+// The median of the areas' means of `ratio(k)` over pair indices `draw(k)`; area a holds the pairs
+// [begin[a], begin[a] + sizes[a]).
+template <typename Draw>
+double areaMedian(const std::vector<double>& ratios, const std::vector<std::size_t>& sizes, Draw&& draw) {
+  std::vector<double> means;
+  std::size_t begin = 0;
+  for (const std::size_t n : sizes) {
+    double sum = 0.0;
+    for (std::size_t k = 0; k < n; ++k) sum += ratios[begin + draw(n, k)];
+    means.push_back(sum / static_cast<double>(n));
+    begin += n;
+  }
+  return median(std::move(means));
+}
+
+std::vector<double> ratiosOf(const std::vector<PlanScore>& pairs) {
+  std::vector<double> ratios;
+  for (const PlanScore& p : pairs) ratios.push_back(p.cost_ratio);
+  return ratios;
+}
+
+void checkGrouping(const std::vector<PlanScore>& pairs, const std::vector<std::size_t>& area_pairs) {
+  std::size_t total = 0;
+  for (const std::size_t n : area_pairs) total += n == 0 ? pairs.size() + 1 : n;  // an empty area is refused
+  if (area_pairs.empty() || total != pairs.size()) {
+    throw InvalidArgument("selection score: " + std::to_string(pairs.size()) + " pairs in " +
+                          std::to_string(area_pairs.size()) + " areas do not add up (each area needs a pair)");
+  }
+}
+}  // namespace
+
+double selectionScore(const std::vector<PlanScore>& pairs, const std::vector<std::size_t>& area_pairs,
+                      SelectionScore score) {
+  checkGrouping(pairs, area_pairs);
+  if (score == SelectionScore::Pooled) return summarise(pairs).cost_ratio_mean;
+  return areaMedian(ratiosOf(pairs), area_pairs, [](std::size_t, std::size_t k) { return k; });
+}
+
+PairedComparison compareScores(const SelectionCandidate& a, const SelectionCandidate& b, SelectionScore score,
+                               int resamples, std::uint64_t seed) {
+  if (score == SelectionScore::Pooled) return comparePaired(a.pairs, b.pairs, resamples, seed);
+  checkGrouping(a.pairs, a.area_pairs);
+  if (a.area_pairs != b.area_pairs || a.pairs.size() != b.pairs.size() || resamples < 1) {
+    throw InvalidArgument("selection score: the two candidates were not scored on the same pairs of the same areas");
+  }
+  const std::vector<double> ra = ratiosOf(a.pairs), rb = ratiosOf(b.pairs);
+  const auto same = [](std::size_t, std::size_t k) { return k; };
+  PairedComparison c;
+  c.pairs = static_cast<int>(ra.size());
+  c.gain = areaMedian(rb, b.area_pairs, same) - areaMedian(ra, a.area_pairs, same);
+  Random rng(seed);
+  std::vector<double> gains(static_cast<std::size_t>(resamples));
+  std::vector<std::size_t> drawn;
+  for (double& gain : gains) {
+    drawn.clear();  // one draw of every area's pairs, shared by both candidates
+    for (const std::size_t n : a.area_pairs) {
+      for (std::size_t k = 0; k < n; ++k) drawn.push_back(rng.below(n));
+    }
+    std::size_t next = 0;
+    const auto pick = [&](std::size_t, std::size_t) { return drawn[next++]; };
+    const double other = areaMedian(rb, b.area_pairs, pick);
+    next = 0;
+    gain = other - areaMedian(ra, a.area_pairs, pick);
+  }
+  c.low = percentile(gains, 0.025);
+  c.high = percentile(gains, 0.975);
+  return c;
+}
+
 bool settingApplies(const PipelineSettings& s, const std::string& key) {
   const bool learch = s.learner.hypothesis == CostHypothesis::Learch;
   const bool network = s.learner.hypothesis == CostHypothesis::Network;
@@ -72,15 +158,13 @@ std::vector<long> simplicityKey(const PipelineSettings& s) {
 }
 
 std::size_t pickCandidate(const std::vector<SelectionCandidate>& candidates, const std::vector<std::size_t>& among,
-                          std::size_t current, SelectionRule rule) {
-  const auto ok = [&](std::size_t i) { return std::isfinite(candidates[i].cost_ratio_mean); };
+                          std::size_t current, SelectionRule rule, SelectionScore score) {
+  const auto ok = [&](std::size_t i) { return std::isfinite(candidates[i].score); };
   const auto ahead = [&](std::size_t i, std::size_t j, bool by_simplicity) {  // i before j; ties keep j
     if (by_simplicity && candidates[i].simplicity != candidates[j].simplicity) {
       return candidates[i].simplicity < candidates[j].simplicity;
     }
-    if (!by_simplicity && candidates[i].cost_ratio_mean != candidates[j].cost_ratio_mean) {
-      return candidates[i].cost_ratio_mean < candidates[j].cost_ratio_mean;
-    }
+    if (!by_simplicity && candidates[i].score != candidates[j].score) return candidates[i].score < candidates[j].score;
     return false;
   };
   std::size_t lowest = kNoCandidate, simplest = kNoCandidate;
@@ -91,8 +175,8 @@ std::size_t pickCandidate(const std::vector<SelectionCandidate>& candidates, con
     if (simplest == kNoCandidate || ahead(i, simplest, true)) simplest = i;
   }
   if (rule == SelectionRule::Lowest || lowest == simplest) return lowest;
-  // The paired rule: the default stays unless the lowest mean is better beyond noise on the same pairs.
-  return comparePaired(candidates[lowest].pairs, candidates[simplest].pairs).low > 0.0 ? lowest : simplest;
+  // The paired rule: the default stays unless the lowest score is better beyond noise on the same pairs.
+  return compareScores(candidates[lowest], candidates[simplest], score).low > 0.0 ? lowest : simplest;
 }
 
 namespace {
@@ -340,17 +424,21 @@ class Search {
           }
           if (!failure.empty() && c.failure.empty()) c.failure = failure;
           if (!failure.empty()) continue;
-          c.area_cost_ratio[r.variants[v].fold.area] = r.variants[v].fold.report.summary(Method::Learned).cost_ratio_mean;
-          pooled.add(r.variants[v].fold.report);
+          const HoldoutReport& fold = r.variants[v].fold.report;
+          c.area_cost_ratio[r.variants[v].fold.area] = fold.summary(Method::Learned).cost_ratio_mean;
+          c.area_pairs.push_back(fold.scores.at(Method::Learned).size());
+          pooled.add(fold);
         }
         if (!c.failure.empty()) {
-          c.cost_ratio_mean = c.mhd_mean_px = std::numeric_limits<double>::infinity();
+          c.score = c.cost_ratio_mean = c.mhd_mean_px = std::numeric_limits<double>::infinity();
           c.feasible_share = 0.0;
           c.area_cost_ratio.clear();
+          c.area_pairs.clear();
           continue;
         }
         c.pairs = pooled.scores.at(Method::Learned);
         const MethodSummary m = summarise(c.pairs);
+        c.score = selectionScore(c.pairs, c.area_pairs, space_.score);
         c.cost_ratio_mean = m.cost_ratio_mean;
         c.feasible_share = m.feasible_share;
         c.mhd_mean_px = m.mhd_mean_px;
@@ -373,7 +461,7 @@ class Search {
 // returns the index of its choice.
 std::size_t coordinateSearch(Search& search, const SelectionSpace& space, Values current) {
   const std::vector<std::size_t> start = search.score({current}, 0);
-  std::size_t chosen = pickCandidate(search.candidates(), start, start.front(), space.rule);
+  std::size_t chosen = pickCandidate(search.candidates(), start, start.front(), space.rule, space.score);
   if (chosen == kNoCandidate) return start.front();  // nothing trains: the caller says so
   current = search.candidates()[chosen].values;
   for (int sweep = 0; sweep < space.sweeps; ++sweep) {
@@ -386,7 +474,7 @@ std::size_t coordinateSearch(Search& search, const SelectionSpace& space, Values
         assignments.back()[key.name] = value;
       }
       const std::vector<std::size_t> among = search.score(assignments, 0);
-      const std::size_t pick = pickCandidate(search.candidates(), among, chosen, space.rule);
+      const std::size_t pick = pickCandidate(search.candidates(), among, chosen, space.rule, space.score);
       if (pick != kNoCandidate) chosen = pick;
       current = search.candidates()[chosen].values;
     }
@@ -394,14 +482,14 @@ std::size_t coordinateSearch(Search& search, const SelectionSpace& space, Values
   return chosen;
 }
 
-// `lead` first, then the others of `scored` that trained, by mean (stable).
+// `lead` first, then the others of `scored` that trained, by score (stable).
 std::vector<std::size_t> ranked(const std::vector<SelectionCandidate>& candidates, std::vector<std::size_t> scored,
                                 std::size_t lead) {
   scored.erase(std::remove_if(scored.begin(), scored.end(), [&](std::size_t i) {
-                 return i == lead || !std::isfinite(candidates[i].cost_ratio_mean);
+                 return i == lead || !std::isfinite(candidates[i].score);
                }), scored.end());
   std::stable_sort(scored.begin(), scored.end(), [&](std::size_t a, std::size_t b) {
-    return candidates[a].cost_ratio_mean < candidates[b].cost_ratio_mean;
+    return candidates[a].score < candidates[b].score;
   });
   scored.insert(scored.begin(), lead);
   return scored;
@@ -426,7 +514,8 @@ std::size_t halve(Search& search, const SelectionSpace& space, std::size_t chose
     trainings.resize((trainings.size() + static_cast<std::size_t>(space.eta) - 1) / static_cast<std::size_t>(space.eta));
     const std::vector<std::size_t> scored = search.score(trainings, rung);
     const auto current = std::find_if(scored.begin(), scored.end(), [&](std::size_t i) { return all[i].values == all[alive.front()].values; });
-    const std::size_t pick = pickCandidate(all, scored, current == scored.end() ? scored.front() : *current, space.rule);
+    const std::size_t pick = pickCandidate(all, scored, current == scored.end() ? scored.front() : *current, space.rule,
+                                             space.score);
     if (pick == kNoCandidate) break;  // none of them trains at this budget: keep the last rung's
     alive = ranked(all, scored, pick);
   }
@@ -439,7 +528,7 @@ std::size_t halve(Search& search, const SelectionSpace& space, std::size_t chose
       last.push_back(i);
     }
   }
-  return pickCandidate(all, last, alive.front(), space.rule);
+  return pickCandidate(all, last, alive.front(), space.rule, space.score);
 }
 
 }  // namespace
@@ -452,8 +541,8 @@ SelectionResult selectSettings(const PipelineSettings& settings, const Selection
 
   Search search(settings, space, progress);
   std::size_t chosen = coordinateSearch(search, space, first);
-  if (space.rungs > 1 && std::isfinite(search.candidates()[chosen].cost_ratio_mean)) chosen = halve(search, space, chosen);
-  if (!std::isfinite(search.candidates()[chosen].cost_ratio_mean)) {
+  if (space.rungs > 1 && std::isfinite(search.candidates()[chosen].score)) chosen = halve(search, space, chosen);
+  if (!std::isfinite(search.candidates()[chosen].score)) {
     throw InvalidArgument("select: no candidate could be trained; the first: " + search.candidates().front().failure);
   }
   SelectionResult result;

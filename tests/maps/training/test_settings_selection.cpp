@@ -91,7 +91,22 @@ SelectionCandidate scored(const std::vector<double>& ratios, std::vector<long> s
     c.pairs.push_back(p);
     sum += r;
   }
-  c.cost_ratio_mean = sum / static_cast<double>(ratios.size());
+  c.score = c.cost_ratio_mean = sum / static_cast<double>(ratios.size());
+  c.area_pairs = {ratios.size()};
+  return c;
+}
+
+// A candidate scored on areas of pairs (one vector of ratios an area), by `score`.
+SelectionCandidate scoredByArea(const std::vector<std::vector<double>>& areas, SelectionScore score) {
+  std::vector<double> all;
+  std::vector<std::size_t> sizes;
+  for (const std::vector<double>& area : areas) {
+    all.insert(all.end(), area.begin(), area.end());
+    sizes.push_back(area.size());
+  }
+  SelectionCandidate c = scored(all, {0, 1, 0, 0});
+  c.area_pairs = sizes;
+  c.score = selectionScore(c.pairs, c.area_pairs, score);
   return c;
 }
 
@@ -272,21 +287,54 @@ TEST_CASE("the paired rule keeps the simpler candidate unless the other is bette
   std::vector<SelectionCandidate> c = {scored(ratios, learch), scored(ratios, linear), scored(slightly_lower, exponential),
                                        scored(clearly_lower, learch), scored(ratios, fewer_epochs)};
   // Equal scores: the simpler, whatever the order or the current choice; the lowest rule keeps the current one.
-  CHECK(pickCandidate(c, {0, 1}, 0, SelectionRule::Paired) == 1);
-  CHECK(pickCandidate(c, {1, 0}, kNoCandidate, SelectionRule::Paired) == 1);
-  CHECK(pickCandidate(c, {0, 1}, 0, SelectionRule::Lowest) == 0);
-  CHECK(pickCandidate(c, {1, 0}, kNoCandidate, SelectionRule::Lowest) == 1);
+  CHECK(pickCandidate(c, {0, 1}, 0, SelectionRule::Paired, SelectionScore::Pooled) == 1);
+  CHECK(pickCandidate(c, {1, 0}, kNoCandidate, SelectionRule::Paired, SelectionScore::Pooled) == 1);
+  CHECK(pickCandidate(c, {0, 1}, 0, SelectionRule::Lowest, SelectionScore::Pooled) == 0);
+  CHECK(pickCandidate(c, {1, 0}, kNoCandidate, SelectionRule::Lowest, SelectionScore::Pooled) == 1);
   // Fewer passes are cheaper (early stopping).
-  CHECK(pickCandidate(c, {1, 4}, 1, SelectionRule::Paired) == 4);
+  CHECK(pickCandidate(c, {1, 4}, 1, SelectionRule::Paired, SelectionScore::Pooled) == 4);
   // A lower mean within noise does not replace the simpler; a lower mean on every pair does.
-  CHECK(pickCandidate(c, {1, 2}, 1, SelectionRule::Paired) == 1);
-  CHECK(pickCandidate(c, {1, 2}, 1, SelectionRule::Lowest) == 2);
-  CHECK(pickCandidate(c, {1, 2, 3}, 1, SelectionRule::Paired) == 3);
+  CHECK(pickCandidate(c, {1, 2}, 1, SelectionRule::Paired, SelectionScore::Pooled) == 1);
+  CHECK(pickCandidate(c, {1, 2}, 1, SelectionRule::Lowest, SelectionScore::Pooled) == 2);
+  CHECK(pickCandidate(c, {1, 2, 3}, 1, SelectionRule::Paired, SelectionScore::Pooled) == 3);
   // The current choice does not outrank a simpler one; a failed candidate is never picked.
-  CHECK(pickCandidate(c, {1, 4, 0}, 0, SelectionRule::Paired) == 4);
-  c[4].cost_ratio_mean = kInf;
-  CHECK(pickCandidate(c, {1, 4}, 1, SelectionRule::Paired) == 1);
-  CHECK(pickCandidate(c, {4}, 4, SelectionRule::Paired) == kNoCandidate);
+  CHECK(pickCandidate(c, {1, 4, 0}, 0, SelectionRule::Paired, SelectionScore::Pooled) == 4);
+  c[4].score = c[4].cost_ratio_mean = kInf;
+  CHECK(pickCandidate(c, {1, 4}, 1, SelectionRule::Paired, SelectionScore::Pooled) == 1);
+  CHECK(pickCandidate(c, {4}, 4, SelectionRule::Paired, SelectionScore::Pooled) == kNoCandidate);
+}
+
+TEST_CASE("the area-median score: the middle area's mean, so one area's long detours do not decide alone") {
+  // Three areas of four pairs.  `steady` is a little worse than `tailed` on two areas; `tailed`
+  // has two very long detours on the third, which rule its pooled mean.
+  const std::vector<std::vector<double>> steady = {{1.3, 1.4, 1.2, 1.5}, {2.1, 2.0, 2.2, 1.9}, {3.0, 3.2, 2.8, 3.0}};
+  const std::vector<std::vector<double>> tailed = {{1.1, 1.2, 1.0, 1.3}, {1.9, 1.8, 2.0, 1.7}, {2.8, 3.0, 14.0, 12.0}};
+  std::vector<SelectionCandidate> median = {scoredByArea(steady, SelectionScore::AreaMedian),
+                                            scoredByArea(tailed, SelectionScore::AreaMedian)};
+  std::vector<SelectionCandidate> pooled = {scoredByArea(steady, SelectionScore::Pooled),
+                                            scoredByArea(tailed, SelectionScore::Pooled)};
+  CHECK(median[0].score == doctest::Approx(2.05));  // the areas' means 1.35, 2.05, 3.0
+  CHECK(median[1].score == doctest::Approx(1.85));  // 1.15, 1.85, 7.95
+  CHECK(pooled[0].score == doctest::Approx(pooled[0].cost_ratio_mean));
+  CHECK(pickCandidate(median, {0, 1}, 0, SelectionRule::Lowest, SelectionScore::AreaMedian) == 1);
+  CHECK(pickCandidate(pooled, {0, 1}, 0, SelectionRule::Lowest, SelectionScore::Pooled) == 0);
+  // Better by 0.2 on every pair of the median area, beyond noise whatever the pairs drawn.
+  const PairedComparison gain = compareScores(median[1], median[0], SelectionScore::AreaMedian);
+  CHECK(gain.gain == doctest::Approx(0.2));
+  CHECK(gain.low > 0.0);
+  CHECK(pickCandidate(median, {0, 1}, 0, SelectionRule::Paired, SelectionScore::AreaMedian) == 1);
+  // Even areas: the mean of the middle two.
+  CHECK(selectionScore(median[0].pairs, {4, 8}, SelectionScore::AreaMedian) == doctest::Approx((1.35 + 2.525) / 2.0));
+  // Groupings that do not match the pairs are refused.
+  CHECK_THROWS_WITH_AS(selectionScore(median[0].pairs, {4, 4}, SelectionScore::AreaMedian),
+                       doctest::Contains("12 pairs in 2 areas do not add up"), InvalidArgument);
+  CHECK_THROWS_AS(selectionScore(median[0].pairs, {0, 12}, SelectionScore::AreaMedian), InvalidArgument);
+  SelectionCandidate regrouped = median[1];
+  regrouped.area_pairs = {6, 6};
+  CHECK_THROWS_WITH_AS(compareScores(regrouped, median[0], SelectionScore::AreaMedian),
+                       doctest::Contains("not scored on the same pairs"), InvalidArgument);
+  CHECK(parseSelectionScore("pooled") == SelectionScore::Pooled);
+  CHECK_THROWS_WITH_AS(parseSelectionScore("mean"), doctest::Contains("area_median, pooled"), InvalidArgument);
 }
 
 TEST_CASE("the paired rule's order: linear < exponential < LEARCH < network, then fewer passes") {
@@ -379,6 +427,10 @@ TEST_CASE("settings selection does not depend on the thread count, and takes its
   CHECK(one.chosen == three.chosen);
   for (std::size_t i = 0; i < one.candidates.size(); ++i) {
     CHECK(one.candidates[i].cost_ratio_mean == three.candidates[i].cost_ratio_mean);
+    // Scored by the default score, the median of the two areas' means, over each fold's pairs.
+    CHECK(one.candidates[i].area_pairs.size() == 2);
+    CHECK(one.candidates[i].score ==
+          selectionScore(one.candidates[i].pairs, one.candidates[i].area_pairs, SelectionScore::AreaMedian));
     REQUIRE(one.candidates[i].pairs.size() == three.candidates[i].pairs.size());
     for (std::size_t k = 0; k < one.candidates[i].pairs.size(); ++k) {
       CHECK(one.candidates[i].pairs[k].cost_ratio == three.candidates[i].pairs[k].cost_ratio);

@@ -8,8 +8,8 @@
 //   RunResult run = trainAndEvaluate(chosen.settings);           // pipeline.hpp
 //
 // A candidate is an assignment of the space's keys trained for a number of passes (online epochs,
-// batch iterations, LEARCH rounds or network epochs: its budget).  Its score is the learned
-// planner's cost ratio on every validation pair of every training area, each area scored by the
+// batch iterations, LEARCH rounds or network epochs: its budget).  It is judged by the learned
+// planner's cost ratios on every validation pair of every training area, each area scored by the
 // model trained on the other areas (validateFold, holdout_report.hpp); every candidate is scored on
 // the same pairs, so two candidates are compared pair by pair.  Only the training images are read:
 // the holdout images are never opened.
@@ -22,7 +22,7 @@
 //     learner.costs with it) is skipped, since its values would all train the same model.
 //  2. Successive halving: every assignment the search scored goes on to the next rung, whose budget
 //     is eta times larger (the last rung: the configured passes); after each rung the rule's pick
-//     and the next lowest means, 1 / eta of them (rounded up), go on.  With one rung there is no
+//     and the next lowest scores, 1 / eta of them (rounded up), go on.  With one rung there is no
 //     halving: the search runs at the configured passes (the exhaustive search of earlier versions).
 //  3. Early stopping: the choice is made by the rule over the last candidates at every budget they
 //     were trained with, fewer passes being cheaper; the chosen settings train that many passes.
@@ -31,14 +31,20 @@
 // keys' values (applyAfterTraining, validateFoldVariants); every pick is among all those variants,
 // and what goes on to the next rung is 1 / eta of the trained assignments, each with every value.
 //
-// The rule (SelectionRule): Lowest picks the lowest pooled mean cost ratio (the current choice on a
+// The score (SelectionScore) a candidate is judged by: AreaMedian (the default) is the median over the
+// left-out areas of each area's mean cost ratio, so that one area's few very long detours do not
+// decide alone (docs/results-network.md, "A score not ruled by one area"); Pooled is the mean over
+// every pair of every area.
+//
+// The rule (SelectionRule): Lowest picks the lowest score (the current choice on a
 // tie).  Paired takes as default the simplest candidate (simplerThan: linear costs < exponential
 // costs < LEARCH < network, then fewer passes, then LEARCH from uniform costs, shallower trees,
 // fewer network members and channels, then a cost exponent nearer 1; among equals the current
 // choice, then the first scored) and
-// replaces it with the candidate of lowest mean only if that one is better beyond noise: the 95 %
-// paired-bootstrap interval (comparePaired, evaluation.hpp) of its gain over the default's ratios
-// on the same pairs lies wholly above 0.
+// replaces it with the candidate of lowest score only if that one is better beyond noise: the 95 %
+// paired-bootstrap interval of its gain in score over the default's on the same pairs lies wholly
+// above 0 (comparePaired, evaluation.hpp, for Pooled; for AreaMedian the same with the pairs
+// resampled within each area, compareScores).
 //
 // Each fold's data (loadFoldData: the other areas' training data, the left-out images with their
 // reference paths) is loaded once for every candidate that shares it (the keys outside learner.*
@@ -73,10 +79,17 @@ enum class SelectionRule { Lowest, Paired };
 SelectionRule parseSelectionRule(const std::string& name);
 std::string describe(SelectionRule rule);
 
+/// What a candidate is judged by (see the file comment).
+enum class SelectionScore { AreaMedian, Pooled };
+/// "area_median" or "pooled"; throws mmp::InvalidArgument naming the valid names otherwise.
+SelectionScore parseSelectionScore(const std::string& name);
+std::string describe(SelectionScore score);
+
 struct SelectionSpace {
   std::vector<SelectionKey> keys;
   int sweeps = 1;  ///< passes of the coordinate search over the keys, >= 1
   SelectionRule rule = SelectionRule::Paired;
+  SelectionScore score = SelectionScore::AreaMedian;
   /// Budgets: rung r of `rungs` trains ceil(passes / eta^(rungs - 1 - r)) passes; >= 1 (1: every
   /// candidate at the configured passes, no halving).
   int rungs = 3;
@@ -114,11 +127,13 @@ struct SelectionCandidate {
   long passes = 0;                            ///< the budget trained (budgetPasses)
   int rung = 0;                               ///< the rung it was first scored at (from 0)
   std::vector<long> simplicity;               ///< simplicityKey of its settings
-  double cost_ratio_mean = 0.0;               ///< the score: pooled over the left-out areas (inf if failed)
+  double score = 0.0;                         ///< what the rule compares (SelectionScore; inf if failed)
+  double cost_ratio_mean = 0.0;               ///< pooled over the left-out areas (inf if failed)
   double feasible_share = 0.0;
   double mhd_mean_px = 0.0;
   std::map<std::string, double> area_cost_ratio;  ///< per left-out area
   std::vector<PlanScore> pairs;               ///< the learned plans' scores, every fold's pairs in fold order
+  std::vector<std::size_t> area_pairs;        ///< how many of `pairs` each fold has, in fold order
   /// The folds' training and scoring, summed; candidates that differ only in after-training keys
   /// share one training, counted on the first of them.
   double seconds = 0.0;
@@ -139,13 +154,27 @@ constexpr std::size_t kNoCandidate = static_cast<std::size_t>(-1);
 /*!
     requires: every index in `among` and `current` (unless kNoCandidate) < candidates.size(); current in among
     ensures: the rule's pick among candidates[among] (file comment), kNoCandidate if every one failed.
-             Lowest: the lowest cost_ratio_mean, `current` on a tie, else the first in `among`.
+             Lowest: the lowest score, `current` on a tie, else the first in `among`.
              Paired: the default is the simplest (lowest simplicity), `current` among equals, else
-             the first in `among`; the lowest mean replaces it only if comparePaired(its pairs, the
-             default's pairs) has an interval wholly above 0.
+             the first in `among`; the lowest score replaces it only if compareScores(its pairs, the
+             default's, score) has an interval wholly above 0.
 !*/
 std::size_t pickCandidate(const std::vector<SelectionCandidate>& candidates, const std::vector<std::size_t>& among,
-                          std::size_t current, SelectionRule rule);
+                          std::size_t current, SelectionRule rule, SelectionScore score);
+
+/// The score of `pairs` grouped into areas of area_pairs[k] pairs each, in order: their mean (Pooled) or
+/// the median of the areas' means (AreaMedian; the mean of the middle two for an even number of areas).
+double selectionScore(const std::vector<PlanScore>& pairs, const std::vector<std::size_t>& area_pairs,
+                      SelectionScore score);
+
+/*!
+    requires: a and b scored on the same pairs, grouped alike (area_pairs equal and summing to pairs.size())
+    ensures: the gain in score of a over b (b's score - a's) and its 95 % paired-bootstrap interval,
+             pairs resampled within each area (Pooled: comparePaired of evaluation.hpp, as before);
+             throws mmp::InvalidArgument when the pairs do not match.
+!*/
+PairedComparison compareScores(const SelectionCandidate& a, const SelectionCandidate& b, SelectionScore score,
+                               int resamples = 10000, std::uint64_t seed = 1);
 
 /// Called before each fold and with its progress: candidate number (from 1), the candidate's
 /// values, the fold's area, and the fold's own pipeline progress.  Calls come from the selection's
