@@ -198,7 +198,7 @@ SelectionSpace parseSelection(const ConfigNode& node, const PipelineSettings& se
   SelectionSpace space;
   space.sweeps = static_cast<int>(node.integer("sweeps", space.sweeps, 1, 100));
   space.rule = parseSelectionRule(node.choice("rule", describe(space.rule), {"paired", "lowest"}));
-  space.score = parseSelectionScore(node.choice("score", describe(space.score), {"area_median", "pooled"}));
+  space.score = parseSelectionScore(node.choice("score", describe(space.score), {"pooled", "area_median"}));
   space.rungs = static_cast<int>(node.integer("rungs", space.rungs, 1, 10));
   space.eta = static_cast<int>(node.integer("eta", space.eta, 1, 10));
   space.threads = static_cast<int>(node.integer("threads", space.threads, 0, 256));

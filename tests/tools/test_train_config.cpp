@@ -345,14 +345,14 @@ TEST_CASE("select: the search space is checked key by key when the config loads"
         std::string::npos);
   // The procedure: successive halving with the paired rule by default; each key named with its valid values.
   CHECK(c.select->rule == SelectionRule::Paired);
-  CHECK(c.select->score == SelectionScore::AreaMedian);
+  CHECK(c.select->score == SelectionScore::Pooled);
   CHECK(c.select->rungs == 3);
   CHECK_FALSE(c.select->pairs_seed);
   CHECK_FALSE(c.select->pairs);
   const TrainConfig exhaustive = loadTrainConfig(write(
-      dir, minimalConfig() + "select: {space: {loss.scale: [1, 3]}, rule: lowest, score: pooled, rungs: 1, eta: 2, threads: 1, pairs_seed: 8, pairs: 40}\n"));
+      dir, minimalConfig() + "select: {space: {loss.scale: [1, 3]}, rule: lowest, score: area_median, rungs: 1, eta: 2, threads: 1, pairs_seed: 8, pairs: 40}\n"));
   CHECK(exhaustive.select->rule == SelectionRule::Lowest);
-  CHECK(exhaustive.select->score == SelectionScore::Pooled);
+  CHECK(exhaustive.select->score == SelectionScore::AreaMedian);
   CHECK(exhaustive.select->rungs == 1);
   CHECK(exhaustive.select->eta == 2);
   CHECK(exhaustive.select->threads == 1);

@@ -24,7 +24,7 @@ std::string describe(SelectionRule rule) { return rule == SelectionRule::Lowest 
 SelectionScore parseSelectionScore(const std::string& name) {
   if (name == "area_median") return SelectionScore::AreaMedian;
   if (name == "pooled") return SelectionScore::Pooled;
-  throw InvalidArgument("select.score: expected one of area_median, pooled, got '" + name + "'");
+  throw InvalidArgument("select.score: expected one of pooled, area_median, got '" + name + "'");
 }
 
 std::string describe(SelectionScore score) { return score == SelectionScore::AreaMedian ? "area_median" : "pooled"; }

@@ -334,7 +334,7 @@ TEST_CASE("the area-median score: the middle area's mean, so one area's long det
   CHECK_THROWS_WITH_AS(compareScores(regrouped, median[0], SelectionScore::AreaMedian),
                        doctest::Contains("not scored on the same pairs"), InvalidArgument);
   CHECK(parseSelectionScore("pooled") == SelectionScore::Pooled);
-  CHECK_THROWS_WITH_AS(parseSelectionScore("mean"), doctest::Contains("area_median, pooled"), InvalidArgument);
+  CHECK_THROWS_WITH_AS(parseSelectionScore("mean"), doctest::Contains("pooled, area_median"), InvalidArgument);
 }
 
 TEST_CASE("the paired rule's order: linear < exponential < LEARCH < network, then fewer passes") {
@@ -427,10 +427,11 @@ TEST_CASE("settings selection does not depend on the thread count, and takes its
   CHECK(one.chosen == three.chosen);
   for (std::size_t i = 0; i < one.candidates.size(); ++i) {
     CHECK(one.candidates[i].cost_ratio_mean == three.candidates[i].cost_ratio_mean);
-    // Scored by the default score, the median of the two areas' means, over each fold's pairs.
+    // Scored by the default score, the mean over every pair, with each fold's pairs counted.
     CHECK(one.candidates[i].area_pairs.size() == 2);
     CHECK(one.candidates[i].score ==
-          selectionScore(one.candidates[i].pairs, one.candidates[i].area_pairs, SelectionScore::AreaMedian));
+          selectionScore(one.candidates[i].pairs, one.candidates[i].area_pairs, SelectionScore::Pooled));
+    CHECK(one.candidates[i].score == one.candidates[i].cost_ratio_mean);
     REQUIRE(one.candidates[i].pairs.size() == three.candidates[i].pairs.size());
     for (std::size_t k = 0; k < one.candidates[i].pairs.size(); ++k) {
       CHECK(one.candidates[i].pairs[k].cost_ratio == three.candidates[i].pairs[k].cost_ratio);

@@ -31,10 +31,10 @@
 // keys' values (applyAfterTraining, validateFoldVariants); every pick is among all those variants,
 // and what goes on to the next rung is 1 / eta of the trained assignments, each with every value.
 //
-// The score (SelectionScore) a candidate is judged by: AreaMedian (the default) is the median over the
-// left-out areas of each area's mean cost ratio, so that one area's few very long detours do not
-// decide alone (docs/results-network.md, "A score not ruled by one area"); Pooled is the mean over
-// every pair of every area.
+// The score (SelectionScore) a candidate is judged by: Pooled (the default) is the mean over every pair
+// of every area; AreaMedian is the median over the left-out areas of each area's mean cost ratio, so
+// that one area's few very long detours do not decide alone (docs/results-network.md, "A score not
+// ruled by one area", measures both).
 //
 // The rule (SelectionRule): Lowest picks the lowest score (the current choice on a
 // tie).  Paired takes as default the simplest candidate (simplerThan: linear costs < exponential
@@ -80,8 +80,8 @@ SelectionRule parseSelectionRule(const std::string& name);
 std::string describe(SelectionRule rule);
 
 /// What a candidate is judged by (see the file comment).
-enum class SelectionScore { AreaMedian, Pooled };
-/// "area_median" or "pooled"; throws mmp::InvalidArgument naming the valid names otherwise.
+enum class SelectionScore { Pooled, AreaMedian };
+/// "pooled" or "area_median"; throws mmp::InvalidArgument naming the valid names otherwise.
 SelectionScore parseSelectionScore(const std::string& name);
 std::string describe(SelectionScore score);
 
@@ -89,7 +89,7 @@ struct SelectionSpace {
   std::vector<SelectionKey> keys;
   int sweeps = 1;  ///< passes of the coordinate search over the keys, >= 1
   SelectionRule rule = SelectionRule::Paired;
-  SelectionScore score = SelectionScore::AreaMedian;
+  SelectionScore score = SelectionScore::Pooled;
   /// Budgets: rung r of `rungs` trains ceil(passes / eta^(rungs - 1 - r)) passes; >= 1 (1: every
   /// candidate at the configured passes, no halving).
   int rungs = 3;
