@@ -10,6 +10,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <numeric>
 
 namespace mmp {
 
@@ -38,17 +39,16 @@ double median(std::vector<double> values) {
   return (values[m] + *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(m))) / 2.0;
 }
 
-// The median of the areas' means of `ratio(k)` over pair indices `draw(k)`; area a holds the pairs
-// [begin[a], begin[a] + sizes[a]).
-template <typename Draw>
-double areaMedian(const std::vector<double>& ratios, const std::vector<std::size_t>& sizes, Draw&& draw) {
+// The median of the areas' means of ratios[drawn[k]]: area a holds the positions [begin_a, begin_a + sizes[a])
+// of `drawn` (the pairs' own indices, or a resample of them within each area).
+double areaMedian(const std::vector<double>& ratios, const std::vector<std::size_t>& sizes,
+                  const std::vector<std::size_t>& drawn) {
   std::vector<double> means;
-  std::size_t begin = 0;
+  std::size_t k = 0;
   for (const std::size_t n : sizes) {
     double sum = 0.0;
-    for (std::size_t k = 0; k < n; ++k) sum += ratios[begin + draw(n, k)];
+    for (const std::size_t end = k + n; k < end; ++k) sum += ratios[drawn[k]];
     means.push_back(sum / static_cast<double>(n));
-    begin += n;
   }
   return median(std::move(means));
 }
@@ -73,7 +73,9 @@ double selectionScore(const std::vector<PlanScore>& pairs, const std::vector<std
                       SelectionScore score) {
   checkGrouping(pairs, area_pairs);
   if (score == SelectionScore::Pooled) return summarise(pairs).cost_ratio_mean;
-  return areaMedian(ratiosOf(pairs), area_pairs, [](std::size_t, std::size_t k) { return k; });
+  std::vector<std::size_t> all(pairs.size());
+  std::iota(all.begin(), all.end(), std::size_t{0});
+  return areaMedian(ratiosOf(pairs), area_pairs, all);
 }
 
 PairedComparison compareScores(const SelectionCandidate& a, const SelectionCandidate& b, SelectionScore score,
@@ -84,23 +86,19 @@ PairedComparison compareScores(const SelectionCandidate& a, const SelectionCandi
     throw InvalidArgument("selection score: the two candidates were not scored on the same pairs of the same areas");
   }
   const std::vector<double> ra = ratiosOf(a.pairs), rb = ratiosOf(b.pairs);
-  const auto same = [](std::size_t, std::size_t k) { return k; };
+  std::vector<std::size_t> drawn(ra.size());
+  std::iota(drawn.begin(), drawn.end(), std::size_t{0});
   PairedComparison c;
   c.pairs = static_cast<int>(ra.size());
-  c.gain = areaMedian(rb, b.area_pairs, same) - areaMedian(ra, a.area_pairs, same);
+  c.gain = areaMedian(rb, b.area_pairs, drawn) - areaMedian(ra, a.area_pairs, drawn);
   Random rng(seed);
   std::vector<double> gains(static_cast<std::size_t>(resamples));
-  std::vector<std::size_t> drawn;
   for (double& gain : gains) {
-    drawn.clear();  // one draw of every area's pairs, shared by both candidates
+    std::size_t k = 0;  // one draw within every area, shared by both candidates
     for (const std::size_t n : a.area_pairs) {
-      for (std::size_t k = 0; k < n; ++k) drawn.push_back(rng.below(n));
+      for (const std::size_t begin = k; k < begin + n; ++k) drawn[k] = begin + rng.below(n);
     }
-    std::size_t next = 0;
-    const auto pick = [&](std::size_t, std::size_t) { return drawn[next++]; };
-    const double other = areaMedian(rb, b.area_pairs, pick);
-    next = 0;
-    gain = other - areaMedian(ra, a.area_pairs, pick);
+    gain = areaMedian(rb, b.area_pairs, drawn) - areaMedian(ra, a.area_pairs, drawn);
   }
   c.low = percentile(gains, 0.025);
   c.high = percentile(gains, 0.975);
