@@ -80,7 +80,8 @@ class ConfigNode {
   std::shared_ptr<const std::map<std::string, std::string>> origins_;  ///< key path -> file; null: all file_
 };
 
-/// Levenshtein distance, for "did you mean" suggestions.
+/// Edit distance (insertions, deletions, substitutions and swaps of two neighbouring characters, one
+/// each), for "did you mean" suggestions.
 std::size_t editDistance(const std::string& a, const std::string& b);
 
 }  // namespace mmp::tools

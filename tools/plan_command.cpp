@@ -434,7 +434,10 @@ void addPlanCommand(CLI::App& app) {
               "  mmp plan --model model.mmp --image tile.tif --world --start 320010,2777262 --goal 320400,2777000 --planner bitstar\n"
               "  mmp plan --model model.mmp --image tile.tif --world --start 320010,2777262 --goal 320400,2777000 --vehicle dubins "
               "--turning-radius 6 --start-heading 90 --out path.csv");
-  cmd->callback([o] { runPlan(*o); });
+  cmd->callback([o] {
+    if (o->out.empty() && o->png.empty()) throw InvalidArgument("mmp plan: give --out and/or --png (else the plan is written nowhere)");
+    runPlan(*o);
+  });
 }
 
 void addCostmapCommand(CLI::App& app) {

@@ -325,6 +325,9 @@ void readPipelineSections(const ConfigNode& config, PipelineSettings& c) {
     config.child(section).expectKeys(sectionKeys(section));
   }
   const ConfigNode learner = config.child("learner");
+  // learner.lambda and learner.passes set both learners at once, for a search space alone.
+  if (learner.has("lambda")) learner.fail("lambda", "a select: key only; here set learner.online.lambda or learner.batch.lambda");
+  if (learner.has("passes")) learner.fail("passes", "a select: key only; here set learner.online.epochs or learner.batch.iterations");
   learner.expectKeys(sectionKeys("learner", {"online", "batch", "learch", "network"}));
   learner.child("learch").expectKeys(sectionKeys("learner.learch"));
   learner.child("network").expectKeys(sectionKeys("learner.network"));
@@ -366,7 +369,8 @@ Behaviour parseBehaviour(const ConfigNode& node, const std::vector<LabelClass>& 
   }
   const std::string preferred = node.text("preferred", "");
   if (findClass(classes, preferred) == nullptr) {
-    node.fail("preferred", "unknown class '" + preferred + "'; did you mean '" + nearestClass(classes, preferred) + "'?");
+    node.fail("preferred", "unknown class '" + preferred + "'; did you mean '" + nearestClass(classes, preferred) +
+                               "'? (declared: " + classList(classes) + ")");
   }
   try {
     return Behaviour::make(node.text("name", ""), classes, cost_list, preferred);

@@ -14,8 +14,13 @@ std::string Familiarity::describe() const {
   char text[320];
   std::snprintf(text, sizeof text, "%.2f %% of the image's %lld cells have colours unlike every training cell (warning above %.0f %%)%s",
                 100.0 * share(), cells, 100.0 * kWarnShare,
-                warns() ? ": the image is unlike what the model learned from, and its costs there are guesses" : "");
-  return text;
+                share() > kWarnShare ? ": the image is unlike what the model learned from, and its costs there are guesses" : "");
+  std::string line = text;
+  if (fewColours()) {
+    line += "; and its cells hold only " + std::to_string(colours.count()) + " of " + std::to_string(kColourBins) +
+            " colours (a photograph's hold dozens or more): is it a label mask or a blank image? Its costs are guesses";
+  }
+  return line;
 }
 
 TrainingDomain::TrainingDomain(int cell_size) : cell_size_(cell_size) {
@@ -89,6 +94,7 @@ void TrainingDomain::check(const cv::Mat& bgr, const cv::Mat& valid, Familiarity
   if (empty()) return;
   forEachCell(bgr, valid, cell_size_, [this, &into](int b) {
     ++into.cells;
+    into.colours.set(static_cast<std::size_t>(b));
     if (!near_[b]) ++into.outside;
   });
 }

@@ -46,6 +46,19 @@ TEST_CASE("familiarity: a scene of the training kind passes, one of other colour
   CHECK(other.warns());
   CHECK(other.describe().find("unlike what the model learned from") != std::string::npos);
 
+  // A class-index label mask given as the image: a few near-black values, one colour bin.
+  cv::Mat mask(256, 256, CV_8UC3, cv::Scalar(0, 0, 0));
+  mask(cv::Rect(0, 0, 128, 256)).setTo(cv::Scalar(3, 3, 3));
+  Familiarity flat;
+  domain.check(mask, {}, flat);
+  CHECK(flat.colours.count() == 1);
+  CHECK(flat.fewColours());
+  CHECK(flat.warns());
+  CHECK(flat.describe().find("only 1 of 4096 colours") != std::string::npos);
+  CHECK(flat.describe().find("label mask") != std::string::npos);
+  CHECK_FALSE(same.fewColours());
+  CHECK(same.colours.count() >= static_cast<std::size_t>(Familiarity::kFewColours));
+
   Familiarity none;
   TrainingDomain().check(test::syntheticImage(64, 64, 3), {}, none);
   CHECK_FALSE(none.known);

@@ -305,20 +305,20 @@ TEST_CASE("bad input: crashes are clear errors (model layers, YAML keys, output 
        1, "tile_cells = 1 is too small for the model's features .*; use at least [0-9]+"},
       {"unclear", "an unknown planner",
        [](Fixtures& f) {
-         return std::vector<std::string>{"plan", "--model", f.dir.file("model.mmp"), "--image", f.image, "--start", "4,4",
+         return std::vector<std::string>{"plan", "--out", f.dir.file("p.csv"), "--model", f.dir.file("model.mmp"), "--image", f.image, "--start", "4,4",
                                          "--goal", "100,100", "--planner", "dijkstra"};
        },
        1, "--planner: unknown OMPL planner \"dijkstra\"; valid names: rrtstar, .*bitstar.*; or astar"},
       {"unclear", "world points on an image without a world frame",
        [](Fixtures& f) {
-         return std::vector<std::string>{"plan", "--model", f.dir.file("model.mmp"), "--image", f.image, "--world",
+         return std::vector<std::string>{"plan", "--out", f.dir.file("p.csv"), "--model", f.dir.file("model.mmp"), "--image", f.image, "--world",
                                          "--start", "4,4", "--goal", "100,100"};
        },
        1, "--start 4,4 is in world coordinates, but '.*scene.png' has no world frame \\(no georeference\\): give "
           "--resolution and --origin"},
       {"unclear", "a world start outside the image",
        [](Fixtures& f) {
-         return std::vector<std::string>{"plan", "--model", f.dir.file("model.mmp"), "--image", f.image, "--world",
+         return std::vector<std::string>{"plan", "--out", f.dir.file("p.csv"), "--model", f.dir.file("model.mmp"), "--image", f.image, "--world",
                                          "--resolution", "0.5", "--origin", "100,200", "--start", "90,210", "--goal",
                                          "120,230"};
        },
@@ -573,7 +573,7 @@ TEST_CASE("bad input: every surface as strict as the first (issue 32: threads, t
           "cost a model may give, 1e\\+30|the most a model may spread them); kept the model of "},
       {"wrong name", "an OMPL budget of 1e308 (the clock overflowed before)",
        [](Fixtures& f) {
-         return std::vector<std::string>{"plan", "--model", f.dir.file("model.mmp"), "--image", f.image, "--start", "4,4",
+         return std::vector<std::string>{"plan", "--out", f.dir.file("p.csv"), "--model", f.dir.file("model.mmp"), "--image", f.image, "--start", "4,4",
                                          "--goal", "100,100", "--planner", "rrtstar", "--budget", "1e308"};
        },
        1, "--budget 1e\\+308 is out of range: give seconds > 0 and at most 604800"},

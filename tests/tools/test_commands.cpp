@@ -164,9 +164,15 @@ TEST_CASE("mmp plan and mmp costmap use a saved model on a new image") {
 
   CLI::App app3;
   addPlanCommand(app3);
-  CHECK_THROWS_AS(app3.parse(std::vector<std::string>{"900,4", "--goal", "3,4", "--start", dir.file("scene.png"),
-                                                      "--image", dir.file("m.mmp"), "--model", "plan"}),
-                  InvalidArgument);
+  CHECK_THROWS_WITH_AS(app3.parse(std::vector<std::string>{dir.file("p.csv"), "--out", "900,4", "--goal", "3,4", "--start",
+                                                           dir.file("scene.png"), "--image", dir.file("m.mmp"), "--model", "plan"}),
+                       doctest::Contains("--goal"), InvalidArgument);
+  // A plan written nowhere is refused before any work.
+  CLI::App app6;
+  addPlanCommand(app6);
+  CHECK_THROWS_WITH_AS(app6.parse(std::vector<std::string>{"9,4", "--goal", "3,4", "--start", dir.file("scene.png"),
+                                                           "--image", dir.file("m.mmp"), "--model", "plan"}),
+                       doctest::Contains("give --out and/or --png"), InvalidArgument);
 }
 
 TEST_CASE("mmp plan takes world coordinates of the image's frame and writes the path in both") {
@@ -504,7 +510,7 @@ TEST_CASE("mmp costmap --nav2: lethal cells by quantile, a local origin, a folde
 
   CLI::App plan;
   addPlanCommand(plan);
-  CHECK_THROWS_WITH_AS(plan.parse(std::vector<std::string>{"55.2001,25.1001", "--goal", "55.2002,25.1002", "--start", "--world",
+  CHECK_THROWS_WITH_AS(plan.parse(std::vector<std::string>{dir.file("p.csv"), "--out", "55.2001,25.1001", "--goal", "55.2002,25.1002", "--start", "--world",
                                                            "EPSG:4326", "--crs", "55.2,25.1", "--origin", "0.00001",
                                                            "--resolution", dir.file("scene.png"), "--image",
                                                            dir.file("m.mmp"), "--model", "plan"}),

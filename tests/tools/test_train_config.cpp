@@ -96,6 +96,21 @@ TEST_CASE("train config errors name the key path and what is valid") {
     const std::string m = errorOf(write(dir, minimalConfig("{name: b, preferred: Road, costs: {Road: 1, Lnad: 5}}")));
     CHECK(m.find("behaviour.costs.Lnad: unknown class; did you mean 'Land'?") != std::string::npos);
   }
+  SUBCASE("a misspelt preferred class suggests the nearest, a swap of two letters being one edit") {
+    const std::string m = errorOf(write(dir, minimalConfig("{name: b, preferred: Raod, costs: {Road: 1}}")));
+    CHECK(m.find("behaviour.preferred: unknown class 'Raod'; did you mean 'Road'? (declared: ") != std::string::npos);
+    CHECK(editDistance("Raod", "Road") == 1);
+    CHECK(editDistance("Raod", "Land") == 2);
+    CHECK(editDistance("lamda", "lambda") == 1);
+    CHECK(editDistance("", "abc") == 3);
+    CHECK(editDistance("abc", "abc") == 0);
+  }
+  SUBCASE("the select:-only keys name the keys a config sets instead") {
+    CHECK(errorOf(write(dir, minimalConfig() + "learner: {lambda: 0.1}\n"))
+              .find("learner.lambda: a select: key only; here set learner.online.lambda or learner.batch.lambda") !=
+          std::string::npos);
+    CHECK(errorOf(write(dir, minimalConfig() + "learner: {passes: 3}\n")).find("learner.online.epochs") != std::string::npos);
+  }
   SUBCASE("every class needs a cost") {
     const std::string m = errorOf(write(dir, minimalConfig("{name: b, preferred: Road, costs: {Road: 1}}")));
     CHECK(m.find("class 'Building' has no cost") != std::string::npos);

@@ -14,13 +14,16 @@
 //
 // Threshold: an image warns when more than kWarnShare of its cells are outside (docs/cost-maps.md
 // gives the measured shares: real models on their own holdout parts, the synthetic model on them).
-// Colours only: an image of familiar colours in unfamiliar arrangements (texture, layout) passes.
+// Colours only: an image of familiar colours in unfamiliar arrangements (texture, layout) passes.  It
+// also warns when its cells fall in fewer than kFewColours bins: no photograph is that uniform, and a
+// class-index label mask (values 0..5, all near black) given as the image would otherwise pass.
 #pragma once
 
 #include <mmp/core/model_file.hpp>
 
 #include <opencv2/core.hpp>
 
+#include <bitset>
 #include <string>
 #include <vector>
 
@@ -32,12 +35,22 @@ struct Familiarity {
   /// models (the Dubai tiles 1, 2, 4, 5, 6): with each tile left out of the statistics in turn, its
   /// parts had at most 0.29 % of their cells outside; 1 % leaves a margin of three over that.
   static constexpr double kWarnShare = 0.01;
+  /// Warn when an image of at least kFewColoursCells cells fills fewer colour bins than this: each of
+  /// the 63 Dubai parts fills 92 or more of the 4096 bins at 4 px cells (median 230), their
+  /// class-index masks 1.
+  static constexpr int kFewColours = 8;
+  static constexpr long long kFewColoursCells = 100;
+  static constexpr int kColourBins = 16 * 16 * 16;
   long long cells = 0;    ///< cells with data that were checked
   long long outside = 0;  ///< of them, cells whose colour no training cell was near
   bool known = false;     ///< false: the model holds no training statistics (made before they were kept)
+  std::bitset<kColourBins> colours;  ///< the colour bins the checked cells fell in
 
   double share() const { return cells > 0 ? static_cast<double>(outside) / static_cast<double>(cells) : 0.0; }
-  bool warns() const { return known && share() > kWarnShare; }
+  bool fewColours() const {
+    return known && cells >= kFewColoursCells && colours.count() < static_cast<std::size_t>(kFewColours);
+  }
+  bool warns() const { return known && (share() > kWarnShare || fewColours()); }
   /// One line: "12.3 % of the image's 40000 cells have colours unlike every training cell (warning
   /// above 5 %): its costs there are guesses", or why nothing can be said.
   std::string describe() const;
@@ -47,6 +60,7 @@ class TrainingDomain {
  public:
   static constexpr int kLevels = 16;
   static constexpr int kBins = kLevels * kLevels * kLevels;
+  static_assert(kBins == Familiarity::kColourBins, "Familiarity counts the domain's bins");
   /// A bin counts as seen if it holds at least this share of the training cells.
   static constexpr double kMinShare = 1e-5;
 
