@@ -29,6 +29,25 @@ std::size_t editDistance(const std::string& a, const std::string& b) {
 
 namespace {
 
+// Why a config file cannot be read, if it is missing: "; no such file", with the nearest YAML file
+// beside it by name when there is one.
+std::string missingFileHint(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (fs::exists(path, error)) return "";
+  const fs::path file(path);
+  const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  std::string nearest;
+  std::size_t best = std::string::npos;
+  for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
+    const fs::path name = it->path().filename();
+    if (name.extension() != ".yaml" && name.extension() != ".yml") continue;
+    const std::size_t d = editDistance(file.filename().string(), name.string());
+    if (d < best) best = d, nearest = (folder / name).string();
+  }
+  return "; no such file" + (nearest.empty() || best > 3 ? std::string() : ": did you mean '" + nearest + "'?");
+}
+
 // Where each key path of a merged config was set: "learner.batch.lambda" -> the file that set it.
 using Origins = std::map<std::string, std::string>;
 
@@ -88,7 +107,7 @@ YAML::Node loadWithBase(const std::string& path, std::vector<std::string> chain,
     root = YAML::LoadFile(path);
   } catch (const YAML::BadFile&) {
     throw ConfigError("cannot read config file '" + path + "'" +
-                      (chain.empty() ? std::string() : " (the base of '" + chain.back() + "')"));
+                      (chain.empty() ? std::string() : " (the base of '" + chain.back() + "')") + missingFileHint(path));
   } catch (const YAML::Exception& e) {
     throw ConfigError(path + ": YAML syntax error: " + e.what());
   }

@@ -286,6 +286,10 @@ TEST_CASE("base: a config starts from another, maps merged key by key") {
   CHECK(setError("loss.scale=abc").find("loss.scale: expected a finite number") != std::string::npos);
   CHECK(errorOf(write(dir, "base: missing.yaml\n")).find("cannot read config file '" + dir.file("missing.yaml") + "' (the base of") !=
         std::string::npos);
+  // A missing file says so, with the nearest YAML file beside it.
+  write(dir, minimalConfig(), "follow_road.yaml");
+  CHECK(errorOf(dir.file("folow_road.yaml")).find("; no such file: did you mean '" + dir.file("follow_road.yaml") + "'?") !=
+        std::string::npos);
   write(dir, "base: loop_b.yaml\n", "loop_a.yaml");
   write(dir, "base: loop_a.yaml\n", "loop_b.yaml");
   CHECK(errorOf(dir.file("loop_a.yaml")).find("is already in this chain of bases") != std::string::npos);
