@@ -17,6 +17,7 @@ struct InfoOptions {
   std::string model;
   bool json = false;
   bool config = false;
+  bool data = false;
 };
 
 void runInfo(const InfoOptions& o) {
@@ -36,6 +37,9 @@ void runInfo(const InfoOptions& o) {
     if (key == "config_effective" && !o.config) {
       text = std::to_string(std::count(value.begin(), value.end(), '\n')) + " lines of YAML (--config prints them)";
     }
+    if (key == "data" && !o.data) {
+      text = std::to_string(std::count(value.begin(), value.end(), '\n')) + " files' fingerprints (--data prints them)";
+    }
     while (!text.empty() && text.back() == '\n') text.pop_back();
     std::string indented;  // continuation lines under the value
     for (char ch : text) indented += ch == '\n' ? "\n" + std::string(width + 4, ' ') : std::string(1, ch);
@@ -52,6 +56,7 @@ void addInfoCommand(CLI::App& app) {
   cmd->add_option("model,--model", o->model, "model file written by mmp train")->required();
   cmd->add_flag("--json", o->json, "one JSON object, every entry in full");
   cmd->add_flag("--config", o->config, "print the effective config the model was trained with in full");
+  cmd->add_flag("--data", o->data, "print the fingerprint of every file it was trained and scored on");
   cmd->footer("Examples:\n  mmp info models/follow_road.mmp\n  mmp info out/demo/model.mmp --json");
   cmd->callback([o] { runInfo(*o); });
 }

@@ -320,9 +320,11 @@ void runNav2(const CostmapOptions& o, const ModelOnImage& m) {
   std::printf("wrote %smap.yaml, map.pgm and map.levels.csv (Nav2 map_server, mode raw: %d of 98 graded levels used "
               "on the %s scale; set trinary_costmap: false in Nav2)\n",
               dir.c_str(), info.levels_used, o.nav2_scale.c_str());
-  std::printf("lethal cells (100): %lld -- %lld impassable, %lld costing more than %s, %lld marked by --lethal-mask\n",
-              info.lethal, info.lethal - info.lethal_by_cost - info.lethal_by_mask, info.lethal_by_cost,
-              numberText(nav2.lethal_above).c_str(), info.lethal_by_mask);
+  const std::string by_cost = std::isfinite(nav2.lethal_above)
+                                  ? std::to_string(info.lethal_by_cost) + " costing more than " + numberText(nav2.lethal_above)
+                                  : "none by cost (no --lethal-above or --lethal-quantile)";
+  std::printf("lethal cells (100): %lld -- %lld impassable, %s, %lld marked by --lethal-mask\n", info.lethal,
+              info.lethal - info.lethal_by_cost - info.lethal_by_mask, by_cost.c_str(), info.lethal_by_mask);
   if (info.lethal == 0) {
     std::printf("note: learned costs are finite, so the map has no obstacle; mark some with --lethal-above COST, "
                 "--lethal-quantile Q or --lethal-mask FILE\n");

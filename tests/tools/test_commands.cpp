@@ -461,6 +461,9 @@ TEST_CASE("mmp train writes metrics.json with every digit, the training curve an
   CLI::App info_app;
   addInfoCommand(info_app);
   CHECK_NOTHROW(info_app.parse(std::vector<std::string>{"--json", dir.file("out/model.mmp"), "info"}));
+  CLI::App info_data;
+  addInfoCommand(info_data);
+  CHECK_NOTHROW(info_data.parse(std::vector<std::string>{"--data", dir.file("out/model.mmp"), "info"}));
 
   // The same training in this process gives the same numbers; the file holds them bit for bit.
   const TrainedCostModel trained = train(loadTrainingData(config), config);

@@ -99,7 +99,7 @@ class Learner {
   /// NaN (it never evaluates the whole objective).
   virtual double objective() const { return std::numeric_limits<double>::quiet_NaN(); }
   /// What TraceRecord::value is: "objective c(w), eq. 4" (the cutting plane: the least so far),
-  /// "objective c(w), likelihood" or "mean prediction loss".
+  /// "objective c(w), likelihood" or "running mean prediction loss per demonstration".
   virtual const char* traceValueName() const = 0;
   /// What a pass is called: "iteration", "epoch" or "pass".
   virtual const char* passName() const = 0;

@@ -67,7 +67,7 @@ class OnlineGreedyProjection : public Learner {
   const Eigen::VectorXd& train(const ExampleList& examples, Eigen::VectorXd initial = Eigen::VectorXd()) override;
   LearnerKind kind() const override { return LearnerKind::Online; }
   long passes() const override { return static_cast<long>(trace().size()); }
-  const char* traceValueName() const override { return "mean prediction loss"; }
+  const char* traceValueName() const override { return "running mean prediction loss per demonstration"; }
   const char* passName() const override { return "epoch"; }
 
   const std::vector<double>& predictionLosses() const { return prediction_losses_; }
