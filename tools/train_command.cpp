@@ -133,8 +133,9 @@ void printTraining(const RunResult& run, const PipelineSettings& config) {
   const bool learch = t.hypothesis == CostHypothesis::Learch;
   const bool network = t.hypothesis == CostHypothesis::Network;
   const bool batch = t.learner == LearnerKind::Batch || learch || network;
-  std::printf("  learner %s: %ld %ss in %.2f s (%.3f s each)%s, %s\n", learnerName(t).c_str(), t.passes,
-              t.pass_name.c_str(), t.epoch_seconds * static_cast<double>(t.passes), t.epoch_seconds,
+  std::printf("  learner %s: %ld %ss%s in %.2f s (%.3f s each)%s, %s\n", learnerName(t).c_str(), t.passes,
+              t.pass_name.c_str(), network ? " (epoch 0: the start, scored without a step)" : "",
+              t.epoch_seconds * static_cast<double>(t.passes), t.epoch_seconds,
               batch ? (", objective " + std::to_string(t.objective)).c_str() : "", t.info.c_str());
   if (learch) {
     std::printf("  LEARCH costs exp(w . f + %zu trees) from %.3g to %.3g on the training images; training prediction "
