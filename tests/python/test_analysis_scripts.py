@@ -1,0 +1,48 @@
+"""The analysis scripts of tools/ on small hand-made outputs whose answers are known."""
+
+import json
+import os
+import subprocess
+import sys
+
+from conftest import SOURCE_DIR
+
+
+def run_nested(tmp_path, runs):
+    paths = []
+    for k, candidates in enumerate(runs):
+        path = tmp_path / f"run{k}" / "metrics.json"
+        path.parent.mkdir()
+        path.write_text(json.dumps({"selection": {"candidates": candidates}}))
+        paths.append(str(path))
+    out = subprocess.run([sys.executable, os.path.join(SOURCE_DIR, "tools", "nested_scores.py")] + paths,
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def candidate(**areas):
+    return {"values": {}, "area_cost_ratio": areas}
+
+
+def test_nested_scores_picks_on_the_other_areas_and_reads_the_one_left_out(tmp_path):
+    # "tailed" is better on three areas of four but has one very bad area; "steady" is a little worse
+    # everywhere else.  Leaving out a: the others' mean prefers steady (2.0 < 4.0), their median tailed
+    # (1.5 < 2.0), so the median's pick scores tailed's 1.5 on a, the mean's steady's 2.0; and so on.
+    steady = candidate(a=2.0, b=2.0, c=2.0, d=2.0)
+    tailed = candidate(a=1.5, b=1.5, c=1.5, d=9.0)
+    summary = run_nested(tmp_path, [[steady, tailed]])
+    assert summary["runs"] == 1
+    # Leaving out a, b or c: mean -> steady (2.0), median -> tailed (1.5). Leaving out d: both -> tailed
+    # (1.5 < 2.0 on a, b and c) and read 9.0.
+    assert abs(summary["mean"]["mean_left_out"] - (3 * 2.0 + 9.0) / 4) < 1e-12
+    assert abs(summary["median"]["mean_left_out"] - (3 * 1.5 + 9.0) / 4) < 1e-12
+    assert summary["median"]["wins_vs_mean"] == 1 and summary["median"]["losses_vs_mean"] == 0
+    assert summary["mean"]["wins_vs_mean"] == 0
+
+
+def test_nested_scores_skips_runs_it_cannot_use(tmp_path):
+    failed = {"values": {}, "area_cost_ratio": {}}  # a candidate whose training failed
+    usable = [candidate(a=1.0, b=2.0, c=3.0), candidate(a=2.0, b=1.0, c=3.0)]
+    two_areas = [candidate(a=1.0, b=2.0), candidate(a=2.0, b=1.0)]
+    summary = run_nested(tmp_path, [usable + [failed], two_areas])
+    assert summary["runs"] == 1
