@@ -27,6 +27,16 @@ std::size_t editDistance(const std::string& a, const std::string& b) {
   return last[b.size()];
 }
 
+std::string nearestName(const std::string& key, const std::vector<std::string>& names) {
+  std::string nearest;
+  std::size_t best = std::string::npos;
+  for (const std::string& name : names) {
+    const std::size_t d = editDistance(key, name);
+    if (d < best) best = d, nearest = name;
+  }
+  return nearest;
+}
+
 namespace {
 
 // Why a config file cannot be read, if it is missing: "; no such file", with the nearest YAML file
@@ -37,15 +47,14 @@ std::string missingFileHint(const std::string& path) {
   if (fs::exists(path, error)) return "";
   const fs::path file(path);
   const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
-  std::string nearest;
-  std::size_t best = std::string::npos;
+  std::vector<std::string> yaml;
   for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
     const fs::path name = it->path().filename();
-    if (name.extension() != ".yaml" && name.extension() != ".yml") continue;
-    const std::size_t d = editDistance(file.filename().string(), name.string());
-    if (d < best) best = d, nearest = (folder / name).string();
+    if (name.extension() == ".yaml" || name.extension() == ".yml") yaml.push_back(name.string());
   }
-  return "; no such file" + (nearest.empty() || best > 3 ? std::string() : ": did you mean '" + nearest + "'?");
+  const std::string nearest = nearestName(file.filename().string(), yaml);
+  if (nearest.empty() || editDistance(file.filename().string(), nearest) > 3) return "; no such file";
+  return "; no such file: did you mean '" + (folder / nearest).string() + "'?";
 }
 
 // Where each key path of a merged config was set: "learner.batch.lambda" -> the file that set it.
@@ -228,12 +237,7 @@ void ConfigNode::expectKeys(const std::vector<std::string>& allowed) const {
   for (const auto& entry : node_) {
     const std::string key = keyName(entry.first);
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-    std::string nearest;
-    std::size_t best = std::string::npos;
-    for (const auto& candidate : allowed) {
-      const std::size_t distance = editDistance(key, candidate);
-      if (distance < best) best = distance, nearest = candidate;
-    }
+    const std::string nearest = nearestName(key, allowed);
     std::ostringstream valid;
     for (std::size_t i = 0; i < allowed.size(); ++i) valid << (i ? ", " : "") << allowed[i];
     fail(key, "unknown key" + (nearest.empty() ? std::string() : "; did you mean '" + keyPath(nearest) + "'?") +

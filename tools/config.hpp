@@ -83,5 +83,7 @@ class ConfigNode {
 /// Edit distance (insertions, deletions, substitutions and swaps of two neighbouring characters, one
 /// each), for "did you mean" suggestions.
 std::size_t editDistance(const std::string& a, const std::string& b);
+/// Of `names`, the one nearest `key` by editDistance (the first on a tie); "" if names is empty.
+std::string nearestName(const std::string& key, const std::vector<std::string>& names);
 
 }  // namespace mmp::tools

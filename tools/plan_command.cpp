@@ -433,7 +433,8 @@ void addPlanCommand(CLI::App& app) {
       ->check(CLI::IsMember({"image", "costs"}))
       ->capture_default_str();
   cmd->footer("Examples:\n  mmp plan --model out/demo/model.mmp --image scene.png --start 10,10 --goal 500,480 --png plan.png\n"
-              "  mmp plan --model model.mmp --image tile.tif --world --start 320010,2777262 --goal 320400,2777000 --planner bitstar\n"
+              "  mmp plan --model model.mmp --image tile.tif --world --start 320010,2777262 --goal 320400,2777000 --planner bitstar "
+              "--out path.csv\n"
               "  mmp plan --model model.mmp --image tile.tif --world --start 320010,2777262 --goal 320400,2777000 --vehicle dubins "
               "--turning-radius 6 --start-heading 90 --out path.csv");
   cmd->callback([o] {

@@ -64,13 +64,9 @@ std::string classList(const std::vector<LabelClass>& classes) {
 }
 
 std::string nearestClass(const std::vector<LabelClass>& classes, const std::string& key) {
-  std::string best;
-  std::size_t distance = std::string::npos;
-  for (const LabelClass& c : classes) {
-    const std::size_t d = editDistance(key, c.name);
-    if (d < distance) distance = d, best = c.name;
-  }
-  return best;
+  std::vector<std::string> names;
+  for (const LabelClass& c : classes) names.push_back(c.name);
+  return nearestName(key, names);
 }
 
 std::string resolve(const std::string& path, const std::string& base) {
