@@ -362,6 +362,29 @@ std::vector<ConfigNode> ConfigNode::items(const std::string& key) const {
   return out;
 }
 
+std::vector<std::string> ConfigNode::valueTexts(const std::string& key) const {
+  if (!has(key)) return {};
+  const YAML::Node value = node_[key];
+  if (!value.IsSequence()) fail(key, "expected a list of values to try, got " + shown(value));
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const YAML::Node& v = value[i];
+    const std::string item = key + "[" + std::to_string(i) + "]";
+    if (v.IsScalar()) {
+      out.push_back(v.Scalar());
+      continue;
+    }
+    if (!v.IsSequence()) fail(item, "expected a value or a list of values, got " + shown(v));
+    std::string list;
+    for (std::size_t j = 0; j < v.size(); ++j) {
+      if (!v[j].IsScalar()) fail(item + "[" + std::to_string(j) + "]", "expected a value, got " + shown(v[j]));
+      list += (j == 0 ? "" : ", ") + v[j].Scalar();
+    }
+    out.push_back("[" + list + "]");
+  }
+  return out;
+}
+
 std::vector<std::string> ConfigNode::keys() const {
   std::vector<std::string> out;
   if (!node_.IsMap()) return out;

@@ -60,6 +60,9 @@ class ConfigNode {
   /// A list of strings, each one of `choices` (any string if choices is empty).
   std::vector<std::string> texts(const std::string& key, const std::vector<std::string>& fallback,
                                  const std::vector<std::string>& choices = {}) const;
+  /// A list whose items are values of one setting each: a scalar's text, or a list of scalars as
+  /// "[a, b]" (the text a list-valued setting parses).  For select:'s search space.
+  std::vector<std::string> valueTexts(const std::string& key) const;
   /// A list of maps (each item a ConfigNode with key path "key[i]"); empty if the key is missing.
   std::vector<ConfigNode> items(const std::string& key) const;
   /// The keys of this map, in file order (empty if it is not a map).

@@ -210,7 +210,7 @@ SelectionSpace parseSelection(const ConfigNode& node, const PipelineSettings& se
   }
   s.expectKeys(known);
   for (const std::string& key : s.keys()) {
-    SelectionKey k{key, s.texts(key, {})};
+    SelectionKey k{key, s.valueTexts(key)};
     if (k.values.empty()) s.fail(key, "list at least one value");
     for (std::size_t i = 0; i < k.values.size(); ++i) {
       PipelineSettings check = settings;

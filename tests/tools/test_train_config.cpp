@@ -362,6 +362,14 @@ TEST_CASE("select: the search space is checked key by key when the config loads"
             .find("select.space.loss.scale[1]: expected a number > 0, got '-2'") != std::string::npos);
   CHECK(errorOf(write(dir, minimalConfig() + "select: {space: {}}\n")).find("select.space: name at least one setting") !=
         std::string::npos);
+  // A list-valued setting takes lists, each checked as --set would check it.
+  const TrainConfig scales = loadTrainConfig(write(dir, minimalConfig() + "select: {space: {features.blur_sigmas: [[0, 4], [0, 4, 48]], features.texture_windows: [[7], [7, 31]]}}\n"));
+  CHECK(scales.select->keys[0].values == std::vector<std::string>{"[0, 4]", "[0, 4, 48]"});
+  CHECK(scales.select->keys[1].values == std::vector<std::string>{"[7]", "[7, 31]"});
+  CHECK(errorOf(write(dir, minimalConfig() + "select: {space: {features.texture_windows: [[7], [8]]}}\n"))
+            .find("select.space.features.texture_windows[1]") != std::string::npos);
+  CHECK(errorOf(write(dir, minimalConfig() + "select: {space: {features.blur_sigmas: [[0, [4]]]}}\n"))
+            .find("select.space.features.blur_sigmas[0][1]: expected a value, got a list") != std::string::npos);
   // The procedure: successive halving with the paired rule by default; each key named with its valid values.
   CHECK(c.select->rule == SelectionRule::Paired);
   CHECK(c.select->score == SelectionScore::Pooled);

@@ -156,7 +156,7 @@ SettingKey textureWindowsKey() {
     }
     s.features.texture_windows = windows;
   };
-  return k;
+  return selectable(k);
 }
 
 // features.bins, which also sets complements' default (on for plain features, off with bins).
@@ -175,9 +175,9 @@ SettingKey binsKey() {
 void featureKeys(std::vector<SettingKey>& keys) {
   keys.push_back(integerKey<int>("features.cell_size", 1, 256, "pixels per side of a grid cell",
                                  [](S& s) -> int& { return s.features.cell_size; }));
-  keys.push_back(numbersKey("features.blur_sigmas", 0.0, 1000.0,
+  keys.push_back(selectable(numbersKey("features.blur_sigmas", 0.0, 1000.0,
                             "Gaussian blur scales (pixels) of the colour features; 0 = no blur; at least one",
-                            "list at least one scale (0 = no blur)", [](S& s) -> std::vector<double>& { return s.features.blur_sigmas; }));
+                            "list at least one scale (0 = no blur)", [](S& s) -> std::vector<double>& { return s.features.blur_sigmas; })));
   keys.push_back(colourSpacesKey());
   keys.push_back(booleanKey("features.gradient", "the gradient magnitude of the grey image as a feature",
                             [](S& s) -> bool& { return s.features.gradient; }));
