@@ -46,3 +46,35 @@ def test_nested_scores_skips_runs_it_cannot_use(tmp_path):
     two_areas = [candidate(a=1.0, b=2.0), candidate(a=2.0, b=1.0)]
     summary = run_nested(tmp_path, [usable + [failed], two_areas])
     assert summary["runs"] == 1
+
+
+def write_pgm(path, width, height, values, comment=True):
+    header = f"P5\n{'# made by hand' + chr(10) if comment else ''}{width} {height}\n255\n".encode()
+    path.write_bytes(header + bytes(values))
+    return str(path)
+
+
+def run_overlap(*paths):
+    return subprocess.run([sys.executable, os.path.join(SOURCE_DIR, "tools", "lethal_overlap.py")] + list(paths),
+                          capture_output=True, text=True)
+
+
+def test_lethal_overlap_counts_the_cells_lethal_in_both(tmp_path):
+    # Truth: cells 0-3 lethal.  Rule: cells 2-6 lethal (5), 2 of them in the truth: recall 2/4, precision 2/5.
+    truth = write_pgm(tmp_path / "truth.pgm", 4, 2, [100, 100, 100, 100, 7, 7, 7, 255])
+    rule = write_pgm(tmp_path / "rule.pgm", 4, 2, [0, 0, 100, 100, 100, 100, 100, 255], comment=False)
+    out = run_overlap(rule, truth)
+    assert out.returncode == 0, out.stderr
+    assert "in both: 2" in out.stdout
+    assert "recall (share of" in out.stdout and ": 0.500" in out.stdout
+    assert ": 0.400" in out.stdout
+
+
+def test_lethal_overlap_refuses_maps_of_other_grids(tmp_path):
+    a = write_pgm(tmp_path / "a.pgm", 4, 2, [0] * 8)
+    b = write_pgm(tmp_path / "b.pgm", 2, 4, [0] * 8)
+    out = run_overlap(a, b)
+    assert out.returncode != 0 and "not the same grid" in out.stderr
+    c = tmp_path / "c.pgm"
+    c.write_bytes(b"P2\n2 2\n255\n0 0 0 0\n")
+    assert "not an 8-bit binary PGM" in run_overlap(str(c), a).stderr
