@@ -474,8 +474,10 @@ std::vector<std::pair<std::string, std::string>> CostModel::summary() const {
   std::string spaces = std::string(f.rgb ? " rgb" : "") + (f.hsv ? " hsv" : "") + (f.lab ? " lab" : "");
   std::string blurs;
   for (double sigma : f.blur_sigmas) blurs += " " + numberText(sigma);
+  std::string textures = f.texture_windows.empty() ? "" : ", texture windows (px)";
+  for (int w : f.texture_windows) textures += " " + std::to_string(w);
   out.emplace_back("features", std::to_string(features_.features()) + " per cell of " + std::to_string(f.cell_size) +
-                                   " px: colour spaces" + spaces + ", blurs (px)" + blurs + (f.gradient ? ", gradient" : "") +
+                                   " px: colour spaces" + spaces + ", blurs (px)" + blurs + (f.gradient ? ", gradient" : "") + textures +
                                    (f.bins > 0 ? ", " + std::to_string(f.bins) + " soft bins each" : ""));
   if (!network_.empty()) out.emplace_back("network", network_.shape().describe());
   take("trained_on");

@@ -353,7 +353,11 @@ double demonstrationCostRatio(const TrainingData& training, const PipelineSettin
 
 HoldoutImage loadHoldout(const PipelineSettings& config, int index, const FeatureStack& features) {
   HoldoutImage image;
-  image.region = loadRegion(config.holdout[static_cast<std::size_t>(index)], config);
+  // The image's features as the model computes them: a selected feature setting (select: may choose
+  // one) is in the model, not in a config read back from `mmp info --config`.
+  PipelineSettings as_trained = config;
+  as_trained.features = features.settings();
+  image.region = loadRegion(config.holdout[static_cast<std::size_t>(index)], as_trained);
   Region& region = image.region;
   region.map = regionMap(features, region);
   std::vector<float>().swap(region.raw.values);  // the coded map holds them now

@@ -395,6 +395,21 @@ TEST_CASE("learner.cost_exponent raises the trained model's costs, and one that 
                        doctest::Contains("learner.cost_exponent 16: on the training cells the costs range from"), Error);
 }
 
+TEST_CASE("a holdout image is mapped with the model's feature settings, whatever the config's") {
+  // What `mmp info --config` gives back is the config before select:; a selected feature setting
+  // lives in the model only.
+  PipelineSettings config = syntheticSettings();
+  config.learner.batch.stop.max_iterations = 3;
+  config.evaluation.pairs = 3;
+  config.features.texture_windows = {7, 31};
+  const TrainedCostModel trained = train(loadTrainingData(config), config);
+  const HoldoutResult as_trained = evaluateHoldout(config, 0, trained.model, nullptr);
+  config.features.texture_windows = {7};
+  const HoldoutResult read_back = evaluateHoldout(config, 0, trained.model, nullptr);
+  CHECK(read_back.learned_costs == as_trained.learned_costs);
+  CHECK(read_back.scores.at(Method::Learned).size() == as_trained.scores.at(Method::Learned).size());
+}
+
 TEST_CASE("training images may bring demonstrations instead of labels") {
   test::TempDir dir;
   SyntheticSceneParams p;
