@@ -23,12 +23,14 @@ def read_pgm(path):
         if data[pos:pos + 1] == b"#":
             pos = data.index(b"\n", pos) + 1
             continue
+        if pos >= len(data):
+            sys.exit(f"{path}: the PGM header ends early")
         end = pos
-        while not data[end:end + 1].isspace():
+        while end < len(data) and not data[end:end + 1].isspace():
             end += 1
         fields.append(data[pos:end])
         pos = end
-    if fields[0] != b"P5" or int(fields[3]) > 255:
+    if fields[0] != b"P5" or not all(f.isdigit() for f in fields[1:]) or int(fields[3]) > 255:
         sys.exit(f"{path}: not an 8-bit binary PGM (P5)")
     width, height = int(fields[1]), int(fields[2])
     pixels = data[pos + 1:pos + 1 + width * height]

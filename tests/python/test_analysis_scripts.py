@@ -78,3 +78,6 @@ def test_lethal_overlap_refuses_maps_of_other_grids(tmp_path):
     c = tmp_path / "c.pgm"
     c.write_bytes(b"P2\n2 2\n255\n0 0 0 0\n")
     assert "not an 8-bit binary PGM" in run_overlap(str(c), a).stderr
+    d = tmp_path / "d.pgm"
+    d.write_bytes(b"P5\n4 2")
+    assert "header ends early" in run_overlap(str(d), a).stderr
