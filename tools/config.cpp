@@ -163,6 +163,11 @@ ConfigNode ConfigNode::load(const std::string& path, const std::vector<std::stri
     std::stringstream parts(assignment.substr(0, equals));
     std::vector<std::string> keys;
     for (std::string key; std::getline(parts, key, '.');) keys.push_back(key);
+    // select.space's keys are dotted setting names: `select.space.learner.kind=[learch]` sets one of them.
+    if (keys.size() > 3 && keys[0] == "select" && keys[1] == "space") {
+      for (std::size_t k = 3; k < keys.size(); ++k) keys[2] += "." + keys[k];
+      keys.resize(3);
+    }
     for (std::size_t k = 0; k + 1 < keys.size(); ++k) {
       YAML::Node next = chain.back()[keys[k]];
       if (next.IsDefined() && !next.IsNull() && !next.IsMap()) {

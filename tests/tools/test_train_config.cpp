@@ -370,6 +370,15 @@ TEST_CASE("select: the search space is checked key by key when the config loads"
             .find("select.space.features.texture_windows[1]") != std::string::npos);
   CHECK(errorOf(write(dir, minimalConfig() + "select: {space: {features.blur_sigmas: [[0, [4]]]}}\n"))
             .find("select.space.features.blur_sigmas[0][1]: expected a value, got a list") != std::string::npos);
+  // --set reaches one setting of the space: the rest of its dotted key is the setting's name.
+  const TrainConfig narrowed = loadTrainConfig(write(dir, minimalConfig() + "select: {space: {learner.costs: [linear, exponential], loss.scale: [1, 3]}}\n"),
+                                               "", "", {"select.space.loss.scale=[3]", "select.space.learner.kind=[learch]"});
+  REQUIRE(narrowed.select->keys.size() == 3);
+  for (const auto& key : narrowed.select->keys) {
+    if (key.name == "loss.scale") CHECK(key.values == std::vector<std::string>{"3"});
+    if (key.name == "learner.kind") CHECK(key.values == std::vector<std::string>{"learch"});
+    CHECK((key.name == "loss.scale" || key.name == "learner.kind" || key.name == "learner.costs"));
+  }
   // The procedure: successive halving with the paired rule by default; each key named with its valid values.
   CHECK(c.select->rule == SelectionRule::Paired);
   CHECK(c.select->score == SelectionScore::Pooled);
