@@ -89,6 +89,10 @@ void validate(const PipelineSettings& settings) {
       throw ConfigError(at + "learner." + e.what());  // "learner.network.step = 0 is out of range: ..."
     }
     const NetworkTrainingSettings& n = settings.learner.network;
+    if (n.segmenter && n.from_linear) {
+      fail("learner.network.start", "must be uniform for a segmenter: it is trained on the labels alone and costs 1 + a (1 - p), "
+                                    "and a linear start would add the linear model's log-cost");
+    }
     if (n.label_weight > 0.0 || n.segmenter) {
       for (const RegionSpec& r : settings.train) {
         if (!r.hasLabels()) {

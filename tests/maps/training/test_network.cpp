@@ -215,6 +215,9 @@ TEST_CASE("the label-trained segmenter: class logits, the classifier baseline's 
   unlabelled.train[0].synthetic.reset();
   unlabelled.train[0].image = "somewhere.png";
   CHECK_THROWS_WITH_AS(validate(unlabelled), doctest::Contains("learner.network.segmenter"), ConfigError);
+  PipelineSettings started = config;
+  started.learner.network.from_linear = true;
+  CHECK_THROWS_WITH_AS(validate(started), doctest::Contains("learner.network.start: must be uniform for a segmenter"), ConfigError);
 }
 
 TEST_CASE("network training by Maximum Entropy IRL: costs above the floor, a falling NLL, the floor saved and loaded") {
