@@ -143,10 +143,9 @@ void printTraining(const RunResult& run, const PipelineSettings& config) {
                 run.trained.model.trees().size(), t.cost_range[0], t.cost_range[1], t.training_loss, t.train_seconds);
   } else if (network) {
     const NetworkShape& shape = run.trained.model.network().shape();
-    const std::string floor_text = shape.cost_floor > 0.0 ? numberText(shape.cost_floor) + " + " : "";
-    std::printf("  network costs %sexp(w . f + net(image)), %s; from %.3g to %.3g on the training images; training "
+    std::printf("  network costs %s, %s; from %.3g to %.3g on the training images; training "
                 "prediction loss per cell %.4f; training %.2f s in all\n",
-                floor_text.c_str(), shape.describe().c_str(), t.cost_range[0], t.cost_range[1],
+                shape.formula().c_str(), shape.describe().c_str(), t.cost_range[0], t.cost_range[1],
                 t.training_loss, t.train_seconds);
   } else if (config.learner.costs == CostForm::Linear) {
     std::printf("  bias weight %.4g (floor %.4g%s), training prediction loss per cell %.4f; training %.2f s in all\n",

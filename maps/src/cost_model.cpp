@@ -464,8 +464,7 @@ std::vector<std::pair<std::string, std::string>> CostModel::summary() const {
   out.emplace_back("format", "mmp model file version " + std::to_string(formatVersion(exponent_)));
   take("behaviour");
   out.emplace_back("cost", !trees_.empty()    ? "exp(w . f + trees(f)), " + std::to_string(trees_.size()) + " trees (LEARCH)"
-                           : !network_.empty() ? (network_.shape().cost_floor > 0.0 ? numberText(network_.shape().cost_floor) + " + " : std::string()) +
-                                                     "exp(w . f + network(image)) (convolutional network)"
+                           : !network_.empty() ? network_.shape().formula() + " (convolutional network)"
                            : form_ == CostForm::Exponential ? "exp(w . f)"
                                                             : "w . f");
   if (exponent_ != 1.0) out.back().second += ", every cost raised to the power " + exactNumberText(exponent_) + " after training";

@@ -126,6 +126,11 @@ std::string NetworkShape::describe() const {
   return text.str();
 }
 
+std::string NetworkShape::formula() const {
+  if (classes > 0) return "exp(w . f) (1 + " + numberText(cost_scale) + " (1 - p(class " + std::to_string(preferred) + " | image)))";
+  return (cost_floor > 0.0 ? numberText(cost_floor) + " + " : std::string()) + "exp(w . f + network(image))";
+}
+
 std::vector<ConvLayer> networkLayers(const NetworkShape& shape) {
   std::vector<ConvLayer> layers;
   int in = shape.inputs();

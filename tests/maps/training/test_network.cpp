@@ -197,6 +197,9 @@ TEST_CASE("the label-trained segmenter: class logits, the classifier baseline's 
   CHECK(config.classes[static_cast<std::size_t>(shape.preferred)].index == config.behaviour.preferred);
   CHECK((shape.cost_scale == 2.0 || shape.cost_scale == 30.0));
   CHECK(trained.report.trace_value.find("cross-entropy") != std::string::npos);
+  for (const auto& [key, value] : trained.model.summary()) {
+    if (key == "cost") CHECK(value.find("(1 + " + numberText(shape.cost_scale) + " (1 - p(class") != std::string::npos);
+  }
   const cv::Mat& image = data.regions[0].image;
   const CostGrid grid = trained.model.costs(image);
   for (double c : grid.costs) CHECK((c >= 1.0 && c <= 1.0 + shape.cost_scale));

@@ -92,6 +92,8 @@ struct NetworkShape {
   /// ", 36 feature inputs" with them, ", inputs skip to the head" with a skip, ", cost floor 3.56"
   /// with one).
   std::string describe() const;
+  /// The cost a cell gets, in words: "exp(w . f + network(image))", with the floor or a segmenter's form.
+  std::string formula() const;
 };
 
 /// One convolution: weights [out][in][k][k] (k = 1 or 3, libtorch's layout), bias [out].
