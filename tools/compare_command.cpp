@@ -97,7 +97,7 @@ void addCompareCommand(CLI::App& app) {
                  "interval of the difference");
   cmd->add_option("a", options->a, "run A: its output folder or pairs file")->required();
   cmd->add_option("b", options->b, "run B: its output folder or pairs file")->required();
-  cmd->add_option("--method", options->method, "the method compared in both runs (learned, uniform or classifier)");
+  cmd->add_option("--method", options->method, "the method compared in both runs (learned, uniform, classifier or, with evaluation.class_mean, class_mean)");
   cmd->footer("Examples:\n  mmp compare out/follow_road out/follow_road_other_seed\n  mmp compare a/pairs.csv b/pairs.csv --method uniform");
   cmd->callback([options] { runCompare(*options); });
 }

@@ -154,13 +154,34 @@ void addClassLengths(const Region& region, const std::vector<std::vector<int>>& 
   }
 }
 
+std::vector<double> classMeanCosts(const Region& region, const std::vector<double>& learned) {
+  const std::vector<std::uint8_t>& labels = region.cell_labels;
+  if (labels.size() != learned.size()) {
+    throw InvalidArgument("class means: region '" + region.spec.name + "' has " + std::to_string(labels.size()) +
+                          " labelled cells and " + std::to_string(learned.size()) + " costs");
+  }
+  std::map<int, std::pair<double, long>> log_sums;  // class -> (sum of log-costs, cells)
+  for (std::size_t s = 0; s < labels.size(); ++s) {
+    if (!std::isfinite(learned[s])) continue;
+    auto& [sum, count] = log_sums[labels[s]];
+    sum += std::log(learned[s]);
+    ++count;
+  }
+  std::vector<double> out(learned.size());
+  for (std::size_t s = 0; s < labels.size(); ++s) {
+    const auto& [sum, count] = log_sums[labels[s]];
+    out[s] = std::isfinite(learned[s]) ? std::exp(sum / static_cast<double>(count)) : learned[s];
+  }
+  return out;
+}
+
 const std::vector<Method>& methods() {
-  static const std::vector<Method> all = {Method::Learned, Method::Uniform, Method::Classifier};
+  static const std::vector<Method> all = {Method::Learned, Method::Uniform, Method::Classifier, Method::ClassMean};
   return all;
 }
 
 const std::vector<Method>& methodsByName() {
-  static const std::vector<Method> all = {Method::Classifier, Method::Learned, Method::Uniform};
+  static const std::vector<Method> all = {Method::ClassMean, Method::Classifier, Method::Learned, Method::Uniform};
   return all;
 }
 
@@ -169,6 +190,7 @@ const char* methodName(Method method) {
     case Method::Learned: return "learned";
     case Method::Uniform: return "uniform";
     case Method::Classifier: return "classifier";
+    case Method::ClassMean: return "class_mean";
   }
   return "?";
 }

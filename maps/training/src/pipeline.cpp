@@ -390,6 +390,7 @@ HoldoutResult scoreHoldout(const PipelineSettings& config, const HoldoutImage& i
   costs[Method::Learned] = result.learned_costs;
   costs[Method::Uniform] = std::vector<double>(static_cast<std::size_t>(region.cells()), 1.0);
   if (classifier) costs[Method::Classifier] = classifierCosts(*region.map, *classifier, classifier->cost_scale);
+  if (config.evaluation.class_mean) costs[Method::ClassMean] = classMeanCosts(region, result.learned_costs);
 
   PlanScorer scorer(region, config.behaviour.preferred, impassableCost(config), config.features.cell_size);
   GridPlanner planner(region.rows(), region.cols());

@@ -444,6 +444,11 @@ void evaluationKeys(std::vector<SettingKey>& keys) {
   keys.push_back(booleanKey("evaluation.training",
                             "also score the labelled training images (in-sample: the fit, beside new ground)",
                             [](S& s) -> bool& { return s.evaluation.training; }));
+  keys.push_back(booleanKey("evaluation.class_mean",
+                            "also score the method class_mean: the learned costs averaged (geometric mean) over each true "
+                            "class of each image, the learned map as it would be if it recognised every cell (a diagnostic "
+                            "that reads the labels)",
+                            [](S& s) -> bool& { return s.evaluation.class_mean; }));
 }
 
 void classifierKeys(std::vector<SettingKey>& keys) {

@@ -158,6 +158,30 @@ TEST_CASE("on the synthetic scene the learned planner beats uniform costs on hel
   CHECK(l.dist_mean_px < u.dist_mean_px);
 }
 
+TEST_CASE("class means: every cell gets its true class's geometric mean, a map of perfect recognition") {
+  const PipelineSettings config = syntheticSettings();
+  const Region region = loadRegion(config.holdout[0], config);
+  std::vector<double> learned(static_cast<std::size_t>(region.cells()));
+  for (std::size_t s = 0; s < learned.size(); ++s) learned[s] = 1.0 + static_cast<double>(s % 7);
+  learned[3] = std::numeric_limits<double>::infinity();  // no data: stays so, and counts in no mean
+  const std::vector<double> means = classMeanCosts(region, learned);
+  REQUIRE(means.size() == learned.size());
+  CHECK(std::isinf(means[3]));
+  std::map<int, std::pair<double, int>> logs;
+  for (std::size_t s = 0; s < learned.size(); ++s) {
+    if (s == 3) continue;
+    logs[region.cell_labels[s]].first += std::log(learned[s]);
+    ++logs[region.cell_labels[s]].second;
+  }
+  REQUIRE(logs.size() >= 2);  // more than one class, or the test could not tell a class from the map
+  for (std::size_t s = 0; s < learned.size(); ++s) {
+    if (s == 3) continue;
+    const auto& [sum, count] = logs[region.cell_labels[s]];
+    CHECK(means[s] == doctest::Approx(std::exp(sum / count)));
+  }
+  CHECK_THROWS_AS(classMeanCosts(region, std::vector<double>(5, 1.0)), InvalidArgument);
+}
+
 TEST_CASE("plan scores: a reference scores perfectly against itself, percentiles by nearest rank") {
   const PipelineSettings config = syntheticSettings();
   Region region = loadRegion(config.holdout[0], config);
@@ -331,6 +355,7 @@ TEST_CASE("evaluation.training scores the training images as the holdout is, on 
   for (const Method method : {Method::Learned, Method::Uniform, Method::Classifier}) {
     CHECK(run.training_fit->summary(method).pairs == 6);
   }
+  CHECK(run.training_fit->scores.count(Method::ClassMean) == 0);  // only when asked for
   // What the learned map makes of each class: the geometric mean of its cells' costs over Road's.
   const std::map<std::string, double> class_costs = run.report.learnedClassCosts("Road");
   CHECK(class_costs.at("Road") == 1.0);
@@ -366,6 +391,16 @@ TEST_CASE("evaluation.training scores the training images as the holdout is, on 
                        d.back() == pair.goal_row * first.cols() + pair.goal_col;
   }
   CHECK_FALSE(a_demonstration);
+
+  // evaluation.class_mean adds the plans on the class-mean map and changes no other method's.
+  config.evaluation.class_mean = true;
+  const HoldoutResult means = evaluateHoldout(config, 0, run.run.trained.model, nullptr);
+  const HoldoutResult& before = run.run.holdouts[0];
+  REQUIRE(means.scores.count(Method::ClassMean) == 1);
+  REQUIRE(means.scores.at(Method::ClassMean).size() == before.scores.at(Method::Learned).size());
+  for (std::size_t k = 0; k < before.scores.at(Method::Learned).size(); ++k) {
+    CHECK(means.scores.at(Method::Learned)[k].cost_ratio == before.scores.at(Method::Learned)[k].cost_ratio);
+  }
 }
 
 TEST_CASE("learner.cost_exponent raises the trained model's costs, and one that spreads them past CostLimits is refused") {

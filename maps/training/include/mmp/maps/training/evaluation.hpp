@@ -23,13 +23,15 @@
 
 namespace mmp {
 
-/// The compared methods, in report order: the learned cost map, uniform costs, the per-pixel classifier.
-enum class Method { Learned, Uniform, Classifier };
+/// The compared methods, in report order: the learned cost map, uniform costs, the per-pixel classifier,
+/// and (evaluation.class_mean, a diagnostic that reads the labels) the learned costs averaged over each
+/// true class: the learned map as it would be if it recognised every cell's class.
+enum class Method { Learned, Uniform, Classifier, ClassMean };
 /// Every method, in report order.
 const std::vector<Method>& methods();
 /// Every method, in the alphabetical order of its name (the order of pairs.csv and metrics.json).
 const std::vector<Method>& methodsByName();
-/// "learned", "uniform", "classifier": the names in pairs.csv, metrics.json and `mmp compare --method`.
+/// "learned", "uniform", "classifier", "class_mean": the names in pairs.csv, metrics.json and `mmp compare --method`.
 const char* methodName(Method method);
 
 struct PlanScore {
@@ -73,6 +75,11 @@ class PlanScorer {
   double reference_cost_ = 0.0;
   std::vector<double> distance_;        // cells to the reference
 };
+
+/// The class_mean map: each cell the geometric mean of `learned` over the cells of its true class on this
+/// region (cells with an infinite learned cost, no data, keep it and count in no mean).
+/// requires: region has labels; learned.size() == region.cells().
+std::vector<double> classMeanCosts(const Region& region, const std::vector<double>& learned);
 
 MethodSummary summarise(const std::vector<PlanScore>& scores);
 

@@ -140,6 +140,9 @@ struct EvaluationSettings {
   /// Also score the labelled training images the same way (new seeded pairs on the images the model
   /// was trained on): how well it fits its own ground, beside how it does on new ground.
   bool training = false;
+  /// Also score the class_mean map (evaluation.hpp): the learned costs averaged over each true class,
+  /// a diagnostic of how much of the excess cost is misrecognised cells rather than the classes' costs.
+  bool class_mean = false;
 };
 
 struct ClassifierSettings {
