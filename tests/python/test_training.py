@@ -84,6 +84,12 @@ def test_evaluate_scores_a_model_as_training_scored_it(trained, scenes):
                                   evaluation=SETTINGS["evaluation"])
     assert metrics["methods"] == trained.methods and metrics["learned_vs"] == trained.metrics["learned_vs"]
     assert np.array_equal(pairs.cost_ratio, trained.pairs.cost_ratio)
+    # The class-mean diagnostic: one more method, the learned figures unchanged.
+    means, _ = mmp.evaluate(trained.model, [{"image": scenes[2][0], "labels": scenes[2][1]}],
+                            classes=SETTINGS["classes"], behaviour=SETTINGS["behaviour"],
+                            evaluation=dict(SETTINGS["evaluation"], class_mean=True))
+    assert set(means["methods"]) == set(metrics["methods"]) | {"class_mean"}
+    assert means["methods"]["learned"] == metrics["methods"]["learned"]
     with pytest.raises(mmp.ConfigError, match="features: the model brings its own"):
         mmp.evaluate(trained.model, [{"image": scenes[2][0], "labels": scenes[2][1]}], SETTINGS)
 
