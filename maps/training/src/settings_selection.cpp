@@ -268,6 +268,7 @@ class Search {
           found = candidates_.size();
           candidates_.push_back(std::move(c));
           s.classifier.enabled = false;  // the score reads the learned planner's plans only
+          s.evaluation.class_mean = false;
           if (pool_.threads() > 1) s.threads = 1;  // a fold a thread
           if (space_.pairs_seed) s.evaluation.seed = *space_.pairs_seed;
           if (space_.pairs) s.evaluation.pairs = *space_.pairs;
