@@ -89,9 +89,15 @@ void printMethodTable(const Json& methods) {
 }
 
 // Prints, for each baseline, how much lower the learned mean cost ratio is on the same pairs, with its
-// 95 % paired-bootstrap interval (comparisonsJson).
+// 95 % paired-bootstrap interval (comparisonsJson); for the class-mean diagnostic, what misread cells cost.
 void printComparisons(const Json& comparisons) {
   for (const auto& [name, c] : comparisons.items()) {
+    if (name == "class_mean") {
+      std::printf("misread cells: the learned mean cost ratio is %.3f above class_mean's, 95 %% paired-bootstrap "
+                  "interval [%.3f, %.3f]\n",
+                  -c["gain"].get<double>(), -c["ci95_high"].get<double>(), -c["ci95_low"].get<double>());
+      continue;
+    }
     const std::string verdict = c["verdict"].get<std::string>();
     const std::string said = verdict == "could be chance" ? verdict : "learned " + verdict;
     std::printf("learned vs %-10s mean cost ratio %.3f lower, 95 %% paired-bootstrap interval [%.3f, %.3f]: %s\n",
