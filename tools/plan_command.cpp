@@ -304,6 +304,10 @@ double costQuantile(const std::vector<double>& costs, double q) {
 }
 
 void runNav2(const CostmapOptions& o, const ModelOnImage& m) {
+  if (!m.grid.frame.hasWorld()) {
+    throw InvalidArgument("--nav2: '" + o.image + "' has no world frame (no georeference), and a Nav2 map needs one: "
+                          "give a GeoTIFF, or --resolution (world units per pixel) and --origin X,Y (its lower-left corner)");
+  }
   if (const std::string fault = geographicFault(m.grid.frame, o.image); !fault.empty()) {
     throw InvalidArgument("--nav2: '" + o.image + "': " + fault);
   }

@@ -42,11 +42,17 @@ Json comparisonsJson(const HoldoutReport& report) {
   Json o = Json::object();
   if (report.scores.count(Method::Learned) == 0) return o;
   for (const Method method : report.methodsScored()) {
-    if (method == Method::Learned) continue;
+    if (method == Method::Learned || method == Method::ClassMean) continue;
     const PairedComparison c = report.learnedVersus(method);
     o[methodName(method)] = {{"gain", c.gain}, {"ci95_low", c.low}, {"ci95_high", c.high}, {"verdict", verdict(c)}};
   }
   return o;
+}
+
+Json misreadJson(const HoldoutReport& report) {
+  if (report.scores.count(Method::Learned) == 0 || report.scores.count(Method::ClassMean) == 0) return nullptr;
+  const PairedComparison c = report.learnedVersus(Method::ClassMean);  // class_mean minus learned
+  return {{"gap", -c.gain}, {"ci95_low", -c.high}, {"ci95_high", -c.low}};
 }
 
 std::string learnerName(const TrainingReport& report) {
@@ -72,6 +78,7 @@ Json metricsJson(const TrainingRun& r, const Json& selection) {
                   {"epoch_seconds", report.epoch_seconds}};
   metrics["methods"] = methodsJson(r.report);
   metrics["learned_vs"] = comparisonsJson(r.report);
+  if (r.settings.evaluation.class_mean) metrics["misread_cells"] = misreadJson(r.report);
   metrics["learner"] = learnerName(report);
   metrics["epochs"] = report.passes;
   metrics["objective"] = report.objective;  // NaN for the online learner: written as null
@@ -103,6 +110,7 @@ Json metricsJson(const TrainingRun& r, const Json& selection) {
                                {"methods", methodsJson(*r.training_fit)},
                                {"learned_class_costs", r.training_fit->learnedClassCosts(config.behaviour.preferred_name)},
                                {"learned_vs", comparisonsJson(*r.training_fit)}};
+    if (config.evaluation.class_mean) metrics["training_fit"]["misread_cells"] = misreadJson(*r.training_fit);
   }
   metrics["trace_value"] = report.trace_value;
   if (!report.validation_value.empty()) metrics["validation_value"] = report.validation_value;

@@ -19,8 +19,13 @@ Json summaryJson(const MethodSummary& m);
 /// {method name: summaryJson} for every method scored, in report order.
 Json methodsJson(const HoldoutReport& report);
 /// {baseline name: {gain, ci95_low, ci95_high, verdict}}: the learned map against each baseline on the
-/// same pairs; empty when the learned map was not scored.
+/// same pairs; empty when the learned map was not scored.  The class_mean diagnostic is no baseline:
+/// see misreadJson.
 Json comparisonsJson(const HoldoutReport& report);
+/// With the class_mean diagnostic (evaluation.class_mean): {gap, ci95_low, ci95_high}, the learned mean
+/// cost ratio minus class_mean's on the same pairs and its 95 % paired interval: what misread cells (and
+/// all other variation within a class) cost.  Else null.
+Json misreadJson(const HoldoutReport& report);
 /// "batch", "online", "learch" or "network".
 std::string learnerName(const TrainingReport& report);
 /// metrics.json: the run's figures, its learner's report and trace, the holdout report (methods,

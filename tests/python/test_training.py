@@ -90,6 +90,9 @@ def test_evaluate_scores_a_model_as_training_scored_it(trained, scenes):
                             evaluation=dict(SETTINGS["evaluation"], class_mean=True))
     assert set(means["methods"]) == set(metrics["methods"]) | {"class_mean"}
     assert means["methods"]["learned"] == metrics["methods"]["learned"]
+    assert "class_mean" not in means["learned_vs"] and "misread_cells" not in metrics
+    assert means["misread_cells"]["gap"] == pytest.approx(
+        means["methods"]["learned"]["cost_ratio_mean"] - means["methods"]["class_mean"]["cost_ratio_mean"])
     with pytest.raises(mmp.ConfigError, match="features: the model brings its own"):
         mmp.evaluate(trained.model, [{"image": scenes[2][0], "labels": scenes[2][1]}], SETTINGS)
 

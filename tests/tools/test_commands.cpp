@@ -480,6 +480,29 @@ TEST_CASE("mmp train writes metrics.json with every digit, the training curve an
   }
 }
 
+TEST_CASE("evaluation.class_mean: metrics.json says what misread cells cost, apart from the baselines") {
+  test::TempDir dir;
+  demonstrationFileConfig(dir);
+  CLI::App app;
+  addTrainCommand(app);
+  app.parse(std::vector<std::string>{"evaluation.class_mean=true", "--set", dir.file("out"), "--output-dir",
+                                     dir.file("files.yaml"), "train"});
+  std::ifstream in(dir.file("out/metrics.json"));
+  REQUIRE(in);
+  const Json metrics = Json::parse(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+  REQUIRE(metrics["methods"].contains("class_mean"));
+  CHECK_FALSE(metrics["learned_vs"].contains("class_mean"));  // no baseline: it reads the labels
+  const Json& misread = metrics["misread_cells"];
+  CHECK(misread["gap"].get<double>() == doctest::Approx(metrics["methods"]["learned"]["cost_ratio_mean"].get<double>() -
+                                                          metrics["methods"]["class_mean"]["cost_ratio_mean"].get<double>()));
+  CHECK(misread["ci95_low"].get<double>() <= misread["ci95_high"].get<double>());
+  // The model file records the model's own figures, not the diagnostic's.
+  const CostModel saved = CostModel::load(dir.file("out/model.mmp"));
+  const auto& info = saved.info();
+  CHECK(info.count("holdout_learned_cost_ratio") == 1);
+  CHECK(info.count("holdout_class_mean_cost_ratio") == 0);
+}
+
 TEST_CASE("mmp costmap --nav2: lethal cells by quantile, a local origin, a folder mmp did not write kept, degrees refused") {
   test::TempDir dir;
   saveModelAndScene(dir);
@@ -510,6 +533,12 @@ TEST_CASE("mmp costmap --nav2: lethal cells by quantile, a local origin, a folde
                        doctest::Contains("gdalwarp -t_srs EPSG:326"), InvalidArgument);
   CHECK_THROWS_WITH_AS(costmap({"--png", dir.file("c.png"), "--origin", "0,0", "--lethal-above", "3"}),
                        doctest::Contains("give --nav2 DIR too"), InvalidArgument);
+  CLI::App plain;  // no georeference and no frame given: the error names the flags that give one
+  addCostmapCommand(plain);
+  CHECK_THROWS_WITH_AS(plain.parse(std::vector<std::string>{dir.file("plain"), "--nav2", dir.file("scene.png"), "--image",
+                                                            dir.file("m.mmp"), "--model", "costmap"}),
+                       doctest::Contains("give a GeoTIFF, or --resolution (world units per pixel) and --origin X,Y"),
+                       InvalidArgument);
 
   CLI::App plan;
   addPlanCommand(plan);

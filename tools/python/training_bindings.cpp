@@ -214,12 +214,13 @@ void bindTraining(py::module_& m) {
       }
       report = reportHoldouts(holdouts, s.classes);
     }
-    const tools::Json metrics = {{"behaviour", s.behaviour.name},
-                                 {"methods", tools::methodsJson(report)},
-                                 {"learned_vs", tools::comparisonsJson(report)},
-                                 {"holdout_pairs", report.pairs},
-                                 {"reference_preferred_share", report.referencePreferredShare()},
-                                 {"impassable_cost", impassableCost(s)}};
+    tools::Json metrics = {{"behaviour", s.behaviour.name},
+                           {"methods", tools::methodsJson(report)},
+                           {"learned_vs", tools::comparisonsJson(report)},
+                           {"holdout_pairs", report.pairs},
+                           {"reference_preferred_share", report.referencePreferredShare()},
+                           {"impassable_cost", impassableCost(s)}};
+    if (s.evaluation.class_mean) metrics["misread_cells"] = tools::misreadJson(report);
     return py::make_tuple(tools::jsonText(metrics, -1), pairColumns(report.records));
   }, py::arg("model"), py::arg("holdout"), py::arg("settings"), py::arg("progress"));
 

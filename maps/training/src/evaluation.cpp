@@ -10,6 +10,7 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <set>
 #include <sstream>
 
 namespace mmp {
@@ -294,7 +295,15 @@ MatchedPairs matchPairs(const std::vector<PairRecord>& a, const std::vector<Pair
     for (const PairRecord& r : records) {
       if (r.method == method) out[{r.region, r.pair}] = &r;
     }
-    if (out.empty()) throw DataError(name + ": no pair scored for the method '" + method + "'");
+    if (out.empty()) {
+      std::set<std::string> present;
+      for (const PairRecord& r : records) present.insert(r.method);
+      std::string list;
+      for (const std::string& m : present) list += (list.empty() ? "" : ", ") + m;
+      throw DataError(name + ": no pair scored for the method '" + method + "'; it has " +
+                      (list.empty() ? std::string("none") : list) +
+                      (method == methodName(Method::ClassMean) ? " (class_mean needs evaluation.class_mean: true)" : ""));
+    }
     return out;
   };
   const std::map<Key, const PairRecord*> in_a = byPair(a, name_a), in_b = byPair(b, name_b);

@@ -308,7 +308,9 @@ TEST_CASE("pair records: written and read back, and runs on other pairs refused 
   CHECK_THROWS_WITH_AS(matchPairs(records, {records[0], records[2]}, "learned", "a", "b"),
                        doctest::Contains("a scored 2 pairs, b 1: not the same pairs"), DataError);
   CHECK_THROWS_WITH_AS(matchPairs(records, records, "classifier", "a", "b"),
-                       doctest::Contains("a: no pair scored for the method 'classifier'"), DataError);
+                       doctest::Contains("a: no pair scored for the method 'classifier'; it has learned, uniform"), DataError);
+  CHECK_THROWS_WITH_AS(matchPairs(records, records, "class_mean", "a", "b"),
+                       doctest::Contains("(class_mean needs evaluation.class_mean: true)"), DataError);
 
   std::ofstream(dir.file("bad.csv")) << "region,pair\n";
   CHECK_THROWS_WITH_AS(readPairRecords(dir.file("bad.csv")), doctest::Contains("bad.csv: line 1 must be the header"),

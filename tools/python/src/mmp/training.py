@@ -109,7 +109,8 @@ def evaluate(model, holdout, settings=None, *, progress=None, **sections):
 
     holdout: image entries as for train; settings: classes, behaviour (required) and evaluation (the
     features come from the model).  Returns (metrics, pairs): {behaviour, methods, learned_vs,
-    holdout_pairs, reference_preferred_share, impassable_cost} and the pairs as a record array.
+    holdout_pairs, reference_preferred_share, impassable_cost, and with evaluation.class_mean the
+    misread_cells: {gap, ci95_low, ci95_high}} and the pairs as a record array.
     """
     metrics, pairs = _mmp._evaluate(model, holdout, _settings(settings, sections), progress)
     return json.loads(metrics), _records(pairs)
