@@ -155,19 +155,25 @@ void addClassLengths(const Region& region, const std::vector<std::vector<int>>& 
   }
 }
 
+std::map<int, std::pair<double, long>> classLogCostSums(const Region& region, const std::vector<double>& costs) {
+  std::map<int, std::pair<double, long>> sums;
+  const std::vector<std::uint8_t>& labels = region.cell_labels;
+  for (std::size_t s = 0; s < labels.size() && s < costs.size(); ++s) {
+    if (!std::isfinite(costs[s])) continue;
+    auto& [sum, count] = sums[labels[s]];
+    sum += std::log(costs[s]);
+    ++count;
+  }
+  return sums;
+}
+
 std::vector<double> classMeanCosts(const Region& region, const std::vector<double>& learned) {
   const std::vector<std::uint8_t>& labels = region.cell_labels;
   if (labels.size() != learned.size()) {
     throw InvalidArgument("class means: region '" + region.spec.name + "' has " + std::to_string(labels.size()) +
                           " labelled cells and " + std::to_string(learned.size()) + " costs");
   }
-  std::map<int, std::pair<double, long>> log_sums;  // class -> (sum of log-costs, cells)
-  for (std::size_t s = 0; s < labels.size(); ++s) {
-    if (!std::isfinite(learned[s])) continue;
-    auto& [sum, count] = log_sums[labels[s]];
-    sum += std::log(learned[s]);
-    ++count;
-  }
+  std::map<int, std::pair<double, long>> log_sums = classLogCostSums(region, learned);
   std::vector<double> out(learned.size());
   for (std::size_t s = 0; s < labels.size(); ++s) {
     const auto& [sum, count] = log_sums[labels[s]];

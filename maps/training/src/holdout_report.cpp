@@ -18,14 +18,10 @@ void HoldoutReport::add(const HoldoutResult& holdout, const std::vector<LabelCla
   addPairRecords(name, holdout.region.cols(), holdout.references, holdout.scores, records);
   addClassLengths(holdout.region, holdout.plans.at(Method::Learned), classes, learned_lengths);
   addClassLengths(holdout.region, holdout.references, classes, reference_lengths);
-  const std::vector<std::uint8_t>& labels = holdout.region.cell_labels;
+  const std::map<int, std::pair<double, long>> sums = classLogCostSums(holdout.region, holdout.learned_costs);
   for (const LabelClass& c : classes) {
     auto& [sum, count] = learned_log_costs[c.name];
-    for (std::size_t s = 0; s < labels.size() && s < holdout.learned_costs.size(); ++s) {
-      if (labels[s] != c.index || !std::isfinite(holdout.learned_costs[s])) continue;
-      sum += std::log(holdout.learned_costs[s]);
-      ++count;
-    }
+    if (const auto found = sums.find(c.index); found != sums.end()) sum += found->second.first, count += found->second.second;
   }
   region_reference_preferred_share[name] = holdout.reference_preferred_share;
   const int n = static_cast<int>(holdout.references.size());

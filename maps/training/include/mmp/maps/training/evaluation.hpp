@@ -76,6 +76,10 @@ class PlanScorer {
   std::vector<double> distance_;        // cells to the reference
 };
 
+/// Per true class of the region's cells (index): the sum of log(costs) over its cells with a finite cost,
+/// and how many there are; cells past the end of either list count in none.  requires: region has labels.
+std::map<int, std::pair<double, long>> classLogCostSums(const Region& region, const std::vector<double>& costs);
+
 /// The class_mean map: each cell the geometric mean of `learned` over the cells of its true class on this
 /// region (cells with an infinite learned cost, no data, keep it and count in no mean).
 /// requires: region has labels; learned.size() == region.cells().
