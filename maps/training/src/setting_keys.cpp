@@ -411,7 +411,8 @@ void networkKeys(std::vector<SettingKey>& keys) {
                                       field(&N::label_weight))));
   keys.push_back(booleanKey("learner.network.segmenter",
                             "the label-trained baseline: the same network trained on the labels alone, costs 1 + a (1 - "
-                            "p(preferred class)) with the classifier baseline's choice of a (needs labels)",
+                            "p(preferred class)) with the classifier baseline's choice of a (needs labels; it takes the "
+                            "network's epochs and patience; on the Dubai data give it 60 of each)",
                             field(&N::segmenter)));
   keys.push_back(integerKey<std::uint64_t>("learner.network.seed", 0, kMaxSeed, "seed of the initial weights, order and augmentation",
                                            field(&N::seed)));
