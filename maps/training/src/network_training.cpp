@@ -525,7 +525,7 @@ bool trainMember(int member, std::uint64_t seed, const std::vector<NetworkImage>
   if (validating) {
     restore(net, best_state);
     ended += "; kept epoch " + std::to_string(best_epoch) + " (validation loss " + numberText(best) + ")";
-    if (best_epoch == settings.epochs && settings.epochs > 0) {
+    if (best_epoch == settings.epochs) {
       ended += ", the last: the validation loss was still falling (learner.network.epochs sets more)";
     }
   } else {
