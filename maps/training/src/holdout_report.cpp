@@ -21,7 +21,10 @@ void HoldoutReport::add(const HoldoutResult& holdout, const std::vector<LabelCla
   const std::map<int, std::pair<double, long>> sums = classLogCostSums(holdout.region, holdout.learned_costs);
   for (const LabelClass& c : classes) {
     auto& [sum, count] = learned_log_costs[c.name];
-    if (const auto found = sums.find(c.index); found != sums.end()) sum += found->second.first, count += found->second.second;
+    if (const auto found = sums.find(c.index); found != sums.end()) {
+      sum += found->second.first;
+      count += found->second.second;
+    }
   }
   region_reference_preferred_share[name] = holdout.reference_preferred_share;
   const int n = static_cast<int>(holdout.references.size());

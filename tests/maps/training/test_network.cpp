@@ -104,6 +104,20 @@ TEST_CASE("network training follows the demonstrations: the left-out area's marg
   // The report says when the best epoch was the last one: more epochs might have fitted better.
   const bool kept_last = result.kept_epochs[0] == settings.epochs;
   CHECK((result.message.find("the last: the validation loss was still falling") != std::string::npos) == kept_last);
+  // The same run stopped at the first epoch that beat every earlier one: its best epoch is its last,
+  // and it says so.
+  int record = 1;
+  while (epochs[static_cast<std::size_t>(record)].validation_loss >=
+         std::min_element(epochs.begin(), epochs.begin() + record, [](const NetworkEpoch& a, const NetworkEpoch& b) {
+           return a.validation_loss < b.validation_loss;
+         })->validation_loss) {
+    ++record;  // ends: some epoch is the best (checked above)
+  }
+  NetworkTrainingSettings shorter = settings;
+  shorter.epochs = record;
+  const NetworkResult short_run = trainNetwork(images, shorter, 0, {});
+  CHECK(short_run.kept_epochs[0] == record);
+  CHECK(short_run.message.find("the last: the validation loss was still falling") != std::string::npos);
   std::vector<double> log_costs;
   result.network.logCosts(images[0].inputs, images[0].rows, images[0].cols, log_costs);
   const auto [lowest, highest] = std::minmax_element(log_costs.begin(), log_costs.end());
