@@ -2,6 +2,7 @@
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/thread_pool.hpp>
+#include <mmp/learners/training_run.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -173,28 +174,21 @@ const Eigen::VectorXd& CuttingPlane::train(const ExampleList& examples, Eigen::V
   Eigen::VectorXd best_w = w;
   double best = std::numeric_limits<double>::infinity();
   const bool tolerance_set = params_.stop.tolerance > 0.0 || params_.absolute_tolerance > 0.0;
-  Info info = tolerance_set ? Info::NoConvergence : Info::Success;
-  std::string message = "reached max_iterations = " + std::to_string(params_.stop.max_iterations);
+  TrainingRun run(*this, params_.stop, tolerance_set,
+                  "reached max_iterations = " + std::to_string(params_.stop.max_iterations), TrainingRun::BudgetText::Short);
   for (long t = 1; t <= params_.stop.max_iterations; ++t) {
-    if (elapsed() > params_.stop.time_budget_seconds) {
-      info = Info::NoConvergence;
-      message = "time budget of " + numberText(params_.stop.time_budget_seconds) + " s ran out";
-      break;
-    }
+    if (run.outOfTime()) break;
     // 1) every loss-augmented oracle at w_t
     try {
       pool.parallelFor(n, [&](std::size_t i) { examples[i]->solve(w, 1.0, results[i]); });
     } catch (const NumericalError& e) {
-      info = Info::NumericalIssue;
-      message = "iteration " + std::to_string(t) + ": " + e.what() + "; kept the best weights found before";
+      run.fail("iteration " + std::to_string(t) + ": " + e.what() + "; kept the best weights found before");
       break;
     }
     // 2) the plane (a_t, b_t) and c(w_t)
     RiskPlane plane = riskPlane(results, w, d, lambda, inv_n);
     if (!std::isfinite(plane.value) || !std::isfinite(plane.b) || !plane.a.allFinite()) {
-      info = Info::NumericalIssue;
-      message = "an oracle answer at iteration " + std::to_string(t) +
-                " is not finite; kept the best weights found before";
+      run.fail("an oracle answer at iteration " + std::to_string(t) + " is not finite; kept the best weights found before");
       break;
     }
     if (plane.value < best) {
@@ -211,30 +205,20 @@ const Eigen::VectorXd& CuttingPlane::train(const ExampleList& examples, Eigen::V
     weights_ = best_w;
     TraceRecord record{t, best, best_w.norm(), elapsed()};
     record.gap = gap_;
-    trace_.push_back(record);
-    if (!report(record)) {
-      info = Info::NoConvergence;
-      message = "stopped by the callback at iteration " + std::to_string(t);
-      break;
-    }
+    if (!run.trace(record, "at iteration", t)) break;
     if (tolerance_set && gap_ <= std::max(params_.stop.tolerance * best, params_.absolute_tolerance)) {
-      info = Info::Success;
-      message = gapMetMessage(gap_, best, t);
+      run.succeed(gapMetMessage(gap_, best, t));
       break;
     }
     // 4) w_{t+1}, the minimiser of the model; idle planes leave the set
     set.primal(lambda, w);
     set.dropIdle(params_.plane_age_limit);
     planes_ = set.size();
-    if (const std::string why = rejected(w); !why.empty()) {
-      info = Info::NumericalIssue;
-      message = "the model's minimiser after iteration " + std::to_string(t) + " " + why + "; kept the best weights";
-      break;
-    }
+    if (run.refuses(w, "the model's minimiser after iteration", t, "kept the best weights")) break;
   }
   weights_ = best_w;
   objective_ = std::isfinite(best) ? best : startingObjective(examples, lambda, weights_, pool);
-  finish(info, message);
+  run.finish();
   return weights_;
 }
 

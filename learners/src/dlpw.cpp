@@ -3,6 +3,7 @@
 #include <mmp/core/error.hpp>
 #include <mmp/core/objective.hpp>
 #include <mmp/core/random.hpp>
+#include <mmp/learners/training_run.hpp>
 
 #include <cmath>
 #include <limits>
@@ -77,22 +78,16 @@ const Eigen::VectorXd& Dlpw::train(const ExampleList& examples, Eigen::VectorXd 
   Random rng(params_.seed);
   PairwisePotentials theta;
   Eigen::VectorXd next(d);
-  Info info = params_.stop.tolerance > 0.0 ? Info::NoConvergence : Info::Success;
-  std::string message = "ran " + std::to_string(params_.stop.max_iterations) + " epochs";
+  TrainingRun run(*this, params_.stop, params_.stop.tolerance > 0.0,
+                  "ran " + std::to_string(params_.stop.max_iterations) + " epochs");
   long t = 0;
-  bool stopped = false;
-  for (long epoch = 1; epoch <= params_.stop.max_iterations && !stopped; ++epoch) {
+  for (long epoch = 1; epoch <= params_.stop.max_iterations && !run.stopped(); ++epoch) {
     if (params_.shuffle) rng.shuffle(order.begin(), order.end());
     const Eigen::VectorXd epoch_start = w;
     double bound_sum = 0.0;
     std::size_t visits = 0;
     for (std::size_t k = 0; k < n; ++k) {
-      if (elapsed() > params_.stop.time_budget_seconds) {
-        info = Info::NoConvergence;
-        message = "time budget of " + std::to_string(params_.stop.time_budget_seconds) + " s ran out at round " + std::to_string(t);
-        stopped = true;
-        break;
-      }
+      if (run.outOfTime("at round", t)) break;
       ++t;
       const PairwiseExample& example = *pairwise[order[k]];
       const PairwiseGraph& graph = example.graph();
@@ -107,35 +102,24 @@ const Eigen::VectorXd& Dlpw::train(const ExampleList& examples, Eigen::VectorXd 
       const double eta = 1.0 / (params_.lambda * static_cast<double>(t));
       const double target_score = pegasosStep(example, theta, argmax, w, eta, params_.lambda, next);
       ball.project(next);
-      if (const std::string why = rejected(next); !why.empty()) {
-        info = Info::NumericalIssue;
-        message = "the step of round " + std::to_string(t) + " " + why + "; kept the last good weights";
-        stopped = true;
-        break;
-      }
+      if (run.refuses(next, "the step of round", t, "kept the last good weights")) break;
       bound_sum += argmax.value - target_score;
       ++visits;
       w.swap(next);
       iterations_ = t;
     }
     if (visits > 0) {
+      // the callback sees the epoch's record even when the run stopped within the epoch
       const double value = 0.5 * params_.lambda * w.squaredNorm() + bound_sum / static_cast<double>(visits);
-      trace_.push_back({t, value, w.norm(), elapsed()});
       weights_ = w;
-      if (!report(trace_.back()) && !stopped) {
-        info = Info::NoConvergence;
-        message = "stopped by the callback after epoch " + std::to_string(epoch);
-        stopped = true;
-      }
+      run.trace({t, value, w.norm(), elapsed()}, "after epoch", epoch);
     }
-    if (!stopped && params_.stop.tolerance > 0.0 && (w - epoch_start).norm() <= params_.stop.tolerance * std::max(1.0, w.norm())) {
-      info = Info::Success;
-      message = "an epoch moved w less than the tolerance (epoch " + std::to_string(epoch) + ")";
-      stopped = true;
+    if (!run.stopped() && run.movedLessThanTolerance(epoch_start, w)) {
+      run.succeed("an epoch moved w less than the tolerance (epoch " + std::to_string(epoch) + ")");
     }
   }
   weights_ = w;
-  finish(info, message);
+  run.finish();
   return weights_;
 }
 

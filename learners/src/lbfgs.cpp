@@ -2,6 +2,7 @@
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/likelihood_objective.hpp>
+#include <mmp/learners/training_run.hpp>
 
 #include <lbfgs.h>
 
@@ -75,8 +76,10 @@ const Eigen::VectorXd& Lbfgs::train(const ExampleList& examples, Eigen::VectorXd
 
   ThreadPool pool(params_.threads);
   Eigen::VectorXd g(d);
-  Info stopped = Info::Success;  // why a callback ended the run, when one did
-  std::string stopped_why;
+  // Why the last line-search point failed, "" once an iterate is accepted after it; and why a
+  // progress callback ended the run, in `run`.
+  std::string failed_point;
+  TrainingRun run(*this, params_.stop, false, std::string());
   Callbacks callbacks;
   callbacks.evaluate = [&](const double* x, double* gradient, int) -> double {
     ++evaluations_;
@@ -87,8 +90,7 @@ const Eigen::VectorXd& Lbfgs::train(const ExampleList& examples, Eigen::VectorXd
       return value;
     } catch (const NumericalError& e) {
       // an infinite value makes the line search step back; if it cannot, the run ends below
-      stopped = Info::NumericalIssue;
-      stopped_why = std::string("a marginal call failed at a line-search point (") + e.what() + ")";
+      failed_point = std::string("a marginal call failed at a line-search point (") + e.what() + ")";
       Eigen::Map<Eigen::VectorXd>(gradient, d).setZero();
       return std::numeric_limits<double>::infinity();
     }
@@ -97,30 +99,14 @@ const Eigen::VectorXd& Lbfgs::train(const ExampleList& examples, Eigen::VectorXd
     const Eigen::Map<const Eigen::VectorXd> w(x, d);
     iterations_ = k;
     if (!std::isfinite(fx)) {
-      stopped = Info::NumericalIssue;
-      stopped_why = "the objective is not finite at iteration " + std::to_string(k) + "; kept the last accepted weights";
+      run.fail("the objective is not finite at iteration " + std::to_string(k) + "; kept the last accepted weights");
       return LBFGSERR_CANCELED;
     }
-    if (const std::string why = rejected(w); !why.empty()) {
-      stopped = Info::NumericalIssue;
-      stopped_why = "the iterate of iteration " + std::to_string(k) + " " + why + "; kept the last accepted weights";
-      return LBFGSERR_CANCELED;
-    }
-    stopped = Info::Success;  // a line search that recovered from a failed point
+    if (run.refuses(w, "the iterate of iteration", k, "kept the last accepted weights")) return LBFGSERR_CANCELED;
+    failed_point.clear();  // the line search recovered from a failed point
     weights_ = w;
     objective_ = fx;
-    const TraceRecord record{k, fx, weights_.norm(), elapsed()};
-    trace_.push_back(record);
-    if (!report(record)) {
-      stopped = Info::NoConvergence;
-      stopped_why = "stopped by the callback at iteration " + std::to_string(k);
-      return LBFGSERR_CANCELED;
-    }
-    if (elapsed() > params_.stop.time_budget_seconds) {
-      stopped = Info::NoConvergence;
-      stopped_why = "time budget of " + std::to_string(params_.stop.time_budget_seconds) + " s ran out";
-      return LBFGSERR_CANCELED;
-    }
+    if (!run.trace({k, fx, weights_.norm(), elapsed()}, "at iteration", k) || run.outOfTime()) return LBFGSERR_CANCELED;
     return 0;
   };
 
@@ -137,29 +123,24 @@ const Eigen::VectorXd& Lbfgs::train(const ExampleList& examples, Eigen::VectorXd
   lbfgsfloatval_t fx = 0.0;
   const int status = lbfgs(n, x.get(), &fx, evaluateThunk, progressThunk, &callbacks, &settings);
 
-  Info info = Info::Success;
-  std::string message;
   if (status == LBFGS_SUCCESS) {
-    message = "gradient below tolerance at iteration " + std::to_string(iterations_);
+    run.succeed("gradient below tolerance at iteration " + std::to_string(iterations_));
   } else if (status == LBFGS_STOP) {
-    message = "objective fell by at most " + numberText(params_.delta) + " (relative) over the last " +
-              std::to_string(params_.past) + " iterations, at iteration " + std::to_string(iterations_);
+    run.succeed("objective fell by at most " + numberText(params_.delta) + " (relative) over the last " +
+                std::to_string(params_.past) + " iterations, at iteration " + std::to_string(iterations_));
   } else if (status == LBFGS_ALREADY_MINIMIZED) {
-    message = "the starting point's gradient is below tolerance";
-  } else if (status == LBFGSERR_CANCELED) {
-    info = stopped;
-    message = stopped_why;
+    run.succeed("the starting point's gradient is below tolerance");
   } else if (status == LBFGSERR_MAXIMUMITERATION) {
-    info = Info::NoConvergence;
-    message = "reached max_iterations = " + std::to_string(params_.stop.max_iterations);
-  } else if (stopped == Info::NumericalIssue) {
-    info = Info::NumericalIssue;
-    message = stopped_why + "; kept the last accepted weights";
-  } else {
-    info = Info::NoConvergence;
-    message = describeStatus(status) + " at iteration " + std::to_string(iterations_) + "; kept the last accepted weights";
+    run.stop(Info::NoConvergence, "reached max_iterations = " + std::to_string(params_.stop.max_iterations));
+  } else if (status != LBFGSERR_CANCELED) {  // cancelled, the progress callback's reason stands
+    if (!failed_point.empty()) {
+      run.fail(failed_point + "; kept the last accepted weights");
+    } else {
+      run.stop(Info::NoConvergence, describeStatus(status) + " at iteration " + std::to_string(iterations_) +
+                                        "; kept the last accepted weights");
+    }
   }
-  finish(info, message);
+  run.finish();
   return weights_;
 }
 

@@ -120,6 +120,8 @@ class Learner {
   double seconds() const { return seconds_; }
 
  protected:
+  friend class TrainingRun;  // a train() call's bookkeeping (mmp/learners/training_run.hpp)
+
   /// Resets the report and records the examples' formulation; throws if they mix formulations.
   void start(const ExampleList& examples);
   double elapsed() const;
