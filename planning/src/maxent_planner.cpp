@@ -109,7 +109,27 @@ SoftPlanResult MaxEntPlanner::solve(const std::vector<double>& costs, int start,
   }
   // 2) the region, in order of the hard cost to the goal (the goal first).  The slack keeps the
   //    cheapest path's cells in a region of margin 0 whatever the rounding of the two searches.
-  const double limit = result.min_cost + params_.region_margin + 1e-9 * (1.0 + result.min_cost);
+  buildRegion(to_start, result.min_cost + params_.region_margin + 1e-9 * (1.0 + result.min_cost));
+  result.region_cells = static_cast<int>(cells_.size());
+  start_local_ = local_[static_cast<std::size_t>(start)];
+  goal_local_ = local_[static_cast<std::size_t>(goal)];
+  // 3) the log step weights, 4) log z backward, 5) the policy, 6) the expected visits forward,
+  // 7) the visits per cell
+  const std::vector<double> log_weight = logStepWeights(costs);
+  std::vector<double> log_z;
+  if (!backwardPass(log_weight, log_z, result)) return result;
+  result.log_partition = log_z[static_cast<std::size_t>(start_local_)];
+  buildPolicy(log_weight, log_z);
+  std::vector<double> visits;
+  if (!forwardPass(to_start, visits, result)) return result;
+  addStepVisits(visits, result);
+  result.status = SoftPlanStatus::Success;
+  solved_ = true;
+  return result;
+}
+
+void MaxEntPlanner::buildRegion(const std::vector<double>& to_start, double limit) {
+  const int n = rows_ * cols_;
   cells_.clear();
   for (int s = 0; s < n; ++s) {
     const double through = to_start[static_cast<std::size_t>(s)] + hard_.distance(s);
@@ -120,12 +140,13 @@ SoftPlanResult MaxEntPlanner::solve(const std::vector<double>& costs, int start,
     return da < db || (da == db && a < b);
   });
   const int m = static_cast<int>(cells_.size());
-  result.region_cells = m;
   local_.assign(static_cast<std::size_t>(n), -1);
   for (int i = 0; i < m; ++i) local_[static_cast<std::size_t>(cells_[static_cast<std::size_t>(i)])] = i;
-  start_local_ = local_[static_cast<std::size_t>(start)];
-  goal_local_ = local_[static_cast<std::size_t>(goal)];
+}
+
+std::vector<double> MaxEntPlanner::logStepWeights(const std::vector<double>& costs) {
   // 3) the log step weights -|step| (c(a) + c(b)) / 2 inside the region.
+  const int m = static_cast<int>(cells_.size());
   neighbour_.assign(static_cast<std::size_t>(m) * 8, -1);
   std::vector<double> log_weight(static_cast<std::size_t>(m) * 8, -kInf);
   for (int i = 0; i < m; ++i) {
@@ -140,10 +161,16 @@ SoftPlanResult MaxEntPlanner::solve(const std::vector<double>& costs, int start,
           -stepLength(k) * (costs[static_cast<std::size_t>(s)] + costs[static_cast<std::size_t>(rr * cols_ + cc)]) / 2.0;
     }
   }
+  return log_weight;
+}
+
+bool MaxEntPlanner::backwardPass(const std::vector<double>& log_weight, std::vector<double>& log_z,
+                                 SoftPlanResult& result) const {
   // 4) backward: Gauss-Seidel log-sum-exp backups, alternating the order; log z only increases.
   //    Every step matrix row (over the region, goal column included) summing to < 1 certifies that
   //    Z is finite; without that certificate, every 10 sweeps the Collatz-Wielandt bound
   //    rho(A) >= min over cells of (A z)(s) / z(s) (A without the goal column) may certify that it is not.
+  const int m = static_cast<int>(cells_.size());
   double widest_row = 0.0;
   for (int i = 0; i < m; ++i) {
     if (i == goal_local_) continue;
@@ -151,7 +178,7 @@ SoftPlanResult MaxEntPlanner::solve(const std::vector<double>& costs, int start,
     for (int k = 0; k < 8; ++k) row += std::exp(log_weight[static_cast<std::size_t>(i) * 8 + k]);
     widest_row = std::max(widest_row, row);
   }
-  std::vector<double> log_z(static_cast<std::size_t>(m), -kInf);
+  log_z.assign(static_cast<std::size_t>(m), -kInf);
   log_z[static_cast<std::size_t>(goal_local_)] = 0.0;
   bool converged = false;
   for (int sweep = 1; sweep <= params_.max_sweeps && !converged; ++sweep) {
@@ -172,17 +199,20 @@ SoftPlanResult MaxEntPlanner::solve(const std::vector<double>& costs, int start,
       result.message = "Z is infinite at these costs (the step matrix's spectral radius is >= 1, certified after " +
                        std::to_string(sweep) + " sweeps); every cost above " + std::to_string(kMaxEntSafeCost) +
                        " makes it finite";
-      return result;
+      return false;
     }
   }
   if (!converged) {
     result.status = SoftPlanStatus::NoConvergence;
     result.message = "the backward pass did not reach tolerance " + std::to_string(params_.tolerance) + " in " +
                      std::to_string(params_.max_sweeps) + " sweeps";
-    return result;
   }
-  result.log_partition = log_z[static_cast<std::size_t>(start_local_)];
+  return converged;
+}
+
+void MaxEntPlanner::buildPolicy(const std::vector<double>& log_weight, const std::vector<double>& log_z) {
   // 5) the policy pi(b | a) = A(a, b) z(b) / z(a); the goal absorbs.
+  const int m = static_cast<int>(cells_.size());
   step_probability_.assign(static_cast<std::size_t>(m) * 8, 0.0);
   for (int i = 0; i < m; ++i) {
     if (i == goal_local_) continue;
@@ -194,8 +224,13 @@ SoftPlanResult MaxEntPlanner::solve(const std::vector<double>& costs, int start,
       }
     }
   }
+}
+
+bool MaxEntPlanner::forwardPass(const std::vector<double>& to_start, std::vector<double>& visits,
+                                SoftPlanResult& result) const {
   // 6) forward: expected visits D(b) = [b = start] + sum_a D(a) pi(b | a), Gauss-Seidel in order of
   //    the hard cost from the start, alternating.
+  const int m = static_cast<int>(cells_.size());
   std::vector<int> forward_order(cells_.size());
   for (int i = 0; i < m; ++i) forward_order[static_cast<std::size_t>(i)] = i;
   std::sort(forward_order.begin(), forward_order.end(), [&](int a, int b) {
@@ -203,8 +238,8 @@ SoftPlanResult MaxEntPlanner::solve(const std::vector<double>& costs, int start,
     const double db = to_start[static_cast<std::size_t>(cells_[static_cast<std::size_t>(b)])];
     return da < db || (da == db && a < b);
   });
-  std::vector<double> visits(static_cast<std::size_t>(m), 0.0);
-  converged = false;
+  visits.assign(static_cast<std::size_t>(m), 0.0);
+  bool converged = false;
   for (int sweep = 1; sweep <= params_.max_sweeps && !converged; ++sweep) {
     double change = 0.0;
     for (int t = 0; t < m; ++t) {
@@ -225,10 +260,14 @@ SoftPlanResult MaxEntPlanner::solve(const std::vector<double>& costs, int start,
     result.status = SoftPlanStatus::NoConvergence;
     result.message = "the forward pass did not reach tolerance " + std::to_string(params_.tolerance) + " in " +
                      std::to_string(params_.max_sweeps) + " sweeps";
-    return result;
   }
+  return converged;
+}
+
+void MaxEntPlanner::addStepVisits(const std::vector<double>& visits, SoftPlanResult& result) const {
   // 7) each step's expected count D(a) pi(b | a), half of its length to each end (the trapezoid rule).
-  result.visits.assign(static_cast<std::size_t>(n), 0.0);
+  const int m = static_cast<int>(cells_.size());
+  result.visits.assign(static_cast<std::size_t>(rows_ * cols_), 0.0);
   for (int i = 0; i < m; ++i) {
     if (i == goal_local_) continue;
     for (int k = 0; k < 8; ++k) {
@@ -240,9 +279,6 @@ SoftPlanResult MaxEntPlanner::solve(const std::vector<double>& costs, int start,
       result.visits[static_cast<std::size_t>(cells_[static_cast<std::size_t>(j)])] += half;
     }
   }
-  result.status = SoftPlanStatus::Success;
-  solved_ = true;
-  return result;
 }
 
 std::vector<int> MaxEntPlanner::sample(Random& rng, long max_steps) const {

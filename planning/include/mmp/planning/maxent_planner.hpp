@@ -42,7 +42,7 @@
 // dropped walk is at least e^M times less probable than the most probable one.  The model is then the
 // MaxEnt model over the walks inside the region: log Z can only go down (never below the cheapest
 // path's -cost) and the expectations are those of the restricted model.  The total mass dropped is
-// not bounded by this argument (many walks can each be improbable); tools/bench_scale measures log Z
+// not bounded by this argument (many walks can each be improbable); tools/bench/bench_scale.cpp measures log Z
 // and the expected counts against the full grid on the Dubai part it times.  M = +inf (the default)
 // is the exact model over the cells connected to both ends.
 //
@@ -121,6 +121,16 @@ class MaxEntPlanner {
   std::vector<int> sample(Random& rng, long max_steps = 10000000) const;
 
  private:
+  // The steps of solve(), numbered as there.  buildRegion fills cells_ and local_, logStepWeights
+  // neighbour_ (and returns the log weights), buildPolicy step_probability_; the two passes return
+  // false, with result's status and message set, when solve() ends there.
+  void buildRegion(const std::vector<double>& to_start, double limit);
+  std::vector<double> logStepWeights(const std::vector<double>& costs);
+  bool backwardPass(const std::vector<double>& log_weight, std::vector<double>& log_z, SoftPlanResult& result) const;
+  void buildPolicy(const std::vector<double>& log_weight, const std::vector<double>& log_z);
+  bool forwardPass(const std::vector<double>& to_start, std::vector<double>& visits, SoftPlanResult& result) const;
+  void addStepVisits(const std::vector<double>& visits, SoftPlanResult& result) const;
+
   int rows_, cols_;
   Params params_;
   GridPlanner hard_;
