@@ -2,7 +2,7 @@
 # missing (one apt-get update, non-interactive), then configures and builds.
 #   MMP_BUILD_DIR   build folder (default: build)
 #   MMP_CMAKE_ARGS  extra CMake arguments, e.g. -DMMP_SANITIZE=ON
-#   MMP_BENCHMARKS  1: also install the benchmarks' peers (dlib, Boost.Graph, liblinear) and build tools/bench_*
+#   MMP_BENCHMARKS  1: also install the benchmarks' peers (dlib, Boost.Graph, liblinear) and build the benchmarks (tools/bench/)
 #   MMP_BUNDLE      1 (default): compile each target's sources in bundles of six (MMP_BUNDLE_BUILD, a unity
 #                   build that keeps ccache's hits across clones: cmake/mmpBundles.cmake); 0 for one by one
 #   MMP_PYTHON      1 (default): also install pybind11, NumPy and pytest and build the Python module mmp
@@ -17,6 +17,8 @@ MMP_PACKAGES=(cmake g++ make pkg-config libeigen3-dev libyaml-cpp-dev doctest-de
   libboost-system-dev ccache libtorch-dev libopenblas0-openmp liblbfgs-dev gdal-bin)
 if [ "${MMP_BUNDLE:-1}" = 1 ]; then
   MMP_CMAKE_ARGS="${MMP_CMAKE_ARGS:-} -DMMP_BUNDLE_BUILD=ON"
+else
+  MMP_CMAKE_ARGS="${MMP_CMAKE_ARGS:-} -DMMP_BUNDLE_BUILD=OFF"
 fi
 if [ "${MMP_PYTHON:-1}" = 1 ]; then
   MMP_PACKAGES+=(pybind11-dev python3-dev python3-numpy python3-pytest)

@@ -5,7 +5,9 @@
 // its cost map in the image's world frame, plans between two world points with A* and with OMPL's
 // BIT*, and writes a Nav2 map.  Exits non-zero unless the plans are found, the A* plan runs on road
 // more than a straight line would, the OMPL path stays on passable cells, and the Nav2 files are there.  The parts between the README and NAV markers are the
-// README's examples, word for word (check_readme.sh compares them).
+// README's examples, word for word (check_readme.sh compares them).  Given the shared data folder as its
+// argument, it also reads the OCR letters through mmp::datasets and groups them into words.
+#include <mmp/datasets/letters.hpp>
 #include <mmp/maps/cost_model.hpp>
 #include <mmp/maps/georeference.hpp>
 #include <mmp/maps/imagery.hpp>
@@ -57,7 +59,22 @@ bool writeGeoTiff(const std::string& path, const cv::Mat& bgr) {
 
 }  // namespace
 
-int main() {
+// The OCR letters of ../shared/data/ocr through mmp::datasets; true if they read as the data set's
+// 6877 words, or if the folder has no letters (a clone without the shared data: said, not failed).
+bool readLetters(const std::string& data_root) {
+  const std::string path = data_root + "/ocr/letter.data.gz";
+  if (data_root.empty() || !std::filesystem::exists(path)) {
+    std::printf("mmp consumer: no OCR letters at '%s': the mmp::datasets check skipped\n", path.c_str());
+    return true;
+  }
+  const mmp::datasets::LetterData letters = mmp::datasets::readLetters(path);
+  const mmp::datasets::LetterWords words = mmp::datasets::groupWords(letters);
+  std::printf("mmp consumer: %zu OCR letters in %zu words through mmp::datasets\n", letters.size(), words.size());
+  return letters.size() == 52152 && words.size() == 6877;
+}
+
+int main(int argc, char** argv) {
+  if (!readLetters(argc > 1 ? argv[1] : "")) return 1;
   // README:begin
   // Learn "follow the road" from demonstrations planned on two generated scenes.
   mmp::PipelineSettings settings;  // documented defaults; the generated scene's classes

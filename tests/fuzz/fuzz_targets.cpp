@@ -1,12 +1,12 @@
 #include "fuzz_targets.hpp"
 
-#include "demonstration_file.hpp"
+#include <mmp/frontend/demonstration_file.hpp>
 #include <mmp/maps/training/evaluation.hpp>
-#include "gzip_file.hpp"
-#include "letters.hpp"
-#include "multilabel_data.hpp"
-#include "multilabel_experiment.hpp"
-#include "train_config.hpp"
+#include <mmp/datasets/gzip_file.hpp>
+#include <mmp/datasets/letters.hpp>
+#include <mmp/datasets/multilabel_data.hpp>
+#include <mmp/frontend/multilabel_experiment.hpp>
+#include <mmp/frontend/train_config.hpp>
 
 #include "support.hpp"  // test::withModelChecksum
 
@@ -102,7 +102,7 @@ void outcome(const char* target, const char* what) {
   if (verbose) std::fprintf(stderr, "[%s] %s\n", target, what);
 }
 
-// What `mmp plan` and `mmp costmap` do with a model file (tools/plan_command.cpp): load it as a CostModel
+// What `mmp plan` and `mmp costmap` do with a model file (tools/cli/plan_command.cpp): load it as a CostModel
 // (the model file, the feature stack, a LEARCH model's trees), map an image with its stack and turn
 // the map into costs with its weights and trees.
 void useModelFile(const std::string& path) {
@@ -214,9 +214,9 @@ int fuzzDemonstration(const std::uint8_t* data, std::size_t size) {
 int fuzzLetters(const std::uint8_t* data, std::size_t size) {
   const std::string path = writeInput("letters", "letter.data", data, size);
   try {
-    std::istringstream text(tools::readMaybeGzip(path));
-    const tools::LetterData letters = tools::parseLetters(text, path);
-    tools::groupWords(letters);
+    std::istringstream text(datasets::readMaybeGzip(path));
+    const datasets::LetterData letters = datasets::parseLetters(text, path);
+    datasets::groupWords(letters);
     outcome("letters", "words grouped");
   } catch (const Error& e) {
     outcome("letters", e.what());
@@ -228,7 +228,7 @@ int fuzzMultilabel(const std::uint8_t* data, std::size_t size) {
   const std::string path = writeInput("multilabel", "rows.svm", data, size);
   try {
     // As `mmp multilabel` with the dimensions left to the file: the table, then the model on it.
-    const tools::MultilabelTable table = tools::readLibsvmMultilabel(path);
+    const datasets::MultilabelTable table = datasets::readLibsvmMultilabel(path);
     if (table.labels >= 1 && table.labels <= 8) {
       tools::multilabelModel(table, tools::labelGraph("complete", table.labels));
       outcome("multilabel", "LIBSVM model built");
@@ -242,13 +242,13 @@ int fuzzMultilabel(const std::uint8_t* data, std::size_t size) {
   static const std::string xml =
       writeInput("multilabel", "labels.xml", reinterpret_cast<const std::uint8_t*>(labels.data()), labels.size());
   try {
-    tools::readMulanArff(writeInput("multilabel", "rows.arff", data, size), xml);
+    datasets::readMulanArff(writeInput("multilabel", "rows.arff", data, size), xml);
     outcome("multilabel", "ARFF read");
   } catch (const Error& e) {
     outcome("multilabel", e.what());
   }
   try {
-    tools::parseMulanLabels(std::string_view(reinterpret_cast<const char*>(data), size), path);
+    datasets::parseMulanLabels(std::string_view(reinterpret_cast<const char*>(data), size), path);
     outcome("multilabel", "XML labels read");
   } catch (const Error& e) {
     outcome("multilabel", e.what());

@@ -2,7 +2,7 @@
 // the fuzzers start deep inside the parsers rather than at "not a model file".
 //   fuzz_make_seeds <folder>        (tests/fuzz/corpus; the files there are this program's output)
 // Every file is small (a few hundred bytes, the train configs a few kilobytes).
-#include "demonstration_file.hpp"
+#include <mmp/frontend/demonstration_file.hpp>
 #include "test_paths.hpp"
 #include <mmp/maps/training/evaluation.hpp>
 

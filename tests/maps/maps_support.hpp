@@ -2,6 +2,8 @@
 // source of feature reach, (the training suites' settings: training/training_support.hpp).
 #pragma once
 
+#include "temp_dir.hpp"
+
 #include <mmp/core/random.hpp>
 #include <mmp/maps/cost_model.hpp>
 #include <mmp/maps/feature_stack.hpp>
@@ -10,30 +12,10 @@
 #include <opencv2/core.hpp>
 
 #include <cstdint>
-#include <filesystem>
 #include <limits>
-#include <random>  // std::random_device: unique folder names only
 #include <string>
 
 namespace mmp::test {
-
-/// A file path in a fresh temporary folder, removed with the object.
-class TempDir {
- public:
-  TempDir() {
-    std::random_device device;
-    path_ = std::filesystem::temp_directory_path() / ("mmp_test_" + std::to_string(device()) + std::to_string(device()));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
 
 /// A random 8-bit BGR image.
 inline cv::Mat randomImage(std::uint64_t seed, int rows, int cols) {

@@ -15,7 +15,7 @@ def run_nested(tmp_path, runs):
         path.parent.mkdir()
         path.write_text(json.dumps({"selection": {"candidates": candidates}}))
         paths.append(str(path))
-    out = subprocess.run([sys.executable, os.path.join(SOURCE_DIR, "tools", "nested_scores.py")] + paths,
+    out = subprocess.run([sys.executable, os.path.join(SOURCE_DIR, "tools", "scripts", "nested_scores.py")] + paths,
                          capture_output=True, text=True, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -55,7 +55,7 @@ def write_pgm(path, width, height, values, comment=True):
 
 
 def run_overlap(*paths):
-    return subprocess.run([sys.executable, os.path.join(SOURCE_DIR, "tools", "lethal_overlap.py")] + list(paths),
+    return subprocess.run([sys.executable, os.path.join(SOURCE_DIR, "tools", "scripts", "lethal_overlap.py")] + list(paths),
                           capture_output=True, text=True)
 
 

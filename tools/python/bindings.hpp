@@ -11,7 +11,7 @@
 // Python and to honour Ctrl-C (Interrupts).
 #pragma once
 
-#include "config.hpp"
+#include <mmp/frontend/config.hpp>
 
 #include <mmp/core/world_frame.hpp>
 #include <mmp/maps/georeference.hpp>

@@ -1,6 +1,6 @@
 #include "bindings.hpp"
 
-#include "train_config.hpp"
+#include <mmp/frontend/train_config.hpp>
 
 #include <mmp/core/error.hpp>
 

@@ -6,8 +6,8 @@
 // the same data give the same weights as the command line, bit for bit.
 #include "bindings.hpp"
 
-#include "multilabel_experiment.hpp"
-#include "ocr_experiment.hpp"
+#include <mmp/frontend/multilabel_experiment.hpp>
+#include <mmp/frontend/ocr_experiment.hpp>
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/tasks/chain.hpp>

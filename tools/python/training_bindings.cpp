@@ -8,9 +8,9 @@
 // as the JSON `mmp train` writes (metrics.json), and the pairs as the columns of pairs.csv.
 #include "bindings.hpp"
 
-#include "learner_config.hpp"
-#include "train_config.hpp"
-#include "train_metrics.hpp"
+#include <mmp/frontend/learner_config.hpp>
+#include <mmp/frontend/train_config.hpp>
+#include <mmp/frontend/train_metrics.hpp>
 
 #include <mmp/core/error.hpp>
 #include <mmp/maps/training/setting_keys.hpp>

@@ -1,4 +1,6 @@
 #include <mmp/maps/training/setting_keys.hpp>
+
+#include <mmp/maps/cost_model.hpp>
 #include <mmp/core/numbers.hpp>
 
 #include <mmp/core/error.hpp>

@@ -1,6 +1,6 @@
 // The settings of PipelineSettings that a config file or a `select:` search space names by a dotted key
 // ("loss.scale", "learner.learch.depth"): one table, each key with its type, valid range, meaning and
-// setter.  The config reader (tools/train_config.cpp), the search space (settings_selection.hpp) and
+// setter.  The config reader (tools/frontend/src/train_config.cpp), the search space (settings_selection.hpp) and
 // the reference of every key (docs/config.md, settingsReference()) all read it, so a key is parsed and
 // range-checked in one place.  What involves several keys at once is checked by validate()
 // (pipeline_settings.hpp).
