@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    mmp::PipelineSettings settings;  // documented defaults (pipeline_settings.hpp)
+    mmp::PipelineSettings settings;  // documented defaults (settings.hpp)
     std::string model_file = "model.mmp";
     if (argc == 1) {
       // Generated scenes have labels: the behaviour's class costs plan the demonstrations on them.

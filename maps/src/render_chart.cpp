@@ -40,30 +40,45 @@ struct Axis {
   }
 };
 
+// The series with a point to draw, the x range and the two y axes (left, right) they span.
+struct ChartRanges {
+  std::vector<const ChartSeries*> drawn;
+  double x_lo = std::numeric_limits<double>::infinity(), x_hi = -std::numeric_limits<double>::infinity();
+  Axis axes[2];
+  bool right_used = false;
+};
+
+ChartRanges chartRanges(const std::vector<ChartSeries>& series, bool log_y) {
+  ChartRanges r;
+  r.axes[0].log = r.axes[1].log = log_y;
+  for (const ChartSeries& s : series) {
+    if (s.x.size() != s.y.size()) throw InvalidArgument("line chart: series '" + s.name + "' has x and y of different lengths");
+    Axis& axis = r.axes[s.right_axis ? 1 : 0];
+    bool any = false;
+    for (std::size_t i = 0; i < s.x.size(); ++i) {
+      if (!std::isfinite(s.x[i]) || !axis.shows(s.y[i])) continue;
+      r.x_lo = std::min(r.x_lo, s.x[i]), r.x_hi = std::max(r.x_hi, s.x[i]);
+      axis.include(s.y[i]);
+      any = true;
+    }
+    if (any) r.drawn.push_back(&s);
+  }
+  if (!std::isfinite(r.x_lo)) r.x_lo = 0.0, r.x_hi = 1.0;
+  if (!(r.x_hi > r.x_lo)) r.x_hi = r.x_lo + 1.0;
+  r.right_used = r.axes[1].used();
+  for (Axis& axis : r.axes) axis.finish();
+  return r;
+}
+
 }  // namespace
 
 cv::Mat lineChart(const std::vector<ChartSeries>& series, const ChartStyle& style) {
   if (style.width < 200 || style.height < 150) throw InvalidArgument("line chart: need at least 200 x 150 pixels");
-  double x_lo = std::numeric_limits<double>::infinity(), x_hi = -x_lo;
-  Axis axes[2];  // left, right
-  axes[0].log = axes[1].log = style.log_y;
-  std::vector<const ChartSeries*> drawn;
-  for (const ChartSeries& s : series) {
-    if (s.x.size() != s.y.size()) throw InvalidArgument("line chart: series '" + s.name + "' has x and y of different lengths");
-    Axis& axis = axes[s.right_axis ? 1 : 0];
-    bool any = false;
-    for (std::size_t i = 0; i < s.x.size(); ++i) {
-      if (!std::isfinite(s.x[i]) || !axis.shows(s.y[i])) continue;
-      x_lo = std::min(x_lo, s.x[i]), x_hi = std::max(x_hi, s.x[i]);
-      axis.include(s.y[i]);
-      any = true;
-    }
-    if (any) drawn.push_back(&s);
-  }
-  if (!std::isfinite(x_lo)) x_lo = 0.0, x_hi = 1.0;
-  if (!(x_hi > x_lo)) x_hi = x_lo + 1.0;
-  const bool right_used = axes[1].used();
-  for (Axis& axis : axes) axis.finish();
+  const ChartRanges ranges = chartRanges(series, style.log_y);
+  const std::vector<const ChartSeries*>& drawn = ranges.drawn;
+  const double x_lo = ranges.x_lo, x_hi = ranges.x_hi;
+  const Axis* axes = ranges.axes;
+  const bool right_used = ranges.right_used;
 
   cv::Mat chart(style.height, style.width, CV_8UC3, kWhite);
   const Pen pen{drawingScale(chart.size()), 0.4}, text = pen.sized(0.45), title = pen.sized(0.55);

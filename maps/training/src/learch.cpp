@@ -124,21 +124,16 @@ void logCosts(const FeatureMap& map, const Eigen::VectorXd& w, const TreeEnsembl
   }
 }
 
-LearchResult learch(const std::vector<const PathExample*>& examples, const Eigen::VectorXd& initial,
-                    const LearchSettings& settings, const LearchCallback& callback) {
-  settings.validate();
-  if (examples.empty()) throw InvalidArgument("learch: no examples");
-  const int d = examples.front()->map().features();
-  if (initial.size() != d) {
-    throw InvalidArgument("learch: the start has " + std::to_string(initial.size()) + " weights, the maps " +
-                          std::to_string(d) + " features");
-  }
-  const auto start = std::chrono::steady_clock::now();
+namespace {
 
-  // The maps in order of first appearance, and the largest loss (for the underflow check).
+// The training maps in order of first appearance (map_of[k]: example k's), each at the start's
+// log-costs; loss_max gets the largest loss (for the underflow check).
+std::vector<MapState> mapStates(const std::vector<const PathExample*>& examples, const Eigen::VectorXd& initial,
+                                std::vector<std::size_t>& map_of, double& loss_max) {
+  const int d = examples.front()->map().features();
   std::vector<MapState> states;
-  std::vector<std::size_t> map_of(examples.size());
-  double loss_max = 0.0;
+  map_of.assign(examples.size(), 0);
+  loss_max = 0.0;
   for (std::size_t k = 0; k < examples.size(); ++k) {
     const FeatureMap* map = &examples[k]->map();
     if (map->features() != d) {
@@ -159,6 +154,127 @@ LearchResult learch(const std::vector<const PathExample*>& examples, const Eigen
     state.trees.assign(state.linear.size(), 0.0);
     state.log_costs = state.linear;
   }
+  return states;
+}
+
+// Step 1: the oracle calls on the current model, in parallel: each example's hinge, prediction loss,
+// and its loss-augmented plan (or, with the likelihood, its expected visits).
+void oracleCalls(const std::vector<const PathExample*>& examples, std::vector<MapState>& states,
+                 const std::vector<std::size_t>& map_of, bool maxent, ThreadPool& pool, std::vector<Outcome>& outcomes) {
+  for (MapState& state : states) {
+    state.costs.resize(state.log_costs.size());
+    for (std::size_t s = 0; s < state.costs.size(); ++s) state.costs[s] = std::exp(state.log_costs[s]);
+  }
+  pool.parallelFor(examples.size(), [&](std::size_t k) {
+    const PathExample& e = *examples[k];
+    const MapState& state = states[map_of[k]];
+    const PlanResult plain = e.planLogCosts(state.log_costs, 0.0);
+    checkPlan(plain, k, "plain");
+    const double demonstrated = pathIntegral(e.demonstration(), state.map->cols(), state.costs);
+    if (maxent) {
+      SoftPlanResult soft = e.softPlanLogCosts(state.log_costs);
+      if (soft.status != SoftPlanStatus::Success) {
+        throw Error("learch: the maxent planner failed on example " + std::to_string(k) + " (" +
+                    describe(soft.status) + "): " + soft.message);
+      }
+      // the negative log-likelihood: >= 0, the demonstration being one of the walks
+      outcomes[k].hinge = e.beta() * std::max(0.0, demonstrated + soft.log_partition);
+      outcomes[k].expected = std::move(soft.visits);
+    } else {
+      PlanResult augmented = e.planLogCosts(state.log_costs, 1.0);
+      checkPlan(augmented, k, "loss-augmented");
+      // >= 0 but for rounding: the augmented optimum is at most the demonstration's augmented cost, C(y_i)
+      outcomes[k].hinge = e.beta() * std::max(0.0, demonstrated - augmented.cost);
+      outcomes[k].plan = std::move(augmented.path);
+    }
+    outcomes[k].loss = e.pathLoss(plain.path) / std::max(1.0, pathLength(e.demonstration(), state.map->cols()));
+  });
+}
+
+// Step 3: the functional gradient per map cell, beta_i (visits of y*_i - visits of y_i), or with the
+// likelihood beta_i (expected visits - visits of y_i) (the gradient of the NLL in c(s)); returns the
+// (map, cell) pairs with a gradient, at most `samples` of them by a seeded draw kept in cell order.
+std::vector<std::pair<std::size_t, int>> gradientCells(const std::vector<const PathExample*>& examples,
+                                                       std::vector<MapState>& states, const std::vector<std::size_t>& map_of,
+                                                       const std::vector<Outcome>& outcomes, bool maxent, int samples,
+                                                       Random& rng) {
+  for (MapState& state : states) state.gradient.assign(state.log_costs.size(), 0.0);
+  for (std::size_t k = 0; k < examples.size(); ++k) {
+    const PathExample& e = *examples[k];
+    MapState& state = states[map_of[k]];
+    if (maxent) {
+      for (std::size_t s = 0; s < outcomes[k].expected.size(); ++s) state.gradient[s] += e.beta() * outcomes[k].expected[s];
+    } else {
+      addPathVisits(outcomes[k].plan, state.map->cols(), e.beta(), state.gradient);
+    }
+    addPathVisits(e.demonstration(), state.map->cols(), -e.beta(), state.gradient);
+  }
+  std::vector<std::pair<std::size_t, int>> cells;
+  for (std::size_t m = 0; m < states.size(); ++m) {
+    for (std::size_t s = 0; s < states[m].gradient.size(); ++s) {
+      if (states[m].gradient[s] != 0.0) cells.emplace_back(m, static_cast<int>(s));
+    }
+  }
+  if (cells.size() > static_cast<std::size_t>(samples)) {
+    for (std::size_t i = 0; i < static_cast<std::size_t>(samples); ++i) {
+      std::swap(cells[i], cells[i + rng.below(cells.size() - i)]);
+    }
+    cells.resize(static_cast<std::size_t>(samples));
+    std::sort(cells.begin(), cells.end());
+  }
+  return cells;
+}
+
+// Step 4: the tree: features -> sign of the gradient, weighted by its size.
+RegressionTree gradientTree(const std::vector<std::pair<std::size_t, int>>& cells, const std::vector<MapState>& states,
+                            const LearchSettings& settings) {
+  const Eigen::Index n = static_cast<Eigen::Index>(cells.size());
+  Eigen::MatrixXf samples(n, states.front().map->features());
+  Eigen::VectorXd targets(n), weights(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const auto [m, s] = cells[static_cast<std::size_t>(i)];
+    samples.row(i) = states[m].map->cellVector(s).transpose();
+    const double g = states[m].gradient[static_cast<std::size_t>(s)];
+    targets[i] = g > 0.0 ? 1.0 : -1.0;
+    weights[i] = std::abs(g);
+  }
+  return RegressionTree::fit(samples, targets, weights, {settings.depth, settings.min_leaf_samples, kThresholds});
+}
+
+// Step 5: log c += eta h on every passable cell, into `trees` and `log_costs` (checked before kept).
+void addTree(const std::vector<MapState>& states, const RegressionTree& tree, double eta, ThreadPool& pool,
+             std::vector<std::vector<double>>& trees, std::vector<std::vector<double>>& log_costs) {
+  for (std::size_t m = 0; m < states.size(); ++m) {
+    const MapState& state = states[m];
+    trees[m] = state.trees;
+    log_costs[m].resize(state.linear.size());
+    const std::size_t cells_m = state.linear.size();
+    pool.parallelFor((cells_m + kBlock - 1) / kBlock, [&](std::size_t b) {
+      for (std::size_t s = b * kBlock; s < std::min(cells_m, (b + 1) * kBlock); ++s) {
+        if (std::isfinite(state.linear[s])) {
+          trees[m][s] += eta * tree.predict([&](int k) { return state.map->value(static_cast<int>(s), k); });
+        }
+        log_costs[m][s] = state.linear[s] + trees[m][s];
+      }
+    });
+  }
+}
+
+}  // namespace
+
+LearchResult learch(const std::vector<const PathExample*>& examples, const Eigen::VectorXd& initial,
+                    const LearchSettings& settings, const LearchCallback& callback) {
+  settings.validate();
+  if (examples.empty()) throw InvalidArgument("learch: no examples");
+  const int d = examples.front()->map().features();
+  if (initial.size() != d) {
+    throw InvalidArgument("learch: the start has " + std::to_string(initial.size()) + " weights, the maps " +
+                          std::to_string(d) + " features");
+  }
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::size_t> map_of;
+  double loss_max = 0.0;
+  std::vector<MapState> states = mapStates(examples, initial, map_of, loss_max);
 
   LearchResult result;
   result.weights = initial;
@@ -176,35 +292,8 @@ LearchResult learch(const std::vector<const PathExample*>& examples, const Eigen
   }
   std::vector<Outcome> outcomes(examples.size());
   while (true) {
-    // 1) the oracle calls on the current model, in parallel; 2) their sums in example order.
-    for (MapState& state : states) {
-      state.costs.resize(state.log_costs.size());
-      for (std::size_t s = 0; s < state.costs.size(); ++s) state.costs[s] = std::exp(state.log_costs[s]);
-    }
-    pool.parallelFor(examples.size(), [&](std::size_t k) {
-      const PathExample& e = *examples[k];
-      const MapState& state = states[map_of[k]];
-      const PlanResult plain = e.planLogCosts(state.log_costs, 0.0);
-      checkPlan(plain, k, "plain");
-      const double demonstrated = pathIntegral(e.demonstration(), state.map->cols(), state.costs);
-      if (maxent) {
-        SoftPlanResult soft = e.softPlanLogCosts(state.log_costs);
-        if (soft.status != SoftPlanStatus::Success) {
-          throw Error("learch: the maxent planner failed on example " + std::to_string(k) + " (" +
-                      describe(soft.status) + "): " + soft.message);
-        }
-        // the negative log-likelihood: >= 0, the demonstration being one of the walks
-        outcomes[k].hinge = e.beta() * std::max(0.0, demonstrated + soft.log_partition);
-        outcomes[k].expected = std::move(soft.visits);
-      } else {
-        PlanResult augmented = e.planLogCosts(state.log_costs, 1.0);
-        checkPlan(augmented, k, "loss-augmented");
-        // >= 0 but for rounding: the augmented optimum is at most the demonstration's augmented cost, C(y_i)
-        outcomes[k].hinge = e.beta() * std::max(0.0, demonstrated - augmented.cost);
-        outcomes[k].plan = std::move(augmented.path);
-      }
-      outcomes[k].loss = e.pathLoss(plain.path) / std::max(1.0, pathLength(e.demonstration(), state.map->cols()));
-    });
+    // 1) the oracle calls on the current model; 2) their sums in example order.
+    oracleCalls(examples, states, map_of, maxent, pool, outcomes);
     LearchRound round;
     round.trees = static_cast<int>(result.trees.size());
     round.step = result.trees.empty() ? 0.0 : result.trees.steps().back();
@@ -228,69 +317,18 @@ LearchResult learch(const std::vector<const PathExample*>& examples, const Eigen
       result.message = "added " + kept;
       break;
     }
-
-    // 3) the functional gradient per map cell: beta_i (visits of y*_i - visits of y_i), or with the
-    //    likelihood beta_i (expected visits - visits of y_i) (the gradient of the NLL in c(s)).
-    for (MapState& state : states) state.gradient.assign(state.log_costs.size(), 0.0);
-    for (std::size_t k = 0; k < examples.size(); ++k) {
-      const PathExample& e = *examples[k];
-      MapState& state = states[map_of[k]];
-      if (maxent) {
-        for (std::size_t s = 0; s < outcomes[k].expected.size(); ++s) state.gradient[s] += e.beta() * outcomes[k].expected[s];
-      } else {
-        addPathVisits(outcomes[k].plan, state.map->cols(), e.beta(), state.gradient);
-      }
-      addPathVisits(e.demonstration(), state.map->cols(), -e.beta(), state.gradient);
-    }
-    std::vector<std::pair<std::size_t, int>> cells;  // (map, cell) with a gradient
-    for (std::size_t m = 0; m < states.size(); ++m) {
-      for (std::size_t s = 0; s < states[m].gradient.size(); ++s) {
-        if (states[m].gradient[s] != 0.0) cells.emplace_back(m, static_cast<int>(s));
-      }
-    }
+    // 3) the functional gradient; 4) the tree fitted to it.
+    const std::vector<std::pair<std::size_t, int>> cells =
+        gradientCells(examples, states, map_of, outcomes, maxent, settings.samples, rng);
     if (cells.empty()) {
       result.message = "every demonstration is loss-augmented optimal with " + kept + ": nothing to fit";
       break;
     }
-    if (cells.size() > static_cast<std::size_t>(settings.samples)) {  // a seeded draw, kept in cell order
-      for (std::size_t i = 0; i < static_cast<std::size_t>(settings.samples); ++i) {
-        std::swap(cells[i], cells[i + rng.below(cells.size() - i)]);
-      }
-      cells.resize(static_cast<std::size_t>(settings.samples));
-      std::sort(cells.begin(), cells.end());
-    }
-
-    // 4) the tree: features -> sign of the gradient, weighted by its size.
-    const Eigen::Index n = static_cast<Eigen::Index>(cells.size());
-    Eigen::MatrixXf samples(n, d);
-    Eigen::VectorXd targets(n), weights(n);
-    for (Eigen::Index i = 0; i < n; ++i) {
-      const auto [m, s] = cells[static_cast<std::size_t>(i)];
-      samples.row(i) = states[m].map->cellVector(s).transpose();
-      const double g = states[m].gradient[static_cast<std::size_t>(s)];
-      targets[i] = g > 0.0 ? 1.0 : -1.0;
-      weights[i] = std::abs(g);
-    }
-    RegressionTree tree =
-        RegressionTree::fit(samples, targets, weights, {settings.depth, settings.min_leaf_samples, kThresholds});
-
+    RegressionTree tree = gradientTree(cells, states, settings);
     // 5) log c += eta_t h_t, checked before it is kept.
     const double eta = settings.step / std::sqrt(static_cast<double>(result.trees.size() + 1));
     std::vector<std::vector<double>> trees(states.size());
-    for (std::size_t m = 0; m < states.size(); ++m) {
-      const MapState& state = states[m];
-      trees[m] = state.trees;
-      log_costs[m].resize(state.linear.size());
-      const std::size_t cells_m = state.linear.size();
-      pool.parallelFor((cells_m + kBlock - 1) / kBlock, [&](std::size_t b) {
-        for (std::size_t s = b * kBlock; s < std::min(cells_m, (b + 1) * kBlock); ++s) {
-          if (std::isfinite(state.linear[s])) {
-            trees[m][s] += eta * tree.predict([&](int k) { return state.map->value(static_cast<int>(s), k); });
-          }
-          log_costs[m][s] = state.linear[s] + trees[m][s];
-        }
-      });
-    }
+    addTree(states, tree, eta, pool, trees, log_costs);
     const CostRange next = costRange(states, log_costs, loss_max, settings.max_cost_ratio, maxent);
     if (!next.fault.empty()) {
       result.info = Info::NumericalIssue;

@@ -1,9 +1,8 @@
 #include <mmp/maps/training/pipeline.hpp>
 
-#include "pipeline_hypotheses.hpp"
+#include "trainer.hpp"
 
 #include <mmp/core/error.hpp>
-#include <mmp/core/objective.hpp>
 #include <mmp/planning/demonstrations.hpp>
 #include <mmp/planning/loss.hpp>
 #include <mmp/planning/path.hpp>
@@ -29,45 +28,6 @@ PathExample::Params exampleParams(const PipelineSettings& config) {
   p.maxent.region_margin = config.learner.maxent_margin;
   return p;
 }
-
-namespace {
-
-// Mean prediction loss per cell of demonstration at w (plain A*, no loss augmentation).
-double predictionLoss(const std::vector<std::unique_ptr<PathExample>>& examples, const Eigen::VectorXd& w,
-                      ThreadPool& pool) {
-  std::vector<double> losses(examples.size());
-  pool.parallelFor(examples.size(), [&](std::size_t k) {
-    const PathExample& e = *examples[k];
-    const PlanResult plan = e.plan(w);
-    if (plan.status != PlanStatus::Success) throw Error("bias calibration: planning failed: " + plan.message);
-    losses[k] = e.pathLoss(plan.path) / std::max(1.0, pathLength(e.demonstration(), e.map().cols()));
-  });
-  double sum = 0.0;
-  for (double l : losses) sum += l;  // in example order: the same sum with every thread count
-  return sum / static_cast<double>(losses.size());
-}
-
-// The bias calibration of train() (see pipeline.hpp): records the floor, and, if `calibrate`, sets
-// weights[kBiasIndex] to the floor * 2^-k (k = 0..7) of lowest training prediction loss.
-void calibrateBias(const std::vector<std::unique_ptr<PathExample>>& examples, bool calibrate, ThreadPool& pool,
-                   Eigen::VectorXd& weights, TrainingReport& report) {
-  report.bias_floor = weights[kBiasIndex];
-  report.bias = report.bias_floor;
-  report.training_loss = predictionLoss(examples, weights, pool);
-  if (!calibrate) return;
-  Eigen::VectorXd w = weights;
-  for (int k = 1; k <= 7; ++k) {
-    w[kBiasIndex] = report.bias_floor * std::pow(0.5, k);
-    const double loss = predictionLoss(examples, w, pool);
-    if (loss < report.training_loss) {
-      report.training_loss = loss;
-      report.bias = w[kBiasIndex];
-    }
-  }
-  weights[kBiasIndex] = report.bias;
-}
-
-}  // namespace
 
 std::shared_ptr<const std::vector<double>> classLossWeights(const Region& region, const PipelineSettings& config) {
   if (!config.loss.by_class) return nullptr;
@@ -151,55 +111,6 @@ void makeExamples(const TrainingData& training, const PipelineSettings& config, 
   }
 }
 
-// One batch epoch on the largest training image alone, timed into the report.
-void timeLargestRegionEpoch(const TrainingData& training, const std::vector<std::unique_ptr<PathExample>>& examples,
-                            const std::vector<std::size_t>& owner, const ObjectiveParams& objective_params,
-                            const Eigen::VectorXd& weights, ThreadPool& pool, TrainingReport& report) {
-  std::size_t largest = 0;
-  for (std::size_t i = 1; i < training.regions.size(); ++i) {
-    if (training.regions[i].cells() > training.regions[largest].cells()) largest = i;
-  }
-  ExampleList largest_list;
-  for (std::size_t k = 0; k < examples.size(); ++k) {
-    if (owner[k] == largest) largest_list.push_back(examples[k].get());
-  }
-  report.largest_region = training.regions[largest].spec.name;
-  report.largest_cells = training.regions[largest].cells();
-  report.largest_examples = static_cast<int>(largest_list.size());
-  if (!largest_list.empty()) {
-    Objective objective(largest_list, objective_params);
-    Eigen::VectorXd g;
-    const auto t0 = std::chrono::steady_clock::now();
-    objective.evaluate(weights, &g, &pool);  // the learner's weights, bias still floored
-    report.largest_epoch_seconds = secondsSince(t0);
-  }
-}
-
-// The range of the finite cell costs of the training images under the learned weights.
-void recordCostRange(const TrainingData& training, const Eigen::VectorXd& weights, CostForm form, TrainingReport& report) {
-  report.cost_range = {std::numeric_limits<double>::infinity(), 0.0};
-  std::vector<double> costs;
-  for (const Region& r : training.regions) {
-    r.map->costs(weights, costs, form);
-    for (double c : costs) {
-      if (std::isfinite(c)) report.cost_range = {std::min(report.cost_range[0], c), std::max(report.cost_range[1], c)};
-    }
-  }
-}
-
-// The model's info entries: behaviour, learner, bias floor, training images and config.
-std::map<std::string, std::string> modelInfo(const TrainingData& training, const PipelineSettings& config,
-                                             const TrainingReport& report) {
-  std::string trained_on;
-  for (const Region& r : training.regions) trained_on += (trained_on.empty() ? "" : ",") + r.spec.name;
-  std::map<std::string, std::string> info = {{"behaviour", config.behaviour.name},
-                                             {"learner", describe(config.learner.kind)},
-                                             {"bias_floor", std::to_string(report.bias_floor)},
-                                             {"trained_on", trained_on}};
-  if (!config.source.empty()) info["config"] = config.source;
-  return info;
-}
-
 // The statistics of the training images' cells (cost_model.hpp: familiarity), kept in the model.
 TrainingDomain trainingDomain(const TrainingData& training) {
   TrainingDomain domain(training.stack.settings().cell_size);
@@ -207,79 +118,44 @@ TrainingDomain trainingDomain(const TrainingData& training) {
   return domain;
 }
 
-// train() without the training statistics.
+// train() without the training statistics: the examples, the hypothesis' trainer (trainer.hpp), and
+// what every kind reports.
 TrainedCostModel trainHypothesis(const TrainingData& training, const PipelineSettings& config, const StageCallback& progress) {
-  const PathExample::Params params = exampleParams(config);
   std::vector<std::unique_ptr<PathExample>> examples;
   std::vector<std::size_t> owner;  // region of each example
-  makeExamples(training, config, params, examples, owner);
-  if (config.learner.hypothesis == CostHypothesis::Learch) return trainLearch(training, config, examples, owner, progress);
-  if (config.learner.hypothesis == CostHypothesis::Network) {
-    return trainNetworkModel(training, config, examples, owner, progress);
-  }
-  ExampleList list;
-  for (const auto& e : examples) list.push_back(e.get());
-  const Eigen::Index d = training.stack.features();
-  // w >= 0 and w_bias >= loss_max + min_cost: every loss-augmented cell cost stays >= min_cost
-  // (features in [0, 1], bias 1), so A* stays exact without clamping (planning/loss.hpp).
-  // Exponential costs exp(w . f) are positive for every w: no projection.
-  // MaxEnt (no loss augmentation): every cost above kMaxEntSafeCost keeps the model normalisable
-  // (maxent_planner.hpp), so w >= 0 with w_bias >= kMaxEntTrainingFloor, or >= its log with
-  // exponential costs.
-  const bool linear = config.learner.costs == CostForm::Linear;
-  const bool maxent = config.learner.objective == TrainingObjective::Likelihood;
-  const ProjectionPtr positive =
-      maxent   ? positiveCostProjection(d, kBiasIndex, 0.0,
-                                        linear ? std::max(config.learner.min_cost, kMaxEntTrainingFloor)
-                                               : std::log(kMaxEntTrainingFloor))
-      : linear ? positiveCostProjection(d, kBiasIndex, config.loss.scale, config.learner.min_cost)
-               : noProjection();
-  Eigen::VectorXd initial = Eigen::VectorXd::Zero(d);
-  positive->project(initial);  // uniform costs: straight lines
-
-  LearnerSettings learner_settings = config.learner;
-  learner_settings.setProjection(positive);
-  if (config.threads >= 0) learner_settings.batch.threads = learner_settings.online.threads = config.threads;
-  const int pool_threads = config.learner.kind == LearnerKind::Batch ? learner_settings.batch.threads : 1;
-  const std::unique_ptr<Learner> learner = makeLearner(learner_settings);
-  std::vector<const FeatureMap*> maps;  // the learner stops at the last model inside CostLimits on them
-  for (const Region& r : training.regions) maps.push_back(r.map.get());
-  learner->setWeightCheck([&maps, &config](const Eigen::VectorXd& w) { return trainingCostFault(maps, w, config.learner.costs); });
-  const std::string stage = "training (" + describe(config.learner.kind) + ")";
-  const long callbacks = learner_settings.callbacks(static_cast<long>(examples.size()));
-  if (progress) {
-    learner->setCallback([&](const TraceRecord& r) {
-      progress(stage, std::min(r.iteration, callbacks), callbacks, learner->traceValueName() + std::string(" ") +
-                                                                       std::to_string(r.value));
-      return true;
-    });
-  }
+  makeExamples(training, config, exampleParams(config), examples, owner);
+  const TrainerInput in{training, config, examples, owner, progress};
+  const std::unique_ptr<CostModelTrainer> trainer = config.learner.hypothesis == CostHypothesis::Learch    ? makeLearchTrainer()
+                                                    : config.learner.hypothesis == CostHypothesis::Network ? makeNetworkTrainer()
+                                                                                                           : makeLinearTrainer();
+  std::string trained_on;
+  for (const Region& r : training.regions) trained_on += (trained_on.empty() ? "" : ",") + r.spec.name;
+  std::map<std::string, std::string> info = {{"behaviour", config.behaviour.name}, {"trained_on", trained_on}};
+  if (!config.source.empty()) info["config"] = config.source;
 
   TrainingReport report;
+  report.hypothesis = config.learner.hypothesis;
   report.learner = config.learner.kind;
   report.examples = static_cast<int>(examples.size());
   const auto start = std::chrono::steady_clock::now();
-  Eigen::VectorXd weights = learner->train(list, initial);
-  report.trace = learner->trace();
-  report.trace_value = learner->traceValueName();
-  report.pass_name = learner->passName();
-  report.info = describe(learner->info()) + ": " + learner->message();
-  report.passes = learner->passes();
-  report.objective = learner->objective();
+  CostModel model = trainer->fit(in, std::move(info), report);
   report.train_seconds = secondsSince(start);
-  report.epoch_seconds = report.passes > 0 ? report.train_seconds / static_cast<double>(report.passes) : 0.0;
 
-  ThreadPool pool(pool_threads);
-  timeLargestRegionEpoch(training, examples, owner, {config.learner.lambda(), params.q}, weights, pool, report);
-
-  const auto calibration_start = std::chrono::steady_clock::now();
-  calibrateBias(examples, config.learner.calibrate_bias && linear, pool, weights, report);
-  report.calibration_seconds = secondsSince(calibration_start);
-  report.train_seconds += report.calibration_seconds;
-
-  recordCostRange(training, weights, config.learner.costs, report);
-  std::map<std::string, std::string> info = modelInfo(training, config, report);
-  return {CostModel(training.stack, std::move(weights), config.learner.costs, std::move(info)), std::move(report)};
+  // One pass of oracle calls over the examples of the largest training image, timed.
+  std::size_t largest = 0;
+  for (std::size_t i = 1; i < training.regions.size(); ++i) {
+    if (training.regions[i].cells() > training.regions[largest].cells()) largest = i;
+  }
+  std::vector<const PathExample*> largest_list;
+  for (std::size_t k = 0; k < examples.size(); ++k) {
+    if (owner[k] == largest) largest_list.push_back(examples[k].get());
+  }
+  report.largest_region = training.regions[largest].spec.name;
+  report.largest_cells = training.regions[largest].cells();
+  report.largest_examples = static_cast<int>(largest_list.size());
+  const auto pass_start = std::chrono::steady_clock::now();
+  if (!largest_list.empty() && trainer->oraclePass(in, model, largest_list)) report.largest_epoch_seconds = secondsSince(pass_start);
+  return {std::move(model), std::move(report)};
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 
 #include "maps/maps_support.hpp"
 
-#include <mmp/maps/training/pipeline_settings.hpp>
+#include <mmp/maps/training/settings.hpp>
 
 #include <cstdint>
 #include <limits>

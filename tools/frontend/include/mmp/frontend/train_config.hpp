@@ -18,7 +18,7 @@
 //             samples: 20000, max_cost_ratio: 1e6, seed: 1, start: uniform | batch | online}}
 //             (maps/learch.hpp; start batch / online: from that linear learner's weights)
 //
-// The settings land in a PipelineSettings (maps/pipeline_settings.hpp, whose defaults apply to every
+// The settings land in a PipelineSettings (maps/training/settings.hpp, whose defaults apply to every
 // key left out); demonstration files are read here (demonstration_file.hpp).
 // Every map rejects unknown keys (naming the nearest valid one); numbers are range-checked with
 // their key path.  A behaviour is data, not code: its costs are keyed by class name or index, and
@@ -27,7 +27,7 @@
 
 #include <mmp/frontend/config.hpp>
 
-#include <mmp/maps/training/pipeline_settings.hpp>
+#include <mmp/maps/training/settings.hpp>
 #include <mmp/maps/training/settings_selection.hpp>
 
 #include <optional>

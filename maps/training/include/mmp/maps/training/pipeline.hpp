@@ -1,7 +1,7 @@
 // The cost-map pipeline as a library: images with label masks or demonstrations -> a trained
 // CostModel, the baselines, and scores on holdout images.  `mmp train` is one caller of it.
 //
-//   PipelineSettings settings = ...;                          // pipeline_settings.hpp
+//   PipelineSettings settings = ...;                          // settings.hpp
 //   RunResult run = trainAndEvaluate(settings);               // all the steps below
 //   run.trained.model.save("model.mmp");
 //   summarise(run.holdouts[0].scores.at(Method::Learned)).cost_ratio_mean;
@@ -27,7 +27,7 @@
 #include <mmp/maps/training/classifier_baseline.hpp>
 #include <mmp/maps/cost_model.hpp>
 #include <mmp/maps/training/evaluation.hpp>
-#include <mmp/maps/training/pipeline_settings.hpp>
+#include <mmp/maps/training/settings.hpp>
 #include <mmp/maps/training/regions.hpp>
 #include <mmp/planning/path_example.hpp>
 

@@ -2,7 +2,7 @@
 // scaled features, per-cell labels, the behaviour's true cost per cell and demonstrations.
 #pragma once
 
-#include <mmp/maps/training/pipeline_settings.hpp>
+#include <mmp/maps/training/settings.hpp>
 
 #include <mmp/core/feature_map.hpp>
 #include <mmp/maps/feature_stack.hpp>

@@ -3,13 +3,13 @@
 // setter.  The config reader (tools/frontend/src/train_config.cpp), the search space (settings_selection.hpp) and
 // the reference of every key (docs/config.md, settingsReference()) all read it, so a key is parsed and
 // range-checked in one place.  What involves several keys at once is checked by validate()
-// (pipeline_settings.hpp).
+// (settings.hpp).
 //
 //   applySetting(settings, "loss.scale", "3");            // throws naming the key and its range
 //   for (const SettingKey& k : settingKeys()) std::cout << k.key << ": " << rangeText(k) << "\n";
 #pragma once
 
-#include <mmp/maps/training/pipeline_settings.hpp>
+#include <mmp/maps/training/settings.hpp>
 
 #include <functional>
 #include <string>

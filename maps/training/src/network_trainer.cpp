@@ -1,4 +1,4 @@
-#include "pipeline_hypotheses.hpp"
+#include "trainer.hpp"
 
 #include <mmp/core/error.hpp>
 #include <mmp/maps/training/learch.hpp>
@@ -36,16 +36,73 @@ CostNetwork withCostScale(const TrainingData& training, const PipelineSettings& 
   return chosen;
 }
 
-}  // namespace
+// The training images as the network trains on them: its inputs, the start's log-cost, the labels
+// (by class position) where label or segmenter training reads them, and the validation flag of the
+// images of `validation_area` ("" : none).
+std::vector<NetworkImage> networkImages(const TrainerInput& in, const NetworkTrainingSettings& settings,
+                                        const Eigen::VectorXd& initial, const std::string& validation_area) {
+  const PipelineSettings& config = in.settings;
+  std::vector<NetworkImage> images(in.training.regions.size());
+  for (std::size_t i = 0; i < in.training.regions.size(); ++i) {
+    const Region& r = in.training.regions[i];
+    NetworkImage& image = images[i];
+    image.name = r.spec.name;
+    image.rows = r.rows();
+    image.cols = r.cols();
+    const ColourStatistics colours = settings.shape.normalise ? colourStatistics(r.image) : ColourStatistics{};
+    image.inputs = networkInputs(r.image, config.features.cell_size, colours);
+    if (settings.features) appendFeatureInputs(*r.map, image.inputs);
+    logCosts(*r.map, initial, {}, image.linear);
+    image.validation = !validation_area.empty() && r.spec.areaName() == validation_area;
+    if ((settings.label_weight > 0.0 || settings.segmenter) && !r.cell_labels.empty()) {
+      image.labels.assign(r.cell_labels.size(), 255);
+      for (std::size_t s = 0; s < r.cell_labels.size(); ++s) {
+        for (std::size_t c = 0; c < config.classes.size(); ++c) {
+          if (config.classes[c].index == r.cell_labels[s]) image.labels[s] = static_cast<std::uint8_t>(c);
+        }
+      }
+    }
+  }
+  return images;
+}
 
-TrainedCostModel trainNetworkModel(const TrainingData& training, const PipelineSettings& config,
-                                   const std::vector<std::unique_ptr<PathExample>>& examples,
-                                   const std::vector<std::size_t>& owner, const StageCallback& progress) {
+// The training images' cost range and mean prediction loss under the model itself (CostModel's own
+// forward pass: what a user of the model gets).
+void modelFigures(const TrainerInput& in, const CostModel& model, const std::vector<NetworkImage>& images,
+                  TrainingReport& report) {
+  report.cost_range = {std::numeric_limits<double>::infinity(), 0.0};
+  double loss = 0.0;
+  for (std::size_t i = 0; i < in.training.regions.size(); ++i) {
+    const std::vector<double> costs = model.costs(in.training.regions[i].image).costs;
+    std::vector<double> log_costs(costs.size());
+    for (std::size_t s = 0; s < costs.size(); ++s) {
+      if (in.training.regions[i].map->isBlocked(static_cast<int>(s))) {
+        log_costs[s] = std::numeric_limits<double>::infinity();
+        continue;
+      }
+      log_costs[s] = std::log(costs[s]);
+      report.cost_range = {std::min(report.cost_range[0], costs[s]), std::max(report.cost_range[1], costs[s])};
+    }
+    for (const PathExample* e : images[i].examples) {
+      const PlanResult plan = e->planLogCosts(log_costs, 0.0);
+      loss += plan.status == PlanStatus::Success
+                  ? e->pathLoss(plan.path) / std::max(1.0, pathLength(e->demonstration(), images[i].cols))
+                  : std::numeric_limits<double>::infinity();
+    }
+  }
+  report.training_loss = loss / static_cast<double>(std::max<std::size_t>(1, in.examples.size()));
+}
+
+class NetworkTrainer final : public CostModelTrainer {
+ public:
+  CostModel fit(const TrainerInput& in, std::map<std::string, std::string> info, TrainingReport& report) override;
+};
+
+CostModel NetworkTrainer::fit(const TrainerInput& in, std::map<std::string, std::string> info, TrainingReport& report) {
+  const TrainingData& training = in.training;
+  const PipelineSettings& config = in.settings;
+  const StageCallback& progress = in.progress;
   const auto start = std::chrono::steady_clock::now();
-  TrainingReport report;
-  report.hypothesis = CostHypothesis::Network;
-  report.learner = config.learner.kind;
-  report.examples = static_cast<int>(examples.size());
   NetworkTrainingSettings settings = config.learner.network;
   if (config.threads >= 0) settings.threads = config.threads;
   // MaxEnt: costs f0 + exp(l) with f0 the training floor of the linear and LEARCH models (twice the
@@ -71,28 +128,8 @@ TrainedCostModel trainNetworkModel(const TrainingData& training, const PipelineS
   // Early stopping scores the images of the last training area, which then take no step.
   const std::vector<std::string> areas = trainingAreas(config);
   const bool hold_out_area = settings.early_stopping && areas.size() > 1;
-  std::vector<NetworkImage> images(training.regions.size());
-  for (std::size_t i = 0; i < training.regions.size(); ++i) {
-    const Region& r = training.regions[i];
-    NetworkImage& image = images[i];
-    image.name = r.spec.name;
-    image.rows = r.rows();
-    image.cols = r.cols();
-    const ColourStatistics colours = settings.shape.normalise ? colourStatistics(r.image) : ColourStatistics{};
-    image.inputs = networkInputs(r.image, config.features.cell_size, colours);
-    if (settings.features) appendFeatureInputs(*r.map, image.inputs);
-    logCosts(*r.map, initial, {}, image.linear);
-    image.validation = hold_out_area && r.spec.areaName() == areas.back();
-    if ((settings.label_weight > 0.0 || settings.segmenter) && !r.cell_labels.empty()) {
-      image.labels.assign(r.cell_labels.size(), 255);
-      for (std::size_t s = 0; s < r.cell_labels.size(); ++s) {
-        for (std::size_t c = 0; c < config.classes.size(); ++c) {
-          if (config.classes[c].index == r.cell_labels[s]) image.labels[s] = static_cast<std::uint8_t>(c);
-        }
-      }
-    }
-  }
-  for (std::size_t k = 0; k < examples.size(); ++k) images[owner[k]].examples.push_back(examples[k].get());
+  std::vector<NetworkImage> images = networkImages(in, settings, initial, hold_out_area ? areas.back() : std::string());
+  for (std::size_t k = 0; k < in.examples.size(); ++k) images[in.owner[k]].examples.push_back(in.examples[k].get());
 
   const long total = static_cast<long>(settings.shape.members) * settings.epochs;
   NetworkResult result = trainNetwork(images, settings, static_cast<int>(config.classes.size()), [&](const NetworkEpoch& e) {
@@ -121,47 +158,22 @@ TrainedCostModel trainNetworkModel(const TrainingData& training, const PipelineS
     if (!std::isnan(e.objective)) report.objective = e.objective;
   }
   report.bias_floor = report.bias = initial[kBiasIndex];
-  report.train_seconds = secondsSince(start);
-  report.epoch_seconds = report.train_seconds / static_cast<double>(std::max(1L, report.passes));
+  report.epoch_seconds = secondsSince(start) / static_cast<double>(std::max(1L, report.passes));
 
-  std::string trained_on;
-  for (const Region& r : training.regions) trained_on += (trained_on.empty() ? "" : ",") + r.spec.name;
-  std::map<std::string, std::string> info = {{"behaviour", config.behaviour.name},
-                                             {"learner", "network"},
-                                             {"network_training", settings.describe()},
-                                             {"network_stop", report.info},
-                                             {"trained_on", trained_on}};
+  info["learner"] = "network";
+  info["network_training"] = settings.describe();
+  info["network_stop"] = report.info;
   if (hold_out_area) info["network_validation_area"] = areas.back();
   if (!linear_start.empty()) info["network_start"] = linear_start;
-  if (!config.source.empty()) info["config"] = config.source;
   if (settings.segmenter) info["segmenter_cost_scale"] = numberText(result.network.shape().cost_scale);
   CostModel model(training.stack, std::move(initial), result.network, std::move(info));
 
-  // The training images' cost range and mean prediction loss under the model itself (CostModel's own
-  // forward pass: what a user of the model gets).
-  report.cost_range = {std::numeric_limits<double>::infinity(), 0.0};
-  double loss = 0.0;
-  for (std::size_t i = 0; i < training.regions.size(); ++i) {
-    const std::vector<double> costs = model.costs(training.regions[i].image).costs;
-    std::vector<double> log_costs(costs.size());
-    for (std::size_t s = 0; s < costs.size(); ++s) {
-      if (training.regions[i].map->isBlocked(static_cast<int>(s))) {
-        log_costs[s] = std::numeric_limits<double>::infinity();
-        continue;
-      }
-      log_costs[s] = std::log(costs[s]);
-      report.cost_range = {std::min(report.cost_range[0], costs[s]), std::max(report.cost_range[1], costs[s])};
-    }
-    for (const PathExample* e : images[i].examples) {
-      const PlanResult plan = e->planLogCosts(log_costs, 0.0);
-      loss += plan.status == PlanStatus::Success
-                  ? e->pathLoss(plan.path) / std::max(1.0, pathLength(e->demonstration(), images[i].cols))
-                  : std::numeric_limits<double>::infinity();
-    }
-  }
-  report.training_loss = loss / static_cast<double>(std::max<std::size_t>(1, examples.size()));
-  report.train_seconds = secondsSince(start);
-  return {std::move(model), std::move(report)};
+  modelFigures(in, model, images, report);
+  return model;
 }
+
+}  // namespace
+
+std::unique_ptr<CostModelTrainer> makeNetworkTrainer() { return std::make_unique<NetworkTrainer>(); }
 
 }  // namespace mmp

@@ -1,4 +1,4 @@
-#include <mmp/maps/training/pipeline_settings.hpp>
+#include <mmp/maps/training/settings.hpp>
 
 #include <mmp/core/error.hpp>
 

@@ -1,6 +1,6 @@
-// The pictures of a pipeline run (pipeline_figures.hpp), on a hand-made holdout result.
+// The pictures of a pipeline run (figures.hpp), on a hand-made holdout result.
 #include <mmp/maps/render.hpp>
-#include <mmp/maps/training/pipeline_figures.hpp>
+#include <mmp/maps/training/figures.hpp>
 
 #include <doctest/doctest.h>
 

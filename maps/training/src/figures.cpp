@@ -1,4 +1,4 @@
-#include <mmp/maps/training/pipeline_figures.hpp>
+#include <mmp/maps/training/figures.hpp>
 
 #include <mmp/maps/render.hpp>
 

@@ -1,0 +1,159 @@
+// The linear hypothesis (w . f, or exp(w . f)) trained by the learner settings.learner.kind names
+// (learners/: online, batch, cutting plane, BCFW, L-BFGS), then the bias calibration (pipeline.hpp).
+#include "trainer.hpp"
+
+#include <mmp/core/error.hpp>
+#include <mmp/core/objective.hpp>
+#include <mmp/core/thread_pool.hpp>
+#include <mmp/learners/learner_settings.hpp>
+#include <mmp/planning/path.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+namespace mmp {
+
+TrainedCostModel linearStart(const TrainingData& training, const PipelineSettings& config, const StageCallback& progress) {
+  PipelineSettings linear = config;
+  linear.learner.hypothesis = CostHypothesis::Linear;
+  linear.learner.costs = CostForm::Exponential;  // the start of a log-cost: w0 . f
+  return train(training, linear, progress);
+}
+
+namespace {
+
+// Mean prediction loss per cell of demonstration at w (plain A*, no loss augmentation).
+double predictionLoss(const std::vector<std::unique_ptr<PathExample>>& examples, const Eigen::VectorXd& w,
+                      ThreadPool& pool) {
+  std::vector<double> losses(examples.size());
+  pool.parallelFor(examples.size(), [&](std::size_t k) {
+    const PathExample& e = *examples[k];
+    const PlanResult plan = e.plan(w);
+    if (plan.status != PlanStatus::Success) throw Error("bias calibration: planning failed: " + plan.message);
+    losses[k] = e.pathLoss(plan.path) / std::max(1.0, pathLength(e.demonstration(), e.map().cols()));
+  });
+  double sum = 0.0;
+  for (double l : losses) sum += l;  // in example order: the same sum with every thread count
+  return sum / static_cast<double>(losses.size());
+}
+
+// The bias calibration of train() (see pipeline.hpp): records the floor, and, if `calibrate`, sets
+// weights[kBiasIndex] to the floor * 2^-k (k = 0..7) of lowest training prediction loss.
+void calibrateBias(const std::vector<std::unique_ptr<PathExample>>& examples, bool calibrate, ThreadPool& pool,
+                   Eigen::VectorXd& weights, TrainingReport& report) {
+  report.bias_floor = weights[kBiasIndex];
+  report.bias = report.bias_floor;
+  report.training_loss = predictionLoss(examples, weights, pool);
+  if (!calibrate) return;
+  Eigen::VectorXd w = weights;
+  for (int k = 1; k <= 7; ++k) {
+    w[kBiasIndex] = report.bias_floor * std::pow(0.5, k);
+    const double loss = predictionLoss(examples, w, pool);
+    if (loss < report.training_loss) {
+      report.training_loss = loss;
+      report.bias = w[kBiasIndex];
+    }
+  }
+  weights[kBiasIndex] = report.bias;
+}
+
+// The range of the finite cell costs of the training images under the learned weights.
+void recordCostRange(const TrainingData& training, const Eigen::VectorXd& weights, CostForm form, TrainingReport& report) {
+  report.cost_range = {std::numeric_limits<double>::infinity(), 0.0};
+  std::vector<double> costs;
+  for (const Region& r : training.regions) {
+    r.map->costs(weights, costs, form);
+    for (double c : costs) {
+      if (std::isfinite(c)) report.cost_range = {std::min(report.cost_range[0], c), std::max(report.cost_range[1], c)};
+    }
+  }
+}
+
+// w >= 0 and w_bias >= loss_max + min_cost: every loss-augmented cell cost stays >= min_cost
+// (features in [0, 1], bias 1), so A* stays exact without clamping (planning/loss.hpp).
+// Exponential costs exp(w . f) are positive for every w: no projection.
+// MaxEnt (no loss augmentation): every cost above kMaxEntSafeCost keeps the model normalisable
+// (maxent_planner.hpp), so w >= 0 with w_bias >= kMaxEntTrainingFloor, or >= its log with
+// exponential costs.
+ProjectionPtr trainingProjection(const PipelineSettings& config, Eigen::Index d) {
+  const bool linear = config.learner.costs == CostForm::Linear;
+  if (config.learner.objective == TrainingObjective::Likelihood) {
+    return positiveCostProjection(d, kBiasIndex, 0.0,
+                                  linear ? std::max(config.learner.min_cost, kMaxEntTrainingFloor) : std::log(kMaxEntTrainingFloor));
+  }
+  return linear ? positiveCostProjection(d, kBiasIndex, config.loss.scale, config.learner.min_cost) : noProjection();
+}
+
+class LinearTrainer final : public CostModelTrainer {
+ public:
+  CostModel fit(const TrainerInput& in, std::map<std::string, std::string> info, TrainingReport& report) override {
+    const PipelineSettings& config = in.settings;
+    ExampleList list;
+    for (const auto& e : in.examples) list.push_back(e.get());
+    const ProjectionPtr positive = trainingProjection(config, in.training.stack.features());
+    Eigen::VectorXd initial = Eigen::VectorXd::Zero(in.training.stack.features());
+    positive->project(initial);  // uniform costs: straight lines
+
+    LearnerSettings learner_settings = config.learner;
+    learner_settings.setProjection(positive);
+    if (config.threads >= 0) learner_settings.batch.threads = learner_settings.online.threads = config.threads;
+    pool_threads_ = config.learner.kind == LearnerKind::Batch ? learner_settings.batch.threads : 1;
+    const std::unique_ptr<Learner> learner = makeLearner(learner_settings);
+    std::vector<const FeatureMap*> maps;  // the learner stops at the last model inside CostLimits on them
+    for (const Region& r : in.training.regions) maps.push_back(r.map.get());
+    learner->setWeightCheck([&maps, &config](const Eigen::VectorXd& w) { return trainingCostFault(maps, w, config.learner.costs); });
+    const std::string stage = "training (" + describe(config.learner.kind) + ")";
+    const long callbacks = learner_settings.callbacks(static_cast<long>(in.examples.size()));
+    if (in.progress) {
+      learner->setCallback([&](const TraceRecord& r) {
+        in.progress(stage, std::min(r.iteration, callbacks), callbacks,
+                    learner->traceValueName() + std::string(" ") + std::to_string(r.value));
+        return true;
+      });
+    }
+
+    const auto start = std::chrono::steady_clock::now();
+    Eigen::VectorXd weights = learner->train(list, initial);
+    report.trace = learner->trace();
+    report.trace_value = learner->traceValueName();
+    report.pass_name = learner->passName();
+    report.info = describe(learner->info()) + ": " + learner->message();
+    report.passes = learner->passes();
+    report.objective = learner->objective();
+    report.epoch_seconds = report.passes > 0 ? secondsSince(start) / static_cast<double>(report.passes) : 0.0;
+
+    learned_ = weights;  // the bias still floored: loss-augmented costs stay positive (oraclePass)
+    ThreadPool pool(pool_threads_);
+    const auto calibration_start = std::chrono::steady_clock::now();
+    calibrateBias(in.examples, config.learner.calibrate_bias && config.learner.costs == CostForm::Linear, pool, weights, report);
+    report.calibration_seconds = secondsSince(calibration_start);
+    recordCostRange(in.training, weights, config.learner.costs, report);
+    info["learner"] = describe(config.learner.kind);
+    info["bias_floor"] = std::to_string(report.bias_floor);
+    return CostModel(in.training.stack, std::move(weights), config.learner.costs, std::move(info));
+  }
+
+  // A batch epoch on the given examples alone: the objective and its subgradient at the learner's
+  // weights (the calibrated bias may be below the floor that keeps loss-augmented costs positive), with
+  // the learner's thread count.
+  bool oraclePass(const TrainerInput& in, const CostModel& /*model*/, const std::vector<const PathExample*>& largest) const override {
+    ExampleList list(largest.begin(), largest.end());
+    Objective objective(list, {in.settings.learner.lambda(), in.settings.learner.q()});
+    ThreadPool pool(pool_threads_);
+    Eigen::VectorXd g;
+    objective.evaluate(learned_, &g, &pool);
+    return true;
+  }
+
+ private:
+  int pool_threads_ = 1;
+  Eigen::VectorXd learned_;
+};
+
+}  // namespace
+
+std::unique_ptr<CostModelTrainer> makeLinearTrainer() { return std::make_unique<LinearTrainer>(); }
+
+}  // namespace mmp
