@@ -19,7 +19,7 @@
 #include "output_folder.hpp"
 #include <mmp/maps/render.hpp>
 #include <mmp/maps/training/network_training.hpp>
-#include <mmp/maps/training/pipeline_figures.hpp>
+#include <mmp/maps/training/figures.hpp>
 #include <mmp/maps/training/training_run.hpp>
 
 #include <algorithm>
