@@ -262,6 +262,46 @@ bool GridPlanner::walkBack(int start, int goal, std::vector<int>& path) const {
   return true;
 }
 
+template <bool kGoal, class Queue>
+[[gnu::always_inline]] inline void GridPlanner::prefetchUpcoming(const Queue& open, const Record* records,
+                                                                  const std::uint8_t* step_in) const {
+  // The loads of an expansion's 3 x 3 records are what the search waits for: ask for those of a
+  // cell that will pop soon, 3 rows of 48 bytes, each starting and ending anywhere in a line, and
+  // for the step bytes of the rows above and below (its own row's are the popped cell's).
+  if constexpr (Queue::kCanLookAhead) {
+    std::uint32_t soon;
+    if (open.upcoming(kPrefetchAhead, soon)) {
+      for (const Record* row : {records + soon - stride_, records + soon, records + soon + stride_}) {
+        __builtin_prefetch(row - 1, 1);
+        __builtin_prefetch(row + 1, 1);
+      }
+      if constexpr (kGoal) {
+        __builtin_prefetch(step_in + soon - stride_, 1);
+        __builtin_prefetch(step_in + soon + stride_, 1);
+      }
+    }
+  }
+}
+
+namespace {
+
+// A full search improves one or two neighbours at nearly every expansion (44 % and 49 % on
+// bench_astar's obstacles), so a loop over them mispredicts its exit about every other time: the
+// first two go without a branch, as the ninth direction (the cell itself, its own cost, nothing
+// queued) when there are fewer; `improved` keeps the rest.  bench_astar's 1024^2 obstacle grid:
+// 30.4-31.1 ms before, 28.1-29.2 ms after (docs/scale.md); A* (a goal) measured slower this way.
+template <class Improve>
+[[gnu::always_inline]] inline void improveFirstTwo(unsigned& improved, Improve& improve) {
+  const int first = __builtin_ctz(improved | 0x100u);
+  improved &= improved - 1;
+  const int second = __builtin_ctz(improved | 0x100u);
+  improved &= improved - 1;
+  improve(first, first != 8);
+  improve(second, second != 8);
+}
+
+}  // namespace
+
 template <bool kEight, bool kLazy, bool kGoal, class Queue>
 [[gnu::noinline]] bool GridPlanner::search(const CellCosts* lazy, int start, int goal, double h_scale, Queue& open, PlanResult& result) {
   constexpr int kDirections = kEight ? 8 : 4;
@@ -291,22 +331,7 @@ template <bool kEight, bool kLazy, bool kGoal, class Queue>
   while (!open.empty()) {
     // 1) pop the best open cell and close it (g -> -g); a stale duplicate of a closed cell is skipped
     const int u = static_cast<int>(open.pop());
-    // The loads of an expansion's 3 x 3 records are what the search waits for: ask for those of a
-    // cell that will pop soon, 3 rows of 48 bytes, each starting and ending anywhere in a line, and
-    // for the step bytes of the rows above and below (its own row's are the popped cell's).
-    if constexpr (Queue::kCanLookAhead) {
-      std::uint32_t soon;
-      if (open.upcoming(kPrefetchAhead, soon)) {
-        for (const Record* row : {records + soon - stride_, records + soon, records + soon + stride_}) {
-          __builtin_prefetch(row - 1, 1);
-          __builtin_prefetch(row + 1, 1);
-        }
-        if constexpr (kGoal) {
-          __builtin_prefetch(step_in + soon - stride_, 1);
-          __builtin_prefetch(step_in + soon + stride_, 1);
-        }
-      }
-    }
+    prefetchUpcoming<kGoal>(open, records, step_in);
     Record& ru = records[u];
     if (std::signbit(ru.g)) continue;
     const double gu = ru.g;
@@ -361,19 +386,7 @@ template <bool kEight, bool kLazy, bool kGoal, class Queue>
         open.pushIf(keep, gv[k], static_cast<std::uint32_t>(v));  // no heuristic: the key is g
       }
     };
-    if constexpr (!kGoal) {
-      // A full search improves one or two neighbours at nearly every expansion (44 % and 49 % on
-      // bench_astar's obstacles), so a loop over them mispredicts its exit about every other time:
-      // the first two go without a branch, as the ninth direction (the cell itself, its own cost,
-      // nothing queued) when there are fewer.  bench_astar's 1024^2 obstacle grid: 30.4-31.1 ms before,
-      // 28.1-29.2 ms after (docs/scale.md); A* (a goal) measured slower this way.
-      const int first = __builtin_ctz(improved | 0x100u);
-      improved &= improved - 1;
-      const int second = __builtin_ctz(improved | 0x100u);
-      improved &= improved - 1;
-      improve(first, first != 8);
-      improve(second, second != 8);
-    }
+    if constexpr (!kGoal) improveFirstTwo(improved, improve);
     for (; improved != 0; improved &= improved - 1) improve(__builtin_ctz(improved), true);
   }
   result.expansions = expansions;

@@ -166,6 +166,9 @@ class GridPlanner {
   PlanResult run(double min_cost, double max_cost, const CellCosts* lazy, int start, int goal);
   template <bool kEight, bool kLazy, bool kGoal, class Queue>
   bool search(const CellCosts* lazy, int start, int goal, double h_scale, Queue& open, PlanResult& result);
+  // The search's prefetch of the state around the cell the open list will pop a few pops later.
+  template <bool kGoal, class Queue>
+  void prefetchUpcoming(const Queue& open, const Record* records, const std::uint8_t* step_in) const;
   bool fetch(const CellCosts& lazy, int i, PlanResult& result);
   // The path of an optimal search from start to goal (padded indices) by the tie rule (file
   // comment); false if a cell has no predecessor (only when steps vanish in the sums).
