@@ -76,9 +76,9 @@ const Eigen::VectorXd& Lbfgs::train(const ExampleList& examples, Eigen::VectorXd
 
   ThreadPool pool(params_.threads);
   Eigen::VectorXd g(d);
-  // Why the last line-search point failed, "" once an iterate is accepted after it; and why a
-  // progress callback ended the run, in `run`.
+  // Why the last line-search point failed, "" once an iterate is accepted after it.
   std::string failed_point;
+  // Why the progress callback ended the run, or, when liblbfgs ended it, its status in words (below).
   TrainingRun run(*this, params_.stop, false, std::string());
   Callbacks callbacks;
   callbacks.evaluate = [&](const double* x, double* gradient, int) -> double {
