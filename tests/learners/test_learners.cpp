@@ -168,6 +168,32 @@ TEST_CASE("online Greedy Projection: cumulative loss grows sublinearly on a sepa
   CHECK(learner.info() == Info::Success);
 }
 
+TEST_CASE("online Greedy Projection with a prior: its first step is the plain learner's step added to the prior, and a strong prior holds") {
+  Random rng(17);
+  auto examples = test::randomMulticlass(rng, 1, 4, 5);
+  const ExampleList list = test::listOf(examples);
+  const Eigen::VectorXd prior = test::randomVector(rng, list.front()->dimension());
+  OnlineGreedyProjection::Params p;
+  p.lambda = 0.5;
+  p.stop.max_iterations = 1;
+  OnlineGreedyProjection plain(p);
+  // from the prior, the plain step is (1 - eta lambda) w - eta g = -eta g with eta = 1 / lambda
+  const Eigen::VectorXd plain_step = plain.train(list, prior);
+  p.prior = prior;
+  OnlineGreedyProjection pulled(p);
+  const Eigen::VectorXd with_prior = pulled.train(list, prior);
+  for (Eigen::Index k = 0; k < prior.size(); ++k) CHECK(with_prior[k] == doctest::Approx(prior[k] + plain_step[k]));
+
+  auto many = test::randomMulticlass(rng, 50, 4, 5);
+  p.lambda = 1e9;
+  p.stop.max_iterations = 5;
+  OnlineGreedyProjection strong(p);
+  CHECK((strong.train(test::listOf(many), prior) - prior).norm() < 1e-6 * prior.norm());
+  p.prior = Eigen::VectorXd::Zero(prior.size() + 1);
+  OnlineGreedyProjection wrong(p);
+  CHECK_THROWS_WITH_AS(wrong.train(test::listOf(many)), doctest::Contains("the prior has"), InvalidArgument);
+}
+
 TEST_CASE("a step that turns NaN never overwrites the last good weights") {
   PoisonedExample poisoned;
   const ExampleList list = {&poisoned};

@@ -129,7 +129,7 @@ namespace {
 // The training maps in order of first appearance (map_of[k]: example k's), each at the start's
 // log-costs; loss_max gets the largest loss (for the underflow check).
 std::vector<MapState> mapStates(const std::vector<const PathExample*>& examples, const Eigen::VectorXd& initial,
-                                std::vector<std::size_t>& map_of, double& loss_max) {
+                                const TreeEnsemble& start_trees, std::vector<std::size_t>& map_of, double& loss_max) {
   const int d = examples.front()->map().features();
   std::vector<MapState> states;
   map_of.assign(examples.size(), 0);
@@ -150,7 +150,7 @@ std::vector<MapState> mapStates(const std::vector<const PathExample*>& examples,
     for (double l : examples[k]->loss()) loss_max = std::max(loss_max, l);
   }
   for (MapState& state : states) {
-    logCosts(*state.map, initial, {}, state.linear);
+    logCosts(*state.map, initial, start_trees, state.linear);
     state.trees.assign(state.linear.size(), 0.0);
     state.log_costs = state.linear;
   }
@@ -263,7 +263,7 @@ void addTree(const std::vector<MapState>& states, const RegressionTree& tree, do
 }  // namespace
 
 LearchResult learch(const std::vector<const PathExample*>& examples, const Eigen::VectorXd& initial,
-                    const LearchSettings& settings, const LearchCallback& callback) {
+                    const LearchSettings& settings, const LearchCallback& callback, const TreeEnsemble& start_trees) {
   settings.validate();
   if (examples.empty()) throw InvalidArgument("learch: no examples");
   const int d = examples.front()->map().features();
@@ -274,10 +274,12 @@ LearchResult learch(const std::vector<const PathExample*>& examples, const Eigen
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::size_t> map_of;
   double loss_max = 0.0;
-  std::vector<MapState> states = mapStates(examples, initial, map_of, loss_max);
+  std::vector<MapState> states = mapStates(examples, initial, start_trees, map_of, loss_max);
 
   LearchResult result;
   result.weights = initial;
+  result.trees = start_trees;
+  const std::size_t kept_before = start_trees.size();
   ThreadPool pool(settings.threads);
   Random rng(settings.seed);
   std::vector<std::vector<double>> log_costs(states.size());
@@ -296,7 +298,7 @@ LearchResult learch(const std::vector<const PathExample*>& examples, const Eigen
     oracleCalls(examples, states, map_of, maxent, pool, outcomes);
     LearchRound round;
     round.trees = static_cast<int>(result.trees.size());
-    round.step = result.trees.empty() ? 0.0 : result.trees.steps().back();
+    round.step = result.trees.size() == kept_before ? 0.0 : result.trees.steps().back();
     for (const Outcome& o : outcomes) round.objective += o.hinge, round.prediction_loss += o.loss;
     round.prediction_loss /= static_cast<double>(examples.size());
     round.lowest = range.lowest;
@@ -313,7 +315,7 @@ LearchResult learch(const std::vector<const PathExample*>& examples, const Eigen
       result.message = "the starting costs are out of bounds: " + range.fault + "; no tree added";
       break;
     }
-    if (round.trees == settings.rounds) {
+    if (result.trees.size() - kept_before == static_cast<std::size_t>(settings.rounds)) {
       result.message = "added " + kept;
       break;
     }
@@ -326,7 +328,7 @@ LearchResult learch(const std::vector<const PathExample*>& examples, const Eigen
     }
     RegressionTree tree = gradientTree(cells, states, settings);
     // 5) log c += eta_t h_t, checked before it is kept.
-    const double eta = settings.step / std::sqrt(static_cast<double>(result.trees.size() + 1));
+    const double eta = settings.step / std::sqrt(static_cast<double>(result.trees.size() - kept_before + 1));
     std::vector<std::vector<double>> trees(states.size());
     addTree(states, tree, eta, pool, trees, log_costs);
     const CostRange next = costRange(states, log_costs, loss_max, settings.max_cost_ratio, maxent);

@@ -52,6 +52,10 @@ class OnlineGreedyProjection : public Learner {
     std::uint64_t seed = 1;           ///< for shuffle (mmp::Random: the same orders with every standard library)
     int batch = 1;                    ///< k >= 1: examples per step, their subgradients averaged
     int threads = 1;                  ///< oracle calls at once (>= 0, 0 = all cores); results do not depend on it
+    /// The regulariser's centre w0: c_t(w) = lambda/2 |w - w0|^2 + beta_t h_t(w)^q, so each step pulls
+    /// toward w0 instead of 0 (w <- P_W[w - 1/(lambda t) (lambda (w - w0) + ...)]): adapting a trained
+    /// model to new examples, with lambda the prior's strength.  Empty: 0 (the learner above, bit for bit).
+    Eigen::VectorXd prior;
   };
 
   explicit OnlineGreedyProjection(Params params);

@@ -103,9 +103,14 @@ using LearchCallback = std::function<bool(const LearchRound&)>;
              result.rounds.back() describes the returned model.  If the starting costs themselves
              are out of bounds, no tree is added and the message says so (rounds empty if they
              cannot even be planned on).
+    start_trees: a model's trees to go on from (adapting a LEARCH model to new demonstrations,
+             adaptation.hpp): the start's log-cost is initial . f + start_trees(f), the new trees are
+             appended to them (result.trees holds both), their steps eta_t = step / sqrt(t) count t
+             from the first new tree, and settings.rounds counts new trees.
 !*/
 LearchResult learch(const std::vector<const PathExample*>& examples, const Eigen::VectorXd& initial,
-                    const LearchSettings& settings, const LearchCallback& callback = {});
+                    const LearchSettings& settings, const LearchCallback& callback = {},
+                    const TreeEnsemble& start_trees = {});
 
 /// log c(s) = w . f(s) + trees(f(s)) for every cell of the map, +inf on blocked cells.
 /// requires: w.size() == map.features() (else mmp::InvalidArgument), the trees' features below it.

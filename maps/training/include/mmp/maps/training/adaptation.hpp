@@ -1,0 +1,132 @@
+// Teaching a trained cost model on a new site: a saved CostModel adapts online to demonstrations on
+// new images, one at a time, through the same oracle as training (loss-augmented A*).
+//
+//   mmp::CostModelTeacher teacher(mmp::CostModel::load("models/follow_road.mmp"));
+//   const int image = teacher.addImage(mmp::loadGeoImage("site.tif"), "site.tif");
+//   teacher.teach(image, cells);            // a demonstrated path: cells of the image's grid
+//   teacher.model().save("site.mmp");       // the parent, adapted; its info records what it learned
+//
+// How each kind of model adapts:
+//   - linear costs (w . f or exp(w . f)): the online learner (Greedy Projection, steps 1/(lambda t))
+//     minimises lambda/2 |w - w0|^2 + sum_i beta_i h_i(w) over the demonstrations taught so far,
+//     regularised toward the parent's weights w0 rather than toward zero: with few demonstrations
+//     the prior dominates, and lambda is its strength.  Linear costs train with the parent's bias
+//     raised to the floor that keeps loss-augmented costs positive (as training does); the parent's
+//     bias calibration (its bias below that floor) is carried over to the adapted weights.
+//   - LEARCH (w0 . f + trees): new trees fitted to the functional gradient of the new demonstrations
+//     only, appended to the parent's (learch.hpp, start_trees); the old trees stay.
+//   - a convolutional network: refused for now (mmp::InvalidArgument), its adaptation is not built.
+// Each teach() re-runs the adaptation from the parent over every demonstration taught so far, so the
+// model is a function of the parent, the demonstrations in order and the settings: bit for bit the
+// same at a fixed thread count, and undo() is exact.  Every guarantee of training holds: the costs
+// stay inside CostLimits on the taught images (else the learner keeps the last good weights and the
+// step's message says so), and the parent is never modified.
+#pragma once
+
+#include <mmp/core/oracle.hpp>
+#include <mmp/maps/cost_model.hpp>
+#include <mmp/maps/georeference.hpp>
+#include <mmp/maps/training/settings.hpp>
+#include <mmp/planning/path_example.hpp>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mmp {
+
+struct AdaptationSettings {
+  /// Linear models: the prior's strength lambda in lambda/2 |w - w0|^2 (> 0); larger keeps the
+  /// adapted model closer to the parent, and the online steps are 1/(lambda t).
+  double lambda = 0.1;
+  /// Linear models: passes of the online learner over the demonstrations taught so far (>= 1).
+  int epochs = 10;
+  /// LEARCH models: trees added (learch.rounds), their step (eta_t = step / sqrt(t)) and depth.
+  int learch_rounds = 5;
+  double learch_step = 0.5;
+  int learch_depth = 3;
+  /// The demonstrations' loss (radius in pixels, scale, length weighting), as in training.
+  LossSettings loss;
+  /// The smallest loss-augmented cell cost the linear projection allows (learner.min_cost).
+  double min_cost = 0.05;
+  /// Oracle calls at once (0: all cores); the result does not depend on it.
+  int threads = 1;
+  /// Throws mmp::InvalidArgument naming the first setting (as "adapt.lambda") outside its range.
+  void validate() const;
+};
+
+/// A demonstration taught on one of the teacher's images.
+struct TaughtDemonstration {
+  int image = 0;           ///< the image's index (CostModelTeacher::addImage)
+  std::vector<int> cells;  ///< the path, start to goal, as cells of the image's grid (row * cols + col)
+};
+
+/// What one teach() or undo() did.
+struct TeachingStep {
+  int demonstrations = 0;  ///< taught so far
+  Info info = Info::Success;
+  std::string message;     ///< how the learner stopped (the last good weights kept, ...)
+  double seconds = 0.0;
+  /// The mean prediction loss per cell of demonstration of the taught demonstrations (plain A*
+  /// between each one's ends, against it) under the parent and under the adapted model.
+  double loss_before = 0.0, loss_after = 0.0;
+};
+
+class CostModelTeacher {
+ public:
+  /// Throws mmp::InvalidArgument for a network model (its adaptation is not built) or bad settings.
+  explicit CostModelTeacher(CostModel parent, AdaptationSettings settings = {});
+  CostModelTeacher(const CostModelTeacher&) = delete;
+  CostModelTeacher& operator=(const CostModelTeacher&) = delete;
+  ~CostModelTeacher();
+
+  /*!
+      ensures: the image's features under the parent's feature stack, kept for the demonstrations on
+               it; returns its index.  `name` names it in messages and in the model's provenance,
+               `fingerprint` (e.g. fileChecksum of its file) is recorded beside it.  Throws as
+               CostModel::costs does if the image does not suit the model.
+  !*/
+  int addImage(const GeoImage& image, const std::string& name, const std::string& fingerprint = "");
+  int images() const;
+  /// The grid of image i: rows x cols cells of cellSize() pixels.
+  int rows(int image) const;
+  int cols(int image) const;
+  int cellSize() const { return parent_.features().settings().cell_size; }
+
+  /*!
+      requires: image is an index addImage gave
+      ensures: checks the path (at least 2 cells, each on the image's grid and passable under the
+               parent, consecutive cells 8-neighbours: else mmp::DataError naming the image, the
+               position in the path and the cell, and nothing changes), adds it and adapts the
+               model from the parent over every demonstration taught so far
+  !*/
+  TeachingStep teach(int image, std::vector<int> cells);
+  /// Drops the last demonstration (mmp::InvalidArgument if there is none) and re-adapts.
+  TeachingStep undo();
+
+  /// The adapted model (the parent itself before any demonstration); its info records the parent's
+  /// fingerprint, the images taught on and every demonstration (adapted_*: `mmp info` shows them).
+  const CostModel& model() const { return model_; }
+  const CostModel& parent() const { return parent_; }
+  const std::vector<TaughtDemonstration>& demonstrations() const { return demonstrations_; }
+  const AdaptationSettings& settings() const { return settings_; }
+
+ private:
+  struct Image;
+  TeachingStep adapt();
+  CostModel adaptLinear(const ExampleList& examples, TeachingStep& step) const;
+  CostModel adaptLearch(const std::vector<const PathExample*>& examples, TeachingStep& step) const;
+  std::map<std::string, std::string> parentInfo() const;
+  void recordProvenance(CostModel& model) const;
+  double meanLoss(const CostModel& model, const std::vector<const PathExample*>& examples) const;
+
+  CostModel parent_;
+  AdaptationSettings settings_;
+  std::string parent_fingerprint_;
+  std::vector<std::unique_ptr<Image>> images_;
+  std::vector<TaughtDemonstration> demonstrations_;
+  CostModel model_;
+};
+
+}  // namespace mmp

@@ -1,0 +1,243 @@
+#include <mmp/maps/training/adaptation.hpp>
+
+#include <mmp/core/error.hpp>
+#include <mmp/core/model_file.hpp>
+#include <mmp/core/numbers.hpp>
+#include <mmp/core/projection.hpp>
+#include <mmp/core/thread_pool.hpp>
+#include <mmp/learners/online_greedy_projection.hpp>
+#include <mmp/maps/training/learch.hpp>
+#include <mmp/planning/path.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <sstream>
+
+namespace mmp {
+
+void AdaptationSettings::validate() const {
+  const auto fail = [](const std::string& key, const std::string& what) {
+    throw InvalidArgument("adapt." + key + " " + what);
+  };
+  if (!(lambda > 0.0) || !std::isfinite(lambda)) fail("lambda", "= " + numberText(lambda) + " must be finite and > 0");
+  if (epochs < 1) fail("epochs", "= " + std::to_string(epochs) + " must be >= 1");
+  if (learch_rounds < 1) fail("learch_rounds", "= " + std::to_string(learch_rounds) + " must be >= 1");
+  if (!(learch_step > 0.0) || !std::isfinite(learch_step)) fail("learch_step", "= " + numberText(learch_step) + " must be finite and > 0");
+  if (learch_depth < 1 || learch_depth > 16) fail("learch_depth", "= " + std::to_string(learch_depth) + " must be in [1, 16]");
+  if (!(loss.radius_px > 0.0) || !std::isfinite(loss.radius_px)) fail("loss.radius_px", "= " + numberText(loss.radius_px) + " must be finite and > 0");
+  if (!(loss.scale > 0.0) || !std::isfinite(loss.scale)) fail("loss.scale", "= " + numberText(loss.scale) + " must be finite and > 0");
+  if (!(min_cost > 0.0) || !std::isfinite(min_cost)) fail("min_cost", "= " + numberText(min_cost) + " must be finite and > 0");
+  if (threads < 0) fail("threads", "= " + std::to_string(threads) + " must be >= 0 (0: all cores)");
+}
+
+struct CostModelTeacher::Image {
+  std::string name, fingerprint;
+  std::shared_ptr<const FeatureMap> map;
+};
+
+CostModelTeacher::~CostModelTeacher() = default;
+
+CostModelTeacher::CostModelTeacher(CostModel parent, AdaptationSettings settings)
+    : parent_(std::move(parent)), settings_(std::move(settings)), model_(parent_) {
+  settings_.validate();
+  if (!parent_.network().empty()) {
+    throw InvalidArgument("adapting a convolutional network model" +
+                          (parent_.source().empty() ? std::string() : " ('" + parent_.source() + "')") +
+                          " is not built yet; adapt a linear or LEARCH model");
+  }
+  if (!parent_.source().empty() && std::filesystem::is_regular_file(parent_.source())) {
+    parent_fingerprint_ = fileChecksum(parent_.source());
+  }
+}
+
+int CostModelTeacher::addImage(const GeoImage& image, const std::string& name, const std::string& fingerprint) {
+  parent_.checkImage(image.pixels.cols, image.pixels.rows);
+  auto entry = std::make_unique<Image>();
+  entry->name = name;
+  entry->fingerprint = fingerprint;
+  FeatureMap map = parent_.features().map(image);
+  // Cells holding a pixel without data cost +inf under the model: blocked for the planners here too.
+  const CostGrid grid = parent_.costs(image);
+  if (!grid.unknown.empty()) map.setBlocked(grid.unknown);
+  entry->map = std::make_shared<const FeatureMap>(std::move(map));
+  images_.push_back(std::move(entry));
+  return static_cast<int>(images_.size()) - 1;
+}
+
+int CostModelTeacher::images() const { return static_cast<int>(images_.size()); }
+int CostModelTeacher::rows(int image) const { return images_.at(static_cast<std::size_t>(image))->map->rows(); }
+int CostModelTeacher::cols(int image) const { return images_.at(static_cast<std::size_t>(image))->map->cols(); }
+
+TeachingStep CostModelTeacher::teach(int image, std::vector<int> cells) {
+  if (image < 0 || image >= images()) {
+    throw InvalidArgument("teach: image " + std::to_string(image) + " is not one of the teacher's " +
+                          std::to_string(images()) + " images (addImage gives the index)");
+  }
+  const Image& entry = *images_[static_cast<std::size_t>(image)];
+  const FeatureMap& map = *entry.map;
+  if (cells.size() < 2) {
+    throw DataError("demonstration on '" + entry.name + "': " + std::to_string(cells.size()) +
+                    " cell(s); a path needs a start and a goal (at least 2 cells)");
+  }
+  try {
+    validatePath(cells, map.rows(), map.cols(), Connectivity::Eight, map.blocked());  // unknown cells: blocked
+  } catch (const Error& e) {
+    throw DataError("demonstration on '" + entry.name + "' (" + std::to_string(map.rows()) + " x " +
+                    std::to_string(map.cols()) + " cells of " + std::to_string(cellSize()) + " px): " + e.what());
+  }
+  demonstrations_.push_back({image, std::move(cells)});
+  try {
+    return adapt();
+  } catch (...) {
+    demonstrations_.pop_back();  // all or nothing: the teacher is as before
+    throw;
+  }
+}
+
+TeachingStep CostModelTeacher::undo() {
+  if (demonstrations_.empty()) throw InvalidArgument("undo: no demonstration has been taught");
+  TaughtDemonstration last = std::move(demonstrations_.back());
+  demonstrations_.pop_back();
+  try {
+    return adapt();
+  } catch (...) {
+    demonstrations_.push_back(std::move(last));
+    throw;
+  }
+}
+
+double CostModelTeacher::meanLoss(const CostModel& model, const std::vector<const PathExample*>& examples) const {
+  double sum = 0.0;
+  std::vector<double> log_costs;
+  for (const PathExample* e : examples) {
+    // the model's log-costs on the example's map, +inf on blocked cells (CostModel::costs refuses those)
+    if (model.trees().empty()) {
+      e->map().costs(model.weights(), log_costs, model.form());
+      for (double& c : log_costs) c = std::log(c);
+    } else {
+      logCosts(e->map(), model.weights(), model.trees(), log_costs);
+    }
+    for (double& c : log_costs) c *= model.costExponent();
+    const PlanResult plan = e->planLogCosts(log_costs, 0.0);
+    sum += plan.status == PlanStatus::Success
+               ? e->pathLoss(plan.path) / std::max(1.0, pathLength(e->demonstration(), e->map().cols()))
+               : std::numeric_limits<double>::infinity();
+  }
+  return examples.empty() ? 0.0 : sum / static_cast<double>(examples.size());
+}
+
+TeachingStep CostModelTeacher::adapt() {
+  const auto start = std::chrono::steady_clock::now();
+  TeachingStep step;
+  step.demonstrations = static_cast<int>(demonstrations_.size());
+  if (demonstrations_.empty()) {
+    model_ = parent_;
+    step.message = "no demonstration: the parent model";
+    return step;
+  }
+  PathExample::Params params;
+  params.connectivity = Connectivity::Eight;
+  params.loss.shape = settings_.loss.shape;
+  params.loss.radius = settings_.loss.radius_px / cellSize();  // the loss lives on the cell grid
+  params.loss.scale = settings_.loss.scale;
+  params.length_weighting = settings_.loss.length_weighting;
+  params.q = 1;
+  params.cost_form = parent_.trees().empty() ? parent_.form() : CostForm::Exponential;
+  std::vector<std::unique_ptr<PathExample>> owned;
+  std::vector<const PathExample*> examples;
+  ExampleList list;
+  for (const TaughtDemonstration& d : demonstrations_) {
+    owned.push_back(std::make_unique<PathExample>(images_[static_cast<std::size_t>(d.image)]->map, d.cells, params));
+    examples.push_back(owned.back().get());
+    list.push_back(owned.back().get());
+  }
+  CostModel adapted = parent_.trees().empty() ? adaptLinear(list, step) : adaptLearch(examples, step);
+  adapted.setDomain(parent_.domain());
+  if (parent_.costExponent() != 1.0) adapted.setCostExponent(parent_.costExponent());
+  recordProvenance(adapted);
+  step.loss_before = meanLoss(parent_, examples);
+  step.loss_after = meanLoss(adapted, examples);
+  model_ = std::move(adapted);
+  step.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return step;
+}
+
+CostModel CostModelTeacher::adaptLinear(const ExampleList& examples, TeachingStep& step) const {
+  const Eigen::VectorXd& w0 = parent_.weights();
+  const bool linear = parent_.form() == CostForm::Linear;
+  // The learner keeps loss-augmented costs positive with the bias floor training used; the parent's
+  // calibration (its bias below the floor) is the offset carried back afterwards.
+  const ProjectionPtr positive = linear ? positiveCostProjection(w0.size(), kBiasIndex, settings_.loss.scale, settings_.min_cost)
+                                        : noProjection();
+  Eigen::VectorXd prior = w0;
+  positive->project(prior);
+  const Eigen::VectorXd offset = w0 - prior;
+
+  OnlineGreedyProjection::Params p;
+  p.lambda = settings_.lambda;
+  p.projection = positive;
+  p.stop.max_iterations = settings_.epochs;
+  p.threads = settings_.threads;
+  p.prior = prior;
+  OnlineGreedyProjection learner(p);
+  std::vector<const FeatureMap*> maps;
+  for (const auto& image : images_) maps.push_back(image->map.get());
+  const CostForm form = parent_.form();
+  learner.setWeightCheck([&maps, &offset, form](const Eigen::VectorXd& w) {
+    return trainingCostFault(maps, w + offset, form);
+  });
+  Eigen::VectorXd w = learner.train(examples, prior);
+  step.info = learner.info();
+  step.message = learner.message();
+  return CostModel(parent_.features(), w + offset, form, parentInfo());
+}
+
+CostModel CostModelTeacher::adaptLearch(const std::vector<const PathExample*>& examples, TeachingStep& step) const {
+  LearchSettings s;
+  s.rounds = settings_.learch_rounds;
+  s.step = settings_.learch_step;
+  s.depth = settings_.learch_depth;
+  s.threads = settings_.threads;
+  LearchResult result = learch(examples, parent_.weights(), s, {}, parent_.trees());
+  step.info = result.info;
+  step.message = result.message;
+  return CostModel(parent_.features(), std::move(result.weights), std::move(result.trees), parentInfo());
+}
+
+std::map<std::string, std::string> CostModelTeacher::parentInfo() const {
+  // The parent's holdout figures are the parent's, not the adapted model's: kept as parent_holdout*.
+  std::map<std::string, std::string> info;
+  for (const auto& [key, value] : parent_.info()) info[key.rfind("holdout", 0) == 0 ? "parent_" + key : key] = value;
+  return info;
+}
+
+void CostModelTeacher::recordProvenance(CostModel& model) const {
+  model.setInfo("adapted_from", (parent_.source().empty() ? std::string("(a model in memory)") : parent_.source()) +
+                                    (parent_fingerprint_.empty() ? "" : " " + parent_fingerprint_));
+  std::ostringstream images, demos;
+  for (const auto& image : images_) {
+    images << (images.tellp() > 0 ? "\n" : "") << image->name << (image->fingerprint.empty() ? "" : " " + image->fingerprint);
+  }
+  for (const TaughtDemonstration& d : demonstrations_) {
+    const int cols = images_[static_cast<std::size_t>(d.image)]->map->cols();
+    demos << (demos.tellp() > 0 ? "\n" : "") << d.image << ":";
+    for (std::size_t k = 0; k < d.cells.size(); ++k) {
+      demos << (k ? " " : "") << d.cells[k] / cols << "," << d.cells[k] % cols;
+    }
+  }
+  std::ostringstream how;
+  if (parent_.trees().empty()) {
+    how << "online greedy projection toward the parent, lambda " << numberText(settings_.lambda) << ", " << settings_.epochs
+        << " epochs";
+  } else {
+    how << "LEARCH, " << settings_.learch_rounds << " new trees, step " << numberText(settings_.learch_step) << " / sqrt(t), depth "
+        << settings_.learch_depth;
+  }
+  how << "; loss radius " << numberText(settings_.loss.radius_px) << " px, scale " << numberText(settings_.loss.scale);
+  model.setInfo("adapted_by", how.str());
+  model.setInfo("adapted_images", images.str());
+  model.setInfo("adapted_demonstrations", demos.str());
+}
+
+}  // namespace mmp
