@@ -548,3 +548,41 @@ TEST_CASE("mmp costmap --nav2: lethal cells by quantile, a local origin, a folde
                                                            dir.file("m.mmp"), "--model", "plan"}),
                        doctest::Contains("geographic (longitude and latitude in degrees)"), InvalidArgument);
 }
+
+TEST_CASE("mmp adapt teaches a saved model from a path file, writes the adapted model and a picture, never the parent") {
+  test::TempDir dir;
+  saveModelAndScene(dir);
+  std::ifstream parent_in(dir.file("m.mmp"), std::ios::binary);
+  const std::string parent_bytes((std::istreambuf_iterator<char>(parent_in)), std::istreambuf_iterator<char>());
+  std::ofstream(dir.file("paths.csv")) << "path,x,y\n1,2,2\n1,2,100\n1,100,100\n2,120,10\n2,60,60\n";
+  CLI::App app;
+  addAdaptCommand(app);
+  app.parse(std::vector<std::string>{"1", "--threads", dir.file("a.png"), "--png", dir.file("a.mmp"), "--out",
+                                     dir.file("paths.csv"), "--demonstrations", dir.file("scene.png"), "--image",
+                                     dir.file("m.mmp"), "adapt"});  // CLI11 takes the arguments in reverse order
+  const CostModel adapted = CostModel::load(dir.file("a.mmp"));
+  const std::string& demos = adapted.info().at("adapted_demonstrations");
+  CHECK(std::count(demos.begin(), demos.end(), '\n') == 1);  // two demonstrations
+  CHECK(adapted.info().at("adapted_images").find("scene.png") != std::string::npos);
+  CHECK(adapted.info().at("adapted_from").find(fileChecksum(dir.file("m.mmp"))) != std::string::npos);
+  CHECK(cv::imread(dir.file("a.png")).cols > 256);  // two maps side by side
+
+  const auto refused = [&](std::vector<std::string> args, const char* message) {
+    CLI::App bad;
+    addAdaptCommand(bad);
+    CHECK_THROWS_WITH(bad.parse(args), doctest::Contains(message));
+  };
+  refused({dir.file("m.mmp"), "--out", dir.file("paths.csv"), "--demonstrations", dir.file("scene.png"), "--image",
+           dir.file("m.mmp"), "adapt"},
+          "is the parent model");
+  std::ofstream(dir.file("off.csv")) << "path,x,y\n1,2,2\n1,500,2\n";
+  refused({dir.file("b.mmp"), "--out", dir.file("off.csv"), "--demonstrations", dir.file("scene.png"), "--image",
+           dir.file("m.mmp"), "adapt"},
+          "off.csv");
+  refused({dir.file("b.mmp"), "--out", dir.file("scene.png"), "--image", dir.file("paths.csv"), "--demonstrations",
+           dir.file("scene.png"), "--image", dir.file("m.mmp"), "adapt"},
+          "give one file of paths per image");
+  CHECK_FALSE(std::ifstream(dir.file("b.mmp")).good());
+  std::ifstream parent_after(dir.file("m.mmp"), std::ios::binary);
+  CHECK(std::string((std::istreambuf_iterator<char>(parent_after)), std::istreambuf_iterator<char>()) == parent_bytes);
+}

@@ -30,6 +30,9 @@ void addPlanCommand(CLI::App& app);
 /// `mmp costmap`: a saved model and an image -> cost-map picture and raw float map.
 void addCostmapCommand(CLI::App& app);
 
+/// `mmp adapt MODEL --image ... --demonstrations ... --out ...`: a saved model taught on a new site.
+void addAdaptCommand(CLI::App& app);
+
 /// `mmp info MODEL`: what a model file holds and where it came from.
 void addInfoCommand(CLI::App& app);
 

@@ -37,6 +37,9 @@ void runInfo(const InfoOptions& o) {
     if (key == "config_effective" && !o.config) {
       text = std::to_string(std::count(value.begin(), value.end(), '\n')) + " lines of YAML (--config prints them)";
     }
+    if (key == "adapted_demonstrations" && !o.data) {
+      text = std::to_string(std::count(value.begin(), value.end(), '\n') + 1) + " demonstrations taught (--data prints their cells)";
+    }
     if (key == "data" && !o.data) {
       text = std::to_string(std::count(value.begin(), value.end(), '\n')) + " files' fingerprints (--data prints them)";
     }
@@ -56,7 +59,7 @@ void addInfoCommand(CLI::App& app) {
   cmd->add_option("model,--model", o->model, "model file written by mmp train")->required();
   cmd->add_flag("--json", o->json, "one JSON object, every entry in full");
   cmd->add_flag("--config", o->config, "print the effective config the model was trained with in full");
-  cmd->add_flag("--data", o->data, "print the fingerprint of every file it was trained and scored on");
+  cmd->add_flag("--data", o->data, "print the fingerprint of every file it was trained and scored on, and the cells of every demonstration it was taught");
   cmd->footer("Examples:\n  mmp info models/follow_road.mmp\n  mmp info out/demo/model.mmp --json");
   cmd->callback([o] { runInfo(*o); });
 }

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   mmp::tools::addOcrCommand(app);
   mmp::tools::addMultilabelCommand(app);
   mmp::tools::addTrainCommand(app);
+  mmp::tools::addAdaptCommand(app);
   mmp::tools::addCompareCommand(app);
   mmp::tools::addPlanCommand(app);
   mmp::tools::addCostmapCommand(app);

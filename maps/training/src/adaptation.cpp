@@ -46,9 +46,10 @@ CostModelTeacher::CostModelTeacher(CostModel parent, AdaptationSettings settings
                           (parent_.source().empty() ? std::string() : " ('" + parent_.source() + "')") +
                           " is not built yet; adapt a linear or LEARCH model");
   }
-  if (!parent_.source().empty() && std::filesystem::is_regular_file(parent_.source())) {
-    parent_fingerprint_ = fileChecksum(parent_.source());
-  }
+  // a loaded model's source is its file, quoted ('path')
+  std::string file = parent_.source();
+  if (file.size() >= 2 && file.front() == '\'' && file.back() == '\'') file = file.substr(1, file.size() - 2);
+  if (!file.empty() && std::filesystem::is_regular_file(file)) parent_fingerprint_ = fileChecksum(file);
 }
 
 int CostModelTeacher::addImage(const GeoImage& image, const std::string& name, const std::string& fingerprint) {
