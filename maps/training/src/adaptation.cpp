@@ -54,14 +54,23 @@ CostModelTeacher::CostModelTeacher(CostModel parent, AdaptationSettings settings
 
 int CostModelTeacher::addImage(const GeoImage& image, const std::string& name, const std::string& fingerprint) {
   parent_.checkImage(image.pixels.cols, image.pixels.rows);
-  auto entry = std::make_unique<Image>();
-  entry->name = name;
-  entry->fingerprint = fingerprint;
   FeatureMap map = parent_.features().map(image);
   // Cells holding a pixel without data cost +inf under the model: blocked for the planners here too.
   const CostGrid grid = parent_.costs(image);
   if (!grid.unknown.empty()) map.setBlocked(grid.unknown);
-  entry->map = std::make_shared<const FeatureMap>(std::move(map));
+  return addImage(std::make_shared<const FeatureMap>(std::move(map)), name, fingerprint);
+}
+
+int CostModelTeacher::addImage(std::shared_ptr<const FeatureMap> map, const std::string& name, const std::string& fingerprint) {
+  if (!map || map->features() != parent_.weights().size()) {
+    throw InvalidArgument("teach: the feature map of '" + name + "' is not one of the parent's feature stack (" +
+                          std::to_string(map ? map->features() : 0) + " features, the model " +
+                          std::to_string(parent_.weights().size()) + ")");
+  }
+  auto entry = std::make_unique<Image>();
+  entry->name = name;
+  entry->fingerprint = fingerprint;
+  entry->map = std::move(map);
   images_.push_back(std::move(entry));
   return static_cast<int>(images_.size()) - 1;
 }
@@ -155,7 +164,7 @@ TeachingStep CostModelTeacher::adapt() {
   }
   CostModel adapted = parent_.trees().empty() ? adaptLinear(list, step) : adaptLearch(examples, step);
   adapted.setDomain(parent_.domain());
-  if (parent_.costExponent() != 1.0) adapted.setCostExponent(parent_.costExponent());
+  if (parent_.trees().empty() && parent_.costExponent() != 1.0) adapted.setCostExponent(parent_.costExponent());
   recordProvenance(adapted);
   step.loss_before = meanLoss(parent_, examples);
   step.loss_after = meanLoss(adapted, examples);
@@ -195,12 +204,18 @@ CostModel CostModelTeacher::adaptLinear(const ExampleList& examples, TeachingSte
 }
 
 CostModel CostModelTeacher::adaptLearch(const std::vector<const PathExample*>& examples, TeachingStep& step) const {
+  // A cost exponent e is a factor on the log-cost: e (w . f + sum_t s_t h_t) is the parent's log-cost
+  // with the weights and the tree steps times e, so the new trees fit the costs the parent plans on.
+  const double e = parent_.costExponent();
+  const Eigen::VectorXd weights = e * parent_.weights();
+  TreeEnsemble trees;
+  for (std::size_t t = 0; t < parent_.trees().size(); ++t) trees.add(parent_.trees().trees()[t], e * parent_.trees().steps()[t]);
   LearchSettings s;
   s.rounds = settings_.learch_rounds;
   s.step = settings_.learch_step;
   s.depth = settings_.learch_depth;
   s.threads = settings_.threads;
-  LearchResult result = learch(examples, parent_.weights(), s, {}, parent_.trees());
+  LearchResult result = learch(examples, weights, s, {}, trees);
   step.info = result.info;
   step.message = result.message;
   return CostModel(parent_.features(), std::move(result.weights), std::move(result.trees), parentInfo());

@@ -14,7 +14,9 @@
 //     raised to the floor that keeps loss-augmented costs positive (as training does); the parent's
 //     bias calibration (its bias below that floor) is carried over to the adapted weights.
 //   - LEARCH (w0 . f + trees): new trees fitted to the functional gradient of the new demonstrations
-//     only, appended to the parent's (learch.hpp, start_trees); the old trees stay.
+//     only, appended to the parent's (learch.hpp, start_trees); the old trees stay.  A cost exponent e
+//     is folded into the log-cost (weights and tree steps times e), so the new trees fit the costs the
+//     parent plans on; a linear model's exponent is kept, and adaptation fits its costs before it.
 //   - a convolutional network: refused for now (mmp::InvalidArgument), its adaptation is not built.
 // Each teach() re-runs the adaptation from the parent over every demonstration taught so far, so the
 // model is a function of the parent, the demonstrations in order and the settings: bit for bit the
@@ -88,6 +90,10 @@ class CostModelTeacher {
                CostModel::costs does if the image does not suit the model.
   !*/
   int addImage(const GeoImage& image, const std::string& name, const std::string& fingerprint = "");
+  /// The same with the image's feature map already made by parent().features() (its unknown cells
+  /// blocked): many teachers of one parent share it.  Throws mmp::InvalidArgument for a map of another
+  /// feature count.
+  int addImage(std::shared_ptr<const FeatureMap> map, const std::string& name, const std::string& fingerprint = "");
   int images() const;
   /// The grid of image i: rows x cols cells of cellSize() pixels.
   int rows(int image) const;

@@ -1,0 +1,305 @@
+// bench_adapt: teaching a shipped model on a new site, as a learning curve (docs/teaching.md).
+//
+// Protocol "beside", on the whole-area holdout of each behaviour's config (tiles 3 and 8, areas no
+// shipped model was trained on): every part is cut into its left half, which gives demonstrations, and
+// its right half, which is scored and never demonstrated on.  For each area and seed, k demonstrations
+// are drawn from a pool planned on the area's left halves (A* on the behaviour's true costs between
+// seeded pairs), taught one at a time to the shipped model (CostModelTeacher), and the model after k is
+// scored on the area's right halves as `mmp train` scores a holdout (cost ratio against the reference
+// paths, feasible share).  Beside it, the same learner from scratch on the same k demonstrations
+// (uniform costs as the parent) and uniform costs.  Intervals are 95 % paired bootstraps over the
+// scored pairs of each pair's mean over seeds.  Prints a table and, last, one JSON line; --png draws
+// the curves.
+#include <mmp/core/error.hpp>
+#include <mmp/core/numbers.hpp>
+#include <mmp/core/random.hpp>
+#include <mmp/frontend/json_output.hpp>
+#include <mmp/frontend/train_config.hpp>
+#include <mmp/maps/imagery.hpp>
+#include <mmp/maps/render.hpp>
+#include <mmp/maps/training/adaptation.hpp>
+#include <mmp/maps/training/learch.hpp>
+#include <mmp/maps/training/pipeline.hpp>
+#include <mmp/maps/training/regions.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <map>
+
+using namespace mmp;
+using tools::Json;
+using tools::TrainConfig;
+using tools::loadTrainConfig;
+
+namespace {
+
+struct Options {
+  std::vector<std::string> behaviours{"follow_road", "hide_in_vegetation", "cross_country", "amphibious"};
+  std::vector<int> ks{0, 1, 2, 3, 5, 10};
+  int seeds = 5;
+  int pool = 3;    ///< demonstrations planned on each left half
+  int pairs = 10;  ///< scored pairs on each right half
+  AdaptationSettings adapt;
+  std::string configs = "configs", models = "models", data_root, png;
+  std::string areas = "holdout";  ///< "holdout": tiles 3 and 8, final figures; "train": the training areas, to choose settings
+};
+
+// One part of an area: its left half's features and demonstration pool, its right half ready to score.
+struct Part {
+  std::string area, name;
+  std::shared_ptr<const FeatureMap> left;
+  std::vector<std::vector<int>> pool;
+  HoldoutImage right;
+};
+
+RegionSpec half(const RegionSpec& spec, const cv::Mat& image, const cv::Mat& labels, int x0, int x1, const char* side) {
+  RegionSpec h;
+  h.name = spec.name + "-" + side;
+  h.where = spec.where + " (" + side + " half)";
+  h.area = spec.areaName();
+  h.pixels = image(cv::Rect(x0, 0, x1 - x0, image.rows)).clone();
+  h.label_pixels = labels(cv::Rect(x0, 0, x1 - x0, labels.rows)).clone();
+  return h;
+}
+
+std::vector<Part> loadParts(const TrainConfig& config, const CostModel& model, const Options& o, PipelineSettings& scoring) {
+  const int k = config.features.cell_size;
+  std::vector<Part> parts;
+  scoring = config;
+  scoring.evaluation.pairs = o.pairs;
+  scoring.holdout.clear();
+  std::vector<RegionSpec> lefts;
+  for (const RegionSpec& spec : o.areas == "train" ? config.train : config.holdout) {
+    const cv::Mat image = loadImage(spec.image);
+    const cv::Mat labels = loadLabelMask(spec.labels, config.classes);
+    const int middle = image.cols / 2 / k * k;
+    lefts.push_back(half(spec, image, labels, 0, middle, "left"));
+    scoring.holdout.push_back(half(spec, image, labels, middle, image.cols, "right"));
+    parts.push_back({spec.areaName(), spec.name, nullptr, {}, {}});
+  }
+  std::vector<Part> usable;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    try {
+      const Region left = loadRegion(lefts[i], config);
+      parts[i].pool = plannedPaths(left, o.pool, config.evaluation.min_separation_px, k, 1000 + i, "bench_adapt pool");
+      parts[i].right = loadHoldout(scoring, static_cast<int>(i), model.features());
+      if (parts[i].pool.empty()) throw DataError("no demonstration could be planned on its left half");
+      parts[i].left = std::make_shared<const FeatureMap>(model.features().map(left.image));
+      usable.push_back(std::move(parts[i]));
+    } catch (const DataError& e) {  // a half with no room for a pair at the configured separation
+      std::fprintf(stderr, "  left out %s: %s\n", parts[i].name.c_str(), e.what());
+    }
+  }
+  std::fprintf(stderr, "  %zu of %zu parts usable\n", usable.size(), parts.size());
+  return usable;
+}
+
+// The scores of `model` on the right halves of `area`'s parts, pair by pair.
+std::vector<PlanScore> score(const PipelineSettings& scoring, const std::vector<Part>& parts, const std::string& area,
+                             const CostModel& model, Method method = Method::Learned) {
+  std::vector<PlanScore> out;
+  for (const Part& p : parts) {
+    if (p.area != area) continue;
+    const HoldoutResult r = scoreHoldout(scoring, p.right, model, nullptr);
+    const auto& s = r.scores.at(method);
+    out.insert(out.end(), s.begin(), s.end());
+  }
+  return out;
+}
+
+// Uniform costs of the parent's kind: the parent a learner from scratch starts from.
+CostModel uniformModel(const CostModel& parent) {
+  Eigen::VectorXd w = Eigen::VectorXd::Zero(parent.weights().size());
+  if (parent.form() == CostForm::Linear && parent.trees().empty()) w[kBiasIndex] = 1.0;
+  return CostModel(parent.features(), w, parent.trees().empty() ? parent.form() : CostForm::Exponential, {});
+}
+
+// LEARCH from uniform costs on the demonstrations alone (the teacher adapts models that have trees).
+CostModel learchFromScratch(const CostModel& parent, const std::vector<const Part*>& owners,
+                            const std::vector<std::vector<int>>& demos, const AdaptationSettings& a) {
+  PathExample::Params params;
+  params.loss.shape = a.loss.shape;
+  params.loss.radius = a.loss.radius_px / parent.features().settings().cell_size;
+  params.loss.scale = a.loss.scale;
+  params.cost_form = CostForm::Exponential;
+  std::vector<std::unique_ptr<PathExample>> owned;
+  std::vector<const PathExample*> examples;
+  for (std::size_t d = 0; d < demos.size(); ++d) {
+    owned.push_back(std::make_unique<PathExample>(owners[d]->left, demos[d], params));
+    examples.push_back(owned.back().get());
+  }
+  LearchSettings s;
+  s.rounds = a.learch_rounds;
+  s.step = a.learch_step;
+  s.depth = a.learch_depth;
+  s.threads = a.threads;
+  LearchResult r = learch(examples, Eigen::VectorXd::Zero(parent.weights().size()), s);
+  return CostModel(parent.features(), std::move(r.weights), std::move(r.trees), {});
+}
+
+struct Curve {
+  std::map<int, std::vector<std::vector<PlanScore>>> adapted, scratch;  // k -> per (area, seed) run: scores
+  std::map<int, std::vector<double>> step_seconds;                      // k -> seconds of the k-th teach
+  std::vector<std::vector<PlanScore>> zero, uniform;                     // per (area, seed) run
+};
+
+// Each pair's cost ratio averaged over the seeds (runs of one area are `seeds` consecutive entries).
+std::vector<PlanScore> seedMean(const std::vector<std::vector<PlanScore>>& runs, int seeds, double* feasible) {
+  std::vector<PlanScore> out;
+  double feasible_sum = 0.0;
+  long count = 0;
+  for (std::size_t first = 0; first < runs.size(); first += static_cast<std::size_t>(seeds)) {
+    for (std::size_t p = 0; p < runs[first].size(); ++p) {
+      PlanScore m;
+      m.cost_ratio = 0.0;
+      for (int s = 0; s < seeds; ++s) {
+        const PlanScore& x = runs[first + static_cast<std::size_t>(s)][p];
+        m.cost_ratio += x.cost_ratio / seeds;
+        feasible_sum += x.feasible ? 1.0 : 0.0;
+        ++count;
+      }
+      out.push_back(m);
+    }
+  }
+  if (feasible) *feasible = count ? feasible_sum / static_cast<double>(count) : 0.0;
+  return out;
+}
+
+double meanRatio(const std::vector<PlanScore>& s) {
+  double sum = 0.0;
+  for (const PlanScore& x : s) sum += x.cost_ratio;
+  return s.empty() ? 0.0 : sum / static_cast<double>(s.size());
+}
+
+Curve runBehaviour(const std::string& behaviour, const Options& o) {
+  const TrainConfig config = loadTrainConfig(o.configs + "/" + behaviour + ".yaml", o.data_root);
+  const CostModel parent = CostModel::load(o.models + "/" + behaviour + ".mmp");
+  PipelineSettings scoring;
+  const std::vector<Part> parts = loadParts(config, parent, o, scoring);
+  std::vector<std::string> areas;
+  for (const Part& p : parts) {
+    if (std::find(areas.begin(), areas.end(), p.area) == areas.end()) areas.push_back(p.area);
+  }
+  const int k_max = *std::max_element(o.ks.begin(), o.ks.end());
+  const CostModel uniform = uniformModel(parent);
+  Curve c;
+  for (const std::string& area : areas) {
+    const std::vector<PlanScore> zero = score(scoring, parts, area, parent);
+    const std::vector<PlanScore> flat = score(scoring, parts, area, uniform);
+    std::vector<std::pair<const Part*, std::size_t>> pool;  // (part, demonstration) of the area
+    for (const Part& p : parts) {
+      for (std::size_t d = 0; p.area == area && d < p.pool.size(); ++d) pool.push_back({&p, d});
+    }
+    for (int seed = 1; seed <= o.seeds; ++seed) {
+      Random rng(static_cast<std::uint64_t>(seed));
+      std::vector<std::pair<const Part*, std::size_t>> order = pool;
+      rng.shuffle(order.begin(), order.end());
+      c.zero.push_back(zero);
+      c.uniform.push_back(flat);
+      CostModelTeacher teacher(parent, o.adapt), scratch(uniform, o.adapt);
+      std::map<const Part*, int> index;
+      std::vector<const Part*> owners;
+      std::vector<std::vector<int>> demos;
+      for (int k = 1; k <= std::min<int>(k_max, static_cast<int>(order.size())); ++k) {
+        const Part* part = order[static_cast<std::size_t>(k - 1)].first;
+        if (!index.count(part)) {
+          index[part] = teacher.addImage(part->left, part->name + "-left");
+          scratch.addImage(part->left, part->name + "-left");
+        }
+        const std::vector<int>& demo = part->pool[order[static_cast<std::size_t>(k - 1)].second];
+        owners.push_back(part);
+        demos.push_back(demo);
+        const TeachingStep step = teacher.teach(index[part], demo);
+        if (parent.trees().empty()) scratch.teach(index[part], demo);
+        c.step_seconds[k].push_back(step.seconds);
+        if (!std::count(o.ks.begin(), o.ks.end(), k)) continue;
+        c.adapted[k].push_back(score(scoring, parts, area, teacher.model()));
+        const CostModel from_scratch = parent.trees().empty() ? scratch.model() : learchFromScratch(parent, owners, demos, o.adapt);
+        c.scratch[k].push_back(score(scoring, parts, area, from_scratch));
+      }
+      std::fprintf(stderr, "  %s %s seed %d done\n", behaviour.c_str(), area.c_str(), seed);
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  o.adapt.threads = 2;
+  CLI::App app{"bench_adapt: shipped models taught on the whole-area holdout's left halves, scored on the right halves"};
+  app.add_option("--behaviours", o.behaviours, "behaviours (configs/<b>.yaml, models/<b>.mmp)")->capture_default_str();
+  app.add_option("--ks", o.ks, "numbers of demonstrations to score at")->capture_default_str();
+  app.add_option("--seeds", o.seeds, "draws of which demonstrations")->capture_default_str()->check(CLI::Range(1, 100));
+  app.add_option("--pool", o.pool, "demonstrations planned on each left half")->capture_default_str()->check(CLI::Range(1, 100));
+  app.add_option("--pairs", o.pairs, "scored pairs on each right half")->capture_default_str()->check(CLI::Range(1, 1000));
+  app.add_option("--lambda", o.adapt.lambda, "the prior's strength (linear models)")->capture_default_str();
+  app.add_option("--epochs", o.adapt.epochs, "passes over the demonstrations (linear models)")->capture_default_str();
+  app.add_option("--learch-rounds", o.adapt.learch_rounds, "trees added (LEARCH models)")->capture_default_str();
+  app.add_option("--threads", o.adapt.threads, "oracle calls at once")->capture_default_str();
+  app.add_option("--data-root", o.data_root, "the shared data folder (default: the configs' data_root)");
+  app.add_option("--png", o.png, "a picture of the curves");
+  app.add_option("--areas", o.areas, "holdout: the config's holdout areas (final figures); train: its training areas "
+                                     "(to choose settings: the shipped models were trained on them)")
+      ->capture_default_str()->check(CLI::IsMember({"holdout", "train"}));
+  CLI11_PARSE(app, argc, argv);
+  try {
+    o.adapt.validate();
+    Json rows = Json::array();
+    std::vector<PanelTile> charts;
+    std::printf("%-19s %3s %14s %26s %14s %26s %8s %8s\n", "behaviour", "k", "adapted", "vs zero-shot", "scratch",
+                "adapted vs scratch", "uniform", "step s");
+    for (const std::string& b : o.behaviours) {
+      const Curve c = runBehaviour(b, o);
+      double zero_feasible = 0.0, uniform_feasible = 0.0;
+      const std::vector<PlanScore> zero = seedMean(c.zero, o.seeds, &zero_feasible);
+      const std::vector<PlanScore> uniform = seedMean(c.uniform, o.seeds, &uniform_feasible);
+      ChartSeries adapted_line{"adapted", {}, {}, cv::Scalar(180, 90, 30)}, scratch_line{"from scratch", {}, {}, cv::Scalar(40, 160, 40)},
+          zero_line{"zero-shot (the shipped model)", {}, {}, cv::Scalar(40, 40, 220)}, uniform_line{"uniform costs", {}, {}, cv::Scalar(140, 140, 140)};
+      for (int k : o.ks) {
+        double feasible = zero_feasible, scratch_feasible = uniform_feasible;
+        const std::vector<PlanScore> a = k == 0 ? zero : seedMean(c.adapted.at(k), o.seeds, &feasible);
+        const std::vector<PlanScore> s = k == 0 ? uniform : seedMean(c.scratch.at(k), o.seeds, &scratch_feasible);
+        const PairedComparison vs_zero = comparePaired(a, zero), vs_scratch = comparePaired(a, s);
+        double step = 0.0;
+        if (k > 0) {
+          for (double x : c.step_seconds.at(k)) step += x / static_cast<double>(c.step_seconds.at(k).size());
+        }
+        std::printf("%-19s %3d %7.3f (%.2f) %+7.3f [%+.3f, %+.3f] %7.3f (%.2f) %+7.3f [%+.3f, %+.3f] %8.3f %8.3f\n", b.c_str(), k,
+                    meanRatio(a), feasible, vs_zero.gain, vs_zero.low, vs_zero.high, meanRatio(s), scratch_feasible,
+                    vs_scratch.gain, vs_scratch.low, vs_scratch.high, meanRatio(uniform), step);
+        rows.push_back({{"behaviour", b}, {"k", k}, {"adapted", meanRatio(a)}, {"adapted_feasible", feasible},
+                        {"vs_zero_shot", {vs_zero.gain, vs_zero.low, vs_zero.high}}, {"scratch", meanRatio(s)},
+                        {"scratch_feasible", scratch_feasible}, {"vs_scratch", {vs_scratch.gain, vs_scratch.low, vs_scratch.high}},
+                        {"zero_shot", meanRatio(zero)}, {"uniform", meanRatio(uniform)}, {"step_seconds", step},
+                        {"pairs", static_cast<int>(a.size())}});
+        for (ChartSeries* line : {&adapted_line, &scratch_line, &zero_line, &uniform_line}) line->x.push_back(k);
+        adapted_line.y.push_back(meanRatio(a));
+        scratch_line.y.push_back(meanRatio(s));
+        zero_line.y.push_back(meanRatio(zero));
+        uniform_line.y.push_back(meanRatio(uniform));
+      }
+      std::fflush(stdout);
+      ChartStyle style;
+      style.title = b + ": " + o.areas + " areas, left halves taught, right halves scored";
+      style.x_label = "demonstrations taught";
+      style.y_label = "mean cost ratio (lower is better)";
+      charts.push_back({b, lineChart({adapted_line, scratch_line, zero_line, uniform_line}, style)});
+    }
+    if (!o.png.empty()) {
+      writeImage(o.png, makePanel(charts, 420));
+      std::printf("wrote %s\n", o.png.c_str());
+    }
+    const Json settings = {{"lambda", o.adapt.lambda}, {"epochs", o.adapt.epochs}, {"learch_rounds", o.adapt.learch_rounds},
+                           {"seeds", o.seeds}, {"pool", o.pool}, {"pairs", o.pairs}};
+    std::printf("%s\n", tools::jsonText(Json{{"bench", "adapt"}, {"protocol", "beside"}, {"areas", o.areas}, {"settings", settings}, {"rows", rows}}, -1).c_str());
+  } catch (const std::exception& e) {
+    std::cerr << "bench_adapt: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
