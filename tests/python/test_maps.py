@@ -152,3 +152,20 @@ def test_write_nav2_grades_costs_and_needs_a_world_frame(tmp_path):
     assert values[0, 0] < values[0, 1] < values[0, 2] < values[1, 0]
     with pytest.raises(mmp.InvalidArgument):
         mmp.write_nav2(costs, str(tmp_path / "no_frame"))
+
+
+def test_adapt_returns_a_new_model_taught_on_the_paths_and_leaves_this_one(trained, scenes):
+    model = trained.model
+    image = scenes[2][0]
+    before = model.costs(image)
+    path = mmp.plan(np.ones(before.shape), (5, 5), (5, 50)).path  # a straight run along row 5
+    adapted = model.adapt(image, [path], lambda_=1.0)
+    assert np.array_equal(model.costs(image), before)  # this model unchanged
+    assert adapted.info["adapted_demonstrations"].startswith("0:5,5 5,6")
+    assert not np.array_equal(adapted.costs(image), before)
+    again = model.adapt(image, [path], lambda_=1.0)
+    assert np.array_equal(again.costs(image), adapted.costs(image))  # reproducible
+    with pytest.raises(mmp.InvalidArgument, match=r"paths\[0\]\[1\] = \(5, 900\) is off the image"):
+        model.adapt(image, [np.array([[5, 5], [5, 900]])])
+    with pytest.raises(mmp.DataError, match="not a neighbour|neighbour"):
+        model.adapt(image, [np.array([[5, 5], [5, 9]])])

@@ -8,6 +8,7 @@
 #include <mmp/maps/imagery.hpp>
 #include <mmp/maps/nav2_map.hpp>
 #include <mmp/maps/synthetic_scene.hpp>
+#include <mmp/maps/training/adaptation.hpp>
 
 #include <pybind11/stl.h>
 
@@ -231,6 +232,55 @@ pixels is read in place): a rows x cols float32 array, rows = H // cell_size, co
 georeference) keeps its world frame; a plain image or an array takes one from resolution (world units
 per pixel), origin ((x, y) of its lower-left corner) and crs, or stays in cells.  Cells holding pixels
 without data are +inf and marked in grid.unknown.)")
+      .def("adapt", [](const CostModel& model, const py::object& image, const py::list& paths, double lambda, int epochs,
+                       int learch_rounds, double loss_radius_px, int threads, const std::string& channels) {
+        AdaptationSettings settings;
+        settings.lambda = lambda;
+        settings.epochs = epochs;
+        settings.learch_rounds = learch_rounds;
+        settings.loss.radius_px = loss_radius_px;
+        settings.threads = threads;
+        GeoImage geo;
+        std::string name = "image";
+        if (py::isinstance<py::str>(image) || py::hasattr(image, "__fspath__")) {
+          name = py::str(py::module_::import("os").attr("fspath")(image)).cast<std::string>();
+          geo = loadGeoImage(name);
+        } else {
+          const py::array array = py::array::ensure(image);
+          if (!array) throw InvalidArgument("adapt: image: expected an array or a file path");
+          geo.pixels = bgrImage(array, channels, "image");
+        }
+        std::vector<std::vector<int>> demos;
+        CostModelTeacher teacher(model, settings);
+        const int index = teacher.addImage(geo, name);
+        for (std::size_t d = 0; d < paths.size(); ++d) {
+          const auto cells = py::array_t<long long, py::array::c_style | py::array::forcecast>::ensure(paths[d]);
+          if (!cells || cells.ndim() != 2 || cells.shape(1) != 2) {
+            throw InvalidArgument("adapt: paths[" + std::to_string(d) + "]: expected an N x 2 array of (row, col) cells");
+          }
+          std::vector<int> path;
+          for (py::ssize_t i = 0; i < cells.shape(0); ++i) {
+            const long long r = cells.at(i, 0), c = cells.at(i, 1);
+            if (r < 0 || c < 0 || r >= teacher.rows(index) || c >= teacher.cols(index)) {
+              throw InvalidArgument("adapt: paths[" + std::to_string(d) + "][" + std::to_string(i) + "] = (" + std::to_string(r) +
+                                    ", " + std::to_string(c) + ") is off the image's " + std::to_string(teacher.rows(index)) +
+                                    " x " + std::to_string(teacher.cols(index)) + " cells");
+            }
+            path.push_back(static_cast<int>(r) * teacher.cols(index) + static_cast<int>(c));
+          }
+          demos.push_back(std::move(path));
+        }
+        py::gil_scoped_release release;
+        for (std::vector<int>& path : demos) teacher.teach(index, std::move(path));
+        return std::make_shared<CostModel>(teacher.model());
+      }, py::arg("image"), py::arg("paths"), py::arg("lambda_") = AdaptationSettings{}.lambda,
+         py::arg("epochs") = AdaptationSettings{}.epochs, py::arg("learch_rounds") = AdaptationSettings{}.learch_rounds,
+         py::arg("loss_radius_px") = AdaptationSettings{}.loss.radius_px, py::arg("threads") = 1, py::arg("channels") = "rgb",
+         R"(A new model: this one taught on a new site (docs/teaching.md; `mmp adapt`).  image: an H x W x 3 uint8
+array or an image file; paths: demonstrated paths on it, each an N x 2 array of (row, col) cells, 8-connected,
+taught in order.  Linear models adapt by the online learner toward this model (lambda_ its pull), LEARCH
+models by new trees (learch_rounds); network models raise.  This model is not changed; the new one's
+info records what it was taught.)")
       .def_property_readonly("info", &CostModel::info, "what produced the model (behaviour, learner, training images, ...)")
       .def_property_readonly("summary", [](const CostModel& model) {
         py::dict out;  // in summary()'s order (Python dicts keep it)

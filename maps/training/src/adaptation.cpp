@@ -54,9 +54,11 @@ CostModelTeacher::CostModelTeacher(CostModel parent, AdaptationSettings settings
 
 int CostModelTeacher::addImage(const GeoImage& image, const std::string& name, const std::string& fingerprint) {
   parent_.checkImage(image.pixels.cols, image.pixels.rows);
-  FeatureMap map = parent_.features().map(image);
+  GeoImage framed = image;  // an image given without a frame (a plain array) stays in pixels
+  if (framed.frame.rows == 0 && framed.frame.cols == 0) framed.frame = WorldFrame::unlocated(image.pixels.rows, image.pixels.cols);
+  FeatureMap map = parent_.features().map(framed);
   // Cells holding a pixel without data cost +inf under the model: blocked for the planners here too.
-  const CostGrid grid = parent_.costs(image);
+  const CostGrid grid = parent_.costs(framed);
   if (!grid.unknown.empty()) map.setBlocked(grid.unknown);
   return addImage(std::make_shared<const FeatureMap>(std::move(map)), name, fingerprint);
 }
