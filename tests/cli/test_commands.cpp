@@ -586,3 +586,22 @@ TEST_CASE("mmp adapt teaches a saved model from a path file, writes the adapted 
   std::ifstream parent_after(dir.file("m.mmp"), std::ios::binary);
   CHECK(std::string((std::istreambuf_iterator<char>(parent_after)), std::istreambuf_iterator<char>()) == parent_bytes);
 }
+
+TEST_CASE("mmp suggest writes the pairs it values most, their ends apart, and a picture") {
+  test::TempDir dir;
+  saveModelAndScene(dir);
+  CLI::App app;
+  addSuggestCommand(app);
+  app.parse(std::vector<std::string>{"40", "--min-separation-px", "3", "--n", dir.file("next.png"), "--png", dir.file("next.csv"),
+                                     "--out", dir.file("scene.png"), "--image", dir.file("m.mmp"), "suggest"});
+  std::ifstream csv(dir.file("next.csv"));
+  std::string line;
+  std::getline(csv, line);
+  CHECK(line == "pair,start_x,start_y,goal_x,goal_y,value_cells");
+  std::vector<double> values;
+  while (std::getline(csv, line)) values.push_back(std::stod(line.substr(line.rfind(',') + 1)));
+  REQUIRE(!values.empty());
+  CHECK(values.size() <= 3);
+  CHECK(std::is_sorted(values.rbegin(), values.rend()));  // the most valuable first
+  CHECK(cv::imread(dir.file("next.png")).cols > 128);  // the cost map and its colour bar
+}

@@ -44,6 +44,7 @@ struct Options {
   int pairs = 10;  ///< scored pairs on each right half
   AdaptationSettings adapt;
   std::string configs = "configs", models = "models", data_root, png;
+  bool suggest = false;  ///< also teach in the order mmp suggest asks for (k <= 5)
   std::string areas = "holdout";  ///< "holdout": tiles 3 and 8, final figures; "train": the training areas, to choose settings
 };
 
@@ -142,6 +143,7 @@ CostModel learchFromScratch(const CostModel& parent, const std::vector<const Par
 
 struct Curve {
   std::map<int, std::vector<std::vector<PlanScore>>> adapted, scratch;  // k -> per (area, seed) run: scores
+  std::map<int, std::vector<std::vector<PlanScore>>> suggested;         // k <= 5: the pool's most valuable pair next
   std::map<int, std::vector<double>> step_seconds;                      // k -> seconds of the k-th teach
   std::vector<std::vector<PlanScore>> zero, uniform;                     // per (area, seed) run
 };
@@ -172,6 +174,46 @@ double meanRatio(const std::vector<PlanScore>& s) {
   double sum = 0.0;
   for (const PlanScore& x : s) sum += x.cost_ratio;
   return s.empty() ? 0.0 : sum / static_cast<double>(s.size());
+}
+
+// Teaching in the order `mmp suggest` would ask for: at each step the pool pair of the area that the
+// current model values most (demonstrationValues, seeded by the run's seed), its true path taught.
+void suggestedRun(const CostModel& parent, const std::vector<Part>& parts, const std::string& area,
+                 const std::vector<std::pair<const Part*, std::size_t>>& pool, int seed, const Options& o,
+                  const PipelineSettings& scoring, Curve& c) {
+  int k_max = 0;
+  for (int k : o.ks) k_max = k <= 5 ? std::max(k_max, k) : k_max;
+  CostModelTeacher teacher(parent, o.adapt);
+  std::map<const Part*, int> index;
+  std::vector<bool> used(pool.size(), false);
+  SuggestionSettings suggest;
+  suggest.seed = static_cast<std::uint64_t>(seed);
+  suggest.threads = o.adapt.threads;
+  for (int k = 1; k <= std::min<int>(k_max, static_cast<int>(pool.size())); ++k) {
+    std::size_t best = pool.size();
+    double best_value = -2.0;
+    for (const Part& part : parts) {  // one valuation per part: its unused pool pairs
+      if (part.area != area) continue;
+      std::vector<std::size_t> which;
+      std::vector<std::pair<int, int>> ends;
+      for (std::size_t q = 0; q < pool.size(); ++q) {
+        if (pool[q].first != &part || used[q]) continue;
+        const std::vector<int>& demo = part.pool[pool[q].second];
+        which.push_back(q);
+        ends.push_back({demo.front(), demo.back()});
+      }
+      if (ends.empty()) continue;
+      const std::vector<double> values = demonstrationValues(teacher.model(), *part.left, ends, suggest);
+      for (std::size_t v = 0; v < values.size(); ++v) {
+        if (values[v] > best_value) best_value = values[v], best = which[v];
+      }
+    }
+    used[best] = true;
+    const Part* part = pool[best].first;
+    if (!index.count(part)) index[part] = teacher.addImage(part->left, part->name + "-left");
+    teacher.teach(index[part], part->pool[pool[best].second]);
+    if (std::count(o.ks.begin(), o.ks.end(), k)) c.suggested[k].push_back(score(scoring, parts, area, teacher.model()));
+  }
 }
 
 Curve runBehaviour(const std::string& behaviour, const Options& o) {
@@ -220,6 +262,7 @@ Curve runBehaviour(const std::string& behaviour, const Options& o) {
         const CostModel from_scratch = parent.trees().empty() ? scratch.model() : learchFromScratch(parent, owners, demos, o.adapt);
         c.scratch[k].push_back(score(scoring, parts, area, from_scratch));
       }
+      if (o.suggest) suggestedRun(parent, parts, area, pool, seed, o, scoring, c);
       std::fprintf(stderr, "  %s %s seed %d done\n", behaviour.c_str(), area.c_str(), seed);
     }
   }
@@ -243,6 +286,7 @@ int main(int argc, char** argv) {
   app.add_option("--threads", o.adapt.threads, "oracle calls at once")->capture_default_str();
   app.add_option("--data-root", o.data_root, "the shared data folder (default: the configs' data_root)");
   app.add_option("--png", o.png, "a picture of the curves");
+  app.add_flag("--suggest", o.suggest, "also teach the pairs mmp suggest values most, one at a time (k <= 5)");
   app.add_option("--areas", o.areas, "holdout: the config's holdout areas (final figures); train: its training areas "
                                      "(to choose settings: the shipped models were trained on them)")
       ->capture_default_str()->check(CLI::IsMember({"holdout", "train"}));
@@ -272,11 +316,27 @@ int main(int argc, char** argv) {
         std::printf("%-19s %3d %7.3f (%.2f) %+7.3f [%+.3f, %+.3f] %7.3f (%.2f) %+7.3f [%+.3f, %+.3f] %8.3f %8.3f\n", b.c_str(), k,
                     meanRatio(a), feasible, vs_zero.gain, vs_zero.low, vs_zero.high, meanRatio(s), scratch_feasible,
                     vs_scratch.gain, vs_scratch.low, vs_scratch.high, meanRatio(uniform), step);
+        Json suggested;
+        if (c.suggested.count(k)) {
+          double suggested_feasible = 0.0;
+          const std::vector<PlanScore> g = seedMean(c.suggested.at(k), o.seeds, &suggested_feasible);
+          const PairedComparison vs_random = comparePaired(g, a);
+          std::printf("%-19s %3d %7.3f (%.2f) suggested pairs; against random pairs %+7.3f [%+.3f, %+.3f]\n", "", k,
+                      meanRatio(g), suggested_feasible, vs_random.gain, vs_random.low, vs_random.high);
+          suggested = {{"ratio", meanRatio(g)}, {"feasible", suggested_feasible},
+                       {"vs_random", {vs_random.gain, vs_random.low, vs_random.high}}};
+          if (k == 3 && c.adapted.count(5)) {
+            const PairedComparison three_vs_five = comparePaired(g, seedMean(c.adapted.at(5), o.seeds, nullptr));
+            std::printf("%-19s     suggested at k = 3 against random at k = 5: %+7.3f [%+.3f, %+.3f]\n", "", three_vs_five.gain,
+                        three_vs_five.low, three_vs_five.high);
+            suggested["k3_vs_random_k5"] = {three_vs_five.gain, three_vs_five.low, three_vs_five.high};
+          }
+        }
         rows.push_back({{"behaviour", b}, {"k", k}, {"adapted", meanRatio(a)}, {"adapted_feasible", feasible},
                         {"vs_zero_shot", {vs_zero.gain, vs_zero.low, vs_zero.high}}, {"scratch", meanRatio(s)},
                         {"scratch_feasible", scratch_feasible}, {"vs_scratch", {vs_scratch.gain, vs_scratch.low, vs_scratch.high}},
                         {"zero_shot", meanRatio(zero)}, {"uniform", meanRatio(uniform)}, {"step_seconds", step},
-                        {"pairs", static_cast<int>(a.size())}});
+                        {"pairs", static_cast<int>(a.size())}, {"suggested", suggested}});
         for (ChartSeries* line : {&adapted_line, &scratch_line, &zero_line, &uniform_line}) line->x.push_back(k);
         adapted_line.y.push_back(meanRatio(a));
         scratch_line.y.push_back(meanRatio(s));

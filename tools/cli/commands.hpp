@@ -32,6 +32,8 @@ void addCostmapCommand(CLI::App& app);
 
 /// `mmp adapt MODEL --image ... --demonstrations ... --out ...`: a saved model taught on a new site.
 void addAdaptCommand(CLI::App& app);
+/// `mmp suggest MODEL --image ... --out ...`: where to demonstrate next.
+void addSuggestCommand(CLI::App& app);
 
 /// `mmp info MODEL`: what a model file holds and where it came from.
 void addInfoCommand(CLI::App& app);

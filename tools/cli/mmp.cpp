@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   mmp::tools::addMultilabelCommand(app);
   mmp::tools::addTrainCommand(app);
   mmp::tools::addAdaptCommand(app);
+  mmp::tools::addSuggestCommand(app);
   mmp::tools::addCompareCommand(app);
   mmp::tools::addPlanCommand(app);
   mmp::tools::addCostmapCommand(app);

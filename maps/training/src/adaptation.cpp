@@ -7,7 +7,9 @@
 #include <mmp/core/thread_pool.hpp>
 #include <mmp/learners/online_greedy_projection.hpp>
 #include <mmp/maps/training/learch.hpp>
+#include <mmp/planning/grid_planner.hpp>
 #include <mmp/planning/path.hpp>
+#include <mmp/core/random.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -256,6 +258,72 @@ void CostModelTeacher::recordProvenance(CostModel& model) const {
   model.setInfo("adapted_by", how.str());
   model.setInfo("adapted_images", images.str());
   model.setInfo("adapted_demonstrations", demos.str());
+}
+
+
+namespace {
+
+// The model's log-costs on the map with weights w and tree steps `steps` (+inf on blocked cells).
+void perturbedLogCosts(const CostModel& model, const FeatureMap& map, const Eigen::VectorXd& w, const std::vector<double>& steps,
+                       std::vector<double>& out) {
+  if (model.trees().empty()) {
+    map.costs(w, out, model.form());
+    for (double& c : out) c = std::log(c) * model.costExponent();
+    return;
+  }
+  TreeEnsemble trees;
+  for (std::size_t t = 0; t < steps.size(); ++t) trees.add(model.trees().trees()[t], steps[t]);
+  logCosts(map, w, trees, out);
+  for (double& c : out) c *= model.costExponent();
+}
+
+// The mean distance (cells) of the cells of `path` to the nearest cell of `to`.
+double strayCells(const std::vector<int>& path, const std::vector<int>& to, int cols) {
+  double sum = 0.0;
+  for (int a : path) {
+    double best = std::numeric_limits<double>::infinity();
+    for (int b : to) best = std::min(best, std::hypot(a / cols - b / cols, a % cols - b % cols));
+    sum += best;
+  }
+  return path.empty() ? 0.0 : sum / static_cast<double>(path.size());
+}
+
+}  // namespace
+
+std::vector<double> demonstrationValues(const CostModel& model, const FeatureMap& map,
+                                        const std::vector<std::pair<int, int>>& pairs, const SuggestionSettings& settings) {
+  if (!model.network().empty()) throw InvalidArgument("suggestions for a network model are not built yet");
+  if (settings.members < 1 || !(settings.spread > 0.0) || !std::isfinite(settings.spread) || settings.threads < 0) {
+    throw InvalidArgument("suggest: members " + std::to_string(settings.members) + " must be >= 1, spread " +
+                          numberText(settings.spread) + " finite > 0, threads >= 0");
+  }
+  // members + 1 cost maps: the model's own (index 0), then the perturbed copies
+  Random rng(settings.seed);
+  std::vector<std::vector<double>> costs(static_cast<std::size_t>(settings.members) + 1);
+  for (std::size_t m = 0; m < costs.size(); ++m) {
+    Eigen::VectorXd w = model.weights();
+    std::vector<double> steps = model.trees().steps();
+    if (m > 0) {
+      for (Eigen::Index i = 0; i < w.size(); ++i) w[i] *= std::exp(settings.spread * rng.normal());
+      for (double& s : steps) s *= std::exp(settings.spread * rng.normal());
+    }
+    perturbedLogCosts(model, map, w, steps, costs[m]);
+    for (double& c : costs[m]) c = std::exp(c);
+  }
+  std::vector<double> values(pairs.size(), -1.0);
+  ThreadPool pool(settings.threads);
+  pool.parallelFor(pairs.size(), [&](std::size_t p) {
+    GridPlanner planner(map.rows(), map.cols());
+    const PlanResult own = planner.plan(costs[0], pairs[p].first, pairs[p].second);
+    if (own.status != PlanStatus::Success) return;
+    double sum = 0.0;
+    for (std::size_t m = 1; m < costs.size(); ++m) {
+      const PlanResult other = planner.plan(costs[m], pairs[p].first, pairs[p].second);
+      sum += other.status == PlanStatus::Success ? strayCells(other.path, own.path, map.cols()) : 0.0;
+    }
+    values[p] = sum / static_cast<double>(settings.members);
+  });
+  return values;
 }
 
 }  // namespace mmp

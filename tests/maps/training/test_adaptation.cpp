@@ -150,3 +150,23 @@ TEST_CASE("adaptation: settings outside their range are refused by name") {
   bad.epochs = 0;
   CHECK_THROWS_WITH_AS(CostModelTeacher(s.model, bad), doctest::Contains("adapt.epochs"), InvalidArgument);
 }
+
+TEST_CASE("demonstration values: seeded, zero when the copies cannot move the plan, larger with a wider spread") {
+  const Site s = site();
+  const FeatureMap map = s.model.features().map(s.region.image);
+  const int cols = map.cols();
+  const std::vector<std::pair<int, int>> pairs = {{2 * cols + 2, 60 * cols + 60}, {60 * cols + 2, 3 * cols + 61}, {5, 5 + cols}};
+  SuggestionSettings settings;
+  const std::vector<double> a = demonstrationValues(s.model, map, pairs, settings);
+  CHECK(a == demonstrationValues(s.model, map, pairs, settings));  // the same seed, the same values
+  settings.threads = 2;
+  CHECK(a == demonstrationValues(s.model, map, pairs, settings));  // whatever the thread count
+  CHECK(a[2] == 0.0);  // neighbouring cells: every copy plans the one step
+  settings.spread = 1e-9;
+  for (double v : demonstrationValues(s.model, map, pairs, settings)) CHECK(v == doctest::Approx(0.0));
+  settings.spread = 2.0;
+  const std::vector<double> wide = demonstrationValues(s.model, map, pairs, settings);
+  CHECK(wide[0] + wide[1] >= a[0] + a[1]);
+  settings.members = 0;
+  CHECK_THROWS_AS(demonstrationValues(s.model, map, pairs, settings), InvalidArgument);
+}

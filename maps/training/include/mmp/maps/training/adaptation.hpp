@@ -31,6 +31,7 @@
 #include <mmp/maps/training/settings.hpp>
 #include <mmp/planning/path_example.hpp>
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -134,5 +135,26 @@ class CostModelTeacher {
   std::vector<TaughtDemonstration> demonstrations_;
   CostModel model_;
 };
+
+/// Which demonstration to ask for next (`mmp suggest`).
+struct SuggestionSettings {
+  int members = 8;        ///< perturbed copies of the model, >= 1
+  double spread = 0.3;    ///< each weight (and tree step) times exp(spread N(0, 1)), > 0
+  std::uint64_t seed = 1;
+  int threads = 1;        ///< plans at once (0: all cores); the values do not depend on it
+};
+
+/*!
+    requires: map made by model.features() (its unknown cells blocked); every start and goal a
+              passable cell of it; model without a network (mmp::InvalidArgument otherwise)
+    ensures: for each (start, goal), how much a demonstration between them would teach the model: the
+             mean over `members` perturbed copies of the model (seeded) of how far their A* plans stray
+             from the model's own plan -- the mean distance, in cells, of a perturbed plan's cells to
+             the nearest cell of the model's plan.  Where small changes of the costs move the plan, the
+             model is unsure (query by committee, Silver, Bagnell and Stentz 2012); 0 where every copy
+             plans the same path.  Pairs without a plan under the model get -1.
+!*/
+std::vector<double> demonstrationValues(const CostModel& model, const FeatureMap& map,
+                                        const std::vector<std::pair<int, int>>& pairs, const SuggestionSettings& settings = {});
 
 }  // namespace mmp

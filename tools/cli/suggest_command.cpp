@@ -1,0 +1,124 @@
+// `mmp suggest MODEL --image X [--n K] --out pairs.csv [--png picture]`: which demonstrations to ask
+// for next on an image (maps/training/adaptation.hpp, demonstrationValues): seeded candidate start/goal
+// pairs, each valued by how far perturbed copies of the model plan from the model's own plan, the K
+// most valuable kept (their ends apart), written as CSV and drawn on the cost map.
+#include "commands.hpp"
+
+#include <mmp/core/error.hpp>
+#include <mmp/core/random.hpp>
+#include <mmp/maps/georeference.hpp>
+#include <mmp/maps/render.hpp>
+#include <mmp/maps/training/adaptation.hpp>
+#include <mmp/planning/grid_planner.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <numeric>
+
+namespace mmp::tools {
+namespace {
+
+struct SuggestOptions {
+  std::string model, image, out, png;
+  int n = 5, candidates = 200;
+  double min_separation_px = 250.0;
+  SuggestionSettings settings;
+};
+
+void runSuggest(const SuggestOptions& o) {
+  const CostModel model = CostModel::load(o.model);
+  const GeoImage image = loadGeoImage(o.image);
+  const CostGrid grid = model.costs(image);
+  FeatureMap map = model.features().map(image);
+  if (!grid.unknown.empty()) map.setBlocked(grid.unknown);
+  const int k = grid.cell_size;
+  // seeded candidates: passable ends at least min_separation_px apart
+  Random rng(o.settings.seed);
+  std::vector<std::pair<int, int>> pairs;
+  for (long tries = 0; static_cast<int>(pairs.size()) < o.candidates && tries < 1000L * o.candidates; ++tries) {
+    const int a = static_cast<int>(rng.below(static_cast<std::uint64_t>(grid.cells())));
+    const int b = static_cast<int>(rng.below(static_cast<std::uint64_t>(grid.cells())));
+    if (grid.blocked(a) || grid.blocked(b)) continue;
+    if (std::hypot(a / grid.cols - b / grid.cols, a % grid.cols - b % grid.cols) * k < o.min_separation_px) continue;
+    pairs.push_back({a, b});
+  }
+  if (pairs.empty()) {
+    throw DataError("mmp suggest: '" + o.image + "' has no two passable cells " + std::to_string(o.min_separation_px) +
+                    " px apart; lower --min-separation-px");
+  }
+  std::fprintf(stderr, "valuing %zu candidate pairs with %d perturbed copies of the model\n", pairs.size(), o.settings.members);
+  const std::vector<double> values = demonstrationValues(model, map, pairs, o.settings);
+  std::vector<std::size_t> order(pairs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return values[x] > values[y]; });
+  // the most valuable first, each end apart from every chosen end by half the separation
+  std::vector<std::size_t> chosen;
+  const auto near = [&](int a, int b) {
+    return std::hypot(a / grid.cols - b / grid.cols, a % grid.cols - b % grid.cols) * k < o.min_separation_px / 2;
+  };
+  for (std::size_t i : order) {
+    if (static_cast<int>(chosen.size()) == o.n || values[i] < 0.0) break;
+    bool apart = true;
+    for (std::size_t c : chosen) {
+      for (int end : {pairs[i].first, pairs[i].second}) apart = apart && !near(end, pairs[c].first) && !near(end, pairs[c].second);
+    }
+    if (apart) chosen.push_back(i);
+  }
+  std::ofstream csv(o.out);
+  csv << "pair,start_x,start_y,goal_x,goal_y,value_cells\n";
+  std::printf("pair  start (x, y px)  goal (x, y px)  value (cells a perturbed plan strays)\n");
+  for (std::size_t r = 0; r < chosen.size(); ++r) {
+    const auto [a, b] = pairs[chosen[r]];
+    const double ax = (a % grid.cols + 0.5) * k, ay = (a / grid.cols + 0.5) * k, bx = (b % grid.cols + 0.5) * k,
+                 by = (b / grid.cols + 0.5) * k;
+    csv << r + 1 << "," << ax << "," << ay << "," << bx << "," << by << "," << values[chosen[r]] << "\n";
+    std::printf("%4zu  (%6.0f, %6.0f)  (%6.0f, %6.0f)  %.2f\n", r + 1, ax, ay, bx, by, values[chosen[r]]);
+  }
+  if (!csv.flush()) throw DataError("mmp suggest: cannot write '" + o.out + "'");
+  std::printf("wrote %s\n", o.out.c_str());
+  if (o.png.empty()) return;
+  CostMapStyle style;
+  style.pixels_per_cell = k;
+  cv::Mat picture = renderCostMap(grid.costs, grid.rows, grid.cols, style);
+  GridPlanner planner(grid.rows, grid.cols);
+  const double scale = drawingScale(picture.size());
+  for (std::size_t c : chosen) {
+    const PlanResult plan = planner.plan(grid.costs, pairs[c].first, pairs[c].second);
+    if (plan.status == PlanStatus::Success) {
+      drawPath(picture, plan.path, grid.cols, k, cv::Scalar(255, 255, 0), std::max(2, static_cast<int>(2 * scale)));
+    }
+  }
+  picture = withLegend(picture,
+                       {{LegendMark::Line, cv::Scalar(255, 255, 0), "suggested pair: the model's plan between its ends"},
+                        {LegendMark::Start, cv::Scalar(255, 255, 0), "start"},
+                        {LegendMark::Goal, cv::Scalar(255, 255, 0), "goal"}},
+                       scale);
+  writeImage(o.png, picture);
+  std::printf("wrote %s\n", o.png.c_str());
+}
+
+}  // namespace
+
+void addSuggestCommand(CLI::App& app) {
+  auto o = std::make_shared<SuggestOptions>();
+  CLI::App* cmd = app.add_subcommand("suggest", "Suggest where to demonstrate next on an image: the start/goal pairs "
+                                                "whose plans the model is least sure of");
+  cmd->add_option("model,--model", o->model, "a linear or LEARCH model")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--image", o->image, "the image to demonstrate on")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--out", o->out, "CSV of the suggested pairs (pixel coordinates)")->required();
+  cmd->add_option("--png", o->png, "the cost map with the suggested pairs and the model's plans");
+  cmd->add_option("--n", o->n, "pairs to suggest")->capture_default_str()->check(CLI::Range(1, 1000));
+  cmd->add_option("--candidates", o->candidates, "seeded candidate pairs valued")->capture_default_str()->check(CLI::Range(1, 100000));
+  cmd->add_option("--min-separation-px", o->min_separation_px, "least distance between a pair's ends")->capture_default_str();
+  cmd->add_option("--members", o->settings.members, "perturbed copies of the model")->capture_default_str()->check(CLI::Range(1, 1000));
+  cmd->add_option("--spread", o->settings.spread, "each weight times exp(spread N(0, 1))")->capture_default_str();
+  cmd->add_option("--seed", o->settings.seed, "of the candidates and the perturbations")->capture_default_str();
+  cmd->add_option("--threads", o->settings.threads, "plans at once (0: every core)")->capture_default_str();
+  cmd->footer("Example:\n  mmp suggest models/follow_road.mmp --image site.tif --n 5 --out next.csv --png next.png");
+  cmd->callback([o] { runSuggest(*o); });
+}
+
+}  // namespace mmp::tools
