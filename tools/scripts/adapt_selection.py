@@ -4,7 +4,7 @@ training part's left half taught, its right half scored) for every candidate, an
 lowest mean cost ratio averaged over the behaviours and over k in --ks wins.  Linear models choose
 --lambda; the LEARCH model (amphibious) chooses --learch-rounds.  The holdout areas are never read.
 
-    tools/scripts/adapt_selection.py build/bin/bench_adapt [--seeds 3] [--pairs 10] [--ks 3 10]
+    tools/scripts/adapt_selection.py build/bin/bench_adapt [--seeds 3] [--pairs 10] [--ks 3 10] [--kinds linear]
 """
 import argparse
 import json
@@ -43,9 +43,12 @@ def main():
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--pairs", type=int, default=10)
     p.add_argument("--ks", type=int, nargs="+", default=[3, 10])
+    p.add_argument("--kinds", choices=["all", "linear", "learch"], default="all")
     a = p.parse_args()
-    choose(a.bench, LINEAR, "--lambda", [0.3, 1, 3, 10, 30, 100], a)
-    choose(a.bench, LEARCH, "--learch-rounds", [1, 2, 5, 10], a)
+    if a.kinds in ("all", "linear"):
+        choose(a.bench, LINEAR, "--lambda", [1, 3, 10, 30, 100, 300, 1000], a)
+    if a.kinds in ("all", "learch"):
+        choose(a.bench, LEARCH, "--learch-rounds", [1, 2, 5, 10], a)
 
 
 if __name__ == "__main__":

@@ -188,8 +188,10 @@ CostModel CostModelTeacher::adaptLinear(const ExampleList& examples, TeachingSte
   positive->project(prior);
   const Eigen::VectorXd offset = w0 - prior;
 
+  // lambda/2 |w - w0|^2 + sum_i h_i(w): the online learner minimises lambda_t/2 |w - w0|^2 + mean_i h_i(w),
+  // so lambda_t = lambda / n -- the prior gives way as demonstrations arrive.
   OnlineGreedyProjection::Params p;
-  p.lambda = settings_.lambda;
+  p.lambda = settings_.lambda / static_cast<double>(examples.size());
   p.projection = positive;
   p.stop.max_iterations = settings_.epochs;
   p.threads = settings_.threads;

@@ -41,12 +41,14 @@ namespace mmp {
 
 struct AdaptationSettings {
   /// Linear models: the prior's strength lambda in lambda/2 |w - w0|^2 (> 0); larger keeps the
-  /// adapted model closer to the parent, and the online steps are 1/(lambda t).
-  double lambda = 0.1;
+  /// adapted model closer to the parent, and the online steps are 1/(lambda t).  The default was chosen
+  /// on the training areas by tools/scripts/adapt_selection.py (docs/teaching.md).
+  double lambda = 10.0;
   /// Linear models: passes of the online learner over the demonstrations taught so far (>= 1).
   int epochs = 10;
-  /// LEARCH models: trees added (learch.rounds), their step (eta_t = step / sqrt(t)) and depth.
-  int learch_rounds = 5;
+  /// LEARCH models: trees added (learch.rounds; chosen as lambda is), their step (eta_t = step / sqrt(t))
+  /// and depth.
+  int learch_rounds = 2;
   double learch_step = 0.5;
   int learch_depth = 3;
   /// The demonstrations' loss (radius in pixels, scale, length weighting), as in training.
