@@ -23,6 +23,7 @@
 #include <mmp/maps/training/regions.hpp>
 
 #include <CLI/CLI.hpp>
+#include <opencv2/core.hpp>
 
 #include <chrono>
 #include <cstdio>
@@ -302,7 +303,8 @@ int main(int argc, char** argv) {
       double zero_feasible = 0.0, uniform_feasible = 0.0;
       const std::vector<PlanScore> zero = seedMean(c.zero, o.seeds, &zero_feasible);
       const std::vector<PlanScore> uniform = seedMean(c.uniform, o.seeds, &uniform_feasible);
-      ChartSeries adapted_line{"adapted", {}, {}, cv::Scalar(180, 90, 30)}, scratch_line{"from scratch", {}, {}, cv::Scalar(40, 160, 40)},
+      ChartSeries suggested_line{"adapted, suggested pairs", {}, {}, cv::Scalar(200, 60, 200)};
+      ChartSeries adapted_line{"adapted, random pairs", {}, {}, cv::Scalar(180, 90, 30)}, scratch_line{"from scratch", {}, {}, cv::Scalar(40, 160, 40)},
           zero_line{"zero-shot (the shipped model)", {}, {}, cv::Scalar(40, 40, 220)}, uniform_line{"uniform costs", {}, {}, cv::Scalar(140, 140, 140)};
       for (int k : o.ks) {
         double feasible = zero_feasible, scratch_feasible = uniform_feasible;
@@ -323,6 +325,8 @@ int main(int argc, char** argv) {
           const PairedComparison vs_random = comparePaired(g, a);
           std::printf("%-19s %3d %7.3f (%.2f) suggested pairs; against random pairs %+7.3f [%+.3f, %+.3f]\n", "", k,
                       meanRatio(g), suggested_feasible, vs_random.gain, vs_random.low, vs_random.high);
+          suggested_line.x.push_back(k);
+          suggested_line.y.push_back(meanRatio(g));
           suggested = {{"ratio", meanRatio(g)}, {"feasible", suggested_feasible},
                        {"vs_random", {vs_random.gain, vs_random.low, vs_random.high}}};
           if (k == 3 && c.adapted.count(5)) {
@@ -348,10 +352,28 @@ int main(int argc, char** argv) {
       style.title = b + ": " + o.areas + " areas, left halves taught, right halves scored";
       style.x_label = "demonstrations taught";
       style.y_label = "mean cost ratio (lower is better)";
-      charts.push_back({b, lineChart({adapted_line, scratch_line, zero_line, uniform_line}, style)});
+      if (!suggested_line.x.empty()) {  // from k = 0, the shipped model
+        suggested_line.x.insert(suggested_line.x.begin(), 0.0);
+        suggested_line.y.insert(suggested_line.y.begin(), meanRatio(zero));
+      }
+      charts.push_back({b, lineChart({adapted_line, suggested_line, scratch_line, zero_line, uniform_line}, style)});
     }
     if (!o.png.empty()) {
-      writeImage(o.png, makePanel(charts, 420));
+      cv::Mat picture;  // two charts a row
+      for (std::size_t first = 0; first < charts.size(); first += 2) {
+        const std::vector<PanelTile> row(charts.begin() + static_cast<std::ptrdiff_t>(first),
+                                         charts.begin() + static_cast<std::ptrdiff_t>(std::min(first + 2, charts.size())));
+        cv::Mat strip = makePanel(row, 420);
+        if (picture.empty()) {
+          picture = strip;
+          continue;
+        }
+        const int width = std::max(picture.cols, strip.cols);
+        cv::copyMakeBorder(picture, picture, 0, 0, 0, width - picture.cols, cv::BORDER_CONSTANT, cv::Scalar(255, 255, 255));
+        cv::copyMakeBorder(strip, strip, 0, 0, 0, width - strip.cols, cv::BORDER_CONSTANT, cv::Scalar(255, 255, 255));
+        cv::vconcat(picture, strip, picture);
+      }
+      writeImage(o.png, picture);
       std::printf("wrote %s\n", o.png.c_str());
     }
     const Json settings = {{"lambda", o.adapt.lambda}, {"epochs", o.adapt.epochs}, {"learch_rounds", o.adapt.learch_rounds},
