@@ -5,6 +5,7 @@
 #include "commands.hpp"
 
 #include <mmp/core/error.hpp>
+#include <mmp/core/file_io.hpp>
 #include <mmp/core/random.hpp>
 #include <mmp/maps/georeference.hpp>
 #include <mmp/maps/render.hpp>
@@ -14,7 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
+#include <sstream>
 #include <memory>
 #include <numeric>
 
@@ -67,7 +68,7 @@ void runSuggest(const SuggestOptions& o) {
     }
     if (apart) chosen.push_back(i);
   }
-  std::ofstream csv(o.out);
+  std::ostringstream csv;
   csv << "pair,start_x,start_y,goal_x,goal_y,value_cells\n";
   std::printf("pair  start (x, y px)  goal (x, y px)  value (cells a perturbed plan strays)\n");
   for (std::size_t r = 0; r < chosen.size(); ++r) {
@@ -77,7 +78,7 @@ void runSuggest(const SuggestOptions& o) {
     csv << r + 1 << "," << ax << "," << ay << "," << bx << "," << by << "," << values[chosen[r]] << "\n";
     std::printf("%4zu  (%6.0f, %6.0f)  (%6.0f, %6.0f)  %.2f\n", r + 1, ax, ay, bx, by, values[chosen[r]]);
   }
-  if (!csv.flush()) throw DataError("mmp suggest: cannot write '" + o.out + "'");
+  writeFileAtomically(o.out, csv.str());  // all old or all new
   std::printf("wrote %s\n", o.out.c_str());
   if (o.png.empty()) return;
   CostMapStyle style;
