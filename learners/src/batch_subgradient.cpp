@@ -2,7 +2,7 @@
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/likelihood_objective.hpp>
-#include <mmp/learners/training_run.hpp>
+#include <mmp/learners/learner_run.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -33,7 +33,7 @@ const Eigen::VectorXd& BatchSubgradient::train(const ExampleList& examples, Eige
   };
   IterateAverage average(params_.averaging);
   Eigen::VectorXd g(d), next(d), good;
-  TrainingRun run(*this, params_.stop, params_.stop.tolerance > 0.0,
+  LearnerRun run(*this, params_.stop, params_.stop.tolerance > 0.0,
                   "reached max_iterations = " + std::to_string(params_.stop.max_iterations));
   for (long t = 1; t <= params_.stop.max_iterations; ++t) {
     if (run.outOfTime()) break;

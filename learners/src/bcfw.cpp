@@ -4,7 +4,7 @@
 #include <mmp/core/objective.hpp>
 #include <mmp/core/random.hpp>
 #include <mmp/core/thread_pool.hpp>
-#include <mmp/learners/training_run.hpp>
+#include <mmp/learners/learner_run.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -134,9 +134,9 @@ const Eigen::VectorXd& Bcfw::train(const ExampleList& examples, Eigen::VectorXd 
   std::iota(order.begin(), order.end(), 0);
   Random rng(params_.seed);
   const bool tolerance_set = params_.stop.tolerance > 0.0 || params_.absolute_tolerance > 0.0;
-  TrainingRun run(*this, params_.stop, tolerance_set,
+  LearnerRun run(*this, params_.stop, tolerance_set,
                   "reached max_iterations = " + std::to_string(params_.stop.max_iterations) + " passes",
-                  TrainingRun::BudgetText::Short);
+                  LearnerRun::BudgetText::Short);
   bool certified = false;  // whether objective_ and gap_ are those of the current model
   // c by one oracle pass at the model (the primal objective) and D from the blocks: the certificate.
   const auto certify = [&]() {

@@ -2,7 +2,7 @@
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/thread_pool.hpp>
-#include <mmp/learners/training_run.hpp>
+#include <mmp/learners/learner_run.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -174,8 +174,8 @@ const Eigen::VectorXd& CuttingPlane::train(const ExampleList& examples, Eigen::V
   Eigen::VectorXd best_w = w;
   double best = std::numeric_limits<double>::infinity();
   const bool tolerance_set = params_.stop.tolerance > 0.0 || params_.absolute_tolerance > 0.0;
-  TrainingRun run(*this, params_.stop, tolerance_set,
-                  "reached max_iterations = " + std::to_string(params_.stop.max_iterations), TrainingRun::BudgetText::Short);
+  LearnerRun run(*this, params_.stop, tolerance_set,
+                  "reached max_iterations = " + std::to_string(params_.stop.max_iterations), LearnerRun::BudgetText::Short);
   for (long t = 1; t <= params_.stop.max_iterations; ++t) {
     if (run.outOfTime()) break;
     // 1) every loss-augmented oracle at w_t

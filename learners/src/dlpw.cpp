@@ -3,7 +3,7 @@
 #include <mmp/core/error.hpp>
 #include <mmp/core/objective.hpp>
 #include <mmp/core/random.hpp>
-#include <mmp/learners/training_run.hpp>
+#include <mmp/learners/learner_run.hpp>
 
 #include <cmath>
 #include <limits>
@@ -78,7 +78,7 @@ const Eigen::VectorXd& Dlpw::train(const ExampleList& examples, Eigen::VectorXd 
   Random rng(params_.seed);
   PairwisePotentials theta;
   Eigen::VectorXd next(d);
-  TrainingRun run(*this, params_.stop, params_.stop.tolerance > 0.0,
+  LearnerRun run(*this, params_.stop, params_.stop.tolerance > 0.0,
                   "ran " + std::to_string(params_.stop.max_iterations) + " epochs");
   long t = 0;
   for (long epoch = 1; epoch <= params_.stop.max_iterations && !run.stopped(); ++epoch) {

@@ -2,7 +2,7 @@
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/likelihood_objective.hpp>
-#include <mmp/learners/training_run.hpp>
+#include <mmp/learners/learner_run.hpp>
 
 #include <lbfgs.h>
 
@@ -79,7 +79,7 @@ const Eigen::VectorXd& Lbfgs::train(const ExampleList& examples, Eigen::VectorXd
   // Why the last line-search point failed, "" once an iterate is accepted after it.
   std::string failed_point;
   // Why the progress callback ended the run, or, when liblbfgs ended it, its status in words (below).
-  TrainingRun run(*this, params_.stop, false, std::string());
+  LearnerRun run(*this, params_.stop, false, std::string());
   Callbacks callbacks;
   callbacks.evaluate = [&](const double* x, double* gradient, int) -> double {
     ++evaluations_;

@@ -4,7 +4,7 @@
 #include <mmp/core/likelihood_objective.hpp>
 #include <mmp/core/random.hpp>
 #include <mmp/core/thread_pool.hpp>
-#include <mmp/learners/training_run.hpp>
+#include <mmp/learners/learner_run.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -23,7 +23,7 @@ class EpochCheck {
   explicit EpochCheck(const Eigen::VectorXd& start) : accepted_(start) {}
 
   /// Whether the model after `epoch` is refused (the run then stops).
-  bool refuses(TrainingRun& run, const Eigen::VectorXd& model, long epoch) {
+  bool refuses(LearnerRun& run, const Eigen::VectorXd& model, long epoch) {
     if (run.refuses(model, "the model after epoch", epoch, kept(epoch))) {
       refused_ = true;
       return true;
@@ -33,7 +33,7 @@ class EpochCheck {
   }
   /// An oracle that failed mid-epoch leaves the last iterate it could plan on, w, which no epoch's
   /// check has seen: it must pass the check too, or the last accepted model stands.
-  void checkFailure(TrainingRun& run, const Eigen::VectorXd& w, long epoch) {
+  void checkFailure(LearnerRun& run, const Eigen::VectorXd& w, long epoch) {
     const std::string failure = run.message();
     if (run.refuses(w, "the model after epoch", epoch, kept(epoch))) {
       run.fail(run.message() + " (" + failure + ")");
@@ -149,7 +149,7 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
   MiniBatch calls(examples, std::move(marginal), batch, params_.threads);
   Eigen::VectorXd next(d), epoch_start, good;
   const StepSchedule steps = StepSchedule::inverseLambdaT(params_.lambda);
-  TrainingRun run(*this, params_.stop, params_.stop.tolerance > 0.0,
+  LearnerRun run(*this, params_.stop, params_.stop.tolerance > 0.0,
                   "ran " + std::to_string(params_.stop.max_iterations) + " epochs");
   long t = 0;
   EpochCheck check(w);

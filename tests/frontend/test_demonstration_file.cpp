@@ -15,13 +15,13 @@ using namespace mmp::tools;
 
 namespace {
 
-std::string write(const test::TempDir& dir, const std::string& name, const std::string& text) {
+std::string writeDemonstrations(const test::TempDir& dir, const std::string& name, const std::string& text) {
   const std::string path = dir.file(name);
   std::ofstream(path) << text;
   return path;
 }
 
-std::string errorOf(const std::string& path) {
+std::string demonstrationError(const std::string& path) {
   try {
     readDemonstrationFile(path);
   } catch (const DataError& e) {
@@ -35,7 +35,7 @@ std::string errorOf(const std::string& path) {
 TEST_CASE("demonstrations are read from CSV and YAML") {
   test::TempDir dir;
   SUBCASE("CSV with a path column, comments and a header") {
-    const auto paths = readDemonstrationFile(write(dir, "d.csv",
+    const auto paths = readDemonstrationFile(writeDemonstrations(dir, "d.csv",
                                                    "# two paths\npath,x,y\na,1,2\na,10.5,20\nb,5,5\n\nb,6,7\na,30,40\n"));
     REQUIRE(paths.size() == 2);
     CHECK(paths[0].name == "a");
@@ -46,15 +46,15 @@ TEST_CASE("demonstrations are read from CSV and YAML") {
     CHECK(paths[1].points.size() == 2);
   }
   SUBCASE("CSV without a header is one path of x,y") {
-    const auto paths = readDemonstrationFile(write(dir, "d.csv", "1,2\n3,4\n5,6\n"));
+    const auto paths = readDemonstrationFile(writeDemonstrations(dir, "d.csv", "1,2\n3,4\n5,6\n"));
     REQUIRE(paths.size() == 1);
     CHECK(paths[0].points.size() == 3);
   }
   SUBCASE("YAML: a list of paths, or a map with paths; points as pairs or maps") {
-    const auto a = readDemonstrationFile(write(dir, "d.yaml", "- [[1, 2], [3, 4]]\n- [{x: 5, y: 6}, {x: 7, y: 8}]\n"));
+    const auto a = readDemonstrationFile(writeDemonstrations(dir, "d.yaml", "- [[1, 2], [3, 4]]\n- [{x: 5, y: 6}, {x: 7, y: 8}]\n"));
     REQUIRE(a.size() == 2);
     CHECK(a[1].points[1].x == 7.0);
-    const auto b = readDemonstrationFile(write(dir, "e.yml", "paths:\n  - [[1, 2], [3, 4], [5, 6]]\n"));
+    const auto b = readDemonstrationFile(writeDemonstrations(dir, "e.yml", "paths:\n  - [[1, 2], [3, 4], [5, 6]]\n"));
     REQUIRE(b.size() == 1);
     CHECK(b[0].points.size() == 3);
   }
@@ -62,31 +62,31 @@ TEST_CASE("demonstrations are read from CSV and YAML") {
 
 TEST_CASE("demonstration file errors name the file, the line or key, and the expected format") {
   test::TempDir dir;
-  CHECK(errorOf(write(dir, "a.csv", "x,y\n1,2\n3\n")).find("a.csv:3: expected 2 comma-separated fields") != std::string::npos);
-  CHECK(errorOf(write(dir, "b.csv", "x,y\n1,2\n3,abc\n")).find("b.csv:3: y 'abc' is not a number") != std::string::npos);
-  CHECK(errorOf(write(dir, "c.csv", "row,col\n1,2\n")).find("the header 'row,col' must be 'x,y', 'path,x,y' (pixels), 'world_x,world_y'") !=
+  CHECK(demonstrationError(writeDemonstrations(dir, "a.csv", "x,y\n1,2\n3\n")).find("a.csv:3: expected 2 comma-separated fields") != std::string::npos);
+  CHECK(demonstrationError(writeDemonstrations(dir, "b.csv", "x,y\n1,2\n3,abc\n")).find("b.csv:3: y 'abc' is not a number") != std::string::npos);
+  CHECK(demonstrationError(writeDemonstrations(dir, "c.csv", "row,col\n1,2\n")).find("the header 'row,col' must be 'x,y', 'path,x,y' (pixels), 'world_x,world_y'") !=
         std::string::npos);
-  CHECK(errorOf(write(dir, "w.csv", "path,world_x,y\n1,2,3\n")).find("w.csv:1: the header 'path,world_x,y' must be") !=
+  CHECK(demonstrationError(writeDemonstrations(dir, "w.csv", "path,world_x,y\n1,2,3\n")).find("w.csv:1: the header 'path,world_x,y' must be") !=
         std::string::npos);
-  CHECK(errorOf(write(dir, "v.csv", "world_x,world_y\n1,abc\n")).find("v.csv:2: world_y 'abc' is not a number") !=
+  CHECK(demonstrationError(writeDemonstrations(dir, "v.csv", "world_x,world_y\n1,abc\n")).find("v.csv:2: world_y 'abc' is not a number") !=
         std::string::npos);
-  CHECK(errorOf(write(dir, "d.csv", "x,y\n1,2\n")).find("path 1 has 1 point") != std::string::npos);
-  CHECK(errorOf(write(dir, "e.csv", "# nothing\n")).find("holds no points") != std::string::npos);
-  CHECK(errorOf(write(dir, "f.yaml", "- [[1, 2], [3]]\n")).find("f.yaml: top level[0][1]: expected a point") !=
+  CHECK(demonstrationError(writeDemonstrations(dir, "d.csv", "x,y\n1,2\n")).find("path 1 has 1 point") != std::string::npos);
+  CHECK(demonstrationError(writeDemonstrations(dir, "e.csv", "# nothing\n")).find("holds no points") != std::string::npos);
+  CHECK(demonstrationError(writeDemonstrations(dir, "f.yaml", "- [[1, 2], [3]]\n")).find("f.yaml: top level[0][1]: expected a point") !=
         std::string::npos);
-  CHECK(errorOf(write(dir, "g.yaml", "routes: []\n")).find("unknown key 'routes'") != std::string::npos);
-  CHECK(errorOf(write(dir, "h.yaml", "paths: [5]\n")).find("paths[0]: expected a list of points") != std::string::npos);
+  CHECK(demonstrationError(writeDemonstrations(dir, "g.yaml", "routes: []\n")).find("unknown key 'routes'") != std::string::npos);
+  CHECK(demonstrationError(writeDemonstrations(dir, "h.yaml", "paths: [5]\n")).find("paths[0]: expected a list of points") != std::string::npos);
   // Keys that are not names (YAML allows maps and lists as keys) and maps without 'paths' (fuzz finding).
-  CHECK(errorOf(write(dir, "j.yaml", "paths:\n?  - - \n")).find("j.yaml: a key is a list; the only key is 'paths'") !=
+  CHECK(demonstrationError(writeDemonstrations(dir, "j.yaml", "paths:\n?  - - \n")).find("j.yaml: a key is a list; the only key is 'paths'") !=
         std::string::npos);
-  CHECK(errorOf(write(dir, "k.yaml", "{}: [[[1, 2], [3, 4]]]\n")).find("k.yaml: a key is a map") != std::string::npos);
-  CHECK(errorOf(write(dir, "l.yaml", "{}\n")).find("l.yaml: an empty map; expected the key 'paths'") != std::string::npos);
-  CHECK(errorOf(write(dir, "m.yaml", "paths:\n")).find("m.yaml: paths: expected a list of paths, got empty") !=
+  CHECK(demonstrationError(writeDemonstrations(dir, "k.yaml", "{}: [[[1, 2], [3, 4]]]\n")).find("k.yaml: a key is a map") != std::string::npos);
+  CHECK(demonstrationError(writeDemonstrations(dir, "l.yaml", "{}\n")).find("l.yaml: an empty map; expected the key 'paths'") != std::string::npos);
+  CHECK(demonstrationError(writeDemonstrations(dir, "m.yaml", "paths:\n")).find("m.yaml: paths: expected a list of paths, got empty") !=
         std::string::npos);
-  CHECK(errorOf(write(dir, "n.yaml", "- {x: 1, y: 2}\n")).find("top level[0]: expected a list of points, got a map") !=
+  CHECK(demonstrationError(writeDemonstrations(dir, "n.yaml", "- {x: 1, y: 2}\n")).find("top level[0]: expected a list of points, got a map") !=
         std::string::npos);
-  CHECK(errorOf(write(dir, "i.txt", "1,2\n")).find("use a .csv or a .yaml/.yml file") != std::string::npos);
-  CHECK(errorOf(dir.file("missing.csv")).find("cannot read demonstration file") != std::string::npos);
+  CHECK(demonstrationError(writeDemonstrations(dir, "i.txt", "1,2\n")).find("use a .csv or a .yaml/.yml file") != std::string::npos);
+  CHECK(demonstrationError(dir.file("missing.csv")).find("cannot read demonstration file") != std::string::npos);
 }
 
 TEST_CASE("pixel polylines become 8-connected cell paths, and plans read back") {

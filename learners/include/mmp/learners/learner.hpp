@@ -120,7 +120,7 @@ class Learner {
   double seconds() const { return seconds_; }
 
  protected:
-  friend class TrainingRun;  // a train() call's bookkeeping (mmp/learners/training_run.hpp)
+  friend class LearnerRun;  // a train() call's bookkeeping (mmp/learners/learner_run.hpp)
 
   /// Resets the report and records the examples' formulation; throws if they mix formulations.
   void start(const ExampleList& examples);

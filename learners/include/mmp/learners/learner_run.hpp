@@ -1,8 +1,8 @@
-// TrainingRun: the bookkeeping every Learner::train() shares, so that train() holds its algorithm
+// LearnerRun: the bookkeeping every Learner::train() shares, so that train() holds its algorithm
 // alone -- the status a run ends with when its pass budget runs out, the time budget, the progress
 // callback and the trace, the weight check, and the final status and message.
 //
-//   TrainingRun run(*this, params_.stop, params_.stop.tolerance > 0.0, "reached max_iterations = 100");
+//   LearnerRun run(*this, params_.stop, params_.stop.tolerance > 0.0, "reached max_iterations = 100");
 //   for (long t = 1; t <= params_.stop.max_iterations; ++t) {
 //     if (run.outOfTime()) break;
 //     ...                                                    // the algorithm's step
@@ -22,7 +22,7 @@
 
 namespace mmp {
 
-class TrainingRun {
+class LearnerRun {
  public:
   /// How the time budget reads in messages: std::to_string ("0.500000") or numberText ("0.5").
   enum class BudgetText { Fixed, Short };
@@ -33,7 +33,7 @@ class TrainingRun {
             runs out: NoConvergence if tolerance_set (the tolerance was not met), else Success,
             with the message `exhausted`
   !*/
-  TrainingRun(Learner& learner, const StopCriteria& stop, bool tolerance_set, std::string exhausted,
+  LearnerRun(Learner& learner, const StopCriteria& stop, bool tolerance_set, std::string exhausted,
               BudgetText budget_text = BudgetText::Fixed);
 
   /// Whether the time budget has run out; if it has, the run stops with NoConvergence and "time
