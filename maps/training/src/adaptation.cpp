@@ -13,7 +13,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <sstream>
 
 namespace mmp {
