@@ -605,3 +605,23 @@ TEST_CASE("mmp suggest writes the pairs it values most, their ends apart, and a 
   CHECK(std::is_sorted(values.rbegin(), values.rend()));  // the most valuable first
   CHECK(cv::imread(dir.file("next.png")).cols > 128);  // the cost map and its colour bar
 }
+
+TEST_CASE("mmp costmap refuses a NaN lethal quantile or cost by name instead of taking it as not given") {
+  test::TempDir dir;
+  saveModelAndScene(dir);
+  const auto refused = [&](const std::string& flag, const char* message) {
+    CLI::App app;
+    addCostmapCommand(app);
+    CHECK_THROWS_WITH(app.parse(std::vector<std::string>{"nan", flag, dir.file("nav2"), "--nav2", dir.file("scene.png"),
+                                                         "--image", dir.file("m.mmp"), "--model", "costmap"}),
+                      doctest::Contains(message));
+  };
+  refused("--lethal-quantile", "--lethal-quantile nan: give the share");
+  refused("--lethal-above", "--lethal-above nan: give a cost > 0");
+  CLI::App without_nav2;
+  addCostmapCommand(without_nav2);
+  CHECK_THROWS_WITH(without_nav2.parse(std::vector<std::string>{"nan", "--lethal-above", dir.file("c.png"), "--png",
+                                                                dir.file("scene.png"), "--image", dir.file("m.mmp"), "--model",
+                                                                "costmap"}),
+                    doctest::Contains("--lethal-above nan"));
+}

@@ -431,10 +431,10 @@ void addCostmapCommand(CLI::App& app) {
   auto* above = cmd->add_option("--lethal-above", o->lethal_above,
                                 "--nav2: cells costing more than COST are lethal (100); learned maps have none otherwise")
                     ->check(CLI::PositiveNumber);
-  cmd->add_option("--lethal-quantile", o->lethal_quantile,
-                  "--nav2: cells dearer than this quantile of the passable costs are lethal, e.g. 0.95")
-      ->check(CLI::Range(0.0, 1.0))
-      ->excludes(above);
+  auto* quantile = cmd->add_option("--lethal-quantile", o->lethal_quantile,
+                                   "--nav2: cells dearer than this quantile of the passable costs are lethal, e.g. 0.95")
+                       ->check(CLI::Range(0.0, 1.0))
+                       ->excludes(above);
   cmd->add_option("--lethal-mask", o->lethal_mask,
                   "--nav2: a one-channel 8-bit mask of the image's size; cells with a marked pixel are lethal");
   cmd->add_option("--lethal-values", o->lethal_values,
@@ -451,11 +451,19 @@ void addCostmapCommand(CLI::App& app) {
               "  mmp costmap --model model.mmp --image tile.tif --raw costs.tif --nav2 nav2_map\n"
               "  mmp costmap --model models/follow_road.mmp --image part.tif --nav2 nav2_map --nav2-origin local "
               "--lethal-quantile 0.97");
-  cmd->callback([o] {
+  cmd->callback([o, above, quantile] {
     if (o->png.empty() && o->raw.empty() && o->nav2.empty()) {
       throw InvalidArgument("mmp costmap: give --png, --raw and/or --nav2");
     }
-    const bool lethal = std::isfinite(o->lethal_above) || !std::isnan(o->lethal_quantile) || !o->lethal_mask.empty();
+    // A NaN passes CLI11's range checks: refuse it by name rather than take it as "not given".
+    if (quantile->count() > 0 && !(o->lethal_quantile >= 0.0 && o->lethal_quantile <= 1.0)) {
+      throw InvalidArgument("--lethal-quantile " + numberText(o->lethal_quantile) +
+                            ": give the share of the passable cells below the lethal cost, from 0 to 1 (e.g. 0.95)");
+    }
+    if (above->count() > 0 && !(o->lethal_above > 0.0)) {
+      throw InvalidArgument("--lethal-above " + numberText(o->lethal_above) + ": give a cost > 0");
+    }
+    const bool lethal = above->count() > 0 || quantile->count() > 0 || !o->lethal_mask.empty();
     if (o->nav2.empty() && (lethal || o->nav2_origin != "world")) {
       throw InvalidArgument("mmp costmap: --lethal-above, --lethal-quantile, --lethal-mask and --nav2-origin shape the "
                             "Nav2 map; give --nav2 DIR too");
