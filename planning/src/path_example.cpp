@@ -3,6 +3,7 @@
 #include <mmp/core/error.hpp>
 #include <mmp/planning/path.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -48,6 +49,10 @@ PlanResult PathExample::planOn(const std::vector<double>& costs) const {
     planner = std::make_unique<GridPlanner>(map_->rows(), map_->cols(), params);
   }
   return planner->plan(costs, start(), goal());
+}
+
+double PathExample::predictionLoss(const std::vector<int>& path) const {
+  return pathLoss(path) / std::max(1.0, pathLength(demonstration_, map_->cols()));
 }
 
 PlanResult PathExample::plan(const Eigen::VectorXd& w) const {

@@ -122,23 +122,14 @@ CostModel uniformModel(const CostModel& parent) {
 // LEARCH from uniform costs on the demonstrations alone (the teacher adapts models that have trees).
 CostModel learchFromScratch(const CostModel& parent, const std::vector<const Part*>& owners,
                             const std::vector<std::vector<int>>& demos, const AdaptationSettings& a) {
-  PathExample::Params params;
-  params.loss.shape = a.loss.shape;
-  params.loss.radius = a.loss.radius_px / parent.features().settings().cell_size;
-  params.loss.scale = a.loss.scale;
-  params.cost_form = CostForm::Exponential;
+  const PathExample::Params params = adaptationExampleParams(a, parent);  // exponential costs, as the teacher's
   std::vector<std::unique_ptr<PathExample>> owned;
   std::vector<const PathExample*> examples;
   for (std::size_t d = 0; d < demos.size(); ++d) {
     owned.push_back(std::make_unique<PathExample>(owners[d]->left, demos[d], params));
     examples.push_back(owned.back().get());
   }
-  LearchSettings s;
-  s.rounds = a.learch_rounds;
-  s.step = a.learch_step;
-  s.depth = a.learch_depth;
-  s.threads = a.threads;
-  LearchResult r = learch(examples, Eigen::VectorXd::Zero(parent.weights().size()), s);
+  LearchResult r = learch(examples, Eigen::VectorXd::Zero(parent.weights().size()), adaptationLearch(a));
   return CostModel(parent.features(), std::move(r.weights), std::move(r.trees), {});
 }
 

@@ -33,8 +33,7 @@ void runSuggest(const SuggestOptions& o) {
   const CostModel model = CostModel::load(o.model);
   const GeoImage image = loadGeoImage(o.image);
   const CostGrid grid = model.costs(image);
-  FeatureMap map = model.features().map(image);
-  if (!grid.unknown.empty()) map.setBlocked(grid.unknown);
+  const std::shared_ptr<const FeatureMap> map = teachingMap(model, image);
   const int k = grid.cell_size;
   // seeded candidates: passable ends at least min_separation_px apart
   Random rng(o.settings.seed);
@@ -51,7 +50,7 @@ void runSuggest(const SuggestOptions& o) {
                     " px apart; lower --min-separation-px");
   }
   std::fprintf(stderr, "valuing %zu candidate pairs with %d perturbed copies of the model\n", pairs.size(), o.settings.members);
-  const std::vector<double> values = demonstrationValues(model, map, pairs, o.settings);
+  const std::vector<double> values = demonstrationValues(model, *map, pairs, o.settings);
   std::vector<std::size_t> order(pairs.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return values[x] > values[y]; });

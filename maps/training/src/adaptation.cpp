@@ -35,6 +35,57 @@ void AdaptationSettings::validate() const {
   if (threads < 0) fail("threads", "= " + std::to_string(threads) + " must be >= 0 (0: all cores)");
 }
 
+namespace {
+
+// The model's log-costs on the map with weights w and tree steps `steps` in place of its own (+inf on
+// blocked cells, which CostModel::costs refuses), its cost exponent applied.
+void modelLogCosts(const CostModel& model, const FeatureMap& map, const Eigen::VectorXd& w, const std::vector<double>& steps,
+                       std::vector<double>& out) {
+  if (model.trees().empty()) {
+    map.costs(w, out, model.form());
+    for (double& c : out) c = std::log(c) * model.costExponent();
+    return;
+  }
+  TreeEnsemble trees;
+  for (std::size_t t = 0; t < steps.size(); ++t) trees.add(model.trees().trees()[t], steps[t]);
+  logCosts(map, w, trees, out);
+  for (double& c : out) c *= model.costExponent();
+}
+
+}  // namespace
+
+PathExample::Params adaptationExampleParams(const AdaptationSettings& settings, const CostModel& parent) {
+  PathExample::Params params;
+  params.connectivity = Connectivity::Eight;
+  params.loss.shape = settings.loss.shape;
+  params.loss.radius = settings.loss.radius_px / parent.features().settings().cell_size;  // the loss lives on the cell grid
+  params.loss.scale = settings.loss.scale;
+  params.length_weighting = settings.loss.length_weighting;
+  params.q = 1;
+  params.cost_form = parent.trees().empty() ? parent.form() : CostForm::Exponential;
+  return params;
+}
+
+LearchSettings adaptationLearch(const AdaptationSettings& settings) {
+  LearchSettings s;
+  s.rounds = settings.learch_rounds;
+  s.step = settings.learch_step;
+  s.depth = settings.learch_depth;
+  s.threads = settings.threads;
+  return s;
+}
+
+std::shared_ptr<const FeatureMap> teachingMap(const CostModel& model, const GeoImage& image) {
+  model.checkImage(image.pixels.cols, image.pixels.rows);
+  GeoImage framed = image;  // an image given without a frame (a plain array) stays in pixels
+  if (framed.frame.rows == 0 && framed.frame.cols == 0) framed.frame = WorldFrame::unlocated(image.pixels.rows, image.pixels.cols);
+  FeatureMap map = model.features().map(framed);
+  // Cells holding a pixel without data cost +inf under the model: blocked for the planners here too.
+  const CostGrid grid = model.costs(framed);
+  if (!grid.unknown.empty()) map.setBlocked(grid.unknown);
+  return std::make_shared<const FeatureMap>(std::move(map));
+}
+
 struct CostModelTeacher::Image {
   std::string name, fingerprint;
   std::shared_ptr<const FeatureMap> map;
@@ -57,14 +108,7 @@ CostModelTeacher::CostModelTeacher(CostModel parent, AdaptationSettings settings
 }
 
 int CostModelTeacher::addImage(const GeoImage& image, const std::string& name, const std::string& fingerprint) {
-  parent_.checkImage(image.pixels.cols, image.pixels.rows);
-  GeoImage framed = image;  // an image given without a frame (a plain array) stays in pixels
-  if (framed.frame.rows == 0 && framed.frame.cols == 0) framed.frame = WorldFrame::unlocated(image.pixels.rows, image.pixels.cols);
-  FeatureMap map = parent_.features().map(framed);
-  // Cells holding a pixel without data cost +inf under the model: blocked for the planners here too.
-  const CostGrid grid = parent_.costs(framed);
-  if (!grid.unknown.empty()) map.setBlocked(grid.unknown);
-  return addImage(std::make_shared<const FeatureMap>(std::move(map)), name, fingerprint);
+  return addImage(teachingMap(parent_, image), name, fingerprint);
 }
 
 int CostModelTeacher::addImage(std::shared_ptr<const FeatureMap> map, const std::string& name, const std::string& fingerprint) {
@@ -127,18 +171,9 @@ double CostModelTeacher::meanLoss(const CostModel& model, const std::vector<cons
   double sum = 0.0;
   std::vector<double> log_costs;
   for (const PathExample* e : examples) {
-    // the model's log-costs on the example's map, +inf on blocked cells (CostModel::costs refuses those)
-    if (model.trees().empty()) {
-      e->map().costs(model.weights(), log_costs, model.form());
-      for (double& c : log_costs) c = std::log(c);
-    } else {
-      logCosts(e->map(), model.weights(), model.trees(), log_costs);
-    }
-    for (double& c : log_costs) c *= model.costExponent();
+    modelLogCosts(model, e->map(), model.weights(), model.trees().steps(), log_costs);
     const PlanResult plan = e->planLogCosts(log_costs, 0.0);
-    sum += plan.status == PlanStatus::Success
-               ? e->pathLoss(plan.path) / std::max(1.0, pathLength(e->demonstration(), e->map().cols()))
-               : std::numeric_limits<double>::infinity();
+    sum += plan.status == PlanStatus::Success ? e->predictionLoss(plan.path) : std::numeric_limits<double>::infinity();
   }
   return examples.empty() ? 0.0 : sum / static_cast<double>(examples.size());
 }
@@ -152,14 +187,7 @@ TeachingStep CostModelTeacher::adapt() {
     step.message = "no demonstration: the parent model";
     return step;
   }
-  PathExample::Params params;
-  params.connectivity = Connectivity::Eight;
-  params.loss.shape = settings_.loss.shape;
-  params.loss.radius = settings_.loss.radius_px / cellSize();  // the loss lives on the cell grid
-  params.loss.scale = settings_.loss.scale;
-  params.length_weighting = settings_.loss.length_weighting;
-  params.q = 1;
-  params.cost_form = parent_.trees().empty() ? parent_.form() : CostForm::Exponential;
+  const PathExample::Params params = adaptationExampleParams(settings_, parent_);
   std::vector<std::unique_ptr<PathExample>> owned;
   std::vector<const PathExample*> examples;
   ExampleList list;
@@ -218,12 +246,7 @@ CostModel CostModelTeacher::adaptLearch(const std::vector<const PathExample*>& e
   const Eigen::VectorXd weights = e * parent_.weights();
   TreeEnsemble trees;
   for (std::size_t t = 0; t < parent_.trees().size(); ++t) trees.add(parent_.trees().trees()[t], e * parent_.trees().steps()[t]);
-  LearchSettings s;
-  s.rounds = settings_.learch_rounds;
-  s.step = settings_.learch_step;
-  s.depth = settings_.learch_depth;
-  s.threads = settings_.threads;
-  LearchResult result = learch(examples, weights, s, {}, trees);
+  LearchResult result = learch(examples, weights, adaptationLearch(settings_), {}, trees);
   step.info = result.info;
   step.message = result.message;
   return CostModel(parent_.features(), std::move(result.weights), std::move(result.trees), parentInfo());
@@ -267,20 +290,6 @@ void CostModelTeacher::recordProvenance(CostModel& model) const {
 
 namespace {
 
-// The model's log-costs on the map with weights w and tree steps `steps` (+inf on blocked cells).
-void perturbedLogCosts(const CostModel& model, const FeatureMap& map, const Eigen::VectorXd& w, const std::vector<double>& steps,
-                       std::vector<double>& out) {
-  if (model.trees().empty()) {
-    map.costs(w, out, model.form());
-    for (double& c : out) c = std::log(c) * model.costExponent();
-    return;
-  }
-  TreeEnsemble trees;
-  for (std::size_t t = 0; t < steps.size(); ++t) trees.add(model.trees().trees()[t], steps[t]);
-  logCosts(map, w, trees, out);
-  for (double& c : out) c *= model.costExponent();
-}
-
 // The mean distance (cells) of the cells of `path` to the nearest cell of `to`.
 double strayCells(const std::vector<int>& path, const std::vector<int>& to, int cols) {
   double sum = 0.0;
@@ -311,7 +320,7 @@ std::vector<double> demonstrationValues(const CostModel& model, const FeatureMap
       for (Eigen::Index i = 0; i < w.size(); ++i) w[i] *= std::exp(settings.spread * rng.normal());
       for (double& s : steps) s *= std::exp(settings.spread * rng.normal());
     }
-    perturbedLogCosts(model, map, w, steps, costs[m]);
+    modelLogCosts(model, map, w, steps, costs[m]);
     for (double& c : costs[m]) c = std::exp(c);
   }
   std::vector<double> values(pairs.size(), -1.0);

@@ -187,7 +187,7 @@ void oracleCalls(const std::vector<const PathExample*>& examples, std::vector<Ma
       outcomes[k].hinge = e.beta() * std::max(0.0, demonstrated - augmented.cost);
       outcomes[k].plan = std::move(augmented.path);
     }
-    outcomes[k].loss = e.pathLoss(plain.path) / std::max(1.0, pathLength(e.demonstration(), state.map->cols()));
+    outcomes[k].loss = e.predictionLoss(plain.path);
   });
 }
 

@@ -32,7 +32,7 @@ double predictionLoss(const std::vector<std::unique_ptr<PathExample>>& examples,
     const PathExample& e = *examples[k];
     const PlanResult plan = e.plan(w);
     if (plan.status != PlanStatus::Success) throw Error("bias calibration: planning failed: " + plan.message);
-    losses[k] = e.pathLoss(plan.path) / std::max(1.0, pathLength(e.demonstration(), e.map().cols()));
+    losses[k] = e.predictionLoss(plan.path);
   });
   double sum = 0.0;
   for (double l : losses) sum += l;  // in example order: the same sum with every thread count

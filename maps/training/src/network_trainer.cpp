@@ -86,7 +86,7 @@ void modelFigures(const TrainerInput& in, const CostModel& model, const std::vec
     for (const PathExample* e : images[i].examples) {
       const PlanResult plan = e->planLogCosts(log_costs, 0.0);
       loss += plan.status == PlanStatus::Success
-                  ? e->pathLoss(plan.path) / std::max(1.0, pathLength(e->demonstration(), images[i].cols))
+                  ? e->predictionLoss(plan.path)
                   : std::numeric_limits<double>::infinity();
     }
   }

@@ -104,6 +104,9 @@ class PathExample final : public StructuredExample, public MarginalExample {
   const std::vector<double>& loss() const { return loss_; }
   /// L(y) of any path on this map: the trapezoid integral of the loss map.
   double pathLoss(const std::vector<int>& path) const;
+  /// pathLoss(path) per cell of demonstration, pathLoss / max(1, |y|): the prediction loss training
+  /// reports and learners compare across demonstrations of different lengths.
+  double predictionLoss(const std::vector<int>& path) const;
   /// beta_i, the weight of this example's term (see the file comment).
   double beta() const { return beta_; }
   int start() const { return demonstration_.front(); }

@@ -28,6 +28,7 @@
 #include <mmp/core/oracle.hpp>
 #include <mmp/maps/cost_model.hpp>
 #include <mmp/maps/georeference.hpp>
+#include <mmp/maps/training/learch.hpp>
 #include <mmp/maps/training/settings.hpp>
 #include <mmp/planning/path_example.hpp>
 
@@ -60,6 +61,17 @@ struct AdaptationSettings {
   /// Throws mmp::InvalidArgument naming the first setting (as "adapt.lambda") outside its range.
   void validate() const;
 };
+
+/// The PathExample parameters a teacher gives the demonstrations of `parent` (the loss on its cell grid,
+/// q = 1, its cost form; exponential for LEARCH), and the LEARCH settings it adapts with: also what the
+/// same learner from scratch uses (bench_adapt).
+PathExample::Params adaptationExampleParams(const AdaptationSettings& settings, const CostModel& parent);
+LearchSettings adaptationLearch(const AdaptationSettings& settings);
+
+/// The image's feature map under the model's feature stack, its cells without data blocked (an image
+/// without a frame stays in pixels): what the teacher and `mmp suggest` plan on.  Throws as
+/// CostModel::costs does if the image does not suit the model.
+std::shared_ptr<const FeatureMap> teachingMap(const CostModel& model, const GeoImage& image);
 
 /// A demonstration taught on one of the teacher's images.
 struct TaughtDemonstration {
