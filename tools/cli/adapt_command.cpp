@@ -1,17 +1,29 @@
-// `mmp adapt MODEL --image A --demonstrations A.csv [--image B --demonstrations B.csv ...] --out M.mmp`:
-// teaches a saved model on a new site (maps/training/adaptation.hpp): every demonstration in file
-// order, one at a time, each a progress line; the adapted model is written atomically, the parent
-// never; --png draws the parent's and the adapted model's cost maps of the first image with the
-// demonstrations and each model's plans between their ends.
+// `mmp adapt MODEL CONFIG.yaml`: teaches a saved model on a new site as its config says
+// (adapt_config.hpp, maps/training/adaptation_run.hpp): every demonstration in order, one at a time,
+// each a progress line; each demonstration scored held out; the holdout, if any, scored as `mmp train`
+// scores one.  Writes the output folder (model.mmp, teach_*.png, metrics.json, and with a holdout
+// panel_*.png and pairs.csv) all at once; the parent is never written.
+// `mmp adapt MODEL --image A --demonstrations A.csv [--image B ...] --out M.mmp [--png P]`: the same
+// teaching from flags, writing the adapted model (atomically) and, with --png, the picture of the
+// first image.
 #include "commands.hpp"
+#include "failure.hpp"
+#include "output_folder.hpp"
+#include "progress.hpp"
 #include "provenance.hpp"
+#include "tables.hpp"
 
 #include <mmp/core/error.hpp>
+#include <mmp/core/file_io.hpp>
 #include <mmp/core/model_file.hpp>
+#include <mmp/frontend/adapt_config.hpp>
 #include <mmp/frontend/demonstration_file.hpp>
+#include <mmp/frontend/json_output.hpp>
+#include <mmp/frontend/train_metrics.hpp>
 #include <mmp/maps/georeference.hpp>
 #include <mmp/maps/render.hpp>
 #include <mmp/maps/training/adaptation.hpp>
+#include <mmp/maps/training/figures.hpp>
 #include <mmp/maps/training/regions.hpp>
 #include <mmp/planning/grid_planner.hpp>
 
@@ -23,7 +35,8 @@ namespace mmp::tools {
 namespace {
 
 struct AdaptOptions {
-  std::string model, out, png;
+  std::string model, config, out, png, data_root, output_dir;
+  std::vector<std::string> overrides;
   std::vector<std::string> images, demonstrations;
   AdaptationSettings settings;
 };
@@ -47,12 +60,9 @@ cv::Mat taughtPicture(const CostGrid& grid, const std::vector<std::vector<int>>&
   return picture;
 }
 
-void writePicture(const AdaptOptions& o, const CostModelTeacher& teacher, const GeoImage& image) {
-  std::vector<std::vector<int>> demos;
-  for (const TaughtDemonstration& d : teacher.demonstrations()) {
-    if (d.image == 0) demos.push_back(d.cells);
-  }
-  const CostGrid before = teacher.parent().costs(image), after = teacher.model().costs(image);
+// The parent's and the adapted model's cost maps of one image side by side, on one colour scale, with
+// the demonstrations taught on it and each model's plans between their ends.
+cv::Mat teachingPicture(const CostGrid& before, const CostGrid& after, const std::vector<std::vector<int>>& demos, int taught) {
   double low = INFINITY, high = 0.0;
   for (const CostGrid* g : {&before, &after}) {
     for (double c : g->costs) {
@@ -60,15 +70,23 @@ void writePicture(const AdaptOptions& o, const CostModelTeacher& teacher, const 
     }
   }
   const cv::Mat panel = makePanel({{"parent model", taughtPicture(before, demos, low, high)},
-                                   {"adapted on " + std::to_string(teacher.demonstrations().size()) + " demonstration(s)",
+                                   {"adapted on " + std::to_string(taught) + " demonstration(s)",
                                     taughtPicture(after, demos, low, high)}},
                                   std::min(720, std::max(before.rows, 240) * before.cell_size));
-  const cv::Mat picture = withLegend(panel,
-                                     {{LegendMark::Line, cv::Scalar(255, 255, 0), "demonstration"},
-                                      {LegendMark::Line, cv::Scalar(40, 40, 255), "the model's A* plan between its ends"},
-                                      {LegendMark::Note, cv::Scalar(), "one colour scale for both maps (log cost)"}},
-                                     drawingScale(panel.size()));
-  writeImage(o.png, picture);
+  return withLegend(panel,
+                    {{LegendMark::Line, cv::Scalar(255, 255, 0), "demonstration"},
+                     {LegendMark::Line, cv::Scalar(40, 40, 255), "the model's A* plan between its ends"},
+                     {LegendMark::Note, cv::Scalar(), "one colour scale for both maps (log cost)"}},
+                    drawingScale(panel.size()));
+}
+
+void writePicture(const AdaptOptions& o, const CostModelTeacher& teacher, const GeoImage& image) {
+  std::vector<std::vector<int>> demos;
+  for (const TaughtDemonstration& d : teacher.demonstrations()) {
+    if (d.image == 0) demos.push_back(d.cells);
+  }
+  writeImage(o.png, teachingPicture(teacher.parent().costs(image), teacher.model().costs(image), demos,
+                                    static_cast<int>(teacher.demonstrations().size())));
   std::printf("wrote %s\n", o.png.c_str());
 }
 
@@ -114,29 +132,152 @@ void runAdapt(const AdaptOptions& o) {
   if (!o.png.empty()) writePicture(o, teacher, first);
 }
 
+Json fitJson(const HeldOutFit& f) {
+  return {{"loss", f.loss}, {"mhd_px", f.mhd_px}, {"cost_ratio", f.cost_ratio}, {"unplanned", f.unplanned}};
+}
+
+Json gainJson(const PairedComparison& c) {
+  return {{"gain", c.gain}, {"ci95_low", c.low}, {"ci95_high", c.high}, {"verdict", verdict(c)}};
+}
+
+void runAdaptConfig(const AdaptOptions& o) {
+  if (!o.out.empty() || !o.png.empty() || !o.images.empty() || !o.demonstrations.empty()) {
+    throw InvalidArgument("mmp adapt: with a config, its teach: list gives the images and output_dir the outputs; "
+                          "leave out --image, --demonstrations, --out and --png (or --output-dir)");
+  }
+  const AdaptConfig config = loadAdaptConfig(o.config, o.data_root, o.output_dir, o.overrides);
+  const CostModel parent = CostModel::load(o.model);
+  OutputFolder output(config.output_dir);
+  for (const std::string& stale : output.removedStale()) std::printf("removed '%s', left by a run that was killed\n", stale.c_str());
+  std::printf("mmp adapt %s %s: %zu teach image(s), %zu holdout image(s); %s\n", o.model.c_str(), o.config.c_str(),
+              config.train.size(), config.holdout.size(),
+              parent.trees().empty() ? "linear costs: online learner toward the parent" : "LEARCH: new trees");
+  Progress progress("");
+  const AdaptationRun run = adaptAndReport(
+      parent, config,
+      [&](int k, int n, const TeachingRecord& r) {
+        progress.finish();
+        std::printf("[%d/%d] %s: prediction loss per cell of the taught paths %.4g under the parent, %.4g adapted (%.2f s)%s\n",
+                    k, n, r.name.c_str(), r.step.loss_before, r.step.loss_after, r.step.seconds,
+                    r.step.info == Info::Success ? "" : ("; " + r.step.message).c_str());
+        std::fflush(stdout);
+      },
+      [&](const std::string& stage, long done, long total, const std::string& detail) { progress.update(stage, done, total, detail); });
+  progress.finish();
+
+  Json metrics = {{"parent", o.model}, {"demonstrations", run.taught.size()}, {"teach_images", config.train.size()}};
+  if (config.behaviour.preferred >= 0) metrics["behaviour"] = config.behaviour.name;
+  Json teaching = Json::array();
+  for (const TeachingRecord& r : run.taught) {
+    teaching.push_back({{"name", r.name}, {"image", config.train[static_cast<std::size_t>(r.image)].name},
+                        {"loss_before", r.step.loss_before}, {"loss_after", r.step.loss_after}, {"seconds", r.step.seconds},
+                        {"info", r.step.info == Info::Success ? "success" : r.step.message}});
+  }
+  metrics["teaching"] = teaching;
+  const HeldOutReport& h = run.held_out;
+  if (h.demonstrations > 0) {
+    std::printf("\neach demonstration held out (the model taught on the other %d plans between its ends): mean over %d\n",
+                h.demonstrations - 1, h.demonstrations);
+    std::printf("%-8s %22s %10s %28s %10s\n", "model", "prediction loss/cell", "MHD (px)", "demo cost / plan cost (model)", "unplanned");
+    for (const auto& [name, f] : {std::pair<const char*, const HeldOutFit&>{"parent", h.parent}, {"adapted", h.adapted}}) {
+      std::printf("%-8s %22.4f %10.1f %28.3f %10d\n", name, f.loss, f.mhd_px, f.cost_ratio, f.unplanned);
+    }
+    std::printf("adapted vs parent: prediction loss %.4f lower, 95 %% paired-bootstrap interval [%.4f, %.4f]: %s\n",
+                h.gain.gain, h.gain.low, h.gain.high, verdict(h.gain));
+    metrics["held_out"] = {{"demonstrations", h.demonstrations}, {"parent", fitJson(h.parent)}, {"adapted", fitJson(h.adapted)},
+                           {"adapted_vs_parent_loss", gainJson(h.gain)}};
+  } else {
+    std::printf("\nheld-out scoring: %s\n", config.held_out ? "needs at least 2 demonstrations" : "off (adapt.held_out)");
+  }
+  CostModel model = run.model;
+  model.setInfo("mmp_version", provenance());
+  model.save(output.file("model.mmp"));
+  std::vector<std::string> outputs = {"model.mmp"};
+  for (std::size_t i = 0; i < run.teach_regions.size(); ++i) {
+    const Region& region = run.teach_regions[i];
+    std::vector<std::vector<int>> demos;
+    for (const TeachingRecord& r : run.taught) {
+      if (r.image == static_cast<int>(i)) demos.push_back(r.cells);
+    }
+    const std::string name = "teach_" + region.spec.name + ".png";
+    writeImage(output.file(name), teachingPicture(parent.costs(*region.map), run.model.costs(*region.map), demos,
+                                                  static_cast<int>(run.taught.size())));
+    outputs.push_back(name);
+  }
+  if (run.report.pairs > 0) {
+    std::printf("\nholdout: %zu images, %d start/goal pairs; behaviour '%s' (learned = the adapted model)\n",
+                config.holdout.size(), run.report.pairs, config.behaviour.name.c_str());
+    Json methods = methodsJson(run.report);
+    methods["parent"] = summaryJson(run.parent_report.summary(Method::Learned));
+    Json versus = comparisonsJson(run.report);
+    versus["parent"] = gainJson(run.versus_parent);
+    printMethodTable(methods);
+    printComparisons(versus);
+    metrics["methods"] = methods;
+    metrics["learned_vs"] = versus;
+    if (Json misread = misreadJson(run.report); !misread.is_null()) metrics["misread_cells"] = misread;
+    for (const HoldoutResult& holdout : run.holdouts) {
+      const std::string panel = "panel_" + holdout.region.spec.name + "." + config.evaluation.panel_format;
+      writeImage(output.file(panel), holdoutPanel(run.teach_regions.front(), holdout, config));
+      outputs.push_back(panel);
+    }
+    writePairRecords(output.file("pairs.csv"), run.report.records);
+    outputs.push_back("pairs.csv");
+  }
+  writeFileAtomically(output.file("metrics.json"), jsonText(metrics) + "\n");
+  outputs.push_back("metrics.json");
+  output.commit();
+  std::printf("\nwrote %s:", output.path().c_str());
+  for (const std::string& f : outputs) std::printf(" %s", f.c_str());
+  std::printf("\n");
+}
+
+void runAdaptCommand(const AdaptOptions& o) {
+  if (o.config.empty()) {
+    if (o.images.empty() || o.out.empty()) {
+      throw InvalidArgument("mmp adapt: give a config (mmp adapt MODEL CONFIG.yaml) or --image, --demonstrations and --out");
+    }
+    runAdapt(o);
+    return;
+  }
+  try {
+    runAdaptConfig(o);
+  } catch (const std::exception& e) {
+    throw Error(describeFailure(e) + "\n(nothing written: the output folder keeps its previous contents; the parent model is untouched)");
+  }
+}
+
 }  // namespace
 
 void addAdaptCommand(CLI::App& app) {
   auto o = std::make_shared<AdaptOptions>();
   CLI::App* cmd = app.add_subcommand("adapt", "Teach a saved model on a new site: adapt it to demonstrations on new images");
   cmd->add_option("model,--model", o->model, "the parent model (linear or LEARCH), never modified")->required()->check(CLI::ExistingFile);
+  cmd->add_option("config,--config", o->config,
+                  "YAML: teach: images with demonstrations or labels, holdout: images to score, adapt: settings "
+                  "(docs/teaching.md); or give --image, --demonstrations and --out")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--image", o->images, "an image of the site (PNG, JPEG, GeoTIFF); repeat with --demonstrations")
-      ->required()->check(CLI::ExistingFile);
+      ->check(CLI::ExistingFile);
   cmd->add_option("--demonstrations", o->demonstrations,
                   "paths on the --image of the same place: CSV path,x,y (pixels) or path,world_x,world_y, or YAML")
-      ->required()->check(CLI::ExistingFile);
-  cmd->add_option("--out", o->out, "where to write the adapted model (atomically)")->required();
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--out", o->out, "where to write the adapted model (atomically)");
   cmd->add_option("--png", o->png, "a picture: both models' cost maps of the first image, demonstrations and plans");
+  cmd->add_option("--data-root", o->data_root, "with a config: the folder its paths start from (default: $MMP_DATA_ROOT or data_root)");
+  cmd->add_option("--output-dir", o->output_dir, "with a config: where to write (default: its output_dir)");
+  cmd->add_option("--set", o->overrides, "with a config: KEY=VALUE changes one setting (repeatable)")->allow_extra_args(false);
   cmd->add_option("--lambda", o->settings.lambda, "linear models: the pull toward the parent (larger: closer)")->capture_default_str();
   cmd->add_option("--epochs", o->settings.epochs, "linear models: passes over the demonstrations")->capture_default_str();
   cmd->add_option("--learch-rounds", o->settings.learch_rounds, "LEARCH models: trees added")->capture_default_str();
   cmd->add_option("--loss-radius", o->settings.loss.radius_px, "the demonstrations' loss radius in pixels")->capture_default_str();
   cmd->add_option("--threads", o->settings.threads, "oracle calls at once (0: every core); the result does not depend on it")
       ->capture_default_str();
-  cmd->footer("Examples:\n  mmp adapt models/follow_road.mmp --image site.tif --demonstrations paths.csv --out site.mmp\n"
+  cmd->footer("Examples:\n  mmp adapt models/follow_road.mmp configs/adapt_follow_road.yaml\n"
+              "  mmp adapt models/follow_road.mmp --image site.tif --demonstrations paths.csv --out site.mmp\n"
               "  mmp adapt models/follow_road.mmp --image a.jpg --demonstrations a.csv --image b.jpg --demonstrations b.csv "
               "--out site.mmp --png adapt.png");
-  cmd->callback([o] { runAdapt(*o); });
+  cmd->callback([o] { runAdaptCommand(*o); });
 }
 
 }  // namespace mmp::tools

@@ -129,7 +129,7 @@ int CostModelTeacher::images() const { return static_cast<int>(images_.size()); 
 int CostModelTeacher::rows(int image) const { return images_.at(static_cast<std::size_t>(image))->map->rows(); }
 int CostModelTeacher::cols(int image) const { return images_.at(static_cast<std::size_t>(image))->map->cols(); }
 
-TeachingStep CostModelTeacher::teach(int image, std::vector<int> cells) {
+void CostModelTeacher::checkDemonstration(int image, const std::vector<int>& cells) const {
   if (image < 0 || image >= images()) {
     throw InvalidArgument("teach: image " + std::to_string(image) + " is not one of the teacher's " +
                           std::to_string(images()) + " images (addImage gives the index)");
@@ -146,11 +146,20 @@ TeachingStep CostModelTeacher::teach(int image, std::vector<int> cells) {
     throw DataError("demonstration on '" + entry.name + "' (" + std::to_string(map.rows()) + " x " +
                     std::to_string(map.cols()) + " cells of " + std::to_string(cellSize()) + " px): " + e.what());
   }
-  demonstrations_.push_back({image, std::move(cells)});
+}
+
+TeachingStep CostModelTeacher::teach(int image, std::vector<int> cells) {
+  return teach(std::vector<TaughtDemonstration>{{image, std::move(cells)}});
+}
+
+TeachingStep CostModelTeacher::teach(const std::vector<TaughtDemonstration>& demonstrations) {
+  for (const TaughtDemonstration& d : demonstrations) checkDemonstration(d.image, d.cells);
+  const std::size_t before = demonstrations_.size();
+  demonstrations_.insert(demonstrations_.end(), demonstrations.begin(), demonstrations.end());
   try {
     return adapt();
   } catch (...) {
-    demonstrations_.pop_back();  // all or nothing: the teacher is as before
+    demonstrations_.resize(before);  // all or nothing: the teacher is as before
     throw;
   }
 }

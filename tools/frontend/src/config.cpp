@@ -204,6 +204,13 @@ std::string ConfigNode::folder() const {
   return slash == std::string::npos ? "." : file_.substr(0, slash);
 }
 
+std::string ConfigNode::folderOf(const std::string& key) const {
+  const std::string file = origin(key);
+  if (file.rfind("--set", 0) == 0) return folder();
+  const std::size_t slash = file.find_last_of('/');
+  return slash == std::string::npos ? "." : file.substr(0, slash);
+}
+
 std::string ConfigNode::keyPath(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
 
 void ConfigNode::fail(const std::string& key, const std::string& what) const {

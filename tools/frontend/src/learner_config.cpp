@@ -155,7 +155,7 @@ std::string resolveDataRoot(const std::string& flag, const ConfigNode& config) {
   if (const char* env = std::getenv("MMP_DATA_ROOT"); env != nullptr && *env != '\0') return env;
   const std::string root = config.text("data_root", "");
   if (root.empty() || root.front() == '/') return root;
-  return config.folder() + "/" + root;
+  return config.folderOf("data_root") + "/" + root;  // relative to the file that says it: a base's own folder
 }
 
 }  // namespace mmp::tools

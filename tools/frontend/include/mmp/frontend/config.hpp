@@ -69,6 +69,11 @@ class ConfigNode {
   std::vector<std::string> keys() const;
 
   [[noreturn]] void fail(const std::string& key, const std::string& what) const;
+  /// The file (or "--set") that gave this map's `key` its value: a base file by its own name.
+  std::string origin(const std::string& key) const { return originOf(keyPath(key)); }
+  /// The folder a relative path given at `key` starts from: that of the file that set it (a base's own
+  /// folder for a key the base set), this file's for a --set.
+  std::string folderOf(const std::string& key) const;
 
  private:
   std::string keyPath(const std::string& key) const;

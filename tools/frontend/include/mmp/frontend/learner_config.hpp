@@ -45,7 +45,7 @@ mmp::LearnerSettings learnerSettings(const ConfigNode& config, const std::string
 void writeLearnerSections(YAML::Node& learner, const mmp::LearnerSettings& s);
 
 /// The data folder: the --data-root flag if given, else $MMP_DATA_ROOT, else the config's
-/// data_root (relative to the config file's folder).  Empty if none is set.
+/// data_root (relative to the folder of the file that sets it: a base config's own folder).  Empty if none is set.
 std::string resolveDataRoot(const std::string& flag, const ConfigNode& config);
 
 }  // namespace mmp::tools

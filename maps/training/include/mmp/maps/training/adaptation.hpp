@@ -123,6 +123,9 @@ class CostModelTeacher {
                model from the parent over every demonstration taught so far
   !*/
   TeachingStep teach(int image, std::vector<int> cells);
+  /// Several demonstrations at once, checked as teach(image, cells) checks one (all or none added),
+  /// then one adaptation: the model teach() would give after the same demonstrations one by one.
+  TeachingStep teach(const std::vector<TaughtDemonstration>& demonstrations);
   /// Drops the last demonstration (mmp::InvalidArgument if there is none) and re-adapts.
   TeachingStep undo();
 
@@ -136,6 +139,7 @@ class CostModelTeacher {
  private:
   struct Image;
   TeachingStep adapt();
+  void checkDemonstration(int image, const std::vector<int>& cells) const;
   CostModel adaptLinear(const ExampleList& examples, TeachingStep& step) const;
   CostModel adaptLearch(const std::vector<const PathExample*>& examples, TeachingStep& step) const;
   std::map<std::string, std::string> parentInfo() const;

@@ -1,0 +1,95 @@
+// One whole teaching run, as `mmp adapt MODEL CONFIG` and `mmp.adapt(model, config)` make it: a saved
+// model taught on the demonstrations of its `teach` images (the settings' `train` list: demonstration
+// files, or demonstrations generated on labels as training generates them), each demonstration
+// scored held out (the model taught on all the others plans between its ends), and, when holdout
+// images are given, the adapted and the parent model scored on them as `mmp train` scores a holdout.
+//
+//   AdaptationRunSettings s;   s.train = {teach images};  s.holdout = {labelled images, optional}
+//   const AdaptationRun r = adaptAndReport(CostModel::load("models/follow_road.mmp"), s);
+//   r.model.save("site.mmp");
+//   r.held_out.adapted.loss;                  // held-out demonstrations, no labels needed
+//   r.report.summary(Method::Learned);        // the holdout, when given
+//
+// Paths alone: images with demonstration files need no labels, classes or behaviour; those are read
+// only for generated demonstrations and holdout scoring.  The adaptation settings are the parent's
+// defaults (AdaptationSettings, chosen on the training areas): a handful of demonstrations is too
+// little to choose settings on.
+#pragma once
+
+#include <mmp/maps/training/adaptation.hpp>
+#include <mmp/maps/training/holdout_report.hpp>
+#include <mmp/maps/training/pipeline.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mmp {
+
+/// PipelineSettings whose `train` images are the images to teach on; their features are the parent
+/// model's (the settings' `features` are ignored), classes and behaviour serve generated
+/// demonstrations and holdout scoring only.
+struct AdaptationRunSettings : PipelineSettings {
+  AdaptationSettings adapt;
+  /// Score each demonstration held out (the model taught on the others), with >= 2 demonstrations.
+  bool held_out = true;
+};
+
+/// How the models plan between the ends of demonstrations they were not taught: means over them.
+struct HeldOutFit {
+  double loss = 0.0;       ///< prediction loss per cell of demonstration of the plan (PathExample::predictionLoss)
+  double mhd_px = 0.0;     ///< modified Hausdorff distance of the plan to the demonstration
+  /// The demonstration's cost under the model over its plan's: >= 1, 1 when the model finds the
+  /// demonstration as good as anything it would plan.
+  double cost_ratio = 1.0;
+  int unplanned = 0;       ///< demonstrations whose ends the model could not join
+};
+
+struct HeldOutReport {
+  int demonstrations = 0;                 ///< scored (0: fewer than 2, or held_out off)
+  HeldOutFit parent, adapted;             ///< the parent, and the model taught on the others
+  std::vector<double> parent_loss, adapted_loss;  ///< per demonstration, in teaching order
+  /// The parent's mean loss minus the adapted one's, with a 95 % paired-bootstrap interval.
+  PairedComparison gain;
+};
+
+/// A demonstration as taught: its image (the index of `teach_regions`), name and cells.
+struct TeachingRecord {
+  int image = 0;
+  std::string name;
+  std::vector<int> cells;
+  TeachingStep step;       ///< what teaching it did (loss of the taught paths before and after, seconds)
+};
+
+struct AdaptationRun {
+  CostModel model;                          ///< the adapted model (its info records what it was taught)
+  std::vector<Region> teach_regions;        ///< without raw feature values; demonstrations as taught
+  std::vector<TeachingRecord> taught;
+  HeldOutReport held_out;
+  std::vector<HoldoutResult> holdouts;      ///< the adapted model as `learned`, with uniform costs
+  std::vector<HoldoutResult> parent_holdouts;  ///< the parent on the same pairs
+  HoldoutReport report, parent_report;      ///< pooled (empty without holdout images)
+  /// The adapted model against the parent on the holdout's pairs (how much lower its mean cost
+  /// ratio is); meaningful when report.pairs > 0.
+  PairedComparison versus_parent;
+};
+
+/// Called after each demonstration is taught: (k, of n, the record).
+using TeachingProgress = std::function<void(int k, int n, const TeachingRecord& record)>;
+
+/*!
+    ensures: loads the teach images (`train`) under the parent's features, gives each its
+             demonstrations (addDemonstrations: its files, or generated on its labels with the
+             settings' demonstrations section), teaches them one at a time in order (progress after
+             each), scores them held out, and scores the holdout images (if any) with the adapted
+             model, uniform costs and the parent.  The parent is never modified.
+             Throws mmp::ConfigError / mmp::DataError naming the image or demonstration, as training
+             does: no teach image, a demonstration off its image's grid, an image of another size than
+             its path file says (its points then fall off the grid), a model whose costs a taught image
+             cannot price; mmp::InvalidArgument for a network model.
+!*/
+AdaptationRun adaptAndReport(const CostModel& parent, const AdaptationRunSettings& settings,
+                             const TeachingProgress& teaching = {}, const StageCallback& progress = {});
+
+}  // namespace mmp

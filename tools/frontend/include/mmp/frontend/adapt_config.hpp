@@ -1,0 +1,43 @@
+// The settings of `mmp adapt MODEL CONFIG` (and mmp.adapt in Python), read from one YAML file:
+//
+//   data_root: ../../shared/data      # image, label and demonstration paths are relative to it
+//   output_dir: out/adapt_site        # relative to the working directory
+//   teach:     [{image: site.tif, demonstrations: paths.csv} | {image: .., labels: ..} | {images: .., labels: ..}]
+//   holdout:   [{image: .., labels: ..}, ...]              # optional: scored as `mmp train` scores one
+//   adapt:     {lambda: 30, epochs: 10, learch_rounds: 2, learch_step: 0.5, learch_depth: 3,
+//               min_cost: 0.05, threads: 1, held_out: true, loss: {radius_px: .., scale: ..}}
+//   classes, behaviour, demonstrations, evaluation: as in a train config, needed only for
+//              demonstrations generated on labels and for the holdout
+//   base:      another config this one starts from; a train config lends its classes, behaviour,
+//              data_root, demonstrations and evaluation (and holdout, unless this file gives one).
+//              Its training keys (train, features, learner, loss, classifier, select) are the model's
+//              business and are not read; given in this file they are refused.
+//
+// Paths alone: teach entries with demonstration files need no labels, classes or behaviour.  A teach
+// image may not also be a holdout image.  Errors are mmp::ConfigError naming the file and key path.
+#pragma once
+
+#include <mmp/frontend/config.hpp>
+
+#include <mmp/maps/training/adaptation_run.hpp>
+
+#include <string>
+#include <vector>
+
+namespace mmp::tools {
+
+struct AdaptConfig : AdaptationRunSettings {
+  std::string data_root;
+  std::string output_dir;
+};
+
+/// Reads and validates an adapt config; data_root_flag / output_flag override the file when not empty
+/// ($MMP_DATA_ROOT too); overrides are --set KEY=VALUE.
+AdaptConfig loadAdaptConfig(const std::string& path, const std::string& data_root_flag = "",
+                            const std::string& output_flag = "", const std::vector<std::string>& overrides = {});
+
+/// The adapt: section into `settings` (each key range-checked with its path; the Python module reads a
+/// dict of the same keys).
+void readAdaptSection(const ConfigNode& node, AdaptationSettings& settings, bool& held_out);
+
+}  // namespace mmp::tools
