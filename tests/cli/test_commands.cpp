@@ -22,6 +22,7 @@
 #include <array>
 #include <cstring>
 #include <fstream>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <set>
@@ -585,6 +586,41 @@ TEST_CASE("mmp adapt teaches a saved model from a path file, writes the adapted 
   CHECK_FALSE(std::ifstream(dir.file("b.mmp")).good());
   std::ifstream parent_after(dir.file("m.mmp"), std::ios::binary);
   CHECK(std::string((std::istreambuf_iterator<char>(parent_after)), std::istreambuf_iterator<char>()) == parent_bytes);
+}
+
+TEST_CASE("mmp adapt MODEL CONFIG: paths alone, held-out scores, pictures; bad configs refused with nothing written") {
+  test::TempDir dir;
+  saveModelAndScene(dir);
+  std::ofstream(dir.file("paths.csv")) << "path,x,y\n1,2,2\n1,2,100\n1,100,100\n2,120,10\n2,60,60\n3,10,120\n3,120,120\n";
+  std::ofstream(dir.file("teach.yaml")) << "output_dir: " << dir.file("out") << "\nteach:\n  - {image: scene.png, demonstrations: paths.csv}\n"
+                                        << "adapt: {epochs: 2}\n";
+  CLI::App app;
+  addAdaptCommand(app);
+  app.parse(std::vector<std::string>{dir.file("teach.yaml"), dir.file("m.mmp"), "adapt"});
+  const CostModel adapted = CostModel::load(dir.file("out/model.mmp"));
+  const std::string& demos = adapted.info().at("adapted_demonstrations");
+  CHECK(std::count(demos.begin(), demos.end(), '\n') == 2);  // three demonstrations
+  std::ifstream metrics_in(dir.file("out/metrics.json"));
+  const std::string metrics((std::istreambuf_iterator<char>(metrics_in)), std::istreambuf_iterator<char>());
+  CHECK(metrics.find("\"held_out\"") != std::string::npos);
+  CHECK(metrics.find("\"adapted_vs_parent_loss\"") != std::string::npos);
+  CHECK(cv::imread(dir.file("out/teach_scene.png")).cols > 256);
+
+  const auto refused = [&](const std::string& yaml, const char* message) {
+    std::ofstream(dir.file("bad.yaml")) << "output_dir: " << dir.file("bad_out") << "\n" << yaml;
+    CLI::App bad;
+    addAdaptCommand(bad);
+    CHECK_THROWS_WITH(bad.parse(std::vector<std::string>{dir.file("bad.yaml"), dir.file("m.mmp"), "adapt"}),
+                      doctest::Contains(message));
+    CHECK_FALSE(std::filesystem::exists(dir.file("bad_out")));
+  };
+  refused("teach: [{image: scene.png, demonstrations: paths.csv}]\nfeatures: {cell_size: 8}\n", "features: does not apply to mmp adapt");
+  refused("teach: [{image: scene.png, demonstrations: paths.csv}]\nholdout: [{image: scene.png, labels: scene.png}]\n",
+          "applies with a behaviour only");
+  refused("adapt: {lambda: 3}\n", "teach: required");
+  refused("teach: [{image: scene.png, demonstrations: paths.csv}]\nadapt: {lambda: -1}\n", "adapt.lambda");
+  std::ofstream(dir.file("off.csv")) << "path,x,y\n1,2,2\n1,500,2\n";
+  refused("teach: [{image: scene.png, demonstrations: off.csv}]\n", "off.csv");
 }
 
 TEST_CASE("mmp suggest writes the pairs it values most, their ends apart, and a picture") {

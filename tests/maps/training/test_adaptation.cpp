@@ -4,6 +4,7 @@
 
 #include <mmp/core/error.hpp>
 #include <mmp/maps/training/adaptation.hpp>
+#include <mmp/maps/training/adaptation_run.hpp>
 #include <mmp/maps/training/pipeline.hpp>
 #include <mmp/maps/training/regions.hpp>
 #include <mmp/planning/grid_planner.hpp>
@@ -169,4 +170,42 @@ TEST_CASE("demonstration values: seeded, zero when the copies cannot move the pl
   CHECK(wide[0] + wide[1] >= a[0] + a[1]);
   settings.members = 0;
   CHECK_THROWS_AS(demonstrationValues(s.model, map, pairs, settings), InvalidArgument);
+}
+
+TEST_CASE("adaptation run: teaches generated demonstrations, scores each held out and the holdout, reproducibly") {
+  const Site s = site();
+  AdaptationRunSettings settings;
+  static_cast<PipelineSettings&>(settings) = test::syntheticSettings();
+  settings.train = {test::scene(5)};
+  settings.holdout = {test::scene(6)};
+  settings.demonstrations.per_region = 3;
+  settings.evaluation.pairs = 4;
+  settings.adapt.epochs = 3;
+  int reported = 0;
+  const AdaptationRun a = adaptAndReport(s.model, settings, [&](int k, int n, const TeachingRecord&) {
+    CHECK(k == ++reported);
+    CHECK(n == 3);
+  });
+  REQUIRE(a.taught.size() == 3);
+  CHECK(reported == 3);
+  CHECK(a.held_out.demonstrations == 3);
+  CHECK(a.held_out.parent_loss.size() == 3);
+  CHECK(a.report.pairs == 4);
+  CHECK(a.parent_report.pairs == 4);
+  CHECK(a.versus_parent.pairs == 4);
+  // the same as a teacher given the same demonstrations, and bit for bit from run to run
+  CostModelTeacher teacher(s.model, settings.adapt);
+  teacher.addImage(a.teach_regions[0].map, "scene 5");
+  for (const TeachingRecord& r : a.taught) teacher.teach(0, r.cells);
+  CHECK(teacher.model().weights() == a.model.weights());
+  const AdaptationRun b = adaptAndReport(s.model, settings);
+  CHECK(b.model.weights() == a.model.weights());
+  CHECK(b.held_out.adapted.loss == a.held_out.adapted.loss);
+
+  settings.held_out = false;
+  CHECK(adaptAndReport(s.model, settings).held_out.demonstrations == 0);
+  AdaptationRunSettings unlabelled;  // paths alone: no behaviour for labels or a holdout
+  unlabelled.train = {test::scene(5)};
+  CHECK_THROWS_WITH_AS(adaptAndReport(s.model, unlabelled), doctest::Contains("need classes and a behaviour"), ConfigError);
+  CHECK_THROWS_WITH_AS(adaptAndReport(s.model, AdaptationRunSettings{}), doctest::Contains("at least one image"), ConfigError);
 }
