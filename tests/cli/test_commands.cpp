@@ -588,7 +588,7 @@ TEST_CASE("mmp adapt teaches a saved model from a path file, writes the adapted 
   CHECK(std::string((std::istreambuf_iterator<char>(parent_after)), std::istreambuf_iterator<char>()) == parent_bytes);
 }
 
-TEST_CASE("mmp adapt MODEL CONFIG: paths alone, held-out scores, pictures; bad configs refused with nothing written") {
+TEST_CASE("mmp adapt MODEL CONFIG: paths alone, held-out scores, pictures, and bad configs refused with nothing written") {
   test::TempDir dir;
   saveModelAndScene(dir);
   std::ofstream(dir.file("paths.csv")) << "path,x,y\n1,2,2\n1,2,100\n1,100,100\n2,120,10\n2,60,60\n3,10,120\n3,120,120\n";

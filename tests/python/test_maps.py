@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import mmp
-from conftest import write_png
+from conftest import SETTINGS, write_png
 
 
 def test_costs_of_an_array_are_a_float32_map_of_whole_cells(trained, scenes):
@@ -169,3 +169,24 @@ def test_adapt_returns_a_new_model_taught_on_the_paths_and_leaves_this_one(train
         model.adapt(image, [np.array([[5, 5], [5, 900]])])
     with pytest.raises(mmp.DataError, match="not a neighbour|neighbour"):
         model.adapt(image, [np.array([[5, 5], [5, 9]])])
+
+
+def test_teach_is_mmp_adapt_with_a_config_paths_alone_or_labels_with_a_holdout(trained, scenes):
+    model = trained.model
+    image, labels = scenes[2]
+    paths = [mmp.plan(np.ones((64, 64)), (5, 5), (5, 50)).path, mmp.plan(np.ones((64, 64)), (50, 5), (10, 40)).path]
+    run = mmp.teach(model, [{"image": image, "demonstrations": paths}], adapt={"epochs": 2})
+    assert run.metrics["demonstrations"] == 2
+    assert run.metrics["held_out"]["demonstrations"] == 2
+    assert run.methods == {}  # no holdout
+    direct = model.adapt(image, paths, epochs=2)
+    assert np.array_equal(run.model.costs(image), direct.costs(image))  # the same teaching as CostModel.adapt
+    scored = mmp.teach(model, [{"image": image, "labels": labels}], [{"image": scenes[0][0], "labels": scenes[0][1]}],
+                       classes=SETTINGS["classes"], behaviour=SETTINGS["behaviour"], demonstrations={"per_region": 2, "min_separation_px": 60},
+                       evaluation={"pairs": 3, "min_separation_px": 60})
+    assert set(scored.methods) >= {"learned", "uniform", "parent"}
+    assert "parent" in scored.metrics["learned_vs"]
+    with pytest.raises(mmp.ConfigError, match="need classes and a behaviour"):
+        mmp.teach(model, [{"image": image, "labels": labels}])
+    with pytest.raises(mmp.ConfigError, match="adapt.lambda"):
+        mmp.teach(model, [{"image": image, "demonstrations": paths}], adapt={"lambda": -1})

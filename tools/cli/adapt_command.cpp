@@ -132,14 +132,6 @@ void runAdapt(const AdaptOptions& o) {
   if (!o.png.empty()) writePicture(o, teacher, first);
 }
 
-Json fitJson(const HeldOutFit& f) {
-  return {{"loss", f.loss}, {"mhd_px", f.mhd_px}, {"cost_ratio", f.cost_ratio}, {"unplanned", f.unplanned}};
-}
-
-Json gainJson(const PairedComparison& c) {
-  return {{"gain", c.gain}, {"ci95_low", c.low}, {"ci95_high", c.high}, {"verdict", verdict(c)}};
-}
-
 void runAdaptConfig(const AdaptOptions& o) {
   if (!o.out.empty() || !o.png.empty() || !o.images.empty() || !o.demonstrations.empty()) {
     throw InvalidArgument("mmp adapt: with a config, its teach: list gives the images and output_dir the outputs; "
@@ -165,15 +157,7 @@ void runAdaptConfig(const AdaptOptions& o) {
       [&](const std::string& stage, long done, long total, const std::string& detail) { progress.update(stage, done, total, detail); });
   progress.finish();
 
-  Json metrics = {{"parent", o.model}, {"demonstrations", run.taught.size()}, {"teach_images", config.train.size()}};
-  if (config.behaviour.preferred >= 0) metrics["behaviour"] = config.behaviour.name;
-  Json teaching = Json::array();
-  for (const TeachingRecord& r : run.taught) {
-    teaching.push_back({{"name", r.name}, {"image", config.train[static_cast<std::size_t>(r.image)].name},
-                        {"loss_before", r.step.loss_before}, {"loss_after", r.step.loss_after}, {"seconds", r.step.seconds},
-                        {"info", r.step.info == Info::Success ? "success" : r.step.message}});
-  }
-  metrics["teaching"] = teaching;
+  Json metrics = adaptationMetricsJson(run, config, o.model);
   const HeldOutReport& h = run.held_out;
   if (h.demonstrations > 0) {
     std::printf("\neach demonstration held out (the model taught on the other %d plans between its ends): mean over %d\n",
@@ -184,8 +168,6 @@ void runAdaptConfig(const AdaptOptions& o) {
     }
     std::printf("adapted vs parent: prediction loss %.4f lower, 95 %% paired-bootstrap interval [%.4f, %.4f]: %s\n",
                 h.gain.gain, h.gain.low, h.gain.high, verdict(h.gain));
-    metrics["held_out"] = {{"demonstrations", h.demonstrations}, {"parent", fitJson(h.parent)}, {"adapted", fitJson(h.adapted)},
-                           {"adapted_vs_parent_loss", gainJson(h.gain)}};
   } else {
     std::printf("\nheld-out scoring: %s\n", config.held_out ? "needs at least 2 demonstrations" : "off (adapt.held_out)");
   }
@@ -207,15 +189,8 @@ void runAdaptConfig(const AdaptOptions& o) {
   if (run.report.pairs > 0) {
     std::printf("\nholdout: %zu images, %d start/goal pairs; behaviour '%s' (learned = the adapted model)\n",
                 config.holdout.size(), run.report.pairs, config.behaviour.name.c_str());
-    Json methods = methodsJson(run.report);
-    methods["parent"] = summaryJson(run.parent_report.summary(Method::Learned));
-    Json versus = comparisonsJson(run.report);
-    versus["parent"] = gainJson(run.versus_parent);
-    printMethodTable(methods);
-    printComparisons(versus);
-    metrics["methods"] = methods;
-    metrics["learned_vs"] = versus;
-    if (Json misread = misreadJson(run.report); !misread.is_null()) metrics["misread_cells"] = misread;
+    printMethodTable(metrics["methods"]);
+    printComparisons(metrics["learned_vs"]);
     for (const HoldoutResult& holdout : run.holdouts) {
       const std::string panel = "panel_" + holdout.region.spec.name + "." + config.evaluation.panel_format;
       writeImage(output.file(panel), holdoutPanel(run.teach_regions.front(), holdout, config));

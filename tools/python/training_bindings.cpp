@@ -8,11 +8,13 @@
 // as the JSON `mmp train` writes (metrics.json), and the pairs as the columns of pairs.csv.
 #include "bindings.hpp"
 
+#include <mmp/frontend/adapt_config.hpp>
 #include <mmp/frontend/learner_config.hpp>
 #include <mmp/frontend/train_config.hpp>
 #include <mmp/frontend/train_metrics.hpp>
 
 #include <mmp/core/error.hpp>
+#include <mmp/maps/training/adaptation_run.hpp>
 #include <mmp/maps/training/setting_keys.hpp>
 #include <mmp/maps/training/training_run.hpp>
 
@@ -223,6 +225,30 @@ void bindTraining(py::module_& m) {
     if (s.evaluation.class_mean) metrics["misread_cells"] = tools::misreadJson(report);
     return py::make_tuple(tools::jsonText(metrics, -1), pairColumns(report.records));
   }, py::arg("model"), py::arg("holdout"), py::arg("settings"), py::arg("progress"));
+
+  m.def("_teach", [](const CostModel& model, const py::object& teach_entries, const py::object& holdout_entries,
+                     const py::object& settings, const py::object& progress) {
+    const std::string caller = "mmp.teach";
+    const tools::ConfigNode config = configNode(settings, caller);
+    config.expectKeys({"data_root", "classes", "behaviour", "demonstrations", "evaluation", "adapt"});
+    AdaptationRunSettings s;
+    s.source = caller;
+    if (config.has("behaviour")) tools::readPipelineSections(config, s);
+    tools::readAdaptSection(config.child("adapt"), s.adapt, s.held_out);
+    const std::string base = tools::resolveDataRoot("", config);
+    const int cell_size = model.features().settings().cell_size;
+    s.train = regionsOf(teach_entries, "teach", true, base, cell_size, caller);
+    s.holdout = regionsOf(holdout_entries, "holdout", false, base, cell_size, caller);
+    const Interrupts interrupts(progress);
+    const StageCallback callback = stageCallback(interrupts);
+    std::optional<AdaptationRun> run;
+    {
+      py::gil_scoped_release release;
+      run.emplace(adaptAndReport(model, s, {}, callback));
+    }
+    const std::string metrics = tools::jsonText(tools::adaptationMetricsJson(*run, s, model.source()), -1);
+    return py::make_tuple(std::make_shared<CostModel>(run->model), metrics, pairColumns(run->report.records));
+  }, py::arg("model"), py::arg("teach"), py::arg("holdout"), py::arg("settings"), py::arg("progress"));
 
   m.def("setting_keys", [] {
     const PipelineSettings defaults;

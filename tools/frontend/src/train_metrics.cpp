@@ -118,4 +118,44 @@ Json metricsJson(const TrainingRun& r, const Json& selection) {
   return metrics;
 }
 
+namespace {
+
+Json fitJson(const HeldOutFit& f) {
+  return {{"loss", f.loss}, {"mhd_px", f.mhd_px}, {"cost_ratio", f.cost_ratio}, {"unplanned", f.unplanned}};
+}
+
+Json gainJson(const PairedComparison& c) {
+  return {{"gain", c.gain}, {"ci95_low", c.low}, {"ci95_high", c.high}, {"verdict", verdict(c)}};
+}
+
+}  // namespace
+
+Json adaptationMetricsJson(const AdaptationRun& run, const AdaptationRunSettings& settings, const std::string& parent_name) {
+  Json metrics = {{"parent", parent_name}, {"demonstrations", run.taught.size()}, {"teach_images", settings.train.size()}};
+  if (settings.behaviour.preferred >= 0) metrics["behaviour"] = settings.behaviour.name;
+  Json teaching = Json::array();
+  for (const TeachingRecord& r : run.taught) {
+    teaching.push_back({{"name", r.name}, {"image", settings.train[static_cast<std::size_t>(r.image)].name},
+                        {"loss_before", r.step.loss_before}, {"loss_after", r.step.loss_after}, {"seconds", r.step.seconds},
+                        {"info", r.step.info == Info::Success ? "success" : r.step.message}});
+  }
+  metrics["teaching"] = teaching;
+  const HeldOutReport& h = run.held_out;
+  if (h.demonstrations > 0) {
+    metrics["held_out"] = {{"demonstrations", h.demonstrations}, {"parent", fitJson(h.parent)}, {"adapted", fitJson(h.adapted)},
+                           {"adapted_vs_parent_loss", gainJson(h.gain)}};
+  }
+  if (run.report.pairs > 0) {
+    Json methods = methodsJson(run.report);
+    methods["parent"] = summaryJson(run.parent_report.summary(Method::Learned));
+    Json versus = comparisonsJson(run.report);
+    versus["parent"] = gainJson(run.versus_parent);
+    metrics["methods"] = methods;
+    metrics["learned_vs"] = versus;
+    metrics["holdout_pairs"] = run.report.pairs;
+    if (Json misread = misreadJson(run.report); !misread.is_null()) metrics["misread_cells"] = misread;
+  }
+  return metrics;
+}
+
 }  // namespace mmp::tools

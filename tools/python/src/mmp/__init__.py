@@ -38,11 +38,11 @@ from ._mmp import (  # noqa: F401  (the module's public names)
     write_nav2,
 )
 from .estimators import ChainSSVM, MultilabelSSVM  # noqa: F401
-from .training import TrainingRun, evaluate, train  # noqa: F401
+from .training import TrainingRun, evaluate, teach, train  # noqa: F401
 
 __all__ = [
     "ChainSSVM", "ConfigError", "CostGrid", "CostModel", "DataError", "Error", "Frame", "InvalidArgument",
     "ModelFileError", "MultilabelSSVM", "NumericalError", "Plan", "TrainingRun", "ValidationFailure", "evaluate",
-    "load_image", "plan", "setting_keys", "synthetic_classes", "synthetic_scene", "train", "validation_folds",
+    "load_image", "plan", "setting_keys", "synthetic_classes", "synthetic_scene", "teach", "train", "validation_folds",
     "write_nav2",
 ]

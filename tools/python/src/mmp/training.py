@@ -114,3 +114,24 @@ def evaluate(model, holdout, settings=None, *, progress=None, **sections):
     """
     metrics, pairs = _mmp._evaluate(model, holdout, _settings(settings, sections), progress)
     return json.loads(metrics), _records(pairs)
+
+
+def teach(model, teach, holdout=None, settings=None, *, progress=None, **sections):
+    """Teaches a trained model on a new site as `mmp adapt MODEL CONFIG` does (docs/teaching.md).
+
+    model: a CostModel (linear or LEARCH), never modified.
+    teach: image entries as for train, each with demonstrations (a CSV file, or arrays) -- paths alone
+        need no labels -- or with labels to generate demonstrations from (then a behaviour is needed).
+    holdout: image entries with labels, scored as `mmp train` scores a holdout (optional).
+    settings, **sections: adapt (lambda, epochs, learch_rounds, learch_step, learch_depth, min_cost,
+        threads, held_out, loss: {radius_px, scale}), and for labels: classes, behaviour,
+        demonstrations, evaluation; data_root.
+    progress: as for train.
+
+    Returns a TrainingRun: the adapted model, the metrics `mmp adapt` writes (teaching, held_out:
+    each demonstration scored by the model taught on the others; with a holdout, methods and
+    learned_vs with the parent), and the holdout's pairs.
+    """
+    adapted, metrics, pairs = _mmp._teach(model, teach, holdout, _settings(settings, sections), progress)
+    return TrainingRun(adapted, json.loads(metrics), _records(pairs))
+

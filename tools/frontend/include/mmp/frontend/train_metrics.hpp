@@ -7,6 +7,7 @@
 
 #include <mmp/frontend/json_output.hpp>
 
+#include <mmp/maps/training/adaptation_run.hpp>
 #include <mmp/maps/training/training_run.hpp>
 
 #include <string>
@@ -31,5 +32,10 @@ std::string learnerName(const TrainingReport& report);
 /// metrics.json: the run's figures, its learner's report and trace, the holdout report (methods,
 /// learned_vs, class shares, regions) and, when not null, `selection` (the `select:` table).
 Json metricsJson(const TrainingRun& r, const Json& selection);
+/// The metrics.json of a teaching run (`mmp adapt MODEL CONFIG`, mmp.teach): parent (`parent_name`),
+/// demonstrations, teaching (each step), held_out {demonstrations, parent, adapted: {loss, mhd_px,
+/// cost_ratio, unplanned}, adapted_vs_parent_loss}, and with a holdout the methods (learned = the
+/// adapted model, uniform, parent), learned_vs (uniform, parent) and misread_cells as metricsJson's.
+Json adaptationMetricsJson(const AdaptationRun& run, const AdaptationRunSettings& settings, const std::string& parent_name);
 
 }  // namespace mmp::tools
