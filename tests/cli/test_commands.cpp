@@ -605,6 +605,13 @@ TEST_CASE("mmp adapt MODEL CONFIG: paths alone, held-out scores, pictures, and b
   CHECK(metrics.find("\"held_out\"") != std::string::npos);
   CHECK(metrics.find("\"adapted_vs_parent_loss\"") != std::string::npos);
   CHECK(cv::imread(dir.file("out/teach_scene.png")).cols > 256);
+  CLI::App choosing;  // a list of lambdas: one chosen by the held-out loss, the candidates in metrics.json
+  addAdaptCommand(choosing);
+  choosing.parse(std::vector<std::string>{"adapt.lambda=[3, 30, 300]", "--set", dir.file("teach.yaml"), dir.file("m.mmp"), "adapt"});
+  std::ifstream chosen_in(dir.file("out/metrics.json"));
+  const std::string chosen((std::istreambuf_iterator<char>(chosen_in)), std::istreambuf_iterator<char>());
+  CHECK(chosen.find("\"lambda_selection\"") != std::string::npos);
+  CHECK(chosen.find("\"held_out_loss\"") != std::string::npos);
 
   const auto refused = [&](const std::string& yaml, const char* message) {
     std::ofstream(dir.file("bad.yaml")) << "output_dir: " << dir.file("bad_out") << "\n" << yaml;
@@ -619,6 +626,7 @@ TEST_CASE("mmp adapt MODEL CONFIG: paths alone, held-out scores, pictures, and b
           "applies with a behaviour only");
   refused("adapt: {lambda: 3}\n", "teach: required");
   refused("teach: [{image: scene.png, demonstrations: paths.csv}]\nadapt: {lambda: -1}\n", "adapt.lambda");
+  refused("teach: [{image: scene.png, demonstrations: paths.csv}]\nadapt: {lambda: [30, abc]}\n", "adapt.lambda[1]");
   std::ofstream(dir.file("off.csv")) << "path,x,y\n1,2,2\n1,500,2\n";
   refused("teach: [{image: scene.png, demonstrations: off.csv}]\n", "off.csv");
 }

@@ -1,8 +1,9 @@
 // bench_adapt: teaching a shipped model on a new site, as a learning curve (docs/teaching.md).
 //
-// Protocol "beside", on the whole-area holdout of each behaviour's config (tiles 3 and 8, areas no
-// shipped model was trained on): every part is cut into its left half, which gives demonstrations, and
-// its right half, which is scored and never demonstrated on.  For each area and seed, k demonstrations
+// On the whole-area holdout of each behaviour's config (tiles 3 and 8, areas no shipped model was
+// trained on), in one of two protocols: "beside" cuts every part into its left half, which gives
+// demonstrations, and its right half, which is scored and never demonstrated on; "across" teaches on
+// parts 1-3 of an area and scores its parts 4-9 whole.  For each area and seed, k demonstrations
 // are drawn from a pool planned on the area's left halves (A* on the behaviour's true costs between
 // seeded pairs), taught one at a time to the shipped model (CostModelTeacher), and the model after k is
 // scored on the area's right halves as `mmp train` scores a holdout (cost ratio against the reference
@@ -26,6 +27,8 @@
 #include <opencv2/core.hpp>
 
 #include <chrono>
+#include <cstdlib>
+#include <optional>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -47,14 +50,23 @@ struct Options {
   std::string configs = "configs", models = "models", data_root, png;
   bool suggest = false;  ///< also teach in the order mmp suggest asks for (k <= 5)
   std::string areas = "holdout";  ///< "holdout": tiles 3 and 8, final figures; "train": the training areas, to choose settings
+  std::string protocol = "beside";  ///< "beside" or "across"
 };
 
-// One part of an area: its left half's features and demonstration pool, its right half ready to score.
+// The part's number within its area: 7 for tile3_image_part_007 (0 if the name has none).
+int partNumber(const std::string& name) {
+  const std::size_t at = name.find_last_of('_');
+  return at == std::string::npos ? 0 : std::atoi(name.c_str() + at + 1);
+}
+
+// One part of an area: what gives demonstrations (its left half, or the whole part across: features
+// and demonstration pool) and what is scored (its right half, or the whole part across).
 struct Part {
   std::string area, name;
-  std::shared_ptr<const FeatureMap> left;
+  std::shared_ptr<const FeatureMap> left;  ///< null: the part gives no demonstration
   std::vector<std::vector<int>> pool;
   HoldoutImage right;
+  bool scored = false;
 };
 
 RegionSpec half(const RegionSpec& spec, const cv::Mat& image, const cv::Mat& labels, int x0, int x1, const char* side) {
@@ -69,45 +81,56 @@ RegionSpec half(const RegionSpec& spec, const cv::Mat& image, const cv::Mat& lab
 
 std::vector<Part> loadParts(const TrainConfig& config, const CostModel& model, const Options& o, PipelineSettings& scoring) {
   const int k = config.features.cell_size;
+  const bool across = o.protocol == "across";
   std::vector<Part> parts;
   scoring = config;
   scoring.evaluation.pairs = o.pairs;
+  scoring.evaluation.class_mean = true;  // the misread-cells diagnostic at each k
   scoring.holdout.clear();
-  std::vector<RegionSpec> lefts;
+  std::vector<std::optional<RegionSpec>> teach;
+  std::vector<int> scored_index;
   for (const RegionSpec& spec : o.areas == "train" ? config.train : config.holdout) {
     const cv::Mat image = loadImage(spec.image);
     const cv::Mat labels = loadLabelMask(spec.labels, config.classes);
     const int middle = image.cols / 2 / k * k;
-    lefts.push_back(half(spec, image, labels, 0, middle, "left"));
-    scoring.holdout.push_back(half(spec, image, labels, middle, image.cols, "right"));
-    parts.push_back({spec.areaName(), spec.name, nullptr, {}, {}});
+    const bool teaches = !across || partNumber(spec.name) <= 3;
+    const bool scored = !across || partNumber(spec.name) > 3;
+    teach.push_back(!teaches ? std::nullopt
+                             : std::optional<RegionSpec>(half(spec, image, labels, 0, across ? image.cols : middle, across ? "whole" : "left")));
+    scored_index.push_back(scored ? static_cast<int>(scoring.holdout.size()) : -1);
+    if (scored) scoring.holdout.push_back(half(spec, image, labels, across ? 0 : middle, image.cols, across ? "whole" : "right"));
+    parts.push_back({spec.areaName(), spec.name, nullptr, {}, {}, scored});
   }
   std::vector<Part> usable;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     try {
-      const Region left = loadRegion(lefts[i], config);
-      parts[i].pool = plannedPaths(left, o.pool, config.evaluation.min_separation_px, k, 1000 + i, "bench_adapt pool");
-      parts[i].right = loadHoldout(scoring, static_cast<int>(i), model.features());
-      if (parts[i].pool.empty()) throw DataError("no demonstration could be planned on its left half");
-      parts[i].left = std::make_shared<const FeatureMap>(model.features().map(left.image));
+      if (teach[i]) {
+        const Region left = loadRegion(*teach[i], config);
+        parts[i].pool = plannedPaths(left, o.pool, config.evaluation.min_separation_px, k, 1000 + i, "bench_adapt pool");
+        if (parts[i].pool.empty()) throw DataError("no demonstration could be planned on it");
+        parts[i].left = std::make_shared<const FeatureMap>(model.features().map(left.image));
+      }
+      if (parts[i].scored) parts[i].right = loadHoldout(scoring, scored_index[i], model.features());
       usable.push_back(std::move(parts[i]));
-    } catch (const DataError& e) {  // a half with no room for a pair at the configured separation
+    } catch (const DataError& e) {  // a part with no room for a pair at the configured separation
       std::fprintf(stderr, "  left out %s: %s\n", parts[i].name.c_str(), e.what());
     }
   }
-  std::fprintf(stderr, "  %zu of %zu parts usable\n", usable.size(), parts.size());
+  std::fprintf(stderr, "  %zu of %zu parts usable (%s)\n", usable.size(), parts.size(), o.protocol.c_str());
   return usable;
 }
 
-// The scores of `model` on the right halves of `area`'s parts, pair by pair.
+// The scores of `model` on the scored parts of `area`, pair by pair: its plans and, when `class_mean`
+// is given, the class_mean diagnostic's (the model's costs averaged over each true class).
 std::vector<PlanScore> score(const PipelineSettings& scoring, const std::vector<Part>& parts, const std::string& area,
-                             const CostModel& model, Method method = Method::Learned) {
+                             const CostModel& model, std::vector<PlanScore>* class_mean = nullptr) {
   std::vector<PlanScore> out;
   for (const Part& p : parts) {
-    if (p.area != area) continue;
+    if (p.area != area || !p.scored) continue;
     const HoldoutResult r = scoreHoldout(scoring, p.right, model, nullptr);
-    const auto& s = r.scores.at(method);
+    const auto& s = r.scores.at(Method::Learned);
     out.insert(out.end(), s.begin(), s.end());
+    if (class_mean) class_mean->insert(class_mean->end(), r.scores.at(Method::ClassMean).begin(), r.scores.at(Method::ClassMean).end());
   }
   return out;
 }
@@ -135,6 +158,7 @@ CostModel learchFromScratch(const CostModel& parent, const std::vector<const Par
 
 struct Curve {
   std::map<int, std::vector<std::vector<PlanScore>>> adapted, scratch;  // k -> per (area, seed) run: scores
+  std::map<int, std::vector<std::vector<PlanScore>>> class_mean;         // k -> the adapted model's class_mean diagnostic
   std::map<int, std::vector<std::vector<PlanScore>>> suggested;         // k <= 5: the pool's most valuable pair next
   std::map<int, std::vector<double>> step_seconds;                      // k -> seconds of the k-th teach
   std::vector<std::vector<PlanScore>> zero, uniform;                     // per (area, seed) run
@@ -221,7 +245,8 @@ Curve runBehaviour(const std::string& behaviour, const Options& o) {
   const CostModel uniform = uniformModel(parent);
   Curve c;
   for (const std::string& area : areas) {
-    const std::vector<PlanScore> zero = score(scoring, parts, area, parent);
+    std::vector<PlanScore> zero_class_mean;
+    const std::vector<PlanScore> zero = score(scoring, parts, area, parent, &zero_class_mean);
     const std::vector<PlanScore> flat = score(scoring, parts, area, uniform);
     std::vector<std::pair<const Part*, std::size_t>> pool;  // (part, demonstration) of the area
     for (const Part& p : parts) {
@@ -232,6 +257,7 @@ Curve runBehaviour(const std::string& behaviour, const Options& o) {
       std::vector<std::pair<const Part*, std::size_t>> order = pool;
       rng.shuffle(order.begin(), order.end());
       c.zero.push_back(zero);
+      c.class_mean[0].push_back(zero_class_mean);
       c.uniform.push_back(flat);
       CostModelTeacher teacher(parent, o.adapt), scratch(uniform, o.adapt);
       std::map<const Part*, int> index;
@@ -250,7 +276,9 @@ Curve runBehaviour(const std::string& behaviour, const Options& o) {
         if (parent.trees().empty()) scratch.teach(index[part], demo);
         c.step_seconds[k].push_back(step.seconds);
         if (!std::count(o.ks.begin(), o.ks.end(), k)) continue;
-        c.adapted[k].push_back(score(scoring, parts, area, teacher.model()));
+        std::vector<PlanScore> class_mean;
+        c.adapted[k].push_back(score(scoring, parts, area, teacher.model(), &class_mean));
+        c.class_mean[k].push_back(std::move(class_mean));
         const CostModel from_scratch = parent.trees().empty() ? scratch.model() : learchFromScratch(parent, owners, demos, o.adapt);
         c.scratch[k].push_back(score(scoring, parts, area, from_scratch));
       }
@@ -266,7 +294,7 @@ Curve runBehaviour(const std::string& behaviour, const Options& o) {
 int main(int argc, char** argv) {
   Options o;
   o.adapt.threads = 2;
-  CLI::App app{"bench_adapt: shipped models taught on the whole-area holdout's left halves, scored on the right halves"};
+  CLI::App app{"bench_adapt: shipped models taught on new areas, scored where they gave no demonstration"};
   app.add_option("--behaviours", o.behaviours, "behaviours (configs/<b>.yaml, models/<b>.mmp)")->capture_default_str();
   app.add_option("--ks", o.ks, "numbers of demonstrations to score at")->capture_default_str();
   app.add_option("--seeds", o.seeds, "draws of which demonstrations")->capture_default_str()->check(CLI::Range(1, 100));
@@ -282,13 +310,16 @@ int main(int argc, char** argv) {
   app.add_option("--areas", o.areas, "holdout: the config's holdout areas (final figures); train: its training areas "
                                      "(to choose settings: the shipped models were trained on them)")
       ->capture_default_str()->check(CLI::IsMember({"holdout", "train"}));
+  app.add_option("--protocol", o.protocol, "beside: each part's left half teaches, its right half is scored; across: parts "
+                                           "1-3 of an area teach, parts 4-9 are scored")
+      ->capture_default_str()->check(CLI::IsMember({"beside", "across"}));
   CLI11_PARSE(app, argc, argv);
   try {
     o.adapt.validate();
     Json rows = Json::array();
     std::vector<PanelTile> charts;
-    std::printf("%-19s %3s %14s %26s %14s %26s %8s %8s\n", "behaviour", "k", "adapted", "vs zero-shot", "scratch",
-                "adapted vs scratch", "uniform", "step s");
+    std::printf("%-19s %3s %14s %26s %14s %26s %8s %10s %8s\n", "behaviour", "k", "adapted", "vs zero-shot", "scratch",
+                "adapted vs scratch", "uniform", "class_mean", "step s");
     for (const std::string& b : o.behaviours) {
       const Curve c = runBehaviour(b, o);
       double zero_feasible = 0.0, uniform_feasible = 0.0;
@@ -306,9 +337,10 @@ int main(int argc, char** argv) {
         if (k > 0) {
           for (double x : c.step_seconds.at(k)) step += x / static_cast<double>(c.step_seconds.at(k).size());
         }
-        std::printf("%-19s %3d %7.3f (%.2f) %+7.3f [%+.3f, %+.3f] %7.3f (%.2f) %+7.3f [%+.3f, %+.3f] %8.3f %8.3f\n", b.c_str(), k,
+        const double class_mean = meanRatio(seedMean(c.class_mean.at(k), o.seeds, nullptr));
+        std::printf("%-19s %3d %7.3f (%.2f) %+7.3f [%+.3f, %+.3f] %7.3f (%.2f) %+7.3f [%+.3f, %+.3f] %8.3f %10.3f %8.3f\n", b.c_str(), k,
                     meanRatio(a), feasible, vs_zero.gain, vs_zero.low, vs_zero.high, meanRatio(s), scratch_feasible,
-                    vs_scratch.gain, vs_scratch.low, vs_scratch.high, meanRatio(uniform), step);
+                    vs_scratch.gain, vs_scratch.low, vs_scratch.high, meanRatio(uniform), class_mean, step);
         Json suggested;
         if (c.suggested.count(k)) {
           double suggested_feasible = 0.0;
@@ -330,7 +362,7 @@ int main(int argc, char** argv) {
         rows.push_back({{"behaviour", b}, {"k", k}, {"adapted", meanRatio(a)}, {"adapted_feasible", feasible},
                         {"vs_zero_shot", {vs_zero.gain, vs_zero.low, vs_zero.high}}, {"scratch", meanRatio(s)},
                         {"scratch_feasible", scratch_feasible}, {"vs_scratch", {vs_scratch.gain, vs_scratch.low, vs_scratch.high}},
-                        {"zero_shot", meanRatio(zero)}, {"uniform", meanRatio(uniform)}, {"step_seconds", step},
+                        {"zero_shot", meanRatio(zero)}, {"uniform", meanRatio(uniform)}, {"class_mean", class_mean}, {"step_seconds", step},
                         {"pairs", static_cast<int>(a.size())}, {"suggested", suggested}});
         for (ChartSeries* line : {&adapted_line, &scratch_line, &zero_line, &uniform_line}) line->x.push_back(k);
         adapted_line.y.push_back(meanRatio(a));
@@ -340,7 +372,8 @@ int main(int argc, char** argv) {
       }
       std::fflush(stdout);
       ChartStyle style;
-      style.title = b + ": " + o.areas + " areas, left halves taught, right halves scored";
+      style.title = b + ": " + o.areas + " areas, " +
+                    (o.protocol == "across" ? "parts 1-3 taught, 4-9 scored" : "left halves taught, right halves scored");
       style.x_label = "demonstrations taught";
       style.y_label = "mean cost ratio (lower is better)";
       if (!suggested_line.x.empty()) {  // from k = 0, the shipped model
@@ -369,7 +402,7 @@ int main(int argc, char** argv) {
     }
     const Json settings = {{"lambda", o.adapt.lambda}, {"epochs", o.adapt.epochs}, {"learch_rounds", o.adapt.learch_rounds},
                            {"seeds", o.seeds}, {"pool", o.pool}, {"pairs", o.pairs}};
-    std::printf("%s\n", tools::jsonText(Json{{"bench", "adapt"}, {"protocol", "beside"}, {"areas", o.areas}, {"settings", settings}, {"rows", rows}}, -1).c_str());
+    std::printf("%s\n", tools::jsonText(Json{{"bench", "adapt"}, {"protocol", o.protocol}, {"areas", o.areas}, {"settings", settings}, {"rows", rows}}, -1).c_str());
   } catch (const std::exception& e) {
     std::cerr << "bench_adapt: error: " << e.what() << "\n";
     return 1;

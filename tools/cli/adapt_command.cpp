@@ -158,10 +158,20 @@ void runAdaptConfig(const AdaptOptions& o) {
   progress.finish();
 
   Json metrics = adaptationMetricsJson(run, config, o.model);
+  if (!run.lambda_selection.empty()) {
+    std::printf("\nadapt.lambda chosen by the held-out loss of the demonstrations (each taught on the others):\n");
+    for (const LambdaCandidate& c : run.lambda_selection) {
+      std::printf("  %s lambda %-8g held-out prediction loss per cell %.4f\n", c.lambda == run.lambda ? "*" : " ", c.lambda,
+                  c.held_out_loss);
+    }
+  } else if (!run.selection_note.empty()) {
+    std::printf("\nno lambda selection: %s\n", run.selection_note.c_str());
+  }
   const HeldOutReport& h = run.held_out;
   if (h.demonstrations > 0) {
-    std::printf("\neach demonstration held out (the model taught on the other %d plans between its ends): mean over %d\n",
-                h.demonstrations - 1, h.demonstrations);
+    std::printf("\neach demonstration held out (the model taught on the other %d plans between its ends): mean over %d%s\n",
+                h.demonstrations - 1, h.demonstrations,
+                run.lambda_selection.empty() ? "" : " (the figures the selection saw: they flatter the chosen lambda a little)");
     std::printf("%-8s %22s %10s %28s %10s\n", "model", "prediction loss/cell", "MHD (px)", "demo cost / plan cost (model)", "unplanned");
     for (const auto& [name, f] : {std::pair<const char*, const HeldOutFit&>{"parent", h.parent}, {"adapted", h.adapted}}) {
       std::printf("%-8s %22.4f %10.1f %28.3f %10d\n", name, f.loss, f.mhd_px, f.cost_ratio, f.unplanned);

@@ -234,7 +234,7 @@ void bindTraining(py::module_& m) {
     AdaptationRunSettings s;
     s.source = caller;
     if (config.has("behaviour")) tools::readPipelineSections(config, s);
-    tools::readAdaptSection(config.child("adapt"), s.adapt, s.held_out);
+    tools::readAdaptSection(config.child("adapt"), s.adapt, s.held_out, s.lambdas);
     const std::string base = tools::resolveDataRoot("", config);
     const int cell_size = model.features().settings().cell_size;
     s.train = regionsOf(teach_entries, "teach", true, base, cell_size, caller);

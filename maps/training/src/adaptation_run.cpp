@@ -11,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <optional>
 
 namespace mmp {
 namespace {
@@ -119,9 +120,9 @@ AdaptationRun adaptAndReport(const CostModel& parent, const AdaptationRunSetting
     throw ConfigError(prefix(settings) + "holdout: scoring needs classes and a behaviour (its true costs)");
   }
 
-  AdaptationRun run{parent, {}, {}, {}, {}, {}, {}, {}, {}};
-  CostModelTeacher teacher(parent, settings.adapt);
+  AdaptationRun run{parent, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
   std::vector<std::shared_ptr<const FeatureMap>> maps;
+  std::vector<std::string> fingerprints;
   for (std::size_t i = 0; i < settings.train.size(); ++i) {
     const RegionSpec& spec = settings.train[i];
     if (progress) progress("loading teach images", static_cast<long>(i), static_cast<long>(settings.train.size()), spec.name);
@@ -130,17 +131,49 @@ AdaptationRun adaptAndReport(const CostModel& parent, const AdaptationRunSetting
     region.map = regionMap(parent.features(), region);
     std::vector<float>().swap(region.raw.values);  // the map holds what teaching needs
     maps.push_back(region.map);
-    const int index = teacher.addImage(region.map, spec.name, spec.image.empty() ? "" : fileChecksum(spec.image));
+    fingerprints.push_back(spec.image.empty() ? "" : fileChecksum(spec.image));
     for (std::size_t d = 0; d < region.demonstrations.size(); ++d) {
       const std::string name = d < spec.demonstrations.size() && !spec.demonstrations[d].name.empty()
                                    ? spec.name + " path '" + spec.demonstrations[d].name + "'"
                                    : spec.name + " demonstration " + std::to_string(d + 1);
-      run.taught.push_back({index, name, region.demonstrations[d], {}});
+      run.taught.push_back({static_cast<int>(i), name, region.demonstrations[d], {}});
     }
     run.teach_regions.push_back(std::move(region));
   }
   const int n = static_cast<int>(run.taught.size());
   if (n == 0) throw DataError(prefix(settings) + "teach: no demonstration on any image");
+
+  AdaptationRunSettings chosen = settings;
+  run.lambda = settings.adapt.lambda;
+  if (settings.lambdas.size() > 1) {
+    if (!parent.trees().empty()) {
+      run.selection_note = "adapt.lambda applies to linear models; a LEARCH model adapts with adapt.learch_rounds";
+    } else if (n < AdaptationRunSettings::kSelectionDemonstrations) {
+      run.selection_note = std::to_string(n) + " demonstration(s) are too few to choose adapt.lambda on (" +
+                           std::to_string(AdaptationRunSettings::kSelectionDemonstrations) + " or more): " +
+                           numberText(run.lambda) + " kept";
+    } else {
+      chosen.held_out = true;
+      double best = std::numeric_limits<double>::infinity();
+      std::optional<HeldOutReport> best_report;
+      for (double lambda : settings.lambdas) {
+        chosen.adapt.lambda = lambda;
+        chosen.adapt.validate();
+        const HeldOutReport r = heldOut(parent, chosen, maps, run.taught, progress);
+        const double loss = r.adapted.unplanned > 0 ? std::numeric_limits<double>::infinity() : r.adapted.loss;
+        run.lambda_selection.push_back({lambda, loss});
+        if (!best_report || loss < best || (loss == best && lambda > run.lambda)) {
+          best = loss, run.lambda = lambda, best_report = r;
+        }
+      }
+      if (settings.held_out) run.held_out = *best_report;
+    }
+  }
+  chosen.adapt.lambda = run.lambda;
+  chosen.held_out = settings.held_out;
+
+  CostModelTeacher teacher(parent, chosen.adapt);
+  for (std::size_t i = 0; i < maps.size(); ++i) teacher.addImage(maps[i], settings.train[i].name, fingerprints[i]);
   for (int k = 0; k < n; ++k) {
     TeachingRecord& record = run.taught[static_cast<std::size_t>(k)];
     try {
@@ -151,7 +184,7 @@ AdaptationRun adaptAndReport(const CostModel& parent, const AdaptationRunSetting
     if (teaching) teaching(k + 1, n, record);
   }
   run.model = teacher.model();
-  run.held_out = heldOut(parent, settings, maps, run.taught, progress);
+  if (run.lambda_selection.empty()) run.held_out = heldOut(parent, chosen, maps, run.taught, progress);
 
   for (std::size_t i = 0; i < settings.holdout.size(); ++i) {
     const std::string name = settings.holdout[i].name;

@@ -6,12 +6,16 @@
 #include <mmp/core/error.hpp>
 
 #include <filesystem>
+#include <limits>
 
 namespace mmp::tools {
 
-void readAdaptSection(const ConfigNode& node, AdaptationSettings& s, bool& held_out) {
+void readAdaptSection(const ConfigNode& node, AdaptationSettings& s, bool& held_out, std::vector<double>& lambdas) {
   node.expectKeys({"lambda", "epochs", "learch_rounds", "learch_step", "learch_depth", "min_cost", "threads", "held_out", "loss"});
-  s.lambda = node.number("lambda", s.lambda, 1e-12);
+  lambdas = node.isList("lambda") ? node.numbers("lambda", {}, 1e-12, std::numeric_limits<double>::infinity())
+                                  : std::vector<double>{node.number("lambda", s.lambda, 1e-12)};
+  if (lambdas.empty()) node.fail("lambda", "give a number > 0, or a list of them to choose from by the held-out loss");
+  s.lambda = lambdas.front();
   s.epochs = static_cast<int>(node.integer("epochs", s.epochs, 1, 100000));
   s.learch_rounds = static_cast<int>(node.integer("learch_rounds", s.learch_rounds, 1, 10000));
   s.learch_step = node.number("learch_step", s.learch_step, 1e-12);
@@ -67,7 +71,7 @@ AdaptConfig loadAdaptConfig(const std::string& path, const std::string& data_roo
       }
     }
   }
-  readAdaptSection(config.child("adapt"), c.adapt, c.held_out);
+  readAdaptSection(config.child("adapt"), c.adapt, c.held_out, c.lambdas);
   try {
     c.adapt.validate();
   } catch (const InvalidArgument& e) {

@@ -220,6 +220,8 @@ void ConfigNode::fail(const std::string& key, const std::string& what) const {
 
 bool ConfigNode::has(const std::string& key) const { return node_.IsMap() && node_[key] && !node_[key].IsNull(); }
 
+bool ConfigNode::isList(const std::string& key) const { return has(key) && node_[key].IsSequence(); }
+
 std::string ConfigNode::keyName(const YAML::Node& key) const {
   if (!key.IsScalar()) {
     fail("", std::string("a key must be a plain name, got ") + (key.IsSequence() ? "a list" : key.IsMap() ? "a map" : "nothing") +

@@ -1,5 +1,6 @@
 #include <mmp/frontend/train_metrics.hpp>
 
+#include <cmath>
 #include <limits>
 
 namespace mmp::tools {
@@ -140,6 +141,13 @@ Json adaptationMetricsJson(const AdaptationRun& run, const AdaptationRunSettings
                         {"info", r.step.info == Info::Success ? "success" : r.step.message}});
   }
   metrics["teaching"] = teaching;
+  if (!run.lambda_selection.empty() || !run.selection_note.empty()) {
+    Json candidates = Json::array();
+    for (const LambdaCandidate& c : run.lambda_selection) {
+      candidates.push_back({{"lambda", c.lambda}, {"held_out_loss", std::isfinite(c.held_out_loss) ? Json(c.held_out_loss) : Json()}});
+    }
+    metrics["lambda_selection"] = {{"candidates", candidates}, {"chosen", run.lambda}, {"note", run.selection_note}};
+  }
   const HeldOutReport& h = run.held_out;
   if (h.demonstrations > 0) {
     metrics["held_out"] = {{"demonstrations", h.demonstrations}, {"parent", fitJson(h.parent)}, {"adapted", fitJson(h.adapted)},

@@ -4,7 +4,7 @@
 //   output_dir: out/adapt_site        # relative to the working directory
 //   teach:     [{image: site.tif, demonstrations: paths.csv} | {image: .., labels: ..} | {images: .., labels: ..}]
 //   holdout:   [{image: .., labels: ..}, ...]              # optional: scored as `mmp train` scores one
-//   adapt:     {lambda: 30, epochs: 10, learch_rounds: 2, learch_step: 0.5, learch_depth: 3,
+//   adapt:     {lambda: 30 (or a list: chosen by the demonstrations' held-out loss), epochs: 10, learch_rounds: 2, learch_step: 0.5, learch_depth: 3,
 //               min_cost: 0.05, threads: 1, held_out: true, loss: {radius_px: .., scale: ..}}
 //   classes, behaviour, demonstrations, evaluation: as in a train config, needed only for
 //              demonstrations generated on labels and for the holdout
@@ -37,7 +37,7 @@ AdaptConfig loadAdaptConfig(const std::string& path, const std::string& data_roo
                             const std::string& output_flag = "", const std::vector<std::string>& overrides = {});
 
 /// The adapt: section into `settings` (each key range-checked with its path; the Python module reads a
-/// dict of the same keys).
-void readAdaptSection(const ConfigNode& node, AdaptationSettings& settings, bool& held_out);
+/// dict of the same keys); `lambda` may be a list, whose values go to `lambdas` (the first to settings).
+void readAdaptSection(const ConfigNode& node, AdaptationSettings& settings, bool& held_out, std::vector<double>& lambdas);
 
 }  // namespace mmp::tools

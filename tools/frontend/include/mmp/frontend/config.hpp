@@ -34,6 +34,8 @@ class ConfigNode {
   std::string folder() const;
 
   bool has(const std::string& key) const;
+  /// Whether `key` holds a list (a setting that takes one value or a list of them).
+  bool isList(const std::string& key) const;
   /// Throws if this map has a key outside `allowed`, naming the nearest allowed key.
   void expectKeys(const std::vector<std::string>& allowed) const;
   /// Called by every expectKeys with the section's key path ("features", "train[0].synthetic") and

@@ -34,9 +34,22 @@ struct AdaptationRunSettings : PipelineSettings {
   AdaptationSettings adapt;
   /// Score each demonstration held out (the model taught on the others), with >= 2 demonstrations.
   bool held_out = true;
+  /// Linear models, more than one value: adapt.lambda is chosen among them by the held-out loss of
+  /// the demonstrations (each taught on the others; the lowest mean, ties to the larger lambda),
+  /// with at least kSelectionDemonstrations demonstrations; with fewer, adapt.lambda stays.
+  std::vector<double> lambdas;
+  static constexpr int kSelectionDemonstrations = 3;
+};
+
+/// One candidate of the lambda selection: its held-out mean prediction loss.
+struct LambdaCandidate {
+  double lambda = 0.0;
+  double held_out_loss = 0.0;  ///< +inf when a held-out demonstration could not be planned
 };
 
 /// How the models plan between the ends of demonstrations they were not taught: means over them.
+/// With a lambda selection, the chosen lambda's held-out figures are the ones the selection saw, so
+/// they flatter it a little.
 struct HeldOutFit {
   double loss = 0.0;       ///< prediction loss per cell of demonstration of the plan (PathExample::predictionLoss)
   double mhd_px = 0.0;     ///< modified Hausdorff distance of the plan to the demonstration
@@ -67,6 +80,9 @@ struct AdaptationRun {
   std::vector<Region> teach_regions;        ///< without raw feature values; demonstrations as taught
   std::vector<TeachingRecord> taught;
   HeldOutReport held_out;
+  std::vector<LambdaCandidate> lambda_selection;  ///< empty when no selection ran
+  double lambda = 0.0;                            ///< the lambda taught with (linear models)
+  std::string selection_note;                     ///< why no selection ran, when lambdas were given
   std::vector<HoldoutResult> holdouts;      ///< the adapted model as `learned`, with uniform costs
   std::vector<HoldoutResult> parent_holdouts;  ///< the parent on the same pairs
   HoldoutReport report, parent_report;      ///< pooled (empty without holdout images)
