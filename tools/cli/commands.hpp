@@ -35,6 +35,9 @@ void addAdaptCommand(CLI::App& app);
 /// `mmp suggest MODEL --image ... --out ...`: where to demonstrate next.
 void addSuggestCommand(CLI::App& app);
 
+/// `mmp serve [--model M] [--images FILES|DIR] [--host H] [--port P]`: the local teaching page.
+void addServeCommand(CLI::App& app);
+
 /// `mmp info MODEL`: what a model file holds and where it came from.
 void addInfoCommand(CLI::App& app);
 

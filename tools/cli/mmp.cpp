@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   mmp::tools::addPlanCommand(app);
   mmp::tools::addCostmapCommand(app);
   mmp::tools::addInfoCommand(app);
+  mmp::tools::addServeCommand(app);
   app.footer("Run 'mmp COMMAND --help' for a command's options and examples.");
   // Every error, the command line's own included, exits 1 with "mmp: error: ..." on stderr.
   std::string commands;

@@ -1,0 +1,98 @@
+// ServeApi behind cpp-httplib (http_server.hpp).
+#include <mmp/serve/http_server.hpp>
+
+#include <mmp/core/error.hpp>
+
+#include <httplib.h>
+
+#include <atomic>
+#include <csignal>
+#include <pthread.h>
+#include <thread>
+
+namespace mmp::serve {
+
+bool isLoopback(const std::string& host) {
+  return host == "localhost" || host == "::1" || host == "[::1]" || host.rfind("127.", 0) == 0;
+}
+
+void runServer(ServeApi& api, const ServerOptions& options, const std::function<void(int)>& on_listening,
+               const std::function<void(const std::string&)>& log) {
+  httplib::Server server;
+  server.set_payload_max_length(api.settings().max_body_bytes);  // longer bodies: 413 before they are read
+  server.set_read_timeout(10, 0);
+  server.set_write_timeout(30, 0);
+  server.set_default_headers({{"Cache-Control", "no-store"}, {"X-Content-Type-Options", "nosniff"},
+                              {"Content-Security-Policy", "default-src 'self'; img-src 'self' blob: data:; frame-ancestors 'none'"}});
+  const bool loopback = isLoopback(options.host);
+  int port = 0;
+  const auto answer = [&](const httplib::Request& req, httplib::Response& res) {
+    Response r;
+    // A loopback server answers only requests addressed to a loopback name: a page elsewhere that
+    // rebinds its own host name to 127.0.0.1 sends its own name as Host.
+    const std::string host = req.get_header_value("Host");
+    const std::string name = host.substr(0, host.rfind(':') == std::string::npos || host.back() == ']' ? host.size() : host.rfind(':'));
+    if (loopback && !isLoopback(name)) {
+      r.status = 403;
+      r.body = errorBody("Host '" + host.substr(0, 80) + "' refused: this server answers only requests to 127.0.0.1 or localhost");
+    } else {
+      Request request{req.method, req.path, {}, req.body};
+      for (const auto& [key, value] : req.params) request.query.emplace(key, value);
+      r = api.handle(request);
+    }
+    res.status = r.status;
+    for (const auto& [key, value] : r.headers) res.set_header(key, value);
+    if (!r.download.empty()) res.set_header("Content-Disposition", "attachment; filename=\"" + r.download + "\"");
+    res.set_content(std::move(r.body), r.type);
+    if (log) log(req.method + " " + req.path + " " + std::to_string(r.status));
+  };
+  for (const char* pattern : {"/.*"}) {
+    server.Get(pattern, answer);
+    server.Post(pattern, answer);
+    server.Put(pattern, answer);
+    server.Delete(pattern, answer);
+    server.Patch(pattern, answer);
+    server.Options(pattern, answer);
+  }
+  server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+    if (res.body.empty()) {  // httplib's own refusals (413 too long, 400 malformed): a JSON message too
+      res.set_content(errorBody("the HTTP layer refused the request (status " + std::to_string(res.status) + ")"), "application/json");
+    }
+  });
+  server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+    res.status = 500;
+    res.set_content(errorBody("the server failed"), "application/json");
+  });
+  // SIGINT and SIGTERM go to a thread that stops the server (the request threads inherit the mask).
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  sigset_t previous;
+  pthread_sigmask(SIG_BLOCK, &signals, &previous);
+  if (options.port == 0) {
+    port = server.bind_to_any_port(options.host);
+  } else if (server.bind_to_port(options.host, options.port)) {
+    port = options.port;
+  }
+  if (port <= 0) {
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    throw Error("mmp serve: cannot listen on " + options.host + ":" + std::to_string(options.port) +
+                " (in use, or not an address of this machine): give another --port or --host");
+  }
+  std::atomic<bool> signalled{false};
+  std::thread stopper([&server, &signalled, signals] {
+    int received = 0;
+    sigwait(&signals, &received);
+    signalled = true;
+    server.stop();
+  });
+  on_listening(port);
+  server.listen_after_bind();
+  if (server.is_running()) server.stop();
+  if (!signalled) pthread_kill(stopper.native_handle(), SIGTERM);  // wakes the stopper: the server ended otherwise
+  stopper.join();
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+}
+
+}  // namespace mmp::serve

@@ -1,0 +1,234 @@
+// The teaching page's server state and request helpers (serve_state.hpp), and listImages.
+#include "serve_state.hpp"
+
+#include <mmp/core/model_file.hpp>
+#include <mmp/maps/imagery.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace mmp::serve {
+
+namespace fs = std::filesystem;
+
+std::string errorBody(const std::string& message) { return Json{{"error", message}}.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+Response jsonResponse(const Json& json, int status) {
+  Response r;
+  r.status = status;
+  r.body = json.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return r;
+}
+
+std::vector<std::string> listImages(const std::vector<std::string>& arguments) {
+  static const std::vector<std::string> kExtensions = {".png", ".jpg", ".jpeg", ".tif", ".tiff"};
+  std::vector<std::string> files;
+  for (const std::string& a : arguments) {
+    std::error_code error;
+    if (fs::is_regular_file(a, error)) {
+      files.push_back(a);
+      continue;
+    }
+    if (!fs::is_directory(a, error)) {
+      throw InvalidArgument("--images '" + a + "': no such file or folder (give image files or a folder of them)");
+    }
+    std::vector<std::string> found;
+    for (const fs::directory_entry& e : fs::directory_iterator(a, error)) {
+      std::string ext = e.path().extension().string();
+      std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (e.is_regular_file(error) && std::find(kExtensions.begin(), kExtensions.end(), ext) != kExtensions.end()) {
+        found.push_back(e.path().string());
+      }
+    }
+    if (found.empty()) throw InvalidArgument("--images '" + a + "': the folder holds no .png, .jpg, .jpeg, .tif or .tiff file");
+    std::sort(found.begin(), found.end());
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  return files;
+}
+
+ServeState::ServeState(ServeSettings s, CostModel model) : settings(std::move(s)), parent(std::move(model)) {
+  if (parent.network().empty()) {
+    teacher = std::make_unique<CostModelTeacher>(parent, settings.adaptation);
+  } else {
+    teaching_refused = "a network model cannot be taught here (its adaptation is not built): the page shows its costs and plans";
+  }
+  for (const std::string& path : settings.images) {
+    ImageRows rows(path);  // the size and frame without the pixels
+    const long long pixels = static_cast<long long>(rows.rows()) * rows.cols();
+    if (pixels > settings.max_image_pixels) {
+      throw InvalidArgument("image '" + path + "' has " + std::to_string(rows.cols()) + " x " + std::to_string(rows.rows()) +
+                            " px, more than the " + std::to_string(settings.max_image_pixels) +
+                            " px allowed (--max-pixels): cut it into parts (gdal_translate -srcwin) or raise the bound");
+    }
+    ImageSlot slot;
+    slot.path = path;
+    slot.name = fs::path(path).filename().string();
+    slot.width = rows.cols();
+    slot.height = rows.rows();
+    slot.georeferenced = rows.frame().hasWorld();
+    images.push_back(std::move(slot));
+  }
+  std::string pattern = (fs::temp_directory_path() / "mmp-serve.XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) throw Error("mmp serve: cannot make a temporary folder: " + std::string(std::strerror(errno)));
+  temp_dir = pattern;
+}
+
+ServeState::~ServeState() {
+  std::error_code ignored;
+  fs::remove_all(temp_dir, ignored);
+}
+
+ImageSlot& ServeState::slot(const std::string& id) {
+  const bool digits = !id.empty() && id.size() <= 9 && std::all_of(id.begin(), id.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const long index = digits ? std::stol(id) : -1;
+  if (index < 0 || index >= static_cast<long>(images.size())) {
+    throw ApiError(404, "no image '" + id.substr(0, 40) + "': the images are 0 to " + std::to_string(images.size() - 1) +
+                            " (GET /api/session lists them)");
+  }
+  return images[static_cast<std::size_t>(index)];
+}
+
+void ServeState::ensureLoaded(ImageSlot& s) {
+  if (s.image) return;
+  auto image = std::make_shared<GeoImage>(loadGeoImage(s.path));
+  if (parent.network().empty()) {
+    try {
+      s.map = teachingMap(parent, *image);
+    } catch (const Error& e) {
+      throw ApiError(422, "image '" + s.name + "' does not suit the model: " + e.what());
+    }
+  } else {
+    parent.checkImage(image->pixels.cols, image->pixels.rows);
+  }
+  const int k = parent.features().settings().cell_size;
+  const int rows = image->pixels.rows / k, cols = image->pixels.cols / k;
+  if (!image->valid.empty()) {  // a cell holding a pixel without data is unknown
+    s.unknown.assign(static_cast<std::size_t>(rows) * cols, 0);
+    for (int y = 0; y < rows * k; ++y) {
+      const std::uint8_t* v = image->valid.ptr<std::uint8_t>(y);
+      for (int x = 0; x < cols * k; ++x) {
+        if (v[x] == 0) s.unknown[static_cast<std::size_t>(y / k) * cols + x / k] = 1;
+      }
+    }
+  }
+  s.familiarity = parent.familiarity(image->pixels, image->valid);
+  if (teacher) s.teacher_index = teacher->addImage(s.map, s.path, fileChecksum(s.path));
+  s.image = std::move(image);
+}
+
+CostView ServeState::costs(ImageSlot& s) {
+  ensureLoaded(s);
+  if (!s.grid || s.grid_revision != revision) {
+    auto grid = std::make_shared<CostGrid>(s.map ? model().costs(*s.map) : model().costs(*s.image));
+    if (!s.unknown.empty() && s.unknown.size() == grid->costs.size()) grid->unknown = s.unknown;
+    double low = std::numeric_limits<double>::infinity(), high = 0.0;
+    for (double c : grid->costs) {
+      if (std::isfinite(c)) low = std::min(low, c), high = std::max(high, c);
+    }
+    if (!(high > 0.0)) low = high = 1.0;  // no passable cell
+    s.grid = std::move(grid);
+    s.grid_revision = revision;
+    s.low = low;
+    s.high = high;
+  }
+  return {s.grid, s.image, s.low, s.high, revision};
+}
+
+std::string ServeState::tempFile(const std::string& name) {
+  return (fs::path(temp_dir) / (std::to_string(++temp_count) + "_" + name)).string();
+}
+
+double parseNumber(const std::string& text, const std::string& what) {
+  const std::string shown = text.size() > 40 ? text.substr(0, 40) + "..." : text;
+  if (text.empty() || text.size() > 64 || std::isspace(static_cast<unsigned char>(text.front()))) {
+    throw ApiError(400, what + " '" + shown + "': expected a number");
+  }
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !std::isfinite(v) || errno == ERANGE) {
+    throw ApiError(400, what + " '" + shown + "': expected a finite number");
+  }
+  return v;
+}
+
+double queryNumber(const Request& request, const std::string& key, double low, double high, double fallback) {
+  const auto it = request.query.find(key);
+  if (it == request.query.end()) {
+    if (std::isnan(fallback)) throw ApiError(400, "missing query parameter '" + key + "'");
+    return fallback;
+  }
+  const double v = parseNumber(it->second, "query parameter '" + key + "'");
+  if (v < low || v > high) {
+    throw ApiError(400, "query parameter '" + key + "' = " + numberText(v) + " is out of range: give " + numberText(low) +
+                            " to " + numberText(high));
+  }
+  return v;
+}
+
+Json parseBody(const Request& request) {
+  Json json;
+  try {
+    json = Json::parse(request.body);
+  } catch (const Json::exception& e) {
+    throw ApiError(400, std::string("the request body is not JSON: ") + e.what());
+  }
+  if (!json.is_object()) throw ApiError(400, "the request body must be a JSON object, e.g. {\"start\": [10, 20], ...}");
+  return json;
+}
+
+std::pair<double, double> jsonPoint(const Json& json, const std::string& key) {
+  const auto it = json.find(key);
+  if (it == json.end()) throw ApiError(400, "'" + key + "' is missing: give [x, y] in pixels");
+  if (!it->is_array() || it->size() != 2 || !(*it)[0].is_number() || !(*it)[1].is_number()) {
+    throw ApiError(400, "'" + key + "' must be [x, y], two numbers (pixels), not " + it->dump().substr(0, 60));
+  }
+  const double x = (*it)[0].get<double>(), y = (*it)[1].get<double>();
+  if (!std::isfinite(x) || !std::isfinite(y)) throw ApiError(400, "'" + key + "' holds a number that is not finite");
+  return {x, y};
+}
+
+int cellOf(const CostGrid& grid, double x, double y, const std::string& what) {
+  const int cell = grid.cellAt(x, y);
+  if (cell < 0) {
+    throw ApiError(400, what + " (" + numberText(x) + ", " + numberText(y) + ") lies outside the image's whole cells (0 <= x < " +
+                            std::to_string(grid.cols * grid.cell_size) + ", 0 <= y < " +
+                            std::to_string(grid.rows * grid.cell_size) + ")");
+  }
+  return cell;
+}
+
+PixelRegion queryRegion(const Request& request, int width, int height) {
+  const auto it = request.query.find("region");
+  if (it == request.query.end()) return {0, 0, width, height};
+  std::vector<double> v;
+  std::stringstream parts(it->second);
+  std::string part;
+  while (std::getline(parts, part, ',') && v.size() < 5) v.push_back(parseNumber(part, "region value"));
+  if (v.size() != 4) throw ApiError(400, "region '" + it->second.substr(0, 60) + "': expected x0,y0,x1,y1 in pixels");
+  const PixelRegion r{static_cast<int>(std::floor(std::clamp(v[0], -1.0, 1e9))), static_cast<int>(std::floor(std::clamp(v[1], -1.0, 1e9))),
+                      static_cast<int>(std::ceil(std::clamp(v[2], -1.0, 1e9))), static_cast<int>(std::ceil(std::clamp(v[3], -1.0, 1e9)))};
+  if (!(v[0] >= 0 && v[1] >= 0 && r.x0 < r.x1 && r.y0 < r.y1 && v[2] <= width && v[3] <= height)) {
+    throw ApiError(400, "region " + it->second.substr(0, 60) + " is not inside the image: give 0 <= x0 < x1 <= " +
+                            std::to_string(width) + " and 0 <= y0 < y1 <= " + std::to_string(height));
+  }
+  return r;
+}
+
+std::string readBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (!in) throw Error("cannot read '" + path + "'");
+  return bytes.str();
+}
+
+}  // namespace mmp::serve
