@@ -16,7 +16,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../../tools/setup.sh"
 seconds="${1:-30}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(model_file train_config demonstration letters pairs image multilabel geotiff)
+[ ${#targets[@]} -eq 0 ] && targets=(model_file train_config demonstration letters pairs image multilabel geotiff serve)
 build="${MMP_FUZZ_BUILD_DIR:-$MMP_SOURCE_DIR/build-fuzz}"
 jobs="${MMP_FUZZ_JOBS:-$(nproc)}"
 fuzz_dir="$MMP_SOURCE_DIR/tests/fuzz"

@@ -15,8 +15,10 @@
 #include <mmp/maps/feature_stack.hpp>
 #include <mmp/maps/georeference.hpp>
 #include <mmp/maps/imagery.hpp>
+#include <mmp/serve/serve_api.hpp>
 
 #include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -135,6 +137,62 @@ const CostModel& rasterModel() {
   return model;
 }
 
+
+// One teaching page's server for the process: the small linear model above, saved, and a 64 x 64 px probe image.
+serve::ServeApi& serveApi() {
+  static serve::ServeApi* api = [] {
+    static const ScratchFolder folder;
+    const fs::path dir = folder.folder("serve_api");
+    rasterModel().save((dir / "model.mmp").string());
+    if (!cv::imwrite((dir / "probe.png").string(), probeImage(64))) throw std::runtime_error("fuzz harness: cannot write probe.png");
+    serve::ServeSettings settings;
+    settings.model = (dir / "model.mmp").string();
+    settings.images = {(dir / "probe.png").string()};
+    settings.out = (dir / "saved.mmp").string();
+    settings.max_picture_px = 64;
+    settings.max_ompl_budget = 0.05;
+    settings.adaptation.epochs = 2;
+    return new serve::ServeApi(settings);  // kept for the process (its temporary folder goes with the scratch folder)
+  }();
+  return *api;
+}
+
+}  // namespace
+
+int fuzzServe(const std::uint8_t* data, std::size_t size) {
+  // "METHOD PATH[?key=value&...]\n" then the body, as the HTTP layer would hand them over (decoded).
+  const std::string bytes(reinterpret_cast<const char*>(data), size);
+  const std::size_t eol = bytes.find('\n');
+  const std::string line = bytes.substr(0, eol);
+  serve::Request request;
+  request.body = eol == std::string::npos ? "" : bytes.substr(eol + 1);
+  const std::size_t space = line.find(' ');
+  request.method = line.substr(0, space);
+  const std::string target = space == std::string::npos ? "/" : line.substr(space + 1);
+  const std::size_t question = target.find('?');
+  request.path = target.substr(0, question);
+  if (question != std::string::npos) {
+    std::stringstream query(target.substr(question + 1));
+    std::string pair;
+    while (std::getline(query, pair, '&')) {
+      const std::size_t eq = pair.find('=');
+      request.query[pair.substr(0, eq)] = eq == std::string::npos ? "" : pair.substr(eq + 1);
+    }
+  }
+  serve::ServeApi& api = serveApi();
+  const serve::Response response = api.handle(request);  // never throws
+  if (response.status >= 500) throw std::logic_error("fuzz harness: the server failed: " + response.body);
+  if (response.status >= 400 && response.body.find("\"error\"") == std::string::npos) {
+    throw std::logic_error("fuzz harness: a refusal without an error message: " + response.body);
+  }
+  // Teaching accumulates state: keep at most a few demonstrations so that each input stays fast.
+  const serve::Response session = api.handle({"GET", "/api/session", {}, ""});
+  if (session.body.find("\"index\":4") != std::string::npos) api.handle({"POST", "/api/undo", {}, ""});
+  outcome("serve", (std::to_string(response.status) + " " + request.path.substr(0, 60)).c_str());
+  return 0;
+}
+
+namespace {
 }  // namespace
 
 int fuzzGeoTiff(const std::uint8_t* data, std::size_t size) {
@@ -294,7 +352,8 @@ const std::vector<Target>& targets() {
   static const std::vector<Target> all = {{"model_file", fuzzModelFile},     {"train_config", fuzzTrainConfig},
                                           {"demonstration", fuzzDemonstration}, {"letters", fuzzLetters},
                                           {"pairs", fuzzPairs},             {"image", fuzzImage},
-                                          {"multilabel", fuzzMultilabel},   {"geotiff", fuzzGeoTiff}};
+                                          {"multilabel", fuzzMultilabel},   {"geotiff", fuzzGeoTiff},
+                                          {"serve", fuzzServe}};
   return all;
 }
 

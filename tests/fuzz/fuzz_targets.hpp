@@ -22,6 +22,9 @@
 //                  bands, alpha, nodata, geotransform, CRS) -> a small model's cost map of it (nodata
 //                  cells unknown) -> the cost raster's values (rasterCosts), as `mmp costmap --raw`;
 //                  other bytes are skipped: GDAL would try every driver on them (VRT, network paths)
+//   serve          the teaching page's request handler (mmp::serve::ServeApi::handle) on a request made of
+//                  the bytes: "METHOD PATH?query" on the first line, the body after it; a small model and
+//                  image; any answer but a 5xx, and a 4xx with a JSON error message, is a pass
 #pragma once
 
 #include <cstddef>
@@ -39,6 +42,7 @@ int fuzzMultilabel(const std::uint8_t* data, std::size_t size);
 int fuzzPairs(const std::uint8_t* data, std::size_t size);
 int fuzzImage(const std::uint8_t* data, std::size_t size);
 int fuzzGeoTiff(const std::uint8_t* data, std::size_t size);
+int fuzzServe(const std::uint8_t* data, std::size_t size);
 
 using EntryFunction = int (*)(const std::uint8_t*, std::size_t);
 

@@ -311,6 +311,35 @@ void geoTiffSeeds() {
 
 }  // namespace
 
+// The teaching page's requests (fuzzServe: "METHOD PATH?query" on the first line, the body after it), on
+// the harness's 64 x 64 px probe image (id 0): every endpoint once with good input, and some bad.
+void serveSeeds() {
+  const std::vector<std::pair<std::string, std::string>> requests = {
+      {"page", "GET /\n"},
+      {"app_js", "GET /app.js\n"},
+      {"traversal", "GET /../../etc/passwd\n"},
+      {"session", "GET /api/session\n"},
+      {"legend", "GET /api/legend.png\n"},
+      {"info", "GET /api/images/0/info\n"},
+      {"image_region", "GET /api/images/0/image.jpg?region=4,4,40,30&max=32\n"},
+      {"costs_region", "GET /api/images/0/costs.png?region=0,0,64,64\n"},
+      {"cell", "GET /api/images/0/cell?x=10&y=20\n"},
+      {"plan", "POST /api/images/0/plan\n{\"start\": [3, 3], \"goal\": [60, 50]}"},
+      {"plan_ompl", "POST /api/images/0/plan\n{\"start\": [3, 3], \"goal\": [60, 50], \"planner\": \"rrtstar\", \"budget\": 0.01}"},
+      {"teach", "POST /api/images/0/teach\n{\"points\": [[3, 3], [30, 5], [60, 50]], \"revision\": 0}"},
+      {"undo", "POST /api/undo\n{}"},
+      {"suggest", "POST /api/images/0/suggest\n{\"n\": 2}"},
+      {"save", "POST /api/save\n"},
+      {"model", "GET /api/model.mmp\n"},
+      {"csv", "GET /api/images/0/demonstrations.csv\n"},
+      {"tif", "GET /api/images/0/costmap.tif\n"},
+      {"nav2", "GET /api/images/0/nav2.tar?scale=linear&lethal_quantile=0.9\n"},
+      {"bad_json", "POST /api/images/0/plan\n{\"start\": [3, "},
+      {"unknown_image", "GET /api/images/99/info\n"},
+  };
+  for (const auto& [name, text] : requests) writeText(target("serve", name + ".req"), text);
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: %s <corpus folder>   (tests/fuzz/corpus)\n", argv[0]);
@@ -326,6 +355,7 @@ int main(int argc, char** argv) {
     pairsSeeds();
     imageSeeds();
     geoTiffSeeds();
+    serveSeeds();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fuzz_make_seeds: %s\n", e.what());
     return 1;

@@ -63,8 +63,9 @@ TEST_CASE("fuzz inputs replay: pairs") { CHECK(replay("pairs") > 0); }
 TEST_CASE("fuzz inputs replay: image") { CHECK(replay("image") > 0); }
 TEST_CASE("fuzz inputs replay: multilabel") { CHECK(replay("multilabel") > 0); }
 TEST_CASE("fuzz inputs replay: geotiff") { CHECK(replay("geotiff") > 0); }
+TEST_CASE("fuzz inputs replay: serve") { CHECK(replay("serve") > 0); }
 
 TEST_CASE("every fuzz target has a replay test case") {
-  // The eight cases above name the targets by hand; a new target must get its own.
-  CHECK(mmp::fuzz::targets().size() == 8);
+  // The nine cases above name the targets by hand; a new target must get its own.
+  CHECK(mmp::fuzz::targets().size() == 9);
 }

@@ -431,6 +431,8 @@ Response ServeApi::handle(const Request& request) noexcept {
       throw ApiError(404, "no endpoint " + request.path.substr(0, 80) + " (docs/serve.md lists them)");
     } catch (const ApiError&) {
       throw;
+    } catch (const Json::exception& e) {  // a body of the wrong shape: a value of the wrong type
+      throw ApiError(400, std::string("the request body: ") + e.what());
     } catch (const InvalidArgument& e) {
       throw ApiError(400, e.what());
     } catch (const DataError& e) {

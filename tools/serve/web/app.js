@@ -251,7 +251,7 @@ function drawLegend() {
     if (x - w / 2 > lastX + 4) { ctx.fillText(text, Math.min(canvas.width - w, Math.max(0, x - w / 2)), 33); lastX = x + w / 2; }
   }
   ctx.fillStyle = '#5b6577';
-  ctx.fillText(`cost per cell, log scale: ${formatCost(low)} to ${formatCost(high)}`, left, 45);
+  ctx.fillText(`cost per cell, log scale: ${formatCost(low)} to ${formatCost(high)}`, left, 47);
 }
 
 function formatCost(v) {
