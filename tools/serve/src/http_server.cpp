@@ -54,9 +54,14 @@ void runServer(ServeApi& api, const ServerOptions& options, const std::function<
     server.Patch(pattern, answer);
     server.Options(pattern, answer);
   }
-  server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+  const std::size_t max_body = api.settings().max_body_bytes;
+  server.set_error_handler([max_body](const httplib::Request&, httplib::Response& res) {
     if (res.body.empty()) {  // httplib's own refusals (413 too long, 400 malformed): a JSON message too
-      res.set_content(errorBody("the HTTP layer refused the request (status " + std::to_string(res.status) + ")"), "application/json");
+      std::string why = "the HTTP layer refused the request (status " + std::to_string(res.status) + ")";
+      if (res.status == 413) why += ": the body is longer than the " + std::to_string(max_body) + " bytes allowed";
+      if (res.status == 400) why += ": malformed HTTP (a POST needs a Content-Length: send a body, even {})";
+      if (res.status == 414) why += ": the URL is too long";
+      res.set_content(errorBody(why), "application/json");
     }
   });
   server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
