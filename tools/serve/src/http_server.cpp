@@ -7,10 +7,15 @@
 
 #include <atomic>
 #include <csignal>
-#include <pthread.h>
+#include <chrono>
 #include <thread>
 
 namespace mmp::serve {
+namespace {
+
+volatile std::sig_atomic_t stop_requested = 0;
+
+}  // namespace
 
 bool isLoopback(const std::string& host) {
   return host == "localhost" || host == "::1" || host == "[::1]" || host.rfind("127.", 0) == 0;
@@ -68,36 +73,34 @@ void runServer(ServeApi& api, const ServerOptions& options, const std::function<
     res.status = 500;
     res.set_content(errorBody("the server failed"), "application/json");
   });
-  // SIGINT and SIGTERM go to a thread that stops the server (the request threads inherit the mask).
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  sigset_t previous;
-  pthread_sigmask(SIG_BLOCK, &signals, &previous);
+  // SIGINT and SIGTERM set a flag (whichever thread they land on: libraries such as OpenBLAS start threads
+  // of their own before this), which a watcher thread turns into server.stop().
+  struct sigaction stop_action {}, old_int {}, old_term {};
+  stop_action.sa_handler = [](int) { stop_requested = 1; };
+  sigemptyset(&stop_action.sa_mask);
+  stop_requested = 0;
   if (options.port == 0) {
     port = server.bind_to_any_port(options.host);
   } else if (server.bind_to_port(options.host, options.port)) {
     port = options.port;
   }
   if (port <= 0) {
-    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
     throw Error("mmp serve: cannot listen on " + options.host + ":" + std::to_string(options.port) +
                 " (in use, or not an address of this machine): give another --port or --host");
   }
-  std::atomic<bool> signalled{false};
-  std::thread stopper([&server, &signalled, signals] {
-    int received = 0;
-    sigwait(&signals, &received);
-    signalled = true;
+  sigaction(SIGINT, &stop_action, &old_int);
+  sigaction(SIGTERM, &stop_action, &old_term);
+  std::atomic<bool> done{false};
+  std::thread watcher([&server, &done] {
+    while (!done && !stop_requested) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     server.stop();
   });
   on_listening(port);
   server.listen_after_bind();
-  if (server.is_running()) server.stop();
-  if (!signalled) pthread_kill(stopper.native_handle(), SIGTERM);  // wakes the stopper: the server ended otherwise
-  stopper.join();
-  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  done = true;
+  watcher.join();
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
 }
 
 }  // namespace mmp::serve
