@@ -80,7 +80,8 @@ async function fetchPicture(path) {
 const imageUrl = (what) => `/api/images/${state.image.id}/${what}`;
 
 async function loadOverviews() {
-  const [image, costs] = await Promise.all([fetchPicture(imageUrl('image.jpg')), fetchPicture(imageUrl('costs.png'))]);
+  // the cost overview at most 1024 px a side: a 60 Mpx image's cells would make 8 MB of PNG; zooming in loads detail
+  const [image, costs] = await Promise.all([fetchPicture(imageUrl('image.jpg')), fetchPicture(imageUrl('costs.png') + '?max=1024')]);
   state.pictures.image = image;
   setCosts(costs);
   state.pictures.imageDetail = null;
@@ -95,7 +96,7 @@ function setCosts(costs) {
 }
 
 async function refreshCosts() {
-  setCosts(await fetchPicture(imageUrl('costs.png')));
+  setCosts(await fetchPicture(imageUrl('costs.png') + '?max=1024'));
   state.pictures.costsDetail = null;
   scheduleDetail(0);
 }
@@ -378,7 +379,7 @@ async function afterTeaching(result, what) {
   state.session.demonstrations = result.demonstrations;
   const s = result.step;
   $('teach-result').textContent = `${what}: ${s.demonstrations} demonstration(s), ${s.seconds.toFixed(2)} s\n` +
-    `loss per cell ${s.loss_before.toFixed(3)} (parent) -> ${s.loss_after.toFixed(3)} (adapted)` + (s.converged ? '' : `\n${s.message}`);
+    `prediction loss per cell of the taught paths (lower: plans closer to them): parent ${s.loss_before.toFixed(3)}, adapted ${s.loss_after.toFixed(3)}` + (s.converged ? '' : `\n${s.message}`);
   renderDemonstrations();
   await refreshCosts();
   if (state.start && state.goal) await plan();
