@@ -13,7 +13,7 @@
 MMP_SOURCE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MMP_BUILD_DIR="${MMP_BUILD_DIR:-$MMP_SOURCE_DIR/build}"
 MMP_PACKAGES=(cmake g++ make pkg-config libeigen3-dev libyaml-cpp-dev doctest-dev libcli11-dev zlib1g-dev libjpeg-dev
-  libopencv-dev nlohmann-json3-dev libgdal-dev libompl-dev libboost-serialization-dev libboost-filesystem-dev
+  libopencv-dev libopencv-contrib-dev nlohmann-json3-dev libgdal-dev libompl-dev libboost-serialization-dev libboost-filesystem-dev
   libboost-system-dev ccache libtorch-dev libopenblas0-openmp liblbfgs-dev gdal-bin)
 if [ "${MMP_BUNDLE:-1}" = 1 ]; then
   MMP_CMAKE_ARGS="${MMP_CMAKE_ARGS:-} -DMMP_BUNDLE_BUILD=ON"

@@ -377,7 +377,7 @@ void CostModel::bandCosts(const cv::Mat& pixels, int top, int rows, int first, i
     std::vector<double> log_costs(static_cast<std::size_t>(er1 - er0) * tile_cols, 0.0);
     std::optional<FeatureMap> map;
     std::optional<CellScores> score;
-    if (feature_map) map.emplace(features_.map(tile));
+    if (feature_map) map.emplace(features_.map(tile, cv::Point(ec0, er0)));
     if (linear_part) score.emplace(*map, weights_);
     if (!network_.empty()) {
       std::vector<float> inputs = networkInputs(tile, k, network_colours);
