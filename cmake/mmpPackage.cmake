@@ -17,7 +17,7 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # mmp_<version>_<arch>.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(MMP_DEB_DEPENDS libeigen3-dev libopencv-dev libgdal-dev libjpeg-dev zlib1g-dev)
+set(MMP_DEB_DEPENDS libeigen3-dev libopencv-dev libopencv-contrib-dev libgdal-dev libjpeg-dev zlib1g-dev)
 if(MMP_BUILD_OMPL)
   list(APPEND MMP_DEB_DEPENDS libompl-dev)
 endif()

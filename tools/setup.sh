@@ -13,8 +13,9 @@
 MMP_SOURCE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MMP_BUILD_DIR="${MMP_BUILD_DIR:-$MMP_SOURCE_DIR/build}"
 MMP_PACKAGES=(cmake g++ make pkg-config libeigen3-dev libyaml-cpp-dev doctest-dev libcli11-dev zlib1g-dev libjpeg-dev
-  libopencv-dev nlohmann-json3-dev libgdal-dev libompl-dev libboost-serialization-dev libboost-filesystem-dev
-  libboost-system-dev ccache libtorch-dev libopenblas0-openmp liblbfgs-dev gdal-bin libcpp-httplib-dev)
+  libopencv-dev libopencv-contrib-dev nlohmann-json3-dev libgdal-dev libompl-dev libboost-serialization-dev
+  libboost-filesystem-dev libboost-system-dev ccache libtorch-dev libopenblas0-openmp liblbfgs-dev gdal-bin
+  libcpp-httplib-dev)
 # Test-only packages, installed by tools/test.sh (never by tools/demo.sh): the teaching page's browser test
 # (tests/serve/test_serve_browser.py) drives headless chromium through chromium-driver with python3-selenium.
 MMP_TEST_PACKAGES=(chromium chromium-driver python3-selenium)

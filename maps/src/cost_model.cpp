@@ -377,7 +377,7 @@ void CostModel::bandCosts(const cv::Mat& pixels, int top, int rows, int first, i
     std::vector<double> log_costs(static_cast<std::size_t>(er1 - er0) * tile_cols, 0.0);
     std::optional<FeatureMap> map;
     std::optional<CellScores> score;
-    if (feature_map) map.emplace(features_.map(tile));
+    if (feature_map) map.emplace(features_.map(tile, cv::Point(ec0, er0)));
     if (linear_part) score.emplace(*map, weights_);
     if (!network_.empty()) {
       std::vector<float> inputs = networkInputs(tile, k, network_colours);
@@ -475,6 +475,10 @@ std::vector<std::pair<std::string, std::string>> CostModel::summary() const {
   for (double sigma : f.blur_sigmas) blurs += " " + numberText(sigma);
   std::string textures = f.texture_windows.empty() ? "" : ", texture windows (px)";
   for (int w : f.texture_windows) textures += " " + std::to_string(w);
+  if (f.region_window > 0) {
+    textures += ", region features (segments of at least " + std::to_string(f.region_size) + " cells, threshold " +
+                numberText(f.region_threshold) + ", in windows of " + std::to_string(f.region_window) + " cells)";
+  }
   out.emplace_back("features", std::to_string(features_.features()) + " per cell of " + std::to_string(f.cell_size) +
                                    " px: colour spaces" + spaces + ", blurs (px)" + blurs + (f.gradient ? ", gradient" : "") + textures +
                                    (f.bins > 0 ? ", " + std::to_string(f.bins) + " soft bins each" : ""));

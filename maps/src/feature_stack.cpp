@@ -246,7 +246,9 @@ int FeatureStack::reachCells() const {
   // what reach is too large (CostModel::haloCells).
   double context = 0.0;
   for (double r : class_scores_.context_px) context = std::max(context, std::max(1.0, std::round(r / k)));
-  const double reach = static_cast<double>((pixels + k - 1) / k) + blur + context;
+  // Region features depend on the cells of their window alone (within-cell values, no blur).
+  const int base = std::max((pixels + k - 1) / k + blur, settings_.region_window > 0 ? settings_.region_window - 1 : 0);
+  const double reach = static_cast<double>(base) + context;
   return reach >= std::numeric_limits<int>::max() ? std::numeric_limits<int>::max() : static_cast<int>(reach);
 }
 

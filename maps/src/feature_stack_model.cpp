@@ -29,6 +29,11 @@ void FeatureStack::store(Model& model) const {
   m["features.complements"] = settings_.complements ? "1" : "0";
   m["features.bins"] = std::to_string(settings_.bins);
   m["features.scaling_quantile"] = joinList(std::vector<double>{settings_.scaling_quantile});
+  if (settings_.region_window > 0) {  // written only when on: a model without them reads as before
+    m["features.region_window"] = std::to_string(settings_.region_window);
+    m["features.region_size"] = std::to_string(settings_.region_size);
+    m["features.region_threshold"] = joinList(std::vector<double>{settings_.region_threshold});
+  }
   model.arrays["features.lower"] = scaling_.lower;
   model.arrays["features.upper"] = scaling_.upper;
   if (const ClassScores* layer = classScores()) {
@@ -116,6 +121,14 @@ FeatureSettings storedFeatureSettings(const Model& model) {
   const std::vector<double> quantile = numbers(model, "features.scaling_quantile");
   if (quantile.size() != 1) throw DataError("model: setting 'features.scaling_quantile' must be one number");
   s.scaling_quantile = quantile[0];
+  // Region features (absent from models written before them, or without them: off).
+  if (model.settings.count("features.region_window") != 0) {
+    s.region_window = integer(model, "features.region_window", 0, 256);
+    s.region_size = integer(model, "features.region_size", 1, 65536);
+    const std::vector<double> threshold = numbers(model, "features.region_threshold");
+    if (threshold.size() != 1) throw DataError("model: setting 'features.region_threshold' must be one number");
+    s.region_threshold = threshold[0];
+  }
   return s;
 }
 

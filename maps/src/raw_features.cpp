@@ -2,6 +2,8 @@
 // their scaling to [0, 1] fitted on training images: the first half of feature_stack.hpp.
 #include <mmp/maps/feature_stack.hpp>
 
+#include "region_features.hpp"
+
 #include <mmp/core/error.hpp>
 
 #include <opencv2/imgproc.hpp>
@@ -39,6 +41,18 @@ void validate(const FeatureSettings& s) {
   if (!(s.scaling_quantile >= 0.0 && s.scaling_quantile < 0.5)) {
     throw InvalidArgument("features: scaling_quantile must lie in [0, 0.5), got " + std::to_string(s.scaling_quantile));
   }
+  if (s.region_window != 0 && (s.region_window < 8 || s.region_window > 256)) {
+    throw InvalidArgument("features.region_window must be 0 (no region features) or in [8, 256] cells, got " +
+                          std::to_string(s.region_window));
+  }
+  if (s.region_window != 0 && (s.region_size < 1 || s.region_size > s.region_window * s.region_window)) {
+    throw InvalidArgument("features.region_size must lie in [1, region_window^2 = " +
+                          std::to_string(s.region_window * s.region_window) + "] cells, got " +
+                          std::to_string(s.region_size));
+  }
+  if (s.region_window != 0 && !(s.region_threshold > 0.0 && s.region_threshold <= 1e5)) {
+    throw InvalidArgument("features.region_threshold must lie in (0, 100000], got " + std::to_string(s.region_threshold));
+  }
 }
 
 static std::string sigmaTag(double sigma) {
@@ -57,6 +71,7 @@ std::vector<std::string> rawFeatureNames(const FeatureSettings& s) {
     if (s.gradient) names.push_back("edges" + tag);
     for (int w : s.texture_windows) names.push_back("texture" + std::to_string(w) + tag);
   }
+  for (const std::string& name : regionFeatureNames(s)) names.push_back(name);
   return names;
 }
 
@@ -192,7 +207,19 @@ void putColourSpaces(const cv::Mat& colour, const FeatureSettings& s, FeatureFil
 
 }  // namespace
 
-RawFeatures computeRawFeatures(const cv::Mat& bgr, const FeatureSettings& s) {
+// Each cell's standard deviation of grey over its own pixels (CV_32FC1 of the grid).
+static cv::Mat cellDetail(const cv::Mat& pixels, const cv::Size& grid) {
+  cv::Mat grey, mean, mean_sq, variance, deviation;
+  cv::cvtColor(pixels, grey, cv::COLOR_BGR2GRAY);
+  cv::resize(grey, mean, grid, 0, 0, cv::INTER_AREA);
+  cv::resize(grey.mul(grey), mean_sq, grid, 0, 0, cv::INTER_AREA);
+  variance = mean_sq - mean.mul(mean);
+  cv::max(variance, 0.0, variance);
+  cv::sqrt(variance, deviation);
+  return deviation;
+}
+
+RawFeatures computeRawFeatures(const cv::Mat& bgr, const FeatureSettings& s, cv::Point origin_cells) {
   validate(s);
   if (bgr.type() != CV_8UC3) throw InvalidArgument("features: the image must be 8-bit BGR (see loadImage)");
   const int k = s.cell_size;
@@ -219,6 +246,9 @@ RawFeatures computeRawFeatures(const cv::Mat& bgr, const FeatureSettings& s) {
   for (double sigma : s.blur_sigmas) {
     putColourSpaces(blurCells(cells, sigma, k), s, filler);
     for (const cv::Mat& channel : pixel_channels) filler.put(blurCells(channel, sigma, k));
+  }
+  if (s.region_window > 0) {
+    for (const cv::Mat& channel : regionChannels(cells, cellDetail(pixels, grid), s, origin_cells)) filler.put(channel);
   }
   if (filler.next != n) {
     throw Error("features: internal error, filled " + std::to_string(filler.next) + " of " + std::to_string(n));

@@ -191,6 +191,16 @@ void featureKeys(std::vector<SettingKey>& keys) {
   keys.push_back(numberKey("features.scaling_quantile", 0.0, 0.49,
                            "features are scaled to [0, 1] between this quantile and 1 - it of the training images",
                            [](S& s) -> double& { return s.features.scaling_quantile; }));
+  keys.push_back(selectable(integerKey<int>("features.region_window", 0, 256,
+                                 "region features: 0 = none, else the side (cells, >= 8) of the fixed windows in which "
+                                 "the image is segmented; each cell gets its segment's statistics",
+                                 [](S& s) -> int& { return s.features.region_window; })));
+  keys.push_back(integerKey<int>("features.region_size", 1, 65536,
+                                 "region features: the least segment size in cells (at most region_window^2)",
+                                 [](S& s) -> int& { return s.features.region_size; }));
+  keys.push_back(selectable(numberKey("features.region_threshold", kPositive, 1e5,
+                           "region features: the graph segmentation's threshold k on 8-bit Lab (larger: larger segments)",
+                           [](S& s) -> double& { return s.features.region_threshold; })));
   keys.push_back(booleanKey("features.class_scores",
                             "label-assisted: append a multiclass SVM's class scores, trained on the training labels",
                             [](S& s) -> bool& { return s.class_scores; }));

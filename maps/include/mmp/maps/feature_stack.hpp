@@ -9,7 +9,32 @@
 //   lab.L, lab.a, lab.b           CIE Lab of the blurred colour
 //   edges                         mean Sobel gradient magnitude of the grey image inside the cell
 //   texture<w>                    local standard deviation of grey in a w x w pixel window, cell mean
-// each named "<name>@<sigma>px".  These raw features are then scaled to [0, 1] by a FeatureScaling
+// each named "<name>@<sigma>px".
+//
+// Optionally (region_window > 0) regions as context: the cell grid is cut into fixed windows of
+// region_window x region_window cells, aligned to the whole image's cell grid (so a tile computed with
+// its cell origin and a halo of region_window - 1 cells gets the whole image's values), each window is
+// segmented without labels by Felzenszwalb and Huttenlocher's graph segmentation (OpenCV contrib
+// ximgproc, on the 8-bit Lab colour of the cells, smoothed by sigma 0.5 cells; threshold k =
+// region_threshold, segments of at least region_size cells), and every cell gets the statistics of its
+// segment:
+//   region.L, region.a, region.b  the segment's mean Lab colour (of the unblurred cell colours)
+//   region.L_sd                   the spread (standard deviation) of L over the segment's cells
+//   region.detail                 the mean within-cell standard deviation of grey (fine texture)
+//   region.size                   log of the segment's size in cells
+//   region.elongation             1 - sqrt(minor / major) of the second moments of its cells' positions
+//                                 (0 = round, -> 1 = a line: roads are long and thin)
+//   region.L_contrast             its mean L minus the mean L of its neighbours in the window, weighted
+//                                 by the shared boundary (0 without neighbours)
+//   region.colour_contrast        the boundary-weighted mean Lab distance to its neighbours
+// Why: a cell's own colour cannot tell water from shadow or a roof from a road; the segment it lies in
+// (large and smooth, long and thin, darker than its surroundings) can, on an image never seen.  Why
+// graph segmentation and not SLIC superpixels: its segments follow the image (a road is one long
+// segment, a pond one large one), so size and shape mean something; SLIC's are of one size by design,
+// and OpenCV's SLIC dispatches a parallel loop per seed and iteration (slow on thousands of windows)
+// with parallel float reductions.
+//
+// These raw features are then scaled to [0, 1] by a FeatureScaling
 // fitted on the training images (low and high quantiles per feature, values outside clamped),
 // quantised to one byte (v = q / 255, within 1 / 510 of the scaled value), and the FeatureMap is one of
 //   bins = 0:  [ bias = 1 | scaled features v | 1 - v (if complements) ]
@@ -67,6 +92,9 @@ struct FeatureSettings {
   bool complements = true;                              ///< append 1 - f for every scaled feature (bins = 0 only)
   int bins = 0;                                         ///< 0 = plain features, else soft bins per feature (>= 2)
   double scaling_quantile = 0.005;                      ///< fit: features scaled from this quantile to 1 - it
+  int region_window = 0;             ///< region features: 0 = none, else the window side in cells, [8, 256]
+  int region_size = 4;               ///< least segment size in cells, [1, region_window^2]
+  double region_threshold = 100.0;   ///< Felzenszwalb's k on 8-bit Lab (larger: larger segments), (0, 1e5]
 };
 
 /// Throws mmp::InvalidArgument naming the first setting outside its documented range.
@@ -81,8 +109,13 @@ struct RawFeatures {
 };
 
 /// ensures: the raw features of a CV_8UC3 BGR image (loadImage) under `settings`.  Throws
-/// mmp::InvalidArgument if the image is not 8-bit BGR or holds no whole cell.
-RawFeatures computeRawFeatures(const cv::Mat& bgr, const FeatureSettings& settings);
+/// mmp::InvalidArgument if the image is not 8-bit BGR or holds no whole cell.  origin_cells: where
+/// the image's top-left cell lies in the whole image it was cut from (column, row, in cells, >= 0);
+/// only the region windows depend on it (they are aligned to the whole image's cell grid).
+RawFeatures computeRawFeatures(const cv::Mat& bgr, const FeatureSettings& settings, cv::Point origin_cells = {});
+
+/// The names of the region features under `settings` (none if region_window == 0), in order.
+std::vector<std::string> regionFeatureNames(const FeatureSettings& settings);
 
 /// Throws mmp::InvalidArgument naming the setting if a blur sigma or texture window is larger than
 /// the longer side of a width x height px image (it would see nothing more, at a cost that grows
@@ -157,8 +190,8 @@ class FeatureStack {
   }
 
   /// How far a cell's features reach, in cells: a cell's features depend only on the pixels of the
-  /// cells within this distance (texture windows and gradients, then the blur kernels, then the
-  /// class context discs).  A tile computed with this many cells of halo around it gets the same
+  /// cells within this distance (texture windows and gradients, then the blur kernels, or the region
+  /// window less one if larger, then the class context discs).  A tile computed with this many cells of halo around it gets the same
   /// features as the whole image.
   int reachCells() const;
 
@@ -166,6 +199,10 @@ class FeatureStack {
   /// feature kBiasIndex == 1.  requires: raw computed under settings() (same names).
   FeatureMap map(const RawFeatures& raw) const;
   FeatureMap map(const cv::Mat& bgr) const { return map(computeRawFeatures(bgr, settings_)); }
+  /// The map of a piece of a larger image whose top-left cell is origin_cells there (see computeRawFeatures).
+  FeatureMap map(const cv::Mat& bgr, cv::Point origin_cells) const {
+    return map(computeRawFeatures(bgr, settings_, origin_cells));
+  }
   /// The same, in the image's world frame (per cell).
   FeatureMap map(const GeoImage& image) const {
     FeatureMap m = map(image.pixels);
