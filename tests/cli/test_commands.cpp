@@ -631,6 +631,34 @@ TEST_CASE("mmp adapt MODEL CONFIG: paths alone, held-out scores, pictures, and b
   refused("teach: [{image: scene.png, demonstrations: off.csv}]\n", "off.csv");
 }
 
+TEST_CASE("mmp train from paths alone: no behaviour, no holdout, folds of the demonstrations held out, a picture of the fit") {
+  test::TempDir dir;
+  saveModelAndScene(dir);
+  std::ofstream(dir.file("paths.csv")) << "path,x,y\n1,2,2\n1,2,100\n1,100,100\n2,120,10\n2,60,60\n3,10,120\n3,120,120\n";
+  std::ofstream(dir.file("paths.yaml")) << "output_dir: " << dir.file("out") << "\ntrain:\n  - {image: scene.png, demonstrations: paths.csv}\n"
+                                        << "features: {cell_size: 4, bins: 5, blur_sigmas: [0, 4], texture_windows: [7]}\n"
+                                        << "learner: {kind: online, online: {epochs: 3}}\n";
+  CLI::App app;
+  addTrainCommand(app);
+  app.parse(std::vector<std::string>{dir.file("paths.yaml"), "train"});
+  CHECK(CostModel::load(dir.file("out/model.mmp")).weights().size() > 1);
+  std::ifstream metrics_in(dir.file("out/metrics.json"));
+  const std::string metrics((std::istreambuf_iterator<char>(metrics_in)), std::istreambuf_iterator<char>());
+  CHECK(metrics.find("\"learned_vs_uniform_loss\"") != std::string::npos);
+  CHECK(cv::imread(dir.file("out/fit_scene.png")).cols > 100);
+
+  std::ofstream(dir.file("empty.yaml")) << "output_dir: " << dir.file("bad") << "\ntrain: [{image: scene.png, demonstrations: paths.csv}]\n"
+                                        << "holdout: []\n";
+  CLI::App bad;
+  addTrainCommand(bad);
+  CHECK_THROWS_WITH(bad.parse(std::vector<std::string>{dir.file("empty.yaml"), "train"}), doctest::Contains("leave the key out"));
+  std::ofstream(dir.file("labels.yaml")) << "output_dir: " << dir.file("bad") << "\ntrain: [{image: scene.png, labels: scene.png}]\n";
+  CLI::App labels;
+  addTrainCommand(labels);
+  CHECK_THROWS_WITH(labels.parse(std::vector<std::string>{dir.file("labels.yaml"), "train"}), doctest::Contains("behaviour: required"));
+  CHECK_FALSE(std::filesystem::exists(dir.file("bad")));
+}
+
 TEST_CASE("mmp suggest writes the pairs it values most, their ends apart, and a picture") {
   test::TempDir dir;
   saveModelAndScene(dir);

@@ -10,6 +10,7 @@
 #include "failure.hpp"
 #include "output_folder.hpp"
 #include "progress.hpp"
+#include "pictures.hpp"
 #include "provenance.hpp"
 #include "tables.hpp"
 
@@ -40,45 +41,6 @@ struct AdaptOptions {
   std::vector<std::string> images, demonstrations;
   AdaptationSettings settings;
 };
-
-// The cost map of `grid` with the demonstrations (cyan) and the model's A* plans between their ends (red).
-cv::Mat taughtPicture(const CostGrid& grid, const std::vector<std::vector<int>>& demos, double low, double high) {
-  CostMapStyle style;
-  style.pixels_per_cell = grid.cell_size;
-  style.low = low;
-  style.high = high;
-  cv::Mat picture = renderCostMap(grid.costs, grid.rows, grid.cols, style);
-  GridPlanner planner(grid.rows, grid.cols);
-  const double scale = drawingScale(picture.size());
-  for (const std::vector<int>& demo : demos) {
-    drawPath(picture, demo, grid.cols, grid.cell_size, cv::Scalar(255, 255, 0), std::max(2, static_cast<int>(2 * scale)));
-    const PlanResult plan = planner.plan(grid.costs, demo.front(), demo.back());
-    if (plan.status == PlanStatus::Success) {
-      drawPath(picture, plan.path, grid.cols, grid.cell_size, cv::Scalar(40, 40, 255), std::max(2, static_cast<int>(2 * scale)));
-    }
-  }
-  return picture;
-}
-
-// The parent's and the adapted model's cost maps of one image side by side, on one colour scale, with
-// the demonstrations taught on it and each model's plans between their ends.
-cv::Mat teachingPicture(const CostGrid& before, const CostGrid& after, const std::vector<std::vector<int>>& demos, int taught) {
-  double low = INFINITY, high = 0.0;
-  for (const CostGrid* g : {&before, &after}) {
-    for (double c : g->costs) {
-      if (std::isfinite(c)) low = std::min(low, c), high = std::max(high, c);
-    }
-  }
-  const cv::Mat panel = makePanel({{"parent model", taughtPicture(before, demos, low, high)},
-                                   {"adapted on " + std::to_string(taught) + " demonstration(s)",
-                                    taughtPicture(after, demos, low, high)}},
-                                  std::min(720, std::max(before.rows, 240) * before.cell_size));
-  return withLegend(panel,
-                    {{LegendMark::Line, cv::Scalar(255, 255, 0), "demonstration"},
-                     {LegendMark::Line, cv::Scalar(40, 40, 255), "the model's A* plan between its ends"},
-                     {LegendMark::Note, cv::Scalar(), "one colour scale for both maps (log cost)"}},
-                    drawingScale(panel.size()));
-}
 
 void writePicture(const AdaptOptions& o, const CostModelTeacher& teacher, const GeoImage& image) {
   std::vector<std::vector<int>> demos;
@@ -173,7 +135,7 @@ void runAdaptConfig(const AdaptOptions& o) {
                 h.demonstrations - 1, h.demonstrations,
                 run.lambda_selection.empty() ? "" : " (the figures the selection saw: they flatter the chosen lambda a little)");
     std::printf("%-8s %22s %10s %28s %10s\n", "model", "prediction loss/cell", "MHD (px)", "demo cost / plan cost (model)", "unplanned");
-    for (const auto& [name, f] : {std::pair<const char*, const HeldOutFit&>{"parent", h.parent}, {"adapted", h.adapted}}) {
+    for (const auto& [name, f] : {std::pair<const char*, const HeldOutFit&>{"parent", h.baseline}, {"adapted", h.model}}) {
       std::printf("%-8s %22.4f %10.1f %28.3f %10d\n", name, f.loss, f.mhd_px, f.cost_ratio, f.unplanned);
     }
     std::printf("adapted vs parent: prediction loss %.4f lower, 95 %% paired-bootstrap interval [%.4f, %.4f]: %s\n",

@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "failure.hpp"
 #include <mmp/frontend/json_output.hpp>
+#include "pictures.hpp"
 #include "progress.hpp"
 #include "tables.hpp"
 #include "provenance.hpp"
@@ -21,6 +22,7 @@
 #include <mmp/maps/render.hpp>
 #include <mmp/maps/training/network_training.hpp>
 #include <mmp/maps/training/figures.hpp>
+#include <mmp/maps/training/held_out.hpp>
 #include <mmp/maps/training/training_run.hpp>
 
 #include <algorithm>
@@ -326,9 +328,85 @@ void recordProvenance(CostModel& model, const TrainConfig& config, const Trainin
   }
 }
 
+// Training from paths alone (no holdout images): the model, folds of the demonstrations held out
+// (each scored by the model trained on the others, against uniform costs), and a picture of the
+// learned map over each training image with its demonstrations and the model's plans.
+void runTrainFromPaths(const TrainConfig& config, const std::string& effective, OutputFolder& output, Progress& progress) {
+  PipelineSettings settings = config;
+  const bool labelled = std::any_of(config.train.begin(), config.train.end(), [](const RegionSpec& r) { return r.hasLabels(); });
+  std::optional<SelectionResult> selection;
+  if (config.select && labelled) {
+    selection = selectSettings(config, *config.select,
+                               [&](int candidate, const std::map<std::string, std::string>& values, const std::string& area,
+                                   const std::string& stage, long done, long total) {
+                                 progress.update("selection: candidate " + std::to_string(candidate) + " (" +
+                                                     valuesText(config, values) + "), without " + area + ": " + stage,
+                                                 done, total, "");
+                               });
+    progress.finish();
+    settings = selection->settings;
+  } else if (config.select) {
+    std::printf("select: skipped -- choosing settings scores left-out training areas against their labels, and these "
+                "images have none; training with the config's settings (set select: null to say so)\n");
+  }
+  const Json selection_json = selection ? printSelection(config, *selection) : Json();
+  const StageCallback callback = [&](const std::string& stage, long done, long total, const std::string& detail) {
+    progress.update(stage, done, total, detail);
+  };
+  TrainingData data = loadTrainingData(settings, callback);
+  TrainedCostModel trained = train(data, settings, callback);
+  progress.finish();
+  TrainingRun r{std::move(selection), settings, RunResult{std::move(data), std::move(trained), std::nullopt, {}},
+                reportHoldouts({}, settings.classes), std::nullopt};
+  printTraining(r.run, settings);
+  CostModel model = r.run.trained.model;
+  recordProvenance(model, config, r, effective);
+  model.save(output.file("model.mmp"));
+  std::vector<std::string> outputs = {"model.mmp"};
+  for (const Region& region : r.run.training.regions) {
+    const std::string name = "fit_" + region.spec.name + ".png";
+    writeImage(output.file(name), fitPicture(model.costs(*region.map), region.demonstrations,
+                                             "learned costs of " + region.spec.name + " (in-sample)"));
+    outputs.push_back(name);
+  }
+  writeImage(output.file("training_curve.png"), trainingCurve(r.run.trained.report, settings.behaviour.name));
+  outputs.push_back("training_curve.png");
+  Json metrics = metricsJson(r, selection_json);
+  int files = 0;
+  for (const RegionSpec& spec : settings.train) files += static_cast<int>(spec.demonstrations.size());
+  if (files >= 2) {
+    const HeldOutReport h = crossValidateDemonstrations(settings, 5, callback);
+    progress.finish();
+    std::printf("\nno holdout images: the demonstrations held out in %d folds (each scored by the model trained on the "
+                "others), %d demonstrations\n", std::min(5, files), h.demonstrations);
+    std::printf("%-8s %22s %10s %28s %10s\n", "costs", "prediction loss/cell", "MHD (px)", "demo cost / plan cost (model)", "unplanned");
+    for (const auto& [name, f] : {std::pair<const char*, const HeldOutFit&>{"uniform", h.baseline}, {"learned", h.model}}) {
+      std::printf("%-8s %22.4f %10.1f %28.3f %10d\n", name, f.loss, f.mhd_px, f.cost_ratio, f.unplanned);
+    }
+    std::printf("learned vs uniform: prediction loss %.4f lower, 95 %% paired-bootstrap interval [%.4f, %.4f]: %s\n",
+                h.gain.gain, h.gain.low, h.gain.high, verdict(h.gain));
+    metrics["held_out"] = heldOutJson(h, "uniform", "learned");
+  } else {
+    std::printf("\nno holdout images and fewer than 2 demonstration paths: nothing to score the model on\n");
+  }
+  writeFileAtomically(output.file("metrics.json"), jsonText(metrics) + "\n");
+  outputs.push_back("metrics.json");
+  output.commit();
+  std::printf("\nwrote %s:", output.path().c_str());
+  for (const std::string& o : outputs) std::printf(" %s", o.c_str());
+  std::printf("\n");
+}
+
 void runTrain(const TrainConfig& config, const std::string& effective) {
   OutputFolder output(config.output_dir);
   for (const std::string& stale : output.removedStale()) std::printf("removed '%s', left by a run that was killed\n", stale.c_str());
+  if (config.holdout.empty()) {
+    std::printf("mmp train %s: %zu training images, no holdout images (the demonstrations held out score the model)\n",
+                config.source.c_str(), config.train.size());
+    Progress progress("");
+    runTrainFromPaths(config, effective, output, progress);
+    return;
+  }
   std::printf("mmp train %s: behaviour '%s' (preferred class %s), %zu training and %zu holdout images\n",
               config.source.c_str(), config.behaviour.name.c_str(), config.behaviour.preferred_name.c_str(),
               config.train.size(), config.holdout.size());

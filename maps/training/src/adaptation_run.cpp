@@ -16,59 +16,17 @@
 namespace mmp {
 namespace {
 
-// The modified Hausdorff distance of two cell paths, in pixels (evaluation.hpp's MHD, without labels).
-double pathMhd(const std::vector<int>& a, const std::vector<int>& b, int cols, int cell_size) {
-  const auto directed = [cols](const std::vector<int>& from, const std::vector<int>& to) {
-    double sum = 0.0;
-    for (int s : from) {
-      double nearest = std::numeric_limits<double>::infinity();
-      for (int t : to) nearest = std::min(nearest, std::hypot(s / cols - t / cols, s % cols - t % cols));
-      sum += nearest;
-    }
-    return sum / static_cast<double>(from.size());
-  };
-  return cell_size * std::max(directed(a, b), directed(b, a));
-}
-
-// How `model` plans between the ends of `demo` on `map` (its costs `costs`), against `demo`.
-struct Fit {
-  bool planned = false;
-  double loss = 0.0, mhd_px = 0.0, cost_ratio = 1.0;
-};
-
-Fit fitOf(const CostGrid& grid, const PathExample& example, const std::vector<int>& demo, int cell_size) {
-  GridPlanner planner(grid.rows, grid.cols);
-  const PlanResult plan = planner.plan(grid.costs, demo.front(), demo.back());
-  Fit fit;
-  if (plan.status != PlanStatus::Success) return fit;
-  fit.planned = true;
-  fit.loss = example.predictionLoss(plan.path);
-  fit.mhd_px = pathMhd(plan.path, demo, grid.cols, cell_size);
-  const double plan_cost = pathIntegral(plan.path, grid.cols, grid.costs);
-  fit.cost_ratio = plan_cost > 0.0 ? pathIntegral(demo, grid.cols, grid.costs) / plan_cost : 1.0;
-  return fit;
-}
-
 // Leave one demonstration out: for each, the model taught on the others plans between its ends.
 HeldOutReport heldOut(const CostModel& parent, const AdaptationRunSettings& settings,
                       const std::vector<std::shared_ptr<const FeatureMap>>& maps, const std::vector<TeachingRecord>& taught,
                       const StageCallback& progress) {
-  HeldOutReport report;
   const int n = static_cast<int>(taught.size());
-  if (!settings.held_out || n < 2) return report;
+  if (!settings.held_out || n < 2) return {};
   const int cell_size = parent.features().settings().cell_size;
   const PathExample::Params params = adaptationExampleParams(settings.adapt, parent);
   std::vector<CostGrid> parent_grids;
   for (const auto& map : maps) parent_grids.push_back(parent.costs(*map));
-  std::vector<PlanScore> parent_scores, adapted_scores;
-  const auto add = [](HeldOutFit& sum, const Fit& fit, std::vector<double>& losses) {
-    losses.push_back(fit.planned ? fit.loss : std::numeric_limits<double>::quiet_NaN());
-    if (!fit.planned) {
-      ++sum.unplanned;
-      return;
-    }
-    sum.loss += fit.loss, sum.mhd_px += fit.mhd_px, sum.cost_ratio += fit.cost_ratio;
-  };
+  HeldOutTally tally;
   for (int d = 0; d < n; ++d) {
     if (progress) progress("scoring each demonstration held out", d, n, taught[static_cast<std::size_t>(d)].name);
     const TeachingRecord& held = taught[static_cast<std::size_t>(d)];
@@ -81,26 +39,11 @@ HeldOutReport heldOut(const CostModel& parent, const AdaptationRunSettings& sett
     teacher.teach(others);
     const auto& map = maps[static_cast<std::size_t>(held.image)];
     const PathExample example(map, held.cells, params);
-    const Fit before = fitOf(parent_grids[static_cast<std::size_t>(held.image)], example, held.cells, cell_size);
-    const Fit after = fitOf(teacher.model().costs(*map), example, held.cells, cell_size);
-    add(report.parent, before, report.parent_loss);
-    add(report.adapted, after, report.adapted_loss);
-    if (before.planned && after.planned) {  // paired: both planned
-      PlanScore p, a;
-      p.cost_ratio = before.loss;
-      a.cost_ratio = after.loss;
-      parent_scores.push_back(p);
-      adapted_scores.push_back(a);
-    }
+    tally.add(scoreHeldOut(parent_grids[static_cast<std::size_t>(held.image)], example, cell_size),
+              scoreHeldOut(teacher.model().costs(*map), example, cell_size));
   }
   if (progress) progress("scoring each demonstration held out", n, n, "");
-  report.demonstrations = n;
-  for (HeldOutFit* fit : {&report.parent, &report.adapted}) {
-    const double planned = n - fit->unplanned;
-    if (planned > 0) fit->loss /= planned, fit->mhd_px /= planned, fit->cost_ratio /= planned;
-  }
-  if (!adapted_scores.empty()) report.gain = comparePaired(adapted_scores, parent_scores);
-  return report;
+  return tally.finish();
 }
 
 }  // namespace
@@ -160,7 +103,7 @@ AdaptationRun adaptAndReport(const CostModel& parent, const AdaptationRunSetting
         chosen.adapt.lambda = lambda;
         chosen.adapt.validate();
         const HeldOutReport r = heldOut(parent, chosen, maps, run.taught, progress);
-        const double loss = r.adapted.unplanned > 0 ? std::numeric_limits<double>::infinity() : r.adapted.loss;
+        const double loss = r.model.unplanned > 0 ? std::numeric_limits<double>::infinity() : r.model.loss;
         run.lambda_selection.push_back({lambda, loss});
         if (!best_report || loss < best || (loss == best && lambda > run.lambda)) {
           best = loss, run.lambda = lambda, best_report = r;

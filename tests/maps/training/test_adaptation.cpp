@@ -189,7 +189,7 @@ TEST_CASE("adaptation run: teaches generated demonstrations, scores each held ou
   REQUIRE(a.taught.size() == 3);
   CHECK(reported == 3);
   CHECK(a.held_out.demonstrations == 3);
-  CHECK(a.held_out.parent_loss.size() == 3);
+  CHECK(a.held_out.baseline_loss.size() == 3);
   CHECK(a.report.pairs == 4);
   CHECK(a.parent_report.pairs == 4);
   CHECK(a.versus_parent.pairs == 4);
@@ -200,7 +200,7 @@ TEST_CASE("adaptation run: teaches generated demonstrations, scores each held ou
   CHECK(teacher.model().weights() == a.model.weights());
   const AdaptationRun b = adaptAndReport(s.model, settings);
   CHECK(b.model.weights() == a.model.weights());
-  CHECK(b.held_out.adapted.loss == a.held_out.adapted.loss);
+  CHECK(b.held_out.model.loss == a.held_out.model.loss);
 
   settings.held_out = false;
   CHECK(adaptAndReport(s.model, settings).held_out.demonstrations == 0);

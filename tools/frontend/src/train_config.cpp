@@ -313,10 +313,13 @@ std::vector<RegionSpec> readRegionEntry(const ConfigNode& item, bool training, c
   return regions;
 }
 
-void readPipelineSections(const ConfigNode& config, PipelineSettings& c) {
+void readPipelineSections(const ConfigNode& config, PipelineSettings& c, bool behaviour_required) {
   c.classes = parseClasses(config);
-  if (!config.has("behaviour")) config.fail("behaviour", "required: {name, preferred, costs}");
-  c.behaviour = parseBehaviour(config.child("behaviour"), c.classes);
+  if (config.has("behaviour")) {
+    c.behaviour = parseBehaviour(config.child("behaviour"), c.classes);
+  } else if (behaviour_required) {
+    config.fail("behaviour", "required: {name, preferred, costs}");
+  }
   for (const char* section : {"features", "demonstrations", "loss", "evaluation", "classifier"}) {
     config.child(section).expectKeys(sectionKeys(section));
   }
@@ -387,14 +390,17 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
   c.source = path;
   c.data_root = resolveDataRoot(data_root_flag, config);
   c.output_dir = !output_flag.empty() ? output_flag : config.text("output_dir", "out/" + stem(path));
-  readPipelineSections(config, c);
   const std::string base = !c.data_root.empty() ? c.data_root : config.folder();
   if (!config.has("train")) config.fail("train", "required: a list of training images");
-  if (!config.has("holdout")) config.fail("holdout", "required: a list of holdout images");
   c.train = parseRegions(config, "train", true, base);
   c.holdout = parseRegions(config, "holdout", false, base);
   if (c.train.empty()) config.fail("train", "the list is empty");
-  if (c.holdout.empty()) config.fail("holdout", "the list is empty");
+  if (config.has("holdout") && c.holdout.empty()) config.fail("holdout", "the list is empty (leave the key out to train from paths alone)");
+  // Paths alone: training images with demonstration files and no holdout need no behaviour.
+  const bool labelled = !c.holdout.empty() || std::any_of(c.train.begin(), c.train.end(), [](const RegionSpec& r) {
+    return r.hasLabels();
+  });
+  readPipelineSections(config, c, labelled);
   validate(c);  // what the settings must satisfy together, as for any caller of the library
   if (config.has("select")) c.select = parseSelection(config.child("select"), c);
   return c;

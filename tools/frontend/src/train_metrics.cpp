@@ -131,6 +131,11 @@ Json gainJson(const PairedComparison& c) {
 
 }  // namespace
 
+Json heldOutJson(const HeldOutReport& h, const char* baseline, const char* model) {
+  return {{"demonstrations", h.demonstrations}, {baseline, fitJson(h.baseline)}, {model, fitJson(h.model)},
+          {std::string(model) + "_vs_" + baseline + "_loss", gainJson(h.gain)}};
+}
+
 Json adaptationMetricsJson(const AdaptationRun& run, const AdaptationRunSettings& settings, const std::string& parent_name) {
   Json metrics = {{"parent", parent_name}, {"demonstrations", run.taught.size()}, {"teach_images", settings.train.size()}};
   if (settings.behaviour.preferred >= 0) metrics["behaviour"] = settings.behaviour.name;
@@ -150,8 +155,7 @@ Json adaptationMetricsJson(const AdaptationRun& run, const AdaptationRunSettings
   }
   const HeldOutReport& h = run.held_out;
   if (h.demonstrations > 0) {
-    metrics["held_out"] = {{"demonstrations", h.demonstrations}, {"parent", fitJson(h.parent)}, {"adapted", fitJson(h.adapted)},
-                           {"adapted_vs_parent_loss", gainJson(h.gain)}};
+    metrics["held_out"] = heldOutJson(h, "parent", "adapted");
   }
   if (run.report.pairs > 0) {
     Json methods = methodsJson(run.report);

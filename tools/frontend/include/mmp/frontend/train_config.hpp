@@ -5,7 +5,8 @@
 //   classes:   [{name: Road, index: 2, colour: "#6EC1E4"}, ...]
 //   behaviour: {name: follow_road, preferred: Road, costs: {Road: 1, Building: inf, ...}}
 //   train:     [{image: .., labels: ..} | {image: .., demonstrations: paths.csv} | {synthetic: {seed: 1}}]
-//   holdout:   [{image: .., labels: ..} | {synthetic: {seed: 9}}]
+//   holdout:   [{image: .., labels: ..} | {synthetic: {seed: 9}}]   (optional: without it, and with
+//              demonstration files alone, no behaviour is needed: folds of the demonstrations are held out)
 //              an image entry may add resolution: 0.3, origin: [x, y], crs: EPSG:32640 when the file
 //              has no georeference (then demonstrations may be in world coordinates: path_files.hpp)
 //              or many: {images: tiles/area3_*.jpg, labels: "masks/{stem}.png", area: area3}; images of
@@ -59,7 +60,7 @@ std::string effectiveTrainConfig(const std::string& path, const std::string& dat
 /// loss, learner, evaluation, classifier) into `settings`, each key checked as loadTrainConfig checks
 /// it; the other top-level keys are the caller's.  For the front ends that hold no whole config file
 /// (the Python module's dict of the same keys).  Throws mmp::ConfigError naming the key path.
-void readPipelineSections(const ConfigNode& config, PipelineSettings& settings);
+void readPipelineSections(const ConfigNode& config, PipelineSettings& settings, bool behaviour_required = true);
 
 /// The images of one train (`training`) or holdout entry: {image, labels, demonstrations}, {images:
 /// pattern, ...} or {synthetic: {...}}, with resolution, origin, crs and area; file paths relative to

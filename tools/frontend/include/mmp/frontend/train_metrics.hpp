@@ -32,6 +32,9 @@ std::string learnerName(const TrainingReport& report);
 /// metrics.json: the run's figures, its learner's report and trace, the holdout report (methods,
 /// learned_vs, class shares, regions) and, when not null, `selection` (the `select:` table).
 Json metricsJson(const TrainingRun& r, const Json& selection);
+/// Held-out demonstrations (held_out.hpp) as {demonstrations, <baseline>: {loss, mhd_px, cost_ratio,
+/// unplanned}, <model>: {...}, <model>_vs_<baseline>_loss: {gain, ci95_low, ci95_high, verdict}}.
+Json heldOutJson(const HeldOutReport& report, const char* baseline, const char* model);
 /// The metrics.json of a teaching run (`mmp adapt MODEL CONFIG`, mmp.teach): parent (`parent_name`),
 /// demonstrations, teaching (each step), held_out {demonstrations, parent, adapted: {loss, mhd_px,
 /// cost_ratio, unplanned}, adapted_vs_parent_loss}, and with a holdout the methods (learned = the

@@ -7,7 +7,7 @@
 //   AdaptationRunSettings s;   s.train = {teach images};  s.holdout = {labelled images, optional}
 //   const AdaptationRun r = adaptAndReport(CostModel::load("models/follow_road.mmp"), s);
 //   r.model.save("site.mmp");
-//   r.held_out.adapted.loss;                  // held-out demonstrations, no labels needed
+//   r.held_out.model.loss;                    // held-out demonstrations, no labels needed
 //   r.report.summary(Method::Learned);        // the holdout, when given
 //
 // Paths alone: images with demonstration files need no labels, classes or behaviour; those are read
@@ -17,6 +17,7 @@
 #pragma once
 
 #include <mmp/maps/training/adaptation.hpp>
+#include <mmp/maps/training/held_out.hpp>
 #include <mmp/maps/training/holdout_report.hpp>
 #include <mmp/maps/training/pipeline.hpp>
 
@@ -47,26 +48,6 @@ struct LambdaCandidate {
   double held_out_loss = 0.0;  ///< +inf when a held-out demonstration could not be planned
 };
 
-/// How the models plan between the ends of demonstrations they were not taught: means over them.
-/// With a lambda selection, the chosen lambda's held-out figures are the ones the selection saw, so
-/// they flatter it a little.
-struct HeldOutFit {
-  double loss = 0.0;       ///< prediction loss per cell of demonstration of the plan (PathExample::predictionLoss)
-  double mhd_px = 0.0;     ///< modified Hausdorff distance of the plan to the demonstration
-  /// The demonstration's cost under the model over its plan's: >= 1, 1 when the model finds the
-  /// demonstration as good as anything it would plan.
-  double cost_ratio = 1.0;
-  int unplanned = 0;       ///< demonstrations whose ends the model could not join
-};
-
-struct HeldOutReport {
-  int demonstrations = 0;                 ///< scored (0: fewer than 2, or held_out off)
-  HeldOutFit parent, adapted;             ///< the parent, and the model taught on the others
-  std::vector<double> parent_loss, adapted_loss;  ///< per demonstration, in teaching order
-  /// The parent's mean loss minus the adapted one's, with a 95 % paired-bootstrap interval.
-  PairedComparison gain;
-};
-
 /// A demonstration as taught: its image (the index of `teach_regions`), name and cells.
 struct TeachingRecord {
   int image = 0;
@@ -79,6 +60,8 @@ struct AdaptationRun {
   CostModel model;                          ///< the adapted model (its info records what it was taught)
   std::vector<Region> teach_regions;        ///< without raw feature values; demonstrations as taught
   std::vector<TeachingRecord> taught;
+  /// Each demonstration held out: baseline = the parent, model = the model taught on the others.  With a
+  /// lambda selection, the chosen lambda's figures are the ones the selection saw, so they flatter it a little.
   HeldOutReport held_out;
   std::vector<LambdaCandidate> lambda_selection;  ///< empty when no selection ran
   double lambda = 0.0;                            ///< the lambda taught with (linear models)
