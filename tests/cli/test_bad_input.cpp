@@ -740,3 +740,26 @@ TEST_CASE("mmp train runs a network on pinned kernels and says so, or on the CPU
   CHECK(native.output.find("kernels this CPU's own for OPENBLAS_CORETYPE, ONEDNN_MAX_CPU_ISA: results can differ") !=
         std::string::npos);
 }
+
+// Issue 57 (reliability round 4): the car planners never abort, and the last silent inputs.
+TEST_CASE("bad input: round 4 -- car planners at tiny radii and long budgets are errors or plans, never aborts") {
+  const auto car = [](const char* vehicle, const char* radius, const char* planner, const char* budget) {
+    return [=](Fixtures& f) {
+      return std::vector<std::string>{"plan", "--model", f.dir.file("model.mmp"), "--image", f.image, "--start", "10,10",
+                                      "--goal", "110,100", "--vehicle", vehicle, "--turning-radius", radius,
+                                      "--planner", planner, "--budget", budget, "--out", f.dir.file("p.csv")};
+    };
+  };
+  std::vector<Row> rows;
+  for (const char* vehicle : {"dubins", "reeds-shepp"}) {
+    for (const char* radius : {"1e-300", "1e-6", "1e-3", "0.01"}) {  // px, cells of 4 px: SIGABRT before
+      rows.push_back({"crash", "a turning radius far below a cell", car(vehicle, radius, "rrtstar", "0.2"), 1,
+                      "--turning-radius .* cells of this grid: give 0\\.4 to 4000000 px \\(0\\.1 to 1000000 cells"});
+    }
+    // 3 cells: RRT*'s steps made OMPL's Dubins words assert (every run of 3-5 s before).
+    for (const char* planner : {"rrtstar", "bitstar", "abitstar"}) {
+      rows.push_back({"crash", "a turning radius of 3 cells on RRT*, BIT*, ABIT*", car(vehicle, "12", planner, "1.5"), 0, "wrote .*p\\.csv"});
+    }
+  }
+  runRows(rows);
+}
