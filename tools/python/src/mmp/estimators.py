@@ -111,6 +111,9 @@ class ChainSSVM(_Estimator):
         X, Y = list(X), list(Y)
         if not Y:
             raise _mmp.InvalidArgument("ChainSSVM.fit: Y holds no sequence")
+        for i, y in enumerate(Y):  # before np.max, which would reduce a 2-D broadcast view of 10^12 entries
+            if np.ndim(y) != 1:
+                raise _mmp.InvalidArgument(f"ChainSSVM.fit: Y[{i}]: expected a 1-D array of labels, got {np.ndim(y)} dimensions")
         labels = self.n_labels if self.n_labels is not None else int(max(np.max(y) for y in Y)) + 1
         self.coef_, self.report_ = _mmp._chain_fit(X, Y, labels, self._settings(), progress)
         self.n_labels_ = labels
