@@ -80,7 +80,13 @@ std::shared_ptr<ChainData> chainData(const py::sequence& X, const py::object& Y,
     active.assign(length, {});
     for (std::size_t t = 0; t < length; ++t) {
       for (int f = 0; f < data->features(); ++f) {
-        if (x.at(t, f) != 0.0) active[t].push_back(f);
+        const double v = x.at(t, f);
+        if (v != 0.0 && v != 1.0) {  // counted as 1 before, without a word (0.366 where the largest feature scored 0.818)
+          throw InvalidArgument(caller + ": " + name + "[" + std::to_string(t) + ", " + std::to_string(f) + "] = " + numberText(v) +
+                                ": the chain's features are binary, 0 or 1 (an active input, as an OCR letter's pixels); "
+                                "threshold or one-hot encode real-valued features");
+        }
+        if (v != 0.0) active[t].push_back(f);
       }
     }
     y.assign(length, 0);
@@ -120,13 +126,21 @@ ChainOptions chainOptions(bool start_end) {
   return options;
 }
 
+// The chain's settings as the OCR configs' readers take them (unknown keys and values refused by name).
+tools::OcrLearnerSettings chainSettings(const py::object& settings) {
+  const tools::ConfigNode config = configNode(settings, "ChainSSVM");
+  const tools::OcrLearnerSettings s = tools::ocrLearnerSettings(config);  // first: a bad learner name is named as such
+  config.expectKeys({"learner", "objective", "formulation", "beta", "start_end", "online", "batch", "cutting_plane", "bcfw",
+                     "lbfgs"});
+  return s;
+}
+
 void bindChain(py::module_& m) {
+  // The estimator's constructor and set_params check their settings here, not first in fit.
+  m.def("_chain_check_settings", [](const py::object& settings) { chainSettings(settings); }, py::arg("settings"));
   m.def("_chain_fit", [](const py::sequence& X, const py::sequence& Y, int labels, const py::object& settings,
                          const py::object& progress) {
-    const tools::ConfigNode config = configNode(settings, "ChainSSVM");
-    const tools::OcrLearnerSettings s = tools::ocrLearnerSettings(config);  // first: a bad learner name is named as such
-    config.expectKeys({"learner", "objective", "formulation", "beta", "start_end", "online", "batch", "cutting_plane", "bcfw",
-                       "lbfgs"});
+    const tools::OcrLearnerSettings s = chainSettings(settings);
     const ChainSet set = chainSet(chainData(X, Y, labels, "ChainSSVM.fit"), s.chainOptions());
     ExampleList list(set.pointers.begin(), set.pointers.end());
     const Interrupts interrupts(progress);
@@ -203,6 +217,8 @@ std::shared_ptr<const MultilabelData> multilabelData(const py::array& X, const p
 }
 
 void bindMultilabel(py::module_& m) {
+  m.def("_multilabel_check_settings", [](const py::object& settings, int states) { multilabelSettings(settings, states, "MultilabelSSVM"); },
+        py::arg("settings"), py::arg("states"));
   m.def("_multilabel_fit", [](const py::array& X, const py::array& Y, const py::object& lambda, int states,
                               const py::object& settings, const py::object& progress) {
     const tools::MultilabelSettings s = multilabelSettings(settings, states, "MultilabelSSVM");

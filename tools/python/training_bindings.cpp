@@ -135,6 +135,9 @@ PipelineSettings pipelineSettings(const py::object& settings, const py::object& 
   PipelineSettings s;
   s.source = caller;
   tools::readPipelineSections(config, s);
+  for (const std::string& w : tools::inapplicableSettings(config, s)) {
+    if (PyErr_WarnEx(PyExc_UserWarning, (caller + ": " + w).c_str(), 1) != 0) throw py::error_already_set();  // -W error
+  }
   s.threads = threads;
   const std::string base = tools::resolveDataRoot("", config);  // data_root or $MMP_DATA_ROOT; else the working folder
   s.train = regionsOf(train, "train", true, base, s.features.cell_size, caller);

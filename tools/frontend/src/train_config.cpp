@@ -339,6 +339,30 @@ void readPipelineSections(const ConfigNode& config, PipelineSettings& c) {
   }
 }
 
+std::vector<std::string> inapplicableSettings(const ConfigNode& config, const PipelineSettings& s) {
+  std::vector<std::string> out;
+  const auto given = [&](const char* section, const char* key) { return config.has(section) && config.child(section).has(key); };
+  const std::string noise = describe(s.demonstrations.noise.kind);
+  if (given("demonstrations", "temperature") && s.demonstrations.noise.kind != NoiseKind::Boltzmann) {
+    out.push_back("demonstrations.temperature applies to noise: boltzmann only; this config has noise: " + noise + ", so it is ignored");
+  }
+  for (const char* key : {"waypoints", "waypoint_spread"}) {
+    if (given("demonstrations", key) && s.demonstrations.noise.kind != NoiseKind::Waypoints) {
+      out.push_back(std::string("demonstrations.") + key + " applies to noise: waypoints only; this config has noise: " + noise +
+                    ", so it is ignored");
+    }
+  }
+  const bool maxent = s.learner.objective == TrainingObjective::Likelihood;
+  if (given("learner", "maxent_margin") && !maxent) {
+    out.push_back("learner.maxent_margin applies to objective: maxent only; this config has objective: margin, so it is ignored");
+  }
+  if (given("loss", "scale") && maxent) {
+    out.push_back("loss.scale is the margin asked of a path under objective: margin; this config has objective: maxent "
+                  "(no loss augmentation), where it only scales the reported prediction loss");
+  }
+  return out;
+}
+
 Behaviour parseBehaviour(const ConfigNode& node, const std::vector<LabelClass>& classes) {
   node.expectKeys({"name", "preferred", "costs"});
   if (!node.has("name")) node.fail("name", "required: a name for the behaviour, e.g. follow_road");
@@ -388,6 +412,7 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
   c.data_root = resolveDataRoot(data_root_flag, config);
   c.output_dir = !output_flag.empty() ? output_flag : config.text("output_dir", "out/" + stem(path));
   readPipelineSections(config, c);
+  for (const std::string& w : inapplicableSettings(config, c)) c.warnings.push_back(path + ": " + w);
   const std::string base = !c.data_root.empty() ? c.data_root : config.folder();
   if (!config.has("train")) config.fail("train", "required: a list of training images");
   if (!config.has("holdout")) config.fail("holdout", "required: a list of holdout images");

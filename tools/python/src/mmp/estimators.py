@@ -34,7 +34,11 @@ class _Estimator:
                 raise _mmp.InvalidArgument(
                     f"{type(self).__name__}.set_params: unknown parameter '{name}' (valid: {', '.join(valid)})")
             setattr(self, name, value)
+        self._check_settings()
         return self
+
+    def _check_settings(self):
+        """Refuses settings the learner does not take (seed with learner="batch", ...) now rather than in fit."""
 
     def __repr__(self):
         defaults = {p.name: p.default for p in inspect.signature(type(self).__init__).parameters.values()}
@@ -65,8 +69,8 @@ class ChainSSVM(_Estimator):
     label and input feature (+ bias), label transitions and, if start_end, start and end weights;
     Viterbi inference, Hamming loss per position.  What `mmp ocr` trains on Taskar's OCR words.
 
-    X: a list of sequences, each an L x F array of input features per position (non-zero = active:
-    binary features, as the pixels of the OCR letters); Y: a list of L-vectors of labels in [0, n_labels).
+    X: a list of sequences, each an L x F array of binary input features per position (1 = active, as
+    the pixels of the OCR letters; other values raise mmp.InvalidArgument); Y: a list of L-vectors of labels in [0, n_labels).
 
     learner: "online" | "batch" | "cutting_plane" | "bcfw" (block-coordinate Frank-Wolfe) | "lbfgs" (the
     likelihood only); objective: "margin" (the structured SVM) or "likelihood" (a CRF: forward-backward
@@ -100,6 +104,10 @@ class ChainSSVM(_Estimator):
         self.start_end = start_end
         self.n_labels = n_labels
         self.learner_options = learner_options
+        self._check_settings()
+
+    def _check_settings(self):
+        _mmp._chain_check_settings(self._settings())
 
     def _settings(self):
         return {"learner": self.learner, "objective": self.objective, "formulation": self.formulation, "beta": self.beta,
@@ -174,6 +182,10 @@ class MultilabelSSVM(_Estimator):
         self.formulation = formulation
         self.states = states
         self.learner_options = learner_options
+        self._check_settings()
+
+    def _check_settings(self):
+        _mmp._multilabel_check_settings(self._settings(), self.states)
 
     def _settings(self, with_learner=True):
         settings = {"graph": self.graph, "inference": self.inference, "formulation": self.formulation}
