@@ -114,7 +114,7 @@ TEST_CASE("online Greedy Projection and the batch learner train the multilabel t
   }
 }
 
-TEST_CASE("DLPW without projection trains (an infinite ball was refused before); with it the weights stay in the ball") {
+TEST_CASE("DLPW without projection trains (an infinite ball was refused before), and with it the weights stay in the ball") {
   const Problem p = makeProblem(MultilabelInference::Lp, 4, 30);
   Dlpw::Params params;
   params.lambda = 1.0;  // a ball of radius 1
