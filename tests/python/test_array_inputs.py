@@ -14,6 +14,7 @@ import mmp
 from conftest import SOURCE_DIR
 
 ALLOWED = (mmp.Error, ValueError, TypeError, OverflowError)
+pytestmark = pytest.mark.filterwarnings("ignore::numpy.ComplexWarning")  # complex arrays are among the dtypes tried
 DTYPES = [np.uint8, np.int8, np.uint16, np.int32, np.int64, np.float32, np.float64, np.bool_, np.complex64, object, "U3"]
 
 
