@@ -2,11 +2,13 @@
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/objective.hpp>
+#include <mmp/core/projection.hpp>
 #include <mmp/core/random.hpp>
 #include <mmp/learners/learner_run.hpp>
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <numeric>
 
 namespace mmp {
@@ -68,7 +70,10 @@ const Eigen::VectorXd& Dlpw::train(const ExampleList& examples, Eigen::VectorXd 
   const Eigen::Index d = commonDimension(examples);
   const std::vector<const PairwiseExample*> pairwise = pairwiseExamples(examples);
   const double radius = 1.0 / std::sqrt(params_.lambda);
-  const L2BallProjection ball(params_.project ? radius : std::numeric_limits<double>::infinity());
+  // project = false: no projection (an L2 ball of infinite radius is refused by L2BallProjection,
+  // so every run without projection threw before).
+  const ProjectionPtr projection = params_.project ? ProjectionPtr(std::make_shared<L2BallProjection>(radius)) : noProjection();
+  const Projection& ball = *projection;
   Eigen::VectorXd w = startingPoint(std::move(initial), d, ball, "dlpw");
 
   const std::size_t n = examples.size();

@@ -61,6 +61,14 @@ std::string wktOf(OGRSpatialReferenceH srs) {
   return text;
 }
 
+// For a geographic CRS, latitudes (y, as GeoTIFF geotransforms put them) from y0 to y1 beyond the
+// poles: the reason, else "".  Written on into a --raw GeoTIFF before.
+std::string latitudeFault(OGRSpatialReferenceH srs, double y0, double y1) {
+  if (srs == nullptr || !OSRIsGeographic(srs) || (y0 >= -90.0 && y1 <= 90.0)) return {};
+  return "its latitudes run from " + numberText(y0) + " to " + numberText(y1) +
+         " degrees (a geographic CRS), beyond the poles at -90 and 90";
+}
+
 // The frame a north-up geotransform gives an image of rows x cols pixels.
 WorldFrame frameOfTransform(const double gt[6], int rows, int cols, std::string crs, const std::string& path) {
   const std::string transform = "(" + numberText(gt[0]) + ", " + numberText(gt[1]) + ", " + numberText(gt[2]) + ", " +
@@ -182,6 +190,9 @@ WorldFrame frameOfDataset(GDALDatasetH dataset, int rows, int cols, const FrameS
     throw DataError("image '" + path + "': its coordinate reference system is not one GDAL knows: " +
                     QuietGdal::lastError() + " (fix it, e.g. gdal_edit.py -a_srs EPSG:32640)");
   }
+  if (const std::string fault = latitudeFault(srs, gt[3] + rows * gt[5], gt[3]); !fault.empty()) {
+    throw DataError("image '" + path + "': " + fault + "; fix its georeference (gdal_edit.py -a_ullr)");
+  }
   return frameOfTransform(gt, rows, cols, srs != nullptr ? wktOf(srs) : std::string(), path);
 }
 
@@ -201,6 +212,10 @@ WorldFrame frameOf(const FrameSettings& plain, int rows, int cols) {
                             "or WKT): " + QuietGdal::lastError());
     }
     wkt = wktOf(srs.get());
+    const double top = plain.origin.y + static_cast<double>(rows) * plain.resolution;
+    if (const std::string fault = latitudeFault(srs.get(), plain.origin.y, top); !fault.empty()) {
+      throw InvalidArgument("world frame: " + fault + " (crs '" + plain.crs + "')");
+    }
   }
   return WorldFrame::located(rows, cols, plain.resolution, plain.origin, wkt);
 }
@@ -209,9 +224,16 @@ std::string geographicFault(const WorldFrame& frame, const std::string& image) {
   if (frame.crs.empty()) return {};
   QuietGdal gdal;
   std::unique_ptr<void, SpatialRefDeleter> srs(OSRNewSpatialReference(nullptr));
-  if (OSRSetFromUserInput(srs.get(), frame.crs.c_str()) != OGRERR_NONE || !OSRIsGeographic(srs.get())) {
-    return {};
+  if (OSRSetFromUserInput(srs.get(), frame.crs.c_str()) != OGRERR_NONE) return {};
+  if (OSRIsGeocentric(srs.get())) {
+    return "its coordinate reference system is geocentric (X, Y, Z about the Earth's centre), which has no map plane; "
+           "give a projected CRS (e.g. --crs EPSG:32640, a UTM zone) or reproject the image (gdalwarp -t_srs)";
   }
+  if (OSRIsVertical(srs.get()) && !OSRIsCompound(srs.get())) {
+    return "its coordinate reference system is vertical (heights only), which has no map plane; give a projected CRS "
+           "(e.g. --crs EPSG:32640, a UTM zone)";
+  }
+  if (!OSRIsGeographic(srs.get())) return {};
   // GeoTIFF geotransforms put longitude along x, latitude along y.
   const double lon = frame.origin.x + 0.5 * frame.cols * frame.resolution;
   const double lat = frame.origin.y + 0.5 * frame.rows * frame.resolution;

@@ -9,6 +9,7 @@
 #include "ompl_internal.hpp"
 
 #include <ompl/base/goals/GoalRegion.h>
+#include <ompl/base/samplers/informed/RejectionInfSampler.h>
 #include <ompl/base/spaces/RealVectorStateSpace.h>
 #include <ompl/util/Console.h>
 
@@ -136,6 +137,11 @@ ob::SpaceInformationPtr gridSpaceInformation(std::shared_ptr<const CostGrid> gri
   si->setMotionValidator(std::make_shared<GridMotionValidator>(si, grid));
   si->setup();
   return si;
+}
+
+ob::InformedSamplerPtr GridCostObjective::allocInformedStateSampler(const ob::ProblemDefinitionPtr& problem,
+                                                                   unsigned int max_calls) const {
+  return std::make_shared<ob::RejectionInfSampler>(problem, std::min(max_calls, kInformedSampleDraws));
 }
 
 }  // namespace mmp

@@ -59,6 +59,13 @@ const char* carUnfit(OmplPlanner planner) {
   }
 }
 
+// Why a turning radius has limits, for the messages.
+std::string turningRadiusLimits() {
+  return "a tighter turn than " + numberText(OmplSettings::kMinTurningRadius) +
+         " cells lies within one step of the motion check, and OMPL's curve formulas lose their precision; "
+         "a vehicle that turns on the spot is Vehicle::Point";
+}
+
 // Throws mmp::InvalidArgument naming the vehicle setting that does not fit.
 void checkVehicle(const OmplSettings& settings) {
   const std::string vehicle = std::string("a ") + vehicleName(settings.vehicle) + " vehicle";
@@ -73,9 +80,10 @@ void checkVehicle(const OmplSettings& settings) {
     }
     return;
   }
-  if (!(settings.turning_radius > 0.0 && settings.turning_radius < kInf)) {
+  if (!(settings.turning_radius >= OmplSettings::kMinTurningRadius && settings.turning_radius <= OmplSettings::kMaxTurningRadius)) {
     throw InvalidArgument("planOmpl: turning_radius = " + numberText(settings.turning_radius) + " cells is out of range for " +
-                          vehicle + ": give a finite radius > 0");
+                          vehicle + ": give " + numberText(OmplSettings::kMinTurningRadius) + " to " +
+                          numberText(OmplSettings::kMaxTurningRadius) + " cells (" + turningRadiusLimits() + ")");
   }
   for (const auto& [what, heading] : {std::pair<const char*, std::optional<double>>{"start_heading", settings.start_heading},
                                       {"goal_heading", settings.goal_heading}}) {

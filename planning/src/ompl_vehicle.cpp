@@ -3,6 +3,7 @@
 #include <mmp/core/error.hpp>
 #include <mmp/planning/cost_field.hpp>
 
+#include "dubins_word.hpp"
 #include "ompl_internal.hpp"
 
 #include <ompl/base/spaces/DubinsStateSpace.h>
@@ -22,11 +23,26 @@ constexpr double kPi = 3.14159265358979323846;
 constexpr double kNegligibleLength = 1e-9;
 
 // OMPL 1.5 keeps a space's turning radius protected; VehicleCurve needs it to scale the paths'
-// lengths (which OMPL gives in turning radii).
+// lengths (which OMPL gives in turning radii).  The Dubins space's distance and interpolation take
+// their words from shortestDubinsWord (dubins_word.hpp), never from OMPL's dubins(), whose
+// assertions abort the process on poses the planners make.
 class DubinsCar : public ob::DubinsStateSpace {
  public:
   explicit DubinsCar(double radius) : ob::DubinsStateSpace(radius, false) {}
   double radius() const { return rho_; }
+
+  detail::DubinsWord word(const ob::State* from, const ob::State* to) const {
+    const auto* a = from->as<StateType>();
+    const auto* b = to->as<StateType>();
+    return detail::shortestDubinsWord(a->getX(), a->getY(), a->getYaw(), b->getX(), b->getY(), b->getYaw(), rho_);
+  }
+  double distance(const ob::State* from, const ob::State* to) const override { return rho_ * word(from, to).length(); }
+  void interpolate(const ob::State* from, const ob::State* to, double t, ob::State* state) const override;
+  // OMPL's DubinsMotionValidator calls this one (mmp's spaces use VehicleMotionValidator); `path` is not used.
+  void interpolate(const ob::State* from, const ob::State* to, double t, bool& /*first_time*/, DubinsPath& /*path*/,
+                   ob::State* state) const override {
+    interpolate(from, to, t, state);
+  }
 };
 
 class ReedsSheppCar : public ob::ReedsSheppStateSpace {
@@ -106,13 +122,13 @@ VehicleCurve::VehicleCurve(const ob::StateSpace& space, const ob::State* from, c
   };
   if (const auto* dubins = dynamic_cast<const DubinsCar*>(&space)) {
     radius_ = dubins->radius();
-    const ob::DubinsStateSpace::DubinsPath path = dubins->dubins(from, to);
-    for (int i = 0; i < 3; ++i) {
-      const auto type = path.type_[i];
-      add(type == ob::DubinsStateSpace::DUBINS_LEFT    ? Turn::Left
-          : type == ob::DubinsStateSpace::DUBINS_RIGHT ? Turn::Right
-                                                       : Turn::Straight,
-          path.length_[i]);
+    const detail::DubinsWord word = dubins->word(from, to);
+    for (std::size_t i = 0; i < 3; ++i) {
+      const auto piece = word.pieces[i];
+      add(piece == detail::DubinsWord::Piece::Left    ? Turn::Left
+          : piece == detail::DubinsWord::Piece::Right ? Turn::Right
+                                                      : Turn::Straight,
+          word.lengths[i]);
     }
   } else if (const auto* reeds_shepp = dynamic_cast<const ReedsSheppCar*>(&space)) {
     radius_ = reeds_shepp->radius();
@@ -170,6 +186,28 @@ bool VehicleCurve::walk(double max_step, Visit&& visit) const {
     if (i + 1 < segments_.size() && !visit(start, s)) return false;
   }
   return visit(yawed(to_), length_);
+}
+
+CellPose VehicleCurve::poseAt(double s) const {
+  if (!(s > 0.0)) return from_;
+  if (!(s < length_)) return to_;
+  Yawed p = yawed(from_);
+  for (const Segment& segment : segments_) {
+    const double span = std::abs(segment.length);
+    if (s <= span) return pose(advance(p, segment.turn, std::copysign(s, segment.length), radius_));
+    p = advance(p, segment.turn, segment.length, radius_);
+    s -= span;
+  }
+  return to_;
+}
+
+void DubinsCar::interpolate(const ob::State* from, const ob::State* to, double t, ob::State* state) const {
+  if (t <= 0.0 || t >= 1.0) {
+    if (state != (t <= 0.0 ? from : to)) copyState(state, t <= 0.0 ? from : to);
+    return;
+  }
+  const VehicleCurve curve(*this, from, to);
+  setCellPose(state, curve.poseAt(t * curve.length()));
 }
 
 std::vector<VehicleCurve::Sample> VehicleCurve::samples(double max_step) const {
@@ -264,9 +302,10 @@ ob::SpaceInformationPtr vehicleSpaceInformation(std::shared_ptr<const CostGrid> 
   if (vehicle == Vehicle::Point) {
     throw InvalidArgument("vehicleSpaceInformation: a point vehicle has no heading: use gridSpaceInformation");
   }
-  if (!(turning_radius > 0.0 && std::isfinite(turning_radius))) {
-    throw InvalidArgument("vehicleSpaceInformation: turning radius " + numberText(turning_radius) +
-                          " cells must be finite and > 0");
+  if (!(turning_radius >= OmplSettings::kMinTurningRadius && turning_radius <= OmplSettings::kMaxTurningRadius)) {
+    throw InvalidArgument("vehicleSpaceInformation: turning radius " + numberText(turning_radius) + " cells is out of range: give " +
+                          numberText(OmplSettings::kMinTurningRadius) + " to " + numberText(OmplSettings::kMaxTurningRadius) +
+                          " cells (tighter turns lie within one step of the motion check)");
   }
   detail::silenceOmpl();
   ob::StateSpacePtr space;

@@ -740,3 +740,80 @@ TEST_CASE("mmp train runs a network on pinned kernels and says so, or on the CPU
   CHECK(native.output.find("kernels this CPU's own for OPENBLAS_CORETYPE, ONEDNN_MAX_CPU_ISA: results can differ") !=
         std::string::npos);
 }
+
+// Issue 57 (reliability round 4): the car planners never abort, and the last silent inputs.
+TEST_CASE("bad input: round 4 -- car planners at tiny radii and long budgets are errors or plans, never aborts") {
+  const auto car = [](const char* vehicle, const char* radius, const char* planner, const char* budget) {
+    return [=](Fixtures& f) {
+      return std::vector<std::string>{"plan", "--model", f.dir.file("model.mmp"), "--image", f.image, "--start", "10,10",
+                                      "--goal", "110,100", "--vehicle", vehicle, "--turning-radius", radius,
+                                      "--planner", planner, "--budget", budget, "--out", f.dir.file("p.csv")};
+    };
+  };
+  std::vector<Row> rows;
+  for (const char* vehicle : {"dubins", "reeds-shepp"}) {
+    for (const char* radius : {"1e-300", "1e-6", "1e-3", "0.01"}) {  // px, cells of 4 px: SIGABRT before
+      rows.push_back({"crash", "a turning radius far below a cell", car(vehicle, radius, "rrtstar", "0.2"), 1,
+                      "--turning-radius .* cells of this grid: give 0\\.4 to 4000000 px \\(0\\.1 to 1000000 cells"});
+    }
+    // 3 cells: RRT*'s steps made OMPL's Dubins words assert (every run of 3-5 s before).
+    for (const char* planner : {"rrtstar", "bitstar", "abitstar"}) {
+      rows.push_back({"crash", "a turning radius of 3 cells on RRT*, BIT*, ABIT*", car(vehicle, "12", planner, "1.5"), 0, "wrote .*p\\.csv"});
+    }
+  }
+  runRows(rows);
+}
+
+TEST_CASE("bad input: round 4 -- the last silent inputs are refused or warned of by name") {
+  const auto nav2 = [](const char* crs) {
+    return [=](Fixtures& f) {
+      return std::vector<std::string>{"costmap", "--model", f.dir.file("model.mmp"), "--image", f.image, "--resolution", "0.5",
+                                      "--origin", "500000,2800000", "--crs", crs, "--nav2", f.dir.file("nav2")};
+    };
+  };
+  const std::string demonstrations_twice =
+      "paths:\n  - [[10, 10], [40, 40]]\npaths:\n  - [[20, 20], [60, 60]]\n";
+  const std::vector<Row> rows = {
+      {"silent", "paths: given twice in a demonstrations YAML (one list dropped before)",
+       [&](Fixtures& f) {
+         return std::vector<std::string>{"adapt", f.dir.file("model.mmp"), "--image", f.image, "--demonstrations",
+                                         f.write("d.yaml", demonstrations_twice), "--out", f.dir.file("a.mmp")};
+       },
+       1, "d\\.yaml: paths: the key appears twice, on line 1 and on line 3; give it once"},
+      {"meaningless", "a vertical --crs for a Nav2 map (heights only: EPSG:5703)", nav2("EPSG:5703"), 1,
+       "--nav2: .*vertical \\(heights only\\), which has no map plane"},
+      {"meaningless", "a geocentric --crs for a Nav2 map (EPSG:4978)", nav2("EPSG:4978"), 1,
+       "--nav2: .*geocentric .*which has no map plane"},
+      {"silent", "latitudes beyond the poles written to --raw (EPSG:4326 from 80 degrees, 128 px of 1 degree)",
+       [](Fixtures& f) {
+         return std::vector<std::string>{"costmap", "--model", f.dir.file("model.mmp"), "--image", f.image, "--resolution", "1",
+                                         "--origin", "10,80", "--crs", "EPSG:4326", "--raw", f.dir.file("c.tif")};
+       },
+       1, "--resolution 1 --origin 10,80: world frame: its latitudes run from 80 to 208 degrees .*beyond the poles"},
+      {"meaningless", "a temperature without Boltzmann noise, a margin key under maxent (ignored silently before)",
+       [](Fixtures& f) {
+         return std::vector<std::string>{
+             "train", f.write("c.yaml", trainConfig("demonstrations: {per_region: 4, min_separation_px: 40, seed: 1, temperature: 2}\n"
+                                                    "loss: {radius_px: 16, scale: 3}\n"
+                                                    "learner: {kind: batch, objective: maxent, batch: {lambda: 0.0001, iterations: 3, "
+                                                    "step: constant, step_size: 1, threads: 1}}"))};
+       },
+       0, "warning: .*c\\.yaml: demonstrations\\.temperature applies to noise: boltzmann only; this config has noise: none"
+          "[^]*warning: .*c\\.yaml: loss\\.scale is the margin asked of a path under objective: margin"},
+  };
+  runRows(rows);
+}
+
+TEST_CASE("bad input: round 4 -- mmp info escapes the control characters of a model's settings") {
+  Fixtures f;
+  // A terminal title, a colour, a cursor move and a C1 CSI (U+009B) in a setting of the model.
+  const std::string model = f.modelWithSetting("escapes.mmp", "note", "\x1b]0;owned\x07\x1b[31mred\x1b[2A\xc2\x9b" "1m end");
+  const Outcome outcome = runMmp(f.dir, {"info", model}, std::chrono::seconds(60));
+  INFO(outcome.output);
+  CHECK(outcome.exit_code == 0);
+  const std::string out = readText(f.dir.file("mmp_output.txt"));
+  CHECK(out.find("\\x1B]0;owned\\x07\\x1B[31mred\\x1B[2A\\u009B1m end") != std::string::npos);
+  CHECK(out.find('\x1b') == std::string::npos);
+  CHECK(out.find('\x07') == std::string::npos);
+  CHECK(out.find("\xc2\x9b") == std::string::npos);
+}

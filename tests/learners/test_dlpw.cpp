@@ -113,3 +113,17 @@ TEST_CASE("online Greedy Projection and the batch learner train the multilabel t
     CHECK(after.hamming < 0.5 * before.hamming);
   }
 }
+
+TEST_CASE("DLPW without projection trains (an infinite ball was refused before), and with it the weights stay in the ball") {
+  const Problem p = makeProblem(MultilabelInference::Lp, 4, 30);
+  Dlpw::Params params;
+  params.lambda = 1.0;  // a ball of radius 1
+  params.stop.max_iterations = 5;
+  params.project = false;
+  Dlpw free(params);
+  const Eigen::VectorXd w = free.train(p.list);
+  CHECK(w.allFinite());
+  params.project = true;
+  Dlpw projected(params);
+  CHECK(projected.train(p.list).norm() <= 1.0 + 1e-12);
+}

@@ -11,6 +11,7 @@
 #include <mmp/planning/ompl_vehicle.hpp>
 
 #include <ompl/base/ScopedState.h>
+#include <ompl/base/spaces/DubinsStateSpace.h>
 #include <ompl/base/spaces/SE2StateSpace.h>
 
 #include <doctest/doctest.h>
@@ -317,15 +318,25 @@ TEST_CASE("a car's bad settings throw naming the setting and its valid range") {
   const CellPoint a{1.5, 1.5}, b{8.5, 4.5};
   OmplSettings car;
   car.vehicle = Vehicle::Dubins;
-  for (double radius : {0.0, -1.0, kInf, std::nan("")}) {
-    car.turning_radius = radius;
-    CAPTURE(radius);
-    CHECK_THROWS_WITH_AS(planOmpl(grid, a, b, car), doctest::Contains("turning_radius = "), InvalidArgument);
+  // Below a tenth of a cell OMPL's Reeds-Shepp formulas, in turning radii, abort on rounding (1e-300
+  // to 1e-3 px did before); beyond a million cells each motion is a walk of millions of steps.
+  for (double radius : {0.0, -1.0, kInf, std::nan(""), 1e-300, 1e-6, 1e-3, 0.0999, 1.0000001e6, 1e300}) {
+    for (Vehicle vehicle : {Vehicle::Dubins, Vehicle::ReedsShepp}) {
+      car.vehicle = vehicle;
+      car.turning_radius = radius;
+      CAPTURE(radius);
+      CHECK_THROWS_WITH_AS(planOmpl(grid, a, b, car), doctest::Contains("turning_radius = "), InvalidArgument);
+      CHECK_THROWS_WITH_AS(vehicleSpaceInformation(sharedGrid(6, 10, grid.costs), vehicle, radius),
+                           doctest::Contains("cells is out of range: give 0.1 to"), InvalidArgument);
+    }
   }
+  car.vehicle = Vehicle::Dubins;
   car.turning_radius = -1.0;
   CHECK_THROWS_WITH_AS(planOmpl(grid, a, b, car),
-                       doctest::Contains("turning_radius = -1 cells is out of range for a dubins vehicle: give a finite radius > 0"),
+                       doctest::Contains("turning_radius = -1 cells is out of range for a dubins vehicle: give 0.1 to 1000000 cells ("),
                        InvalidArgument);
+  car.turning_radius = OmplSettings::kMinTurningRadius;  // the bounds themselves plan
+  CHECK(planOmpl(grid, a, b, car).status != OmplStatus::InvalidInput);
   car.turning_radius = 2.0;
   car.start_heading = kInf;
   CHECK_THROWS_WITH_AS(planOmpl(grid, a, b, car), doctest::Contains("start_heading = inf must be a finite angle"), InvalidArgument);
@@ -352,7 +363,7 @@ TEST_CASE("a car's bad settings throw naming the setting and its valid range") {
 
   const auto shared = sharedGrid(6, 10, grid.costs);
   CHECK_THROWS_WITH_AS(vehicleSpaceInformation(shared, Vehicle::ReedsShepp, 0.0),
-                       doctest::Contains("turning radius 0 cells must be finite and > 0"), InvalidArgument);
+                       doctest::Contains("turning radius 0 cells is out of range: give 0.1 to 1000000 cells"), InvalidArgument);
   CHECK_THROWS_AS(vehicleSpaceInformation(shared, Vehicle::Point, 1.0), InvalidArgument);
 
   for (OmplPlanner planner : omplPlanners()) {
@@ -373,4 +384,78 @@ TEST_CASE("a car's bad settings throw naming the setting and its valid range") {
   CHECK(pixels.cellsOfLength(10.0) == 2.5);
   pixels.frame = WorldFrame::located(6, 10, 0.5, {100.0, 200.0});
   CHECK(pixels.cellsOfLength(10.0) == 20.0);
+}
+
+// OMPL 1.5.2's DubinsStateSpace::dubins asserts each word against a 2e-6 tolerance and aborts the
+// process (Debian builds it with assertions): poses RRT* makes -- a state interpolated onto a curve,
+// then curves from and to it -- exceeded it at radii of 0.1, 0.5 and 3 cells within 8,000 such steps
+// (this loop on OMPL's space, three seeds each).  mmp's Dubins space computes its words itself; the
+// Reeds-Shepp formulas held on 1.5 million such steps at 0.05, 0.5, 3 and 10 cells.
+TEST_CASE("the car spaces never abort on the poses the planners make, and mmp's Dubins words are OMPL's") {
+  Random rng(5);
+  const int size = 200;
+  const auto grid = sharedGrid(size, size, std::vector<double>(size * size, 1.0));
+  for (Vehicle vehicle : {Vehicle::Dubins, Vehicle::ReedsShepp}) {
+    for (double radius : {OmplSettings::kMinTurningRadius, 0.5, 3.0, 40.0}) {
+      CAPTURE(std::string(vehicleName(vehicle)));
+      CAPTURE(radius);
+      const auto si = vehicleSpaceInformation(grid, vehicle, radius);
+      const ob::StateSpace& space = *si->getStateSpace();
+      std::vector<ob::ScopedState<>> pool;
+      for (int i = 0; i < 50; ++i) pool.push_back(poseState(si, randomPose(rng, size, size)));
+      ob::ScopedState<> at(si);
+      for (int i = 0; i < 5000; ++i) {
+        const auto& from = pool[static_cast<std::size_t>(test::randomInt(rng, 0, static_cast<int>(pool.size()) - 1))];
+        const auto& to = pool[static_cast<std::size_t>(test::randomInt(rng, 0, static_cast<int>(pool.size()) - 1))];
+        // Steps as RRT* takes them: a fraction of a motion, a thousandth of one too.
+        space.interpolate(from.get(), to.get(), rng.uniform(0.0, 1.0) * (i % 4 == 0 ? 1e-3 : 1.0), at.get());
+        const double sum = space.distance(from.get(), at.get()) + space.distance(at.get(), from.get()) +
+                           space.distance(at.get(), to.get()) + space.distance(to.get(), at.get());
+        CHECK(std::isfinite(sum));
+        if (pool.size() < 2000) pool.push_back(at);
+        else pool[static_cast<std::size_t>(test::randomInt(rng, 0, 1999))] = at;
+      }
+    }
+  }
+  // On poses in general position OMPL's own space does not assert: the same distances and interpolations.
+  for (double radius : {0.1, 2.5, 9.0}) {
+    const auto si = vehicleSpaceInformation(sharedGrid(30, 40, std::vector<double>(30 * 40, 1.0)), Vehicle::Dubins, radius);
+    const auto ompl_space = std::make_shared<ob::DubinsStateSpace>(radius, false);
+    ob::ScopedState<> ours(si), theirs(ompl_space);
+    for (int trial = 0; trial < 200; ++trial) {
+      const auto a = poseState(si, randomPose(rng, 30, 40)), b = poseState(si, randomPose(rng, 30, 40));
+      CAPTURE(radius);
+      CHECK(si->distance(a.get(), b.get()) == doctest::Approx(ompl_space->distance(a.get(), b.get())).epsilon(1e-12));
+      const double t = rng.uniform(0.0, 1.0);
+      si->getStateSpace()->interpolate(a.get(), b.get(), t, ours.get());
+      ompl_space->interpolate(a.get(), b.get(), t, theirs.get());
+      const CellPose p = cellPoseOf(ours.get()), q = cellPoseOf(theirs.get());
+      CHECK(std::hypot(p.at.u - q.at.u, p.at.v - q.at.v) < 1e-7 * radius);
+      CHECK(angleBetween(p.heading, q.heading) < 1e-7);
+    }
+  }
+}
+
+TEST_CASE("planOmpl with a car of 3 cells and the radius bounds on RRT*, BIT* and ABIT*: a plan or a status, never an abort or a hang") {
+  Random rng(13);
+  for (Vehicle vehicle : {Vehicle::Dubins, Vehicle::ReedsShepp}) {
+    for (OmplPlanner planner : {OmplPlanner::RRTstar, OmplPlanner::BITstar, OmplPlanner::ABITstar}) {
+      for (double radius : {OmplSettings::kMinTurningRadius, 3.0}) {
+        // Even costs too: a solution at the heuristic's bound leaves BIT* a thin informed set, where
+        // its rejection sampling ran past any budget before (GridCostObjective::kInformedSampleDraws).
+        CostGrid grid = blockScene(rng, 40, 60);
+        if (radius == 3.0) grid.costs.assign(grid.costs.size(), 1.0);
+        OmplSettings settings;
+        settings.vehicle = vehicle;
+        settings.planner = planner;
+        settings.turning_radius = radius;
+        settings.budget_seconds = 0.2;
+        const OmplResult result = planOmpl(grid, {2.5, 20.5}, {57.5, 30.5}, settings);
+        CAPTURE(std::string(vehicleName(vehicle)));
+        CAPTURE(std::string(plannerName(planner)));
+        CAPTURE(radius);
+        CHECK(result.status != OmplStatus::InvalidInput);
+      }
+    }
+  }
 }

@@ -108,3 +108,26 @@ def test_lbfgs_fits_the_crf_and_refuses_the_margin():
     assert model.report_["info"].startswith("Success")
     with pytest.raises(mmp.ConfigError, match="lbfgs trains the likelihood objective only"):
         mmp.ChainSSVM(learner="lbfgs").fit(X, Y)
+
+
+def test_settings_the_learner_does_not_take_are_refused_at_construction_not_in_fit():
+    # seed= with learner="batch" was accepted by the constructor and refused by fit (issue 57).
+    with pytest.raises(mmp.ConfigError, match="batch.seed: unknown key"):
+        mmp.ChainSSVM(learner="batch", seed=3)
+    with pytest.raises(mmp.ConfigError, match="learner.batch.seed: unknown key"):
+        mmp.MultilabelSSVM(learner="batch", seed=3)
+    model = mmp.ChainSSVM(learner="batch")
+    with pytest.raises(mmp.ConfigError, match="batch.seed: unknown key"):
+        model.set_params(seed=2)
+    assert mmp.ChainSSVM(learner="online", seed=3).seed == 3
+
+
+def test_chain_features_other_than_0_and_1_are_refused_by_position():
+    # Real values were taken as 1 without a word: 0.366 where the largest raw feature scored 0.818.
+    X = [np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([[0.25, 1.0]])]
+    Y = [np.array([0, 1]), np.array([1])]
+    with pytest.raises(mmp.InvalidArgument, match=r"X\[1\]\[0, 0\] = 0.25: the chain's features are binary"):
+        mmp.ChainSSVM(passes=1).fit(X, Y)
+    fitted = mmp.ChainSSVM(passes=1).fit(X[:1], Y[:1])
+    with pytest.raises(mmp.InvalidArgument, match="the chain's features are binary"):
+        fitted.predict([np.array([[3.0, 0.0]])])

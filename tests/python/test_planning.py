@@ -104,6 +104,18 @@ def test_a_car_turns_no_tighter_than_its_radius_and_starts_on_its_heading():
         mmp.plan(costs, (20, 2), (20, 57), vehicle="dubins", turning_radius=3.0)
 
 
+@pytest.mark.parametrize("vehicle", ["dubins", "reeds-shepp"])
+def test_a_car_radius_below_a_tenth_of_a_cell_or_beyond_a_million_raises_never_aborts(vehicle):
+    # OMPL's curve formulas aborted the interpreter on an assertion for 1e-300 to 1e-3 cells.
+    costs = np.ones((40, 60))
+    for radius in (1e-300, 1e-6, 1e-3, 0.05, 2e6):
+        with pytest.raises(mmp.InvalidArgument, match="give 0.1 to 1000000 cells"):
+            mmp.plan(costs, (20, 2), (20, 57), planner="rrtstar", budget=0.1, vehicle=vehicle, turning_radius=radius)
+    for planner in ("rrtstar", "bitstar", "abitstar"):  # 3 cells: RRT*'s steps aborted OMPL's Dubins words
+        plan = mmp.plan(costs, (20, 2), (20, 57), planner=planner, budget=0.3, vehicle=vehicle, turning_radius=3.0)
+        assert plan.status in ("success", "approximate_only", "no_solution")
+
+
 def test_statuses_and_bad_input():
     costs = np.ones((10, 10))
     costs[:, 5] = np.inf

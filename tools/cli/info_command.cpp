@@ -20,6 +20,31 @@ struct InfoOptions {
   bool data = false;
 };
 
+// Text from a model file as a terminal shows it harmlessly: control characters (C0 but the line
+// breaks the caller lays out, DEL, and C1 in UTF-8: U+0080..U+009F, where U+009B starts a sequence
+// as ESC [ does) written as \xNN or \u00NN.  A model's settings printed raw could move the cursor,
+// recolour or retitle the terminal, or hide lines.
+std::string printable(const std::string& text) {
+  std::string out;
+  char code[8];
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto ch = static_cast<unsigned char>(text[i]);
+    if (ch == '\n') {
+      out += '\n';
+    } else if (ch < 0x20 || ch == 0x7f) {
+      std::snprintf(code, sizeof code, "\\x%02X", ch);
+      out += code;
+    } else if (ch == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
+      std::snprintf(code, sizeof code, "\\u00%02X", static_cast<unsigned char>(text[++i]));
+      out += code;
+    } else {
+      out += static_cast<char>(ch);
+    }
+  }
+  return out;
+}
+
 void runInfo(const InfoOptions& o) {
   const CostModel model = CostModel::load(o.model);
   const auto summary = model.summary();
@@ -29,7 +54,7 @@ void runInfo(const InfoOptions& o) {
     std::printf("%s\n", jsonText(json).c_str());
     return;
   }
-  std::printf("%s\n", o.model.c_str());
+  std::printf("%s\n", printable(o.model).c_str());
   std::size_t width = 0;
   for (const auto& entry : summary) width = std::max(width, entry.first.size());
   for (const auto& [key, value] : summary) {
@@ -44,9 +69,10 @@ void runInfo(const InfoOptions& o) {
       text = std::to_string(std::count(value.begin(), value.end(), '\n')) + " files' fingerprints (--data prints them)";
     }
     while (!text.empty() && text.back() == '\n') text.pop_back();
+    text = printable(text);
     std::string indented;  // continuation lines under the value
     for (char ch : text) indented += ch == '\n' ? "\n" + std::string(width + 4, ' ') : std::string(1, ch);
-    std::printf("  %-*s  %s\n", static_cast<int>(width), key.c_str(), indented.c_str());
+    std::printf("  %-*s  %s\n", static_cast<int>(width), printable(key).c_str(), indented.c_str());
   }
 }
 

@@ -194,6 +194,16 @@ void runOmplPlan(const PlanOptions& o, const ModelOnImage& m, int start, int goa
   constexpr double kDegree = 3.14159265358979323846 / 180.0;  // radians
   if (car) {  // the options parser has checked that the radius (> 0) and any heading come with a car
     settings.turning_radius = m.grid.cellsOfLength(o.turning_radius);
+    if (!(settings.turning_radius >= OmplSettings::kMinTurningRadius && settings.turning_radius <= OmplSettings::kMaxTurningRadius)) {
+      const double per_cell = 1.0 / m.grid.cellsOfLength(1.0);  // world units or pixels a cell
+      const std::string unit = m.grid.frame.hasWorld() ? " world units" : " px";
+      throw InvalidArgument("--turning-radius " + numberText(o.turning_radius) + " is " + numberText(settings.turning_radius) +
+                            " cells of this grid: give " + numberText(OmplSettings::kMinTurningRadius * per_cell) + " to " +
+                            numberText(OmplSettings::kMaxTurningRadius * per_cell) + unit + " (" +
+                            numberText(OmplSettings::kMinTurningRadius) + " to " + numberText(OmplSettings::kMaxTurningRadius) +
+                            " cells: a tighter turn lies within one step of the motion check; a vehicle that turns on "
+                            "the spot is --vehicle point)");
+    }
     if (o.start_heading) settings.start_heading = *o.start_heading * kDegree;
     if (o.goal_heading) settings.goal_heading = *o.goal_heading * kDegree;
   }

@@ -489,6 +489,7 @@ void runTrainCommand(const TrainOptions& options) {
     return;
   }
   TrainConfig config = loadTrainConfig(options.config, options.data_root, options.output_dir, options.overrides);
+  for (const std::string& w : config.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   if (trainsNetwork(config)) pinNetworkKernels();
   config.threads = options.threads;
   try {

@@ -13,6 +13,7 @@
 
 #include <mmp/frontend/config.hpp>
 
+#include <mmp/core/error.hpp>
 #include <mmp/core/world_frame.hpp>
 #include <mmp/maps/georeference.hpp>
 #include <mmp/planning/cost_grid.hpp>
@@ -23,6 +24,7 @@
 #include <opencv2/core.hpp>
 
 #include <chrono>
+#include <climits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,6 +45,35 @@ void bindBench(py::module_& m);
 /// shortest text that reads back as the same double); None null.  Throws mmp::ConfigError naming the key
 /// path for any other value (an image array in a settings dict).
 tools::ConfigNode configNode(const py::handle& settings, const std::string& caller, const std::string& path = "");
+
+/// `value` converted by NumPy (np.asarray with dtype T, C order; copied only when it must be), or, when
+/// that fails: mmp::InvalidArgument naming `name` -- "`name`: `expected`" with NumPy's reason for a
+/// value that is no array of numbers, or the shape and bytes of a copy that cannot be made (a huge
+/// broadcast view, whose stride-0 axes hold no memory until copied).  Also refuses an axis longer
+/// than INT_MAX, which the library's sizes (int rows and cols) cannot hold.  Never returns a null
+/// array (pybind11's array_t::ensure does, and reading one crashed the interpreter).
+template <class T>
+py::array_t<T, py::array::c_style | py::array::forcecast> denseArray(const py::handle& value, const std::string& name,
+                                                                    const std::string& expected);
+/// The error text of denseArray for the Python error just raised (and cleared) converting `value`.
+std::string conversionFailure(const py::handle& value, const std::string& name, const std::string& expected,
+                              py::error_already_set& error, std::size_t element_bytes);
+/// Throws mmp::InvalidArgument if an axis of `a` is longer than INT_MAX.
+void checkAxes(const py::array& a, const std::string& name);
+
+template <class T>
+py::array_t<T, py::array::c_style | py::array::forcecast> denseArray(const py::handle& value, const std::string& name,
+                                                                    const std::string& expected) {
+  using Dense = py::array_t<T, py::array::c_style | py::array::forcecast>;
+  if (py::isinstance<py::array>(value)) checkAxes(py::reinterpret_borrow<py::array>(value), name);
+  try {
+    Dense dense(py::reinterpret_borrow<py::object>(value));  // throws error_already_set where ensure() returns null
+    checkAxes(dense, name);
+    return dense;
+  } catch (py::error_already_set& e) {
+    throw InvalidArgument(conversionFailure(value, name, expected, e, sizeof(T)));
+  }
+}
 
 /// An image array (H x W x 3 uint8 in `channels` order "rgb" or "bgr", or H x W grey) as the 8-bit BGR
 /// cv::Mat the library takes: a view of the array's memory when it is BGR with contiguous pixels, else a

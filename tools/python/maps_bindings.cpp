@@ -24,8 +24,8 @@ std::string colourText(const LabelClass& c) { return c.rgb ? hexColour(*c.rgb) :
 // (N, 2) or (2,) points in, the same shape out, each point mapped by f.
 template <class F>
 py::array_t<double> mapPoints(const py::object& points, const char* what, F f) {
-  const auto in = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(points);
-  if (!in || !((in.ndim() == 1 && in.shape(0) == 2) || (in.ndim() == 2 && in.shape(1) == 2))) {
+  const auto in = denseArray<double>(points, what, "expected one point (2 numbers) or an N x 2 array of points");
+  if (!((in.ndim() == 1 && in.shape(0) == 2) || (in.ndim() == 2 && in.shape(1) == 2))) {
     throw InvalidArgument(std::string(what) + ": expected one point (2 numbers) or an N x 2 array of points");
   }
   py::array_t<double> out(in.request().shape);
@@ -86,8 +86,8 @@ integer one being the centre of that cell; world points are (x, y).)")
 
 std::shared_ptr<CostGrid> gridFromArray(const py::object& costs, const std::optional<WorldFrame>& frame, int cell_size,
                                         const py::object& unknown) {
-  const auto values = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(costs);
-  if (!values || values.ndim() != 2 || values.size() == 0) {
+  const auto values = denseArray<double>(costs, "CostGrid: costs", "expected a non-empty 2-D array of numbers (rows x cols)");
+  if (values.ndim() != 2 || values.size() == 0) {
     throw InvalidArgument("CostGrid: costs must be a non-empty 2-D array of numbers (rows x cols)");
   }
   if (cell_size < 1) throw InvalidArgument("CostGrid: cell_size must be >= 1, got " + std::to_string(cell_size));
@@ -103,8 +103,8 @@ std::shared_ptr<CostGrid> gridFromArray(const py::object& costs, const std::opti
                           std::to_string(grid->cols));
   }
   if (!unknown.is_none()) {
-    const auto mask = py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>::ensure(unknown);
-    if (!mask || mask.ndim() != 2 || mask.shape(0) != grid->rows || mask.shape(1) != grid->cols) {
+    const auto mask = denseArray<std::uint8_t>(unknown, "CostGrid: unknown", "expected a rows x cols array like the costs");
+    if (mask.ndim() != 2 || mask.shape(0) != grid->rows || mask.shape(1) != grid->cols) {
       throw InvalidArgument("CostGrid: unknown must be a rows x cols array like the costs (non-zero: no data)");
     }
     grid->unknown.assign(mask.data(), mask.data() + mask.size());
@@ -254,8 +254,9 @@ without data are +inf and marked in grid.unknown.)")
         CostModelTeacher teacher(model, settings);
         const int index = teacher.addImage(geo, name);
         for (std::size_t d = 0; d < paths.size(); ++d) {
-          const auto cells = py::array_t<long long, py::array::c_style | py::array::forcecast>::ensure(paths[d]);
-          if (!cells || cells.ndim() != 2 || cells.shape(1) != 2) {
+          const auto cells = denseArray<long long>(paths[d], "adapt: paths[" + std::to_string(d) + "]",
+                                                   "expected an N x 2 array of (row, col) cells");
+          if (cells.ndim() != 2 || cells.shape(1) != 2) {
             throw InvalidArgument("adapt: paths[" + std::to_string(d) + "]: expected an N x 2 array of (row, col) cells");
           }
           std::vector<int> path;
@@ -303,8 +304,8 @@ info records what it was taught.)")
           const cv::Mat bgr = bgrImage(array, channels, "image");
           cv::Mat mask;
           if (!valid.is_none()) {
-            const auto v = py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>::ensure(valid);
-            if (!v || v.ndim() != 2 || v.shape(0) != bgr.rows || v.shape(1) != bgr.cols) {
+            const auto v = denseArray<std::uint8_t>(valid, "familiarity: valid", "expected an H x W array of the image's pixels");
+            if (v.ndim() != 2 || v.shape(0) != bgr.rows || v.shape(1) != bgr.cols) {
               throw InvalidArgument("familiarity: valid: expected an H x W array (non-zero where the image has data) of the "
                                     "image's " + std::to_string(bgr.rows) + " x " + std::to_string(bgr.cols) + " pixels");
             }

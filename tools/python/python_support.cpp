@@ -3,6 +3,7 @@
 #include <mmp/frontend/train_config.hpp>
 
 #include <mmp/core/error.hpp>
+#include <mmp/core/numbers.hpp>
 
 #include <opencv2/imgproc.hpp>
 
@@ -65,6 +66,31 @@ YAML::Node yamlOf(const py::handle& value, const std::string& path) {
 
 }  // namespace
 
+void checkAxes(const py::array& a, const std::string& name) {
+  for (py::ssize_t i = 0; i < a.ndim(); ++i) {
+    if (a.shape(i) > INT_MAX) {
+      throw InvalidArgument(name + ": an array of shape " + shapeText(a) + ": an axis of more than " + std::to_string(INT_MAX) +
+                            " entries is beyond any grid or data set mmp holds");
+    }
+  }
+}
+
+std::string conversionFailure(const py::handle& value, const std::string& name, const std::string& expected,
+                              py::error_already_set& error, std::size_t element_bytes) {
+  const std::string reason = error.what();
+  if (error.matches(PyExc_MemoryError) && py::isinstance<py::array>(value)) {
+    const auto a = py::reinterpret_borrow<py::array>(value);
+    double bytes = static_cast<double>(element_bytes);
+    for (py::ssize_t i = 0; i < a.ndim(); ++i) bytes *= static_cast<double>(a.shape(i));
+    bool broadcast = false;
+    for (py::ssize_t i = 0; i < a.ndim(); ++i) broadcast |= a.strides(i) == 0 && a.shape(i) > 1;
+    return name + ": an array of shape " + shapeText(a) + " needs " + numberText(bytes) +
+           " bytes as the contiguous copy mmp reads, more than can be allocated" +
+           (broadcast ? " (a broadcast view: its stride-0 axes hold no memory until copied)" : "") + "; give a smaller array";
+  }
+  return name + ": " + expected + " (" + reason + ")";
+}
+
 tools::ConfigNode configNode(const py::handle& settings, const std::string& caller, const std::string& path) {
   if (!settings.is_none() && !py::isinstance<py::dict>(settings)) {
     throw ConfigError(caller + ": " + (path.empty() ? "the settings" : path) + ": expected a dict, got " +
@@ -88,6 +114,7 @@ cv::Mat bgrImage(const py::array& array, const std::string& channels, const std:
     throw InvalidArgument(name + ": expected an H x W x 3 (or H x W grey) array of uint8, got shape " + shapeText(array) +
                           " of " + py::str(array.dtype()).cast<std::string>());
   }
+  checkAxes(array, name);
   const int rows = static_cast<int>(array.shape(0)), cols = static_cast<int>(array.shape(1));
   const int pixel = grey ? 1 : 3;
   const bool packed = array.strides(1) == pixel && (grey || array.strides(2) == 1) && array.strides(0) >= cols * pixel;
@@ -95,7 +122,7 @@ cv::Mat bgrImage(const py::array& array, const std::string& channels, const std:
   if (packed) {
     view = cv::Mat(rows, cols, grey ? CV_8UC1 : CV_8UC3, const_cast<void*>(array.data()), static_cast<std::size_t>(array.strides(0)));
   } else {  // a strided view (a crop with a step, a transposed array): one contiguous copy
-    const auto dense = py::array_t<std::uint8_t, py::array::c_style>::ensure(array);
+    const auto dense = denseArray<std::uint8_t>(array, name, "expected an H x W x 3 (or H x W grey) array of uint8");
     view = cv::Mat(rows, cols, grey ? CV_8UC1 : CV_8UC3, const_cast<std::uint8_t*>(dense.data())).clone();
   }
   if (grey) {

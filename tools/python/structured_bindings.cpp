@@ -47,8 +47,8 @@ TraceCallback traceCallback(const Interrupts& interrupts, std::string stage, lon
 py::array_t<double> weightsArray(const Eigen::VectorXd& w) { return py::array_t<double>(w.size(), w.data()); }
 
 Eigen::VectorXd weightsOf(const py::array& w, const std::string& caller) {
-  const auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(w);
-  if (!a || a.ndim() != 1) throw InvalidArgument(caller + ": the weights must be a 1-D array (coef_)");
+  const auto a = denseArray<double>(w, caller + ": the weights", "expected a 1-D array (coef_)");
+  if (a.ndim() != 1) throw InvalidArgument(caller + ": the weights must be a 1-D array (coef_)");
   return Eigen::Map<const Eigen::VectorXd>(a.data(), a.size());
 }
 
@@ -67,8 +67,8 @@ std::shared_ptr<ChainData> chainData(const py::sequence& X, const py::object& Y,
   std::vector<int> y;
   for (std::size_t i = 0; i < X.size(); ++i) {
     const std::string name = "X[" + std::to_string(i) + "]";
-    const auto x = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(X[i]);
-    if (!x || x.ndim() != 2 || x.shape(0) < 1) {
+    const auto x = denseArray<double>(X[i], caller + ": " + name, "expected an L x F array (one row of features per position)");
+    if (x.ndim() != 2 || x.shape(0) < 1) {
       throw InvalidArgument(caller + ": " + name + ": expected an L x F array (one row of features per position)");
     }
     if (!data) data = std::make_shared<ChainData>(labels, static_cast<int>(x.shape(1)));
@@ -80,13 +80,19 @@ std::shared_ptr<ChainData> chainData(const py::sequence& X, const py::object& Y,
     active.assign(length, {});
     for (std::size_t t = 0; t < length; ++t) {
       for (int f = 0; f < data->features(); ++f) {
-        if (x.at(t, f) != 0.0) active[t].push_back(f);
+        const double v = x.at(t, f);
+        if (v != 0.0 && v != 1.0) {  // counted as 1 before, without a word (0.366 where the largest feature scored 0.818)
+          throw InvalidArgument(caller + ": " + name + "[" + std::to_string(t) + ", " + std::to_string(f) + "] = " + numberText(v) +
+                                ": the chain's features are binary, 0 or 1 (an active input, as an OCR letter's pixels); "
+                                "threshold or one-hot encode real-valued features");
+        }
+        if (v != 0.0) active[t].push_back(f);
       }
     }
     y.assign(length, 0);
     if (!Y.is_none()) {
-      const auto labelled = py::array_t<long, py::array::c_style | py::array::forcecast>::ensure(ys[i]);
-      if (!labelled || labelled.ndim() != 1 || static_cast<std::size_t>(labelled.shape(0)) != length) {
+      const auto labelled = denseArray<long>(ys[i], caller + ": Y[" + std::to_string(i) + "]", "expected a 1-D array of labels");
+      if (labelled.ndim() != 1 || static_cast<std::size_t>(labelled.shape(0)) != length) {
         throw InvalidArgument(caller + ": Y[" + std::to_string(i) + "]: expected " + std::to_string(length) +
                               " labels, one per row of " + name);
       }
@@ -120,13 +126,21 @@ ChainOptions chainOptions(bool start_end) {
   return options;
 }
 
+// The chain's settings as the OCR configs' readers take them (unknown keys and values refused by name).
+tools::OcrLearnerSettings chainSettings(const py::object& settings) {
+  const tools::ConfigNode config = configNode(settings, "ChainSSVM");
+  const tools::OcrLearnerSettings s = tools::ocrLearnerSettings(config);  // first: a bad learner name is named as such
+  config.expectKeys({"learner", "objective", "formulation", "beta", "start_end", "online", "batch", "cutting_plane", "bcfw",
+                     "lbfgs"});
+  return s;
+}
+
 void bindChain(py::module_& m) {
+  // The estimator's constructor and set_params check their settings here, not first in fit.
+  m.def("_chain_check_settings", [](const py::object& settings) { chainSettings(settings); }, py::arg("settings"));
   m.def("_chain_fit", [](const py::sequence& X, const py::sequence& Y, int labels, const py::object& settings,
                          const py::object& progress) {
-    const tools::ConfigNode config = configNode(settings, "ChainSSVM");
-    const tools::OcrLearnerSettings s = tools::ocrLearnerSettings(config);  // first: a bad learner name is named as such
-    config.expectKeys({"learner", "objective", "formulation", "beta", "start_end", "online", "batch", "cutting_plane", "bcfw",
-                       "lbfgs"});
+    const tools::OcrLearnerSettings s = chainSettings(settings);
     const ChainSet set = chainSet(chainData(X, Y, labels, "ChainSSVM.fit"), s.chainOptions());
     ExampleList list(set.pointers.begin(), set.pointers.end());
     const Interrupts interrupts(progress);
@@ -183,13 +197,13 @@ tools::MultilabelSettings multilabelSettings(const py::object& settings, int sta
 // The rows of X (n x s) with labellings Y (n x V states), or all-zero labellings of V labels when Y is None.
 std::shared_ptr<const MultilabelData> multilabelData(const py::array& X, const py::object& Y, int labels,
                                                      const tools::MultilabelSettings& s, const std::string& caller) {
-  const auto x = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(X);
-  if (!x || x.ndim() != 2 || x.shape(0) < 1) throw InvalidArgument(caller + ": X must be an n x s array of inputs");
+  const auto x = denseArray<double>(X, caller + ": X", "expected an n x s array of inputs");
+  if (x.ndim() != 2 || x.shape(0) < 1) throw InvalidArgument(caller + ": X must be an n x s array of inputs");
   const auto n = static_cast<std::size_t>(x.shape(0));
   std::vector<std::vector<int>> y(n, std::vector<int>(static_cast<std::size_t>(labels), 0));
   if (!Y.is_none()) {
-    const auto a = py::array_t<long, py::array::c_style | py::array::forcecast>::ensure(Y);
-    if (!a || a.ndim() != 2 || static_cast<std::size_t>(a.shape(0)) != n || a.shape(1) != labels) {
+    const auto a = denseArray<long>(Y, caller + ": Y", "expected an n x labels array of states");
+    if (a.ndim() != 2 || static_cast<std::size_t>(a.shape(0)) != n || a.shape(1) != labels) {
       throw InvalidArgument(caller + ": Y must be an n x labels array of states (" + std::to_string(n) + " rows like X)");
     }
     for (std::size_t r = 0; r < n; ++r) {
@@ -203,6 +217,8 @@ std::shared_ptr<const MultilabelData> multilabelData(const py::array& X, const p
 }
 
 void bindMultilabel(py::module_& m) {
+  m.def("_multilabel_check_settings", [](const py::object& settings, int states) { multilabelSettings(settings, states, "MultilabelSSVM"); },
+        py::arg("settings"), py::arg("states"));
   m.def("_multilabel_fit", [](const py::array& X, const py::array& Y, const py::object& lambda, int states,
                               const py::object& settings, const py::object& progress) {
     const tools::MultilabelSettings s = multilabelSettings(settings, states, "MultilabelSSVM");

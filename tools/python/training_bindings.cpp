@@ -31,8 +31,8 @@ bool isPath(const py::handle& value) { return py::isinstance<py::str>(value) || 
 
 // A demonstrated path given as an N x 2 array: (row, col) cells or pixels, or world (x, y).
 PixelPath pathOf(const py::handle& value, const std::string& points, int cell_size, const std::string& where) {
-  const auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(value);
-  if (!a || a.ndim() != 2 || a.shape(1) != 2 || a.shape(0) < 2) {
+  const auto a = denseArray<double>(value, where, "expected an N x 2 array of points (N >= 2)");
+  if (a.ndim() != 2 || a.shape(1) != 2 || a.shape(0) < 2) {
     throw ConfigError(where + ": expected an N x 2 array of points (N >= 2), " +
                       (points == "world" ? std::string("world (x, y)") : "(row, col) " + points));
   }
@@ -77,7 +77,8 @@ RegionSpec arrayRegion(const py::dict& entry, const std::string& where, bool tra
     if (!labels || labels.ndim() != 2 || !labels.dtype().is(py::dtype::of<std::uint8_t>())) {
       item.fail("labels", "expected an H x W array of uint8 class indices (the classes' index values)");
     }
-    const auto dense = py::array_t<std::uint8_t, py::array::c_style>::ensure(labels);
+    checkAxes(labels, caller + ": " + where + ".labels");
+    const auto dense = denseArray<std::uint8_t>(labels, caller + ": " + where + ".labels", "expected an H x W array of uint8");
     r.label_pixels = cv::Mat(static_cast<int>(dense.shape(0)), static_cast<int>(dense.shape(1)), CV_8UC1,
                              const_cast<std::uint8_t*>(dense.data())).clone();
   }
@@ -134,6 +135,9 @@ PipelineSettings pipelineSettings(const py::object& settings, const py::object& 
   PipelineSettings s;
   s.source = caller;
   tools::readPipelineSections(config, s);
+  for (const std::string& w : tools::inapplicableSettings(config, s)) {
+    if (PyErr_WarnEx(PyExc_UserWarning, (caller + ": " + w).c_str(), 1) != 0) throw py::error_already_set();  // -W error
+  }
   s.threads = threads;
   const std::string base = tools::resolveDataRoot("", config);  // data_root or $MMP_DATA_ROOT; else the working folder
   s.train = regionsOf(train, "train", true, base, s.features.cell_size, caller);

@@ -84,27 +84,6 @@ YAML::Node merged(const YAML::Node& base, const YAML::Node& over) {
   return out;
 }
 
-// YAML allows a key twice in a map and yaml-cpp keeps the first silently: refused, naming both lines.
-void refuseDuplicateKeys(const YAML::Node& node, const std::string& path, const std::string& file) {
-  if (node.IsSequence()) {
-    for (std::size_t i = 0; i < node.size(); ++i) refuseDuplicateKeys(node[i], path + "[" + std::to_string(i) + "]", file);
-    return;
-  }
-  if (!node.IsMap()) return;
-  std::map<std::string, int> first_line;
-  for (const auto& entry : node) {
-    if (!entry.first.IsScalar()) continue;
-    const std::string& key = entry.first.Scalar();
-    const int line = entry.first.Mark().line + 1;
-    const auto [it, fresh] = first_line.emplace(key, line);
-    if (!fresh) {
-      throw ConfigError(file + ": " + joined(path, key) + ": the key appears twice, on line " + std::to_string(it->second) +
-                        " and on line " + std::to_string(line) + "; give it once");
-    }
-    refuseDuplicateKeys(entry.second, joined(path, key), file);
-  }
-}
-
 // The file's top-level map with its `base:` chain merged in; `chain` lists the files already open.
 YAML::Node loadWithBase(const std::string& path, std::vector<std::string> chain, Origins& origins) {
   std::error_code ignored;
@@ -143,6 +122,27 @@ YAML::Node loadWithBase(const std::string& path, std::vector<std::string> chain,
 }
 
 }  // namespace
+
+void refuseDuplicateKeys(const YAML::Node& node, const std::string& path, const std::string& file) {
+  if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i) refuseDuplicateKeys(node[i], path + "[" + std::to_string(i) + "]", file);
+    return;
+  }
+  if (!node.IsMap()) return;
+  std::map<std::string, int> first_line;
+  for (const auto& entry : node) {
+    if (!entry.first.IsScalar()) continue;
+    const std::string& key = entry.first.Scalar();
+    const int line = entry.first.Mark().line + 1;
+    const auto [it, fresh] = first_line.emplace(key, line);
+    if (!fresh) {
+      throw ConfigError(file + ": " + joined(path, key) + ": the key appears twice, on line " + std::to_string(it->second) +
+                        " and on line " + std::to_string(line) + "; give it once");
+    }
+    refuseDuplicateKeys(entry.second, joined(path, key), file);
+  }
+}
+
 
 ConfigNode ConfigNode::load(const std::string& path, const std::vector<std::string>& overrides) {
   auto origins = std::make_shared<Origins>();

@@ -1,4 +1,5 @@
 #include <mmp/frontend/demonstration_file.hpp>
+#include <mmp/frontend/config.hpp>
 
 #include <mmp/core/error.hpp>
 #include <mmp/maps/path_files.hpp>
@@ -58,6 +59,11 @@ std::vector<PixelPath> readPathList(const YAML::Node& list, const std::string& p
 }
 
 std::vector<PixelPath> readYamlPaths(const YAML::Node& root, const std::string& file) {
+  try {  // `paths:` twice, or `x:` twice in a point: yaml-cpp would keep one silently
+    refuseDuplicateKeys(root, "", file);
+  } catch (const ConfigError& e) {
+    throw DataError(e.what());
+  }
   if (!root.IsMap()) return readPathList(root, file + ": top level");
   for (const auto& entry : root) {
     // A key may be a map or a list in YAML (`? [a, b]`, `{}: x`); ours are names.

@@ -342,6 +342,30 @@ void readPipelineSections(const ConfigNode& config, PipelineSettings& c, bool be
   }
 }
 
+std::vector<std::string> inapplicableSettings(const ConfigNode& config, const PipelineSettings& s) {
+  std::vector<std::string> out;
+  const auto given = [&](const char* section, const char* key) { return config.has(section) && config.child(section).has(key); };
+  const std::string noise = describe(s.demonstrations.noise.kind);
+  if (given("demonstrations", "temperature") && s.demonstrations.noise.kind != NoiseKind::Boltzmann) {
+    out.push_back("demonstrations.temperature applies to noise: boltzmann only; this config has noise: " + noise + ", so it is ignored");
+  }
+  for (const char* key : {"waypoints", "waypoint_spread"}) {
+    if (given("demonstrations", key) && s.demonstrations.noise.kind != NoiseKind::Waypoints) {
+      out.push_back(std::string("demonstrations.") + key + " applies to noise: waypoints only; this config has noise: " + noise +
+                    ", so it is ignored");
+    }
+  }
+  const bool maxent = s.learner.objective == TrainingObjective::Likelihood;
+  if (given("learner", "maxent_margin") && !maxent) {
+    out.push_back("learner.maxent_margin applies to objective: maxent only; this config has objective: margin, so it is ignored");
+  }
+  if (given("loss", "scale") && maxent) {
+    out.push_back("loss.scale is the margin asked of a path under objective: margin; this config has objective: maxent "
+                  "(no loss augmentation), where it only scales the reported prediction loss");
+  }
+  return out;
+}
+
 Behaviour parseBehaviour(const ConfigNode& node, const std::vector<LabelClass>& classes) {
   node.expectKeys({"name", "preferred", "costs"});
   if (!node.has("name")) node.fail("name", "required: a name for the behaviour, e.g. follow_road");
@@ -401,6 +425,7 @@ TrainConfig loadTrainConfig(const std::string& path, const std::string& data_roo
     return r.hasLabels();
   });
   readPipelineSections(config, c, labelled);
+  for (const std::string& w : inapplicableSettings(config, c)) c.warnings.push_back(path + ": " + w);
   validate(c);  // what the settings must satisfy together, as for any caller of the library
   if (config.has("select")) c.select = parseSelection(config.child("select"), c);
   return c;

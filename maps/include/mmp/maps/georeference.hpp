@@ -63,6 +63,7 @@ WorldFrame readWorldFrame(const std::string& path, int rows, int cols, const Fra
 GeoImage loadGeoImage(const std::string& path, const FrameSettings& plain = {});
 
 /// The frame a FrameSettings describes for an image of rows x cols pixels (validated; the CRS as WKT).
+/// Throws mmp::InvalidArgument ("world frame: ...") for a geographic CRS whose latitudes would pass a pole.
 WorldFrame frameOf(const FrameSettings& plain, int rows, int cols);
 
 /*!
@@ -70,7 +71,8 @@ WorldFrame frameOf(const FrameSettings& plain, int rows, int cols);
         - "" if the frame's CRS is projected, local or unknown (empty); for a geographic CRS (longitude
           and latitude in degrees, e.g. EPSG:4326), a message saying that a navigation stack would
           take degrees as metres, with the gdalwarp command that reprojects `image` to the UTM zone
-          of the frame's centre.  Nav2 export and world-coordinate planning refuse with it.
+          of the frame's centre; for a geocentric or a (purely) vertical CRS, a message saying it has
+          no map plane.  Nav2 export and world-coordinate planning refuse with it.
 !*/
 std::string geographicFault(const WorldFrame& frame, const std::string& image);
 

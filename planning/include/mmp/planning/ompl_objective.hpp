@@ -60,6 +60,15 @@ class GridCostObjective : public ompl::base::StateCostIntegralObjective {
   double smallestCost() const { return smallest_cost_; }
   double impassableStandIn() const { return impassable_stand_in_; }
 
+  /// The informed planners' sampler: OMPL's rejection sampling (the default for an objective without
+  /// a direct scheme) with at most kInformedSampleDraws draws a sample.  BIT* and ABIT* ask for up to
+  /// UINT_MAX draws and do not look at the clock meanwhile: where the informed set is thin (a
+  /// solution near the heuristic's bound, as a car's on a small grid of even costs) one batch ran far
+  /// past any budget.  Informed RRT* asks for 100 itself.
+  ompl::base::InformedSamplerPtr allocInformedStateSampler(const ompl::base::ProblemDefinitionPtr& problem,
+                                                           unsigned int max_calls) const override;
+  static constexpr unsigned int kInformedSampleDraws = 100;
+
  protected:
   const CostGrid& grid() const { return *grid_; }
 

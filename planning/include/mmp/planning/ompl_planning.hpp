@@ -96,8 +96,16 @@ struct OmplSettings {
 
   Vehicle vehicle = Vehicle::Point;
   /// A car-like vehicle's smallest turning radius, in cells (CostGrid::cellsOfLength converts world
-  /// units or pixels): finite and > 0 for Dubins and Reeds-Shepp, 0 (unused) for a point.
+  /// units or pixels): in [kMinTurningRadius, kMaxTurningRadius] for Dubins and Reeds-Shepp, 0 (unused)
+  /// for a point.
   double turning_radius = 0.0;
+  /// The tightest turn planOmpl takes, in cells: half the motion check's sample step (kCurveCheckStep,
+  /// ompl_vehicle.hpp), below which a turn lies within one check and OMPL's Reeds-Shepp formulas,
+  /// working in turning radii, pass their 1e-6 tolerance by rounding alone (and abort the process).
+  static constexpr double kMinTurningRadius = 0.1;
+  /// The widest, in cells: curves are walked in steps of a fraction of a cell, and a radius beyond
+  /// any grid (a million cells) makes each motion a walk of millions of steps.
+  static constexpr double kMaxTurningRadius = 1e6;
   /// A car-like vehicle's heading at the start and at the goal, in radians counterclockwise from the
   /// +u axis (east, to the right) towards -v (north, up in the image): the yaw of the grid's world
   /// frame, as ROS and Nav2 measure it.  Empty: the direction from the start to the goal.  Only for
@@ -142,7 +150,8 @@ constexpr double kVehiclePathStep = 0.5;
         - grid non-empty, grid.costs.size() == rows * cols, every cost > 0 or +inf, some cell passable
         - start and goal finite, inside the grid (u in [0, cols), v in [0, rows)), in passable cells
         - 0 < settings.budget_seconds <= OmplSettings::kMaxBudgetSeconds, settings.range >= 0
-        - a point: turning_radius 0 and no headings; a car-like vehicle: 0 < turning_radius < inf,
+        - a point: turning_radius 0 and no headings; a car-like vehicle: turning_radius in
+          [OmplSettings::kMinTurningRadius, kMaxTurningRadius] cells (0.1 to 1e6),
           finite headings, and RRT*, Informed RRT*, BIT* or ABIT*: a car's curve from a to b is not
           the one from b to a, and the roadmaps of PRM* and Lazy PRM* drive each motion both ways,
           FMT*'s neighbourhoods assume a symmetric distance (it finds no path)

@@ -40,6 +40,7 @@ void setCellPose(ompl::base::State* state, CellPose pose);
 
 /// The arc length, in cells, between the samples of a curve that the motion validator checks.
 constexpr double kCurveCheckStep = 0.2;
+static_assert(OmplSettings::kMinTurningRadius == kCurveCheckStep / 2, "the tightest turn is half a check step");
 /// The arc length, in cells, of the trapezoid rule's pieces along a curve (curveCost).
 constexpr double kCurveCostStep = 0.25;
 
@@ -84,6 +85,8 @@ class VehicleCurve {
           - the first is from's pose and the last to's, exactly
   !*/
   std::vector<Sample> samples(double max_step) const;
+  /// The pose after arc length s along the curve (from's pose for s <= 0, to's for s >= length()).
+  CellPose poseAt(double s) const;
   /// Calls visit(point, s) for the points of samples(max_step), in order, until it returns false;
   /// true if it never did.  Faster than samples (no headings, nothing stored).
   bool forEachPoint(double max_step, const std::function<bool(CellPoint, double)>& visit) const;
@@ -172,7 +175,9 @@ class VehicleMotionValidator : public ompl::base::MotionValidator {
 /// A set-up SpaceInformation for a car-like vehicle: DubinsStateSpace or ReedsSheppStateSpace of the
 /// turning radius (cells) with position bounds [0, cols] x [0, rows], VehicleValidityChecker and
 /// VehicleMotionValidator.  Throws mmp::InvalidArgument for an empty grid, a cost vector of the
-/// wrong size, Vehicle::Point, or a turning radius that is not finite and > 0.
+/// wrong size, Vehicle::Point, or a turning radius outside [OmplSettings::kMinTurningRadius,
+/// kMaxTurningRadius].  The Dubins space's distance and interpolation are mmp's own (OMPL's
+/// DubinsStateSpace::dubins asserts, and aborts, on rounding); the Reeds-Shepp space's are OMPL's.
 ompl::base::SpaceInformationPtr vehicleSpaceInformation(std::shared_ptr<const CostGrid> grid, Vehicle vehicle,
                                                         double turning_radius);
 

@@ -34,7 +34,11 @@ class _Estimator:
                 raise _mmp.InvalidArgument(
                     f"{type(self).__name__}.set_params: unknown parameter '{name}' (valid: {', '.join(valid)})")
             setattr(self, name, value)
+        self._check_settings()
         return self
+
+    def _check_settings(self):
+        """Refuses settings the learner does not take (seed with learner="batch", ...) now rather than in fit."""
 
     def __repr__(self):
         defaults = {p.name: p.default for p in inspect.signature(type(self).__init__).parameters.values()}
@@ -65,8 +69,8 @@ class ChainSSVM(_Estimator):
     label and input feature (+ bias), label transitions and, if start_end, start and end weights;
     Viterbi inference, Hamming loss per position.  What `mmp ocr` trains on Taskar's OCR words.
 
-    X: a list of sequences, each an L x F array of input features per position (non-zero = active:
-    binary features, as the pixels of the OCR letters); Y: a list of L-vectors of labels in [0, n_labels).
+    X: a list of sequences, each an L x F array of binary input features per position (1 = active, as
+    the pixels of the OCR letters; other values raise mmp.InvalidArgument); Y: a list of L-vectors of labels in [0, n_labels).
 
     learner: "online" | "batch" | "cutting_plane" | "bcfw" (block-coordinate Frank-Wolfe) | "lbfgs" (the
     likelihood only); objective: "margin" (the structured SVM) or "likelihood" (a CRF: forward-backward
@@ -100,6 +104,10 @@ class ChainSSVM(_Estimator):
         self.start_end = start_end
         self.n_labels = n_labels
         self.learner_options = learner_options
+        self._check_settings()
+
+    def _check_settings(self):
+        _mmp._chain_check_settings(self._settings())
 
     def _settings(self):
         return {"learner": self.learner, "objective": self.objective, "formulation": self.formulation, "beta": self.beta,
@@ -111,6 +119,9 @@ class ChainSSVM(_Estimator):
         X, Y = list(X), list(Y)
         if not Y:
             raise _mmp.InvalidArgument("ChainSSVM.fit: Y holds no sequence")
+        for i, y in enumerate(Y):  # before np.max, which would reduce a 2-D broadcast view of 10^12 entries
+            if np.ndim(y) != 1:
+                raise _mmp.InvalidArgument(f"ChainSSVM.fit: Y[{i}]: expected a 1-D array of labels, got {np.ndim(y)} dimensions")
         labels = self.n_labels if self.n_labels is not None else int(max(np.max(y) for y in Y)) + 1
         self.coef_, self.report_ = _mmp._chain_fit(X, Y, labels, self._settings(), progress)
         self.n_labels_ = labels
@@ -171,6 +182,10 @@ class MultilabelSSVM(_Estimator):
         self.formulation = formulation
         self.states = states
         self.learner_options = learner_options
+        self._check_settings()
+
+    def _check_settings(self):
+        _mmp._multilabel_check_settings(self._settings(), self.states)
 
     def _settings(self, with_learner=True):
         settings = {"graph": self.graph, "inference": self.inference, "formulation": self.formulation}

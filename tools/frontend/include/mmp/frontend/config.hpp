@@ -96,4 +96,9 @@ std::size_t editDistance(const std::string& a, const std::string& b);
 /// Of `names`, the one nearest `key` by editDistance (the first on a tie); "" if names is empty.
 std::string nearestName(const std::string& key, const std::vector<std::string>& names);
 
+/// YAML allows a key twice in a map and yaml-cpp keeps the first silently: throws mmp::ConfigError
+/// "<file>: <path.key>: the key appears twice, on line A and on line B; give it once" for the first
+/// such key in `node` or below it (`path` names node, "" at the top).
+void refuseDuplicateKeys(const YAML::Node& node, const std::string& path, const std::string& file);
+
 }  // namespace mmp::tools

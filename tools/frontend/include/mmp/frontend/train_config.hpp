@@ -42,6 +42,8 @@ struct TrainConfig : PipelineSettings {
   std::string data_root;
   std::string output_dir;
   std::optional<SelectionSpace> select;  ///< the `select:` section, if any
+  /// Keys given that the chosen settings do not use (inapplicableSettings), for the caller to warn of.
+  std::vector<std::string> warnings;
 };
 
 /// Reads and validates a train config.  data_root_flag / output_flag override the file when not
@@ -61,6 +63,13 @@ std::string effectiveTrainConfig(const std::string& path, const std::string& dat
 /// it; the other top-level keys are the caller's.  For the front ends that hold no whole config file
 /// (the Python module's dict of the same keys).  Throws mmp::ConfigError naming the key path.
 void readPipelineSections(const ConfigNode& config, PipelineSettings& settings, bool behaviour_required = true);
+
+/// The keys `config` gives that `settings` (read from it) do not use, one sentence each naming the
+/// key, what it applies to and what the config chose: demonstrations.temperature without boltzmann
+/// noise, demonstrations.waypoints or waypoint_spread without waypoints noise, learner.maxent_margin
+/// under objective margin, loss.scale (the margin asked of a path) under maxent.  Not errors -- a
+/// base file or a select: search may set them for another choice --, so front ends warn.
+std::vector<std::string> inapplicableSettings(const ConfigNode& config, const PipelineSettings& settings);
 
 /// The images of one train (`training`) or holdout entry: {image, labels, demonstrations}, {images:
 /// pattern, ...} or {synthetic: {...}}, with resolution, origin, crs and area; file paths relative to
