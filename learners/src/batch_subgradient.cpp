@@ -16,6 +16,10 @@ BatchSubgradient::BatchSubgradient(Params params) : params_(std::move(params)) {
   if (!params_.projection) throw InvalidArgument("batch subgradient: projection is null (use noProjection())");
   if (params_.stop.max_iterations < 1) throw InvalidArgument("batch subgradient: max_iterations must be >= 1");
   if (params_.threads < 0) throw InvalidArgument("batch subgradient: threads must be >= 0");
+  if (params_.processes && params_.objective == TrainingObjective::Likelihood) {
+    throw InvalidArgument("batch subgradient: data-parallel training (processes) takes the margin objective; the "
+                          "likelihood objective runs in one process");
+  }
 }
 
 const Eigen::VectorXd& BatchSubgradient::train(const ExampleList& examples, Eigen::VectorXd initial) {
@@ -28,15 +32,21 @@ const Eigen::VectorXd& BatchSubgradient::train(const ExampleList& examples, Eige
 
   ThreadPool pool(params_.threads);
   // c(w) of the objective trained, and its (sub)gradient if g is given
+  // With processes, `stop` carries this process's wish to stop (out of time) into the iteration's one
+  // sum and comes back as whether any process wished it.
+  bool stop = false;
   const auto evaluate = [&](const Eigen::VectorXd& at, Eigen::VectorXd* g) {
-    return likelihood ? likelihood->evaluate(at, g, &pool) : margin.evaluate(at, g, &pool).value;
+    if (likelihood) return likelihood->evaluate(at, g, &pool);
+    if (params_.processes) return margin.evaluate(at, g, &pool, *params_.processes, stop).value;
+    return margin.evaluate(at, g, &pool).value;
   };
   IterateAverage average(params_.averaging);
   Eigen::VectorXd g(d), next(d), good;
   LearnerRun run(*this, params_.stop, params_.stop.tolerance > 0.0,
                   "reached max_iterations = " + std::to_string(params_.stop.max_iterations));
   for (long t = 1; t <= params_.stop.max_iterations; ++t) {
-    if (run.outOfTime()) break;
+    stop = run.outOfTime();
+    if (stop && !params_.processes) break;
     // 1) all loss-augmented oracles (or marginals) at w_t, 2) c(w_t) and g (eq. 6, or the gradient)
     double value = 0.0;
     try {
@@ -46,6 +56,7 @@ const Eigen::VectorXd& BatchSubgradient::train(const ExampleList& examples, Eige
       if (good.size() == d) weights_ = good;  // the last weights the oracles could plan on
       break;
     }
+    if (stop) break;  // some process ran out of time: all stop before this iteration's step
     good = w;
     if (!std::isfinite(value) || !g.allFinite()) {
       run.fail("the objective or subgradient is not finite at iteration " + std::to_string(t) +

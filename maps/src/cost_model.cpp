@@ -345,6 +345,19 @@ CostGrid CostModel::costs(const GeoImage& image, const TileSettings& tiles) cons
 
 void CostModel::bandCosts(const cv::Mat& pixels, int top, int rows, int first, int count, const TileSettings& tiles,
                           double* out, const ColourStatistics* colours) const {
+  const int k = features_.settings().cell_size, halo = haloCells(tiles);
+  const int needed_top = std::max(0, first - halo) * k, needed_bottom = std::min(rows, first + count + halo) * k;
+  if (first < 0 || count < 1 || first + count > rows || top > needed_top || top + pixels.rows < needed_bottom) {
+    throw InvalidArgument("cost map: pixel rows [" + std::to_string(top) + ", " + std::to_string(top + pixels.rows) +
+                          ") do not cover cell rows [" + std::to_string(first) + ", " + std::to_string(first + count) +
+                          ") and their halo, pixel rows [" + std::to_string(needed_top) + ", " +
+                          std::to_string(needed_bottom) + ")");
+  }
+  windowCosts(pixels, {0, top}, rows, pixels.cols / k, cv::Rect(0, first, pixels.cols / k, count), tiles, out, colours);
+}
+
+void CostModel::windowCosts(const cv::Mat& pixels, cv::Point corner, int rows, int cols, const cv::Rect& cells,
+                            const TileSettings& tiles, double* out, const ColourStatistics* colours) const {
   const int halo = haloCells(tiles);
   if (needsColourStatistics() && colours == nullptr) {
     throw InvalidArgument(source_ + ": its network standardises colours by the whole image's statistics; pass them "
@@ -355,24 +368,32 @@ void CostModel::bandCosts(const cv::Mat& pixels, int top, int rows, int first, i
   // A network model with w = 0 needs no feature map unless the network reads the features.
   const bool linear_part = network_.empty() || !weights_.isZero();
   const bool feature_map = linear_part || network_.shape().feature_inputs > 0;
-  const int k = features_.settings().cell_size;
-  const int cols = pixels.cols / k, size = tiles.tile_cells;
+  const int k = features_.settings().cell_size, size = tiles.tile_cells;
   if (pixels.type() != CV_8UC3) throw InvalidArgument("cost map: the image must be 8-bit BGR (see loadImage)");
+  const int first = cells.y, count = cells.height, left = cells.x, width = cells.width;
+  const int top = corner.y;
   const int needed_top = std::max(0, first - halo) * k, needed_bottom = std::min(rows, first + count + halo) * k;
-  if (first < 0 || count < 1 || first + count > rows || top > needed_top || top + pixels.rows < needed_bottom) {
-    throw InvalidArgument("cost map: pixel rows [" + std::to_string(top) + ", " + std::to_string(top + pixels.rows) +
-                          ") do not cover cell rows [" + std::to_string(first) + ", " + std::to_string(first + count) +
-                          ") and their halo, pixel rows [" + std::to_string(needed_top) + ", " +
+  const int needed_left = std::max(0, left - halo) * k, needed_right = std::min(cols, left + width + halo) * k;
+  if (first < 0 || count < 1 || first + count > rows || left < 0 || width < 1 || left + width > cols ||
+      top > needed_top || top + pixels.rows < needed_bottom || corner.x > needed_left ||
+      corner.x + pixels.cols < needed_right) {
+    throw InvalidArgument("cost map: the pixels [" + std::to_string(corner.x) + ", " + std::to_string(corner.x + pixels.cols) +
+                          ") x [" + std::to_string(top) + ", " + std::to_string(top + pixels.rows) +
+                          ") (columns x rows) do not cover cells [" + std::to_string(left) + ", " +
+                          std::to_string(left + width) + ") x [" + std::to_string(first) + ", " +
+                          std::to_string(first + count) + ") of a " + std::to_string(cols) + " x " + std::to_string(rows) +
+                          "-cell image and their halo, pixels [" + std::to_string(needed_left) + ", " +
+                          std::to_string(needed_right) + ") x [" + std::to_string(needed_top) + ", " +
                           std::to_string(needed_bottom) + ")");
   }
-  const int tile_rows = (count + size - 1) / size, tile_cols = (cols + size - 1) / size;
+  const int tile_rows = (count + size - 1) / size, tile_cols = (width + size - 1) / size;
   ThreadPool pool(tiles.threads);
   pool.parallelFor(static_cast<std::size_t>(tile_rows) * tile_cols, [&](std::size_t t) {
-    const int r0 = first + static_cast<int>(t / tile_cols) * size, c0 = static_cast<int>(t % tile_cols) * size;
-    const int r1 = std::min(first + count, r0 + size), c1 = std::min(cols, c0 + size);
+    const int r0 = first + static_cast<int>(t / tile_cols) * size, c0 = left + static_cast<int>(t % tile_cols) * size;
+    const int r1 = std::min(first + count, r0 + size), c1 = std::min(left + width, c0 + size);
     const int er0 = std::max(0, r0 - halo), er1 = std::min(rows, r1 + halo);
     const int ec0 = std::max(0, c0 - halo), ec1 = std::min(cols, c1 + halo);
-    const cv::Mat tile = pixels(cv::Rect(ec0 * k, er0 * k - top, (ec1 - ec0) * k, (er1 - er0) * k));
+    const cv::Mat tile = pixels(cv::Rect(ec0 * k - corner.x, er0 * k - top, (ec1 - ec0) * k, (er1 - er0) * k));
     const int tile_cols = ec1 - ec0;
     std::vector<double> log_costs(static_cast<std::size_t>(er1 - er0) * tile_cols, 0.0);
     std::optional<FeatureMap> map;
@@ -391,7 +412,7 @@ void CostModel::bandCosts(const cv::Mat& pixels, int top, int rows, int first, i
                                    (linear_part ? cellCost(*score, *map, s, log_costs[static_cast<std::size_t>(s)])
                                                 : std::exp(log_costs[static_cast<std::size_t>(s)])));
         if (!(cost > 0.0) || !std::isfinite(cost)) throw badCost(r, c, cost);
-        out[static_cast<std::size_t>(r - first) * cols + c] = cost;
+        out[static_cast<std::size_t>(r - first) * width + (c - left)] = cost;
       }
     }
   });

@@ -102,9 +102,13 @@ bool pngOrJpeg(const std::string& path) {  // decoded by OpenCV and libjpeg; eve
 
 // Pixels through GDAL under raster_pixels.hpp's rules, as loadImage gives them (detail::bgr8): the
 // grey or colour bands, 8 or 16 bits, assembled in OpenCV's channel order; `valid` (if not null)
-// the pixels with data.
-cv::Mat readPixels(GDALDatasetH dataset, const std::string& path, cv::Mat* valid, std::string* note) {
-  const int cols = GDALGetRasterXSize(dataset), rows = GDALGetRasterYSize(dataset), bands = GDALGetRasterCount(dataset);
+// the pixels with data.  `window` (if not null): those pixels only (RasterWindowReader), which
+// 16-bit data without an NBITS declaration cannot give (their scale is the whole raster's largest
+// sample): refused.
+cv::Mat readPixels(GDALDatasetH dataset, const std::string& path, cv::Mat* valid, std::string* note,
+                   const cv::Rect* window = nullptr) {
+  const cv::Rect area = window != nullptr ? *window : cv::Rect(0, 0, GDALGetRasterXSize(dataset), GDALGetRasterYSize(dataset));
+  const int cols = area.width, rows = area.height, bands = GDALGetRasterCount(dataset);
   const auto meaning = [&](int b) { return GDALGetRasterColorInterpretation(GDALGetRasterBand(dataset, b)); };
   int used = bands;  // the grey or colour bands
   if ((bands == 2 || bands == 4) && meaning(bands) == GCI_AlphaBand) {
@@ -137,7 +141,7 @@ cv::Mat readPixels(GDALDatasetH dataset, const std::string& path, cv::Mat* valid
     // Bands R, G, B become OpenCV's B, G, R.
     cv::Mat& channel = channels[static_cast<std::size_t>(used - b)];
     channel.create(rows, cols, type == GDT_Byte ? CV_8UC1 : CV_16UC1);
-    if (GDALRasterIO(band, GF_Read, 0, 0, cols, rows, channel.data, cols, rows, type, 0, 0) != CE_None) {
+    if (GDALRasterIO(band, GF_Read, area.x, area.y, cols, rows, channel.data, cols, rows, type, 0, 0) != CE_None) {
       throw DataError("image '" + path + "' cannot be read: " + QuietGdal::lastError());
     }
   }
@@ -153,7 +157,7 @@ cv::Mat readPixels(GDALDatasetH dataset, const std::string& path, cv::Mat* valid
     if (!(flags & GMF_ALL_VALID)) {
       cv::Mat any = cv::Mat::zeros(rows, cols, CV_8UC1), mask(rows, cols, CV_8UC1);
       for (int b = 1; b <= ((flags & GMF_PER_DATASET) ? 1 : used); ++b) {
-        if (GDALRasterIO(GDALGetMaskBand(GDALGetRasterBand(dataset, b)), GF_Read, 0, 0, cols, rows, mask.data, cols, rows,
+        if (GDALRasterIO(GDALGetMaskBand(GDALGetRasterBand(dataset, b)), GF_Read, area.x, area.y, cols, rows, mask.data, cols, rows,
                          GDT_Byte, 0, 0) != CE_None) {
           throw DataError("image '" + path + "': its nodata mask cannot be read: " + QuietGdal::lastError());
         }
@@ -167,6 +171,11 @@ cv::Mat readPixels(GDALDatasetH dataset, const std::string& path, cv::Mat* valid
   cv::merge(channels, raw);
   const char* nbits = GDALGetMetadataItem(GDALGetRasterBand(dataset, 1), "NBITS", "IMAGE_STRUCTURE");
   const int bits = nbits != nullptr && depth == CV_16U ? std::atoi(nbits) : 0;
+  if (window != nullptr && depth == CV_16U && !(bits > 8 && bits <= 16)) {
+    throw DataError("image '" + path + "' holds 16-bit samples without an NBITS declaration: mmp scales them by the "
+                    "largest sample of the whole image, which a window of it cannot know; declare the bit depth "
+                    "(gdal_translate -co NBITS=12, or NBITS in the VRT's metadata) or convert it to 8 bits");
+  }
   return detail::bgr8(raw, path, valid != nullptr ? *valid : cv::Mat(), bits > 8 && bits <= 16 ? bits : 0, note);
 }
 
@@ -278,6 +287,42 @@ cv::Mat detail::readGdalImage(const std::string& path, cv::Mat* valid, std::stri
   const Dataset dataset = openRaster(path, GDAL_OF_READONLY);
   if (!dataset) throw DataError("image '" + path + "' cannot be read: " + QuietGdal::lastError());
   return readPixels(dataset.get(), path, valid, note);
+}
+
+struct RasterWindowReader::Source {
+  QuietGdal gdal;
+  Dataset dataset;
+};
+
+RasterWindowReader::RasterWindowReader(const std::string& path, const FrameSettings& plain)
+    : path_(path), source_(std::make_unique<Source>()) {
+  source_->dataset = openRaster(path, GDAL_OF_READONLY);
+  if (!source_->dataset) throw DataError("image '" + path + "' cannot be read: " + QuietGdal::lastError());
+  cols_ = GDALGetRasterXSize(source_->dataset.get());
+  rows_ = GDALGetRasterYSize(source_->dataset.get());
+  frame_ = frameOfDataset(source_->dataset.get(), rows_, cols_, plain, path);
+}
+
+RasterWindowReader::~RasterWindowReader() = default;
+
+GeoImage RasterWindowReader::read(const cv::Rect& window) const {
+  if (window.x < 0 || window.y < 0 || window.width < 1 || window.height < 1 || window.x + window.width > cols_ ||
+      window.y + window.height > rows_) {
+    throw InvalidArgument("image '" + path_ + "': the window of " + std::to_string(window.width) + " x " +
+                          std::to_string(window.height) + " px at (" + std::to_string(window.x) + ", " +
+                          std::to_string(window.y) + ") lies outside its " + std::to_string(cols_) + " x " +
+                          std::to_string(rows_) + " px");
+  }
+  CPLErrorReset();
+  GeoImage image;
+  image.pixels = readPixels(source_->dataset.get(), path_, &image.valid, &image.note, &window);
+  image.frame = frame_.hasWorld()
+                    ? WorldFrame::located(window.height, window.width, frame_.resolution,
+                                          {frame_.origin.x + window.x * frame_.resolution,
+                                           frame_.origin.y + (rows_ - window.y - window.height) * frame_.resolution},
+                                          frame_.crs)
+                    : WorldFrame::unlocated(window.height, window.width);
+  return image;
 }
 
 void writeGeoreference(const std::string& path, const WorldFrame& frame) {

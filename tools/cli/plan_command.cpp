@@ -3,7 +3,7 @@
 //   mmp plan --model M --image I --start X,Y --goal X,Y [--world] [--planner P [--budget S]] [--out path.csv]
 //            [--png plan.png [--png-underlay image|costs]] [--vehicle dubins|reeds-shepp --turning-radius R
 //            [--start-heading D] [--goal-heading D]]
-//   mmp costmap --model M --image I [--png costmap.png] [--raw costmap.tif] [--nav2 DIR] [--tile-cells N] [--threads N]
+//   mmp costmap --model M --image I [--png costmap.png] [--raw costmap.tif or DIR/] [--nav2 DIR] [--tile-cells N] [--threads N]
 // Both take [--resolution R --origin X,Y [--crs C]] for an image without georeference.
 #include "commands.hpp"
 #include <mmp/frontend/demonstration_file.hpp>
@@ -16,6 +16,7 @@
 #include <mmp/maps/lethal_rules.hpp>
 #include <mmp/maps/nav2_map.hpp>
 #include "output_folder.hpp"
+#include "processes.hpp"
 #include <mmp/maps/render.hpp>
 #include <mmp/planning/cost_field.hpp>
 #include <mmp/planning/grid_planner.hpp>
@@ -271,6 +272,7 @@ struct CostmapOptions {
   std::vector<int> lethal_values;
   TileSettings tiles;
   FrameOptions frame;
+  RegionOptions region;  // --raw DIR/: processes.hpp
 };
 
 void runNav2(const CostmapOptions& o, const ModelOnImage& m) {
@@ -321,6 +323,11 @@ void printRaw(const std::string& raw, const WorldFrame& frame) {
 }
 
 void runCostmap(const CostmapOptions& o) {
+  if (isRegionOutput(o.raw)) {  // a region, window by window on the job's processes: processes.hpp
+    return o.frame.named([&] {
+      runRegionCostmap({o.model, o.image, o.raw, o.frame.settings(), o.tiles, o.region, !o.png.empty(), !o.nav2.empty()});
+    });
+  }
   if (o.png.empty() && o.nav2.empty()) {  // the raw costs alone: streamed band by band, for images larger than memory
     const CostModel model = CostModel::load(o.model);
     std::optional<ColourStatistics> colours;  // a network that standardises colours: a first pass for them
@@ -457,6 +464,7 @@ void addCostmapCommand(CLI::App& app) {
   cmd->add_option("--threads", o->tiles.threads, "tiles computed at once (0 = all cores)")
       ->check(CLI::Range(0, TileSettings::kMaxThreads))
       ->capture_default_str();
+  addRegionOptions(cmd, o->region);
   cmd->footer("Examples:\n  mmp costmap --model out/demo/model.mmp --image scene.png --png costs.png\n"
               "  mmp costmap --model model.mmp --image tile.tif --raw costs.tif --nav2 nav2_map\n"
               "  mmp costmap --model models/follow_road.mmp --image part.tif --nav2 nav2_map --nav2-origin local "

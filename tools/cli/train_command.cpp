@@ -9,6 +9,7 @@
 #include "failure.hpp"
 #include <mmp/frontend/json_output.hpp>
 #include "pictures.hpp"
+#include "processes.hpp"
 #include "progress.hpp"
 #include "tables.hpp"
 #include "provenance.hpp"
@@ -492,6 +493,12 @@ void runTrainCommand(const TrainOptions& options) {
   for (const std::string& w : config.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   if (trainsNetwork(config)) pinNetworkKernels();
   config.threads = options.threads;
+  // Under mpirun or srun: the batch learner's examples spread over the processes (processes.hpp).
+  config.learner.batch.processes = trainingProcesses(costLearnerName(config.learner),
+                                                     config.learner.kind == LearnerKind::Batch &&
+                                                         config.learner.hypothesis == CostHypothesis::Linear);
+  if (config.learner.batch.processes && config.threads < 0) config.threads = jobThreads();
+  config.output_dir = trainingOutputDir(config.output_dir);
   try {
     if (options.validate) runValidation(config);
     else runTrain(config, effectiveTrainConfig(options.config, options.data_root, options.overrides));

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <mmp/core/oracle.hpp>
+#include <mmp/core/process_group.hpp>
 #include <mmp/core/thread_pool.hpp>
 
 #include <Eigen/Dense>
@@ -60,12 +61,35 @@ class Objective {
   /// ensures: returns c(w); if subgradient != nullptr, *subgradient is g(w) of eq. 6.
   ObjectiveValue evaluate(const Eigen::VectorXd& w, Eigen::VectorXd* subgradient = nullptr,
                           ThreadPool* pool = nullptr) const;
+  /*!
+      The same over processes (data-parallel): this process calls the oracles of its
+      exampleShare only, and one processes.sum() combines every process's part of the risk, loss and
+      subgradient (one collective call; every process must call this with the same w).
+      requires: every process holds the same example list
+      ensures
+          - returns c(w) and *subgradient = g(w) over all examples, the same on every process; equal
+            to evaluate() up to the order of the sum (the shares' partial sums are added), and the same
+            at every run with the same process count (and any thread count)
+          - stop: in, whether this process asks to stop (e.g. out of time); out, whether any did --
+            carried in the same sum, so every process takes the same decision
+          - an oracle's mmp::NumericalError on any process is thrown on every process (naming the
+            example on the process that met it)
+  !*/
+  ObjectiveValue evaluate(const Eigen::VectorXd& w, Eigen::VectorXd* subgradient, ThreadPool* pool,
+                          ProcessGroup& processes, bool& stop) const;
 
  private:
   ExampleList examples_;
   ObjectiveParams params_;
   Eigen::Index dimension_ = 0;
   mutable std::vector<OracleResult> results_;  // one slot per example, reused across calls
+
+  struct Part {
+    double risk = 0.0, loss = 0.0;  // sums over the examples, unscaled
+  };
+  // The oracles of examples [begin, end) at w, summed in example order; g += their subgradient terms.
+  Part evaluatePart(const Eigen::VectorXd& w, std::size_t begin, std::size_t end, Eigen::VectorXd& g,
+                    ThreadPool* pool) const;
 };
 
 }  // namespace mmp

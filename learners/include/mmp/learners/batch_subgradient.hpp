@@ -7,6 +7,13 @@
 // With Params::objective = Likelihood it calls every example's marginals instead and steps along the
 // gradient of the likelihood objective (mmp/core/likelihood_objective.hpp); the rest is the same.
 //
+// Data-parallel: with Params::processes (mmp/core/process_group.hpp), every process runs the same
+// training on the same examples, calls the oracles of its share only and sums the subgradient and
+// loss with the others once per iteration; every decision (steps, stops, checks) then sees the same
+// numbers on every process, so the processes stay in step.  The model is bit for bit the same at a
+// fixed process and thread count, and equal to the single-process model up to the order of the sum.
+// (OnlineGreedyProjection has no such mode: each of its steps needs the weights of the step before.)
+//
 // Use it when all examples fit in memory and a converged objective matters; for a stream of
 // examples, or when each oracle call is expensive and a good answer is needed after one pass,
 // prefer OnlineGreedyProjection.
@@ -14,9 +21,12 @@
 
 #include <mmp/core/averaging.hpp>
 #include <mmp/core/objective.hpp>
+#include <mmp/core/process_group.hpp>
 #include <mmp/core/projection.hpp>
 #include <mmp/core/step_schedule.hpp>
 #include <mmp/learners/learner.hpp>
+
+#include <memory>
 
 namespace mmp {
 
@@ -34,6 +44,8 @@ class BatchSubgradient : public Learner {
     Averaging averaging = Averaging::None;
     StopCriteria stop;
     int threads = 1;  ///< oracle calls in parallel; 0 = all cores
+    /// Processes sharing the examples (data-parallel; the margin objective only); null: this one.
+    std::shared_ptr<ProcessGroup> processes;
   };
 
   explicit BatchSubgradient(Params params);

@@ -127,6 +127,14 @@ class CostModel {
   /// required (mmp::InvalidArgument without) if needsColourStatistics().
   void bandCosts(const cv::Mat& pixels, int top, int rows, int first, int count, const TileSettings& tiles,
                  double* out, const ColourStatistics* colours = nullptr) const;
+  /// The costs of the cells `cells` (a rectangle of an image of rows x cols cells), written row-major
+  /// to out (cells.area() values), from `pixels`: the image's pixels from `corner` (x, y in pixels)
+  /// on, covering those cells and the tiles' halo around them, clipped to the image.  Tiles are cut
+  /// from the rectangle's top-left cell, so a rectangle on the grid of tiles (cells.x and cells.y
+  /// multiples of tiles.tile_cells) gets the costs costs(image) gives them, bit for bit: how a region
+  /// is computed window by window (region_costmap.hpp).  bandCosts is the full-width case.
+  void windowCosts(const cv::Mat& pixels, cv::Point corner, int rows, int cols, const cv::Rect& cells,
+                   const TileSettings& tiles, double* out, const ColourStatistics* colours = nullptr) const;
   /// A network model that standardises colours by the image's own statistics: bandCosts needs them.
   bool needsColourStatistics() const { return !network_.empty() && network_.shape().normalise; }
   /// The halo of the tile settings (overlap_cells, or the features' reach for -1); throws

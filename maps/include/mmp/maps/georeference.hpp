@@ -16,6 +16,7 @@
 
 #include <opencv2/core.hpp>
 
+#include <memory>
 #include <string>
 
 namespace mmp {
@@ -61,6 +62,41 @@ WorldFrame readWorldFrame(const std::string& path, int rows, int cols, const Fra
 /// both do, and mmp::DataError naming the file if its CRS is a code GDAL does not know (with GDAL's
 /// reason) or its extent is not finite.
 GeoImage loadGeoImage(const std::string& path, const FrameSettings& plain = {});
+
+/*!
+    WHAT THIS OBJECT REPRESENTS
+        A raster read a window at a time through GDAL -- a VRT mosaic of many files, a GeoTIFF larger
+        than memory -- for cost maps of regions (region_costmap.hpp).  A window's pixels are what
+        loadGeoImage gives for those pixels of a file GDAL reads (same rules for bands, bit depths,
+        alpha and nodata), except that 16-bit data must declare their bit depth (NBITS).
+    THREAD SAFETY
+        One thread at a time (a GDAL dataset is not shared between threads).
+!*/
+class RasterWindowReader {
+ public:
+  /// Opens the raster and reads its frame (readWorldFrame's rules).  Throws mmp::DataError naming
+  /// the path if GDAL cannot open it, as readWorldFrame does for its frame.
+  explicit RasterWindowReader(const std::string& path, const FrameSettings& plain = {});
+  ~RasterWindowReader();
+  RasterWindowReader(const RasterWindowReader&) = delete;
+  RasterWindowReader& operator=(const RasterWindowReader&) = delete;
+
+  int rows() const { return rows_; }
+  int cols() const { return cols_; }
+  /// The whole raster's frame, per pixel.
+  const WorldFrame& frame() const { return frame_; }
+  /// The pixels of `window` (inside the raster), their valid mask and frame.  Throws
+  /// mmp::InvalidArgument for a window outside the raster, mmp::DataError naming the file as
+  /// loadGeoImage does.
+  GeoImage read(const cv::Rect& window) const;
+
+ private:
+  struct Source;
+  std::string path_;
+  std::unique_ptr<Source> source_;
+  int rows_ = 0, cols_ = 0;
+  WorldFrame frame_;
+};
 
 /// The frame a FrameSettings describes for an image of rows x cols pixels (validated; the CRS as WKT).
 /// Throws mmp::InvalidArgument ("world frame: ...") for a geographic CRS whose latitudes would pass a pole.
