@@ -1,0 +1,58 @@
+# ctest -R mpi_costmap_resume: `mmp costmap --raw DIR/` killed and run again under mpirun gives the
+# tiles and VRT of an uninterrupted one-process run, byte for byte; a folder of another model is
+# refused.  cmake -DMMP=... -DSCENE=... -DMPIEXEC=... -DMODEL=... -DOTHER_MODEL=... -DWORK=... -P region_resume.cmake
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+set(ENV{OMPI_ALLOW_RUN_AS_ROOT} 1)
+set(ENV{OMPI_ALLOW_RUN_AS_ROOT_CONFIRM} 1)
+set(mpirun ${MPIEXEC} -np 2 --oversubscribe)
+set(costmap costmap --model ${MODEL} --image ${WORK}/scene.tif --tile-cells 32 --window-cells 64 --threads 1)
+
+function(run expect_ok)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(expect_ok AND NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
+  elseif(NOT expect_ok AND rc EQUAL 0)
+    message(FATAL_ERROR "succeeded but should have failed: ${ARGN}\n${out}\n${err}")
+  endif()
+  set(out "${out}${err}" PARENT_SCOPE)
+endfunction()
+
+run(TRUE ${SCENE} ${WORK}/scene.tif 600 700)
+# 1) the reference: one process, no mpirun
+run(TRUE ${MMP} ${costmap} --raw ${WORK}/one/)
+# 2) two processes, each killed (SIGKILL) after its first window: the job ends, no VRT
+set(ENV{MMP_REGION_STOP_AFTER} 1)
+run(FALSE ${mpirun} ${MMP} ${costmap} --raw ${WORK}/two/)
+unset(ENV{MMP_REGION_STOP_AFTER})
+if(EXISTS ${WORK}/two/costs.vrt)
+  message(FATAL_ERROR "a killed run wrote the VRT")
+endif()
+file(GLOB done ${WORK}/two/tiles/*.tif)
+list(LENGTH done done_count)
+if(done_count GREATER_EQUAL 9)
+  message(FATAL_ERROR "the killed run left ${done_count} complete tiles of 9; it should have stopped early")
+endif()
+# 3) the rerun resumes: skips the complete tiles, computes the rest
+run(TRUE ${mpirun} ${MMP} ${costmap} --raw ${WORK}/two/)
+if(NOT out MATCHES "complete before")
+  message(FATAL_ERROR "the rerun did not report kept windows:\n${out}")
+endif()
+file(GLOB tiles RELATIVE ${WORK}/one ${WORK}/one/tiles/*.tif)
+list(LENGTH tiles tile_count)
+if(NOT tile_count EQUAL 9)
+  message(FATAL_ERROR "expected 9 tiles, found ${tile_count}")
+endif()
+foreach(file costs.vrt manifest.txt ${tiles})
+  execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${WORK}/one/${file} ${WORK}/two/${file} RESULT_VARIABLE differ)
+  if(differ)
+    message(FATAL_ERROR "${file} differs between the one-process run and the killed-and-resumed two-process run")
+  endif()
+endforeach()
+# 4) the folder of another model is refused, naming the manifest entry
+run(FALSE ${mpirun} ${MMP} costmap --model ${OTHER_MODEL} --image ${WORK}/scene.tif --tile-cells 32 --window-cells 64
+    --threads 1 --raw ${WORK}/two/)
+if(NOT out MATCHES "another model, raster or settings \\(model_fnv1a64")
+  message(FATAL_ERROR "the refusal of another model's folder did not say why:\n${out}")
+endif()
+message(STATUS "resumed run equals the one-process run (${tile_count} tiles, VRT, manifest)")
