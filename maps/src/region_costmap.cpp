@@ -339,10 +339,13 @@ RegionRun computeRegion(const RegionCostMap& region, ProcessGroup& processes,
     throw Error("process 0 refused the output folder '" + region.folder() + "' (it says why)");
   }
   region.checkFolder();
-  // 2) this process's windows, interleaved
+  // 2) this process's windows: a contiguous run in row-major order (exampleShare's blocks), so that
+  //    neighbouring windows, which read the same source files (a JPEG is decoded from its top), share
+  //    GDAL's block cache in one process instead of being decoded again by two
   double sums[3] = {0.0, 0.0, 0.0};  // computed, skipped, unknown
   double lowest = std::numeric_limits<double>::infinity(), highest = -std::numeric_limits<double>::infinity();
-  for (int i = rank; i < region.windows(); i += size) {
+  const ExampleShare mine = exampleShare(static_cast<std::size_t>(region.windows()), rank, size);
+  for (int i = static_cast<int>(mine.begin); i < static_cast<int>(mine.end); ++i) {
     const bool done = region.complete(i);
     if (!done) {
       const WindowCosts costs = region.compute(i);

@@ -124,7 +124,8 @@ void runRegionCostmap(const RegionRequest& request) {
     }
     int stop_after = -1, computed_here = 0;
     if (const char* stop = std::getenv("MMP_REGION_STOP_AFTER"); stop != nullptr && *stop != '\0') stop_after = std::atoi(stop);
-    const int mine = (region.windows() - processes.rank() + processes.size() - 1) / processes.size();
+    const ExampleShare share = exampleShare(static_cast<std::size_t>(region.windows()), processes.rank(), processes.size());
+    const int mine = static_cast<int>(share.end - share.begin);
     if (processes.rank() == 0) {
       std::printf("region: %d x %d cells of %d px, %d windows of %d cells a side on %d process(es), %d thread(s) each\n",
                   region.cellCols(), region.cellRows(), region.model().features().settings().cell_size, region.windows(),

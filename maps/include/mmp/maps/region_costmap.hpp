@@ -140,8 +140,9 @@ class RegionWindowError : public Error {
     ensures
         - process 0 prepares the folder (prepareFolder), then every process checks it (one
           ProcessGroup::sum between: process 0's refusal is every process's)
-        - computes every window i with i % size == rank that is not complete (interleaved, so that
-          rows of dense and of empty imagery spread over the processes)
+        - computes the windows of exampleShare(windows(), rank, size) -- a contiguous run in
+          row-major order, so that neighbouring windows reading the same source files share one
+          process's GDAL cache -- that are not complete
         - progress(window, computed: true, or false: complete before), if given, after each of this
           process's windows
         - returns the sums over every process (one ProcessGroup::sum at the end)
