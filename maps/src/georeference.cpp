@@ -3,6 +3,7 @@
 #include <mmp/core/error.hpp>
 #include <mmp/maps/imagery.hpp>
 
+#include "quiet_gdal.hpp"
 #include "raster_pixels.hpp"
 
 #include <cpl_conv.h>
@@ -22,24 +23,7 @@
 namespace mmp {
 namespace {
 
-// GDAL reports through a global handler; while mmp calls it, errors are kept (not printed) and read
-// back from CPLGetLastErrorMsg.  Registration happens once.
-class QuietGdal {
- public:
-  QuietGdal() {
-    static std::once_flag registered;
-    std::call_once(registered, [] { GDALAllRegister(); });
-    CPLPushErrorHandler(CPLQuietErrorHandler);
-    CPLErrorReset();
-  }
-  ~QuietGdal() { CPLPopErrorHandler(); }
-  QuietGdal(const QuietGdal&) = delete;
-  QuietGdal& operator=(const QuietGdal&) = delete;
-  static std::string lastError() {
-    const char* message = CPLGetLastErrorMsg();
-    return message != nullptr && *message != '\0' ? message : "GDAL gives no reason";
-  }
-};
+using detail::QuietGdal;
 
 struct DatasetCloser {
   void operator()(void* dataset) const { GDALClose(dataset); }
@@ -290,12 +274,12 @@ cv::Mat detail::readGdalImage(const std::string& path, cv::Mat* valid, std::stri
 }
 
 struct RasterWindowReader::Source {
-  QuietGdal gdal;
   Dataset dataset;
 };
 
 RasterWindowReader::RasterWindowReader(const std::string& path, const FrameSettings& plain)
     : path_(path), source_(std::make_unique<Source>()) {
+  QuietGdal gdal;
   source_->dataset = openRaster(path, GDAL_OF_READONLY);
   if (!source_->dataset) throw DataError("image '" + path + "' cannot be read: " + QuietGdal::lastError());
   cols_ = GDALGetRasterXSize(source_->dataset.get());
@@ -313,7 +297,7 @@ GeoImage RasterWindowReader::read(const cv::Rect& window) const {
                           std::to_string(window.y) + ") lies outside its " + std::to_string(cols_) + " x " +
                           std::to_string(rows_) + " px");
   }
-  CPLErrorReset();
+  QuietGdal gdal;
   GeoImage image;
   image.pixels = readPixels(source_->dataset.get(), path_, &image.valid, &image.note, &window);
   image.frame = frame_.hasWorld()

@@ -4,6 +4,8 @@
 #include <mmp/core/file_io.hpp>
 #include <mmp/core/model_file.hpp>
 
+#include "quiet_gdal.hpp"
+
 #include <cpl_conv.h>
 #include <cpl_error.h>
 #include <gdal.h>
@@ -30,22 +32,7 @@ namespace fs = std::filesystem;
 constexpr const char* kManifest = "manifest.txt";
 constexpr const char* kManifestTitle = "mmp region cost map, manifest version 1";
 
-// GDAL's errors are kept (not printed) while a tile or the VRT is written, and read back.
-class QuietGdal {
- public:
-  QuietGdal() {
-    GDALAllRegister();
-    CPLPushErrorHandler(CPLQuietErrorHandler);
-    CPLErrorReset();
-  }
-  ~QuietGdal() { CPLPopErrorHandler(); }
-  QuietGdal(const QuietGdal&) = delete;
-  QuietGdal& operator=(const QuietGdal&) = delete;
-  static std::string lastError() {
-    const char* message = CPLGetLastErrorMsg();
-    return message != nullptr && *message != '\0' ? message : "GDAL gives no reason";
-  }
-};
+using detail::QuietGdal;
 
 // Flushes a closed file to the disk before it is renamed (the rename then publishes whole data).
 void syncFile(const std::string& path) {

@@ -105,3 +105,68 @@ TEST_CASE("the objective refuses bad parameters and mismatched examples") {
   const Objective ok(test::listOf(three), {0.1, 1});
   CHECK_THROWS_AS(ok.evaluate(Eigen::VectorXd::Zero(5)), InvalidArgument);
 }
+
+namespace {
+// Process `rank` of `size` whose sum keeps what it was given (the test adds the processes' parts itself).
+class RecordingProcess final : public ProcessGroup {
+ public:
+  RecordingProcess(int rank, int size) : rank_(rank), size_(size) {}
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  void sum(double* values, std::size_t count) override { given.assign(values, values + count); }
+  std::vector<double> given;
+
+ private:
+  int rank_, size_;
+};
+}  // namespace
+
+TEST_CASE("example shares: contiguous blocks that cover the examples once, sizes within one") {
+  for (int size = 1; size <= 5; ++size) {
+    for (std::size_t n : {0u, 1u, 4u, 5u, 13u}) {
+      std::size_t next = 0, least = n, most = 0;
+      for (int rank = 0; rank < size; ++rank) {
+        const ExampleShare s = exampleShare(n, rank, size);
+        CHECK(s.begin == next);
+        next = s.end;
+        least = std::min(least, s.end - s.begin);
+        most = std::max(most, s.end - s.begin);
+      }
+      CHECK(next == n);
+      CHECK(most - least <= 1);
+    }
+  }
+  CHECK_THROWS_WITH_AS(exampleShare(5, 2, 2), doctest::Contains("process 2 of 2"), InvalidArgument);
+}
+
+TEST_CASE("the objective over processes: the processes' parts add up to the one-process value and subgradient") {
+  Random rng(3);
+  const auto examples = test::randomMulticlass(rng, 13, 4, 5);
+  const Objective objective(test::listOf(examples), {0.1, 1});
+  const Eigen::VectorXd w = test::randomVector(rng, objective.dimension());
+  Eigen::VectorXd g_one;
+  const ObjectiveValue one = objective.evaluate(w, &g_one);
+  const Eigen::Index d = objective.dimension();
+  Eigen::VectorXd packed = Eigen::VectorXd::Zero(d + 4);
+  for (int rank = 0; rank < 3; ++rank) {
+    RecordingProcess process(rank, 3);
+    bool stop = rank == 1;  // one process asks to stop: its wish travels in the sum
+    Eigen::VectorXd g;
+    objective.evaluate(w, &g, nullptr, process, stop);
+    REQUIRE(process.given.size() == static_cast<std::size_t>(d + 4));
+    packed += Eigen::Map<const Eigen::VectorXd>(process.given.data(), d + 4);
+  }
+  CHECK(packed[d + 3] == 1.0);  // one stop wish
+  CHECK(packed[d + 2] == 0.0);  // no failed oracle
+  const double inv_n = 1.0 / 13.0;
+  CHECK(0.5 * 0.1 * w.squaredNorm() + packed[d] * inv_n == doctest::Approx(one.value).epsilon(1e-12));
+  CHECK(packed[d + 1] * inv_n == doctest::Approx(one.mean_loss).epsilon(1e-12));
+  CHECK((packed.head(d) + 0.1 * w - g_one).norm() <= 1e-12 * g_one.norm());
+  // One process alone is the one-process evaluation exactly.
+  SingleProcess alone;
+  bool stop = false;
+  Eigen::VectorXd g_alone;
+  CHECK(objective.evaluate(w, &g_alone, nullptr, alone, stop).value == one.value);
+  CHECK(g_alone == g_one);
+  CHECK(!stop);
+}
