@@ -114,13 +114,14 @@ void runRegionCostmap(const RegionRequest& request) {
     const RegionCostMap region(request.model, request.image, request.folder, settings, request.frame);
     if (request.png || request.nav2) {
       const double cells = static_cast<double>(region.cellRows()) * region.cellCols();
+      char size[96];
+      std::snprintf(size, sizeof size, "%.3g million cells, %.3g MiB as Nav2's 8-bit PGM", cells / 1e6, cells / (1 << 20));
       throw InvalidArgument(
           std::string(request.nav2 ? "--nav2" : "--png") + " with --raw DIR/ (a region): the region's map is " +
-          std::to_string(region.cellCols()) + " x " + std::to_string(region.cellRows()) + " cells (" +
-          numberText(cells / 1e6) + " million; " + numberText(cells / (1 << 20)) + " MiB as Nav2's 8-bit PGM, which " +
-          "map_server holds whole, with the lethal rules over all of it); cut the imagery of the area a robot drives "
-          "(gdal_translate -projwin ULX ULY LRX LRY '" + request.image + "' part.tif) and run mmp costmap --nav2 on that, "
-          "or use the region's costs (DIR/costs.vrt) in a GIS");
+          std::to_string(region.cellCols()) + " x " + std::to_string(region.cellRows()) + " cells (" + size +
+          ", which map_server holds whole, the lethal rules and a picture over all of it); cut the imagery of the area "
+          "a robot drives (gdal_translate -projwin ULX ULY LRX LRY '" + request.image + "' part.tif) and run mmp "
+          "costmap --nav2 on that, or use the region's costs (" + region.vrtPath() + ") in a GIS");
     }
     int stop_after = -1, computed_here = 0;
     if (const char* stop = std::getenv("MMP_REGION_STOP_AFTER"); stop != nullptr && *stop != '\0') stop_after = std::atoi(stop);
