@@ -332,7 +332,7 @@ struct Endpoints {
     std::vector<int> ends;
     for (std::size_t i : order) {
       if (static_cast<int>(out.size()) == n || values[i] < 0.0) break;
-      const auto [a, b] = pairs[i];
+      const int a = pairs[i].first, b = pairs[i].second;  // not a structured binding: lambdas may not capture one in C++17
       if (!std::all_of(ends.begin(), ends.end(), [&](int e) { return apart(a, e, separation / 2) && apart(b, e, separation / 2); })) continue;
       ends.push_back(a);
       ends.push_back(b);
