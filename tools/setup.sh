@@ -17,8 +17,9 @@ MMP_PACKAGES=(cmake g++ make pkg-config libeigen3-dev libyaml-cpp-dev doctest-de
   libboost-filesystem-dev libboost-system-dev ccache libtorch-dev libopenblas0-openmp liblbfgs-dev gdal-bin
   libcpp-httplib-dev)
 # Test-only packages, installed by tools/test.sh (never by tools/demo.sh): the teaching page's browser test
-# (tests/serve/test_serve_browser.py) drives headless chromium through chromium-driver with python3-selenium.
-MMP_TEST_PACKAGES=(chromium chromium-driver python3-selenium)
+# (tests/serve/test_serve_browser.py) drives headless chromium through chromium-driver with python3-selenium;
+# Open MPI turns on mmp::core_mpi (MMP_WITH_MPI=AUTO) and its tests under mpirun (docs/mpi.md).
+MMP_TEST_PACKAGES=(chromium chromium-driver python3-selenium libopenmpi-dev openmpi-bin)
 if [ "${MMP_BUNDLE:-1}" = 1 ]; then
   MMP_CMAKE_ARGS="${MMP_CMAKE_ARGS:-} -DMMP_BUNDLE_BUILD=ON"
 else
