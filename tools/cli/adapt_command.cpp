@@ -26,7 +26,6 @@
 #include <mmp/maps/training/adaptation.hpp>
 #include <mmp/maps/training/figures.hpp>
 #include <mmp/maps/training/regions.hpp>
-#include <mmp/planning/grid_planner.hpp>
 
 #include <cstdio>
 #include <filesystem>

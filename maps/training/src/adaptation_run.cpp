@@ -2,14 +2,8 @@
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/model_file.hpp>
-#include <mmp/maps/training/evaluation.hpp>
 #include <mmp/maps/training/regions.hpp>
-#include <mmp/planning/grid_planner.hpp>
-#include <mmp/planning/path.hpp>
 
-#include <algorithm>
-#include <cmath>
-#include <filesystem>
 #include <limits>
 #include <optional>
 
