@@ -329,6 +329,20 @@ void recordProvenance(CostModel& model, const TrainConfig& config, const Trainin
   }
 }
 
+// The `select:` search on the training images, its progress on one line.
+SelectionResult selectWithProgress(const TrainConfig& config, Progress& progress) {
+  SelectionResult result = selectSettings(
+      config, *config.select,
+      [&](int candidate, const std::map<std::string, std::string>& values, const std::string& area, const std::string& stage,
+          long done, long total) {
+        progress.update("selection: candidate " + std::to_string(candidate) + " (" + valuesText(config, values) +
+                            "), without " + area + ": " + stage,
+                        done, total, "");
+      });
+  progress.finish();
+  return result;
+}
+
 // Training from paths alone (no holdout images): the model, folds of the demonstrations held out
 // (each scored by the model trained on the others, against uniform costs), and a picture of the
 // learned map over each training image with its demonstrations and the model's plans.
@@ -337,14 +351,7 @@ void runTrainFromPaths(const TrainConfig& config, const std::string& effective, 
   const bool labelled = std::any_of(config.train.begin(), config.train.end(), [](const RegionSpec& r) { return r.hasLabels(); });
   std::optional<SelectionResult> selection;
   if (config.select && labelled) {
-    selection = selectSettings(config, *config.select,
-                               [&](int candidate, const std::map<std::string, std::string>& values, const std::string& area,
-                                   const std::string& stage, long done, long total) {
-                                 progress.update("selection: candidate " + std::to_string(candidate) + " (" +
-                                                     valuesText(config, values) + "), without " + area + ": " + stage,
-                                                 done, total, "");
-                               });
-    progress.finish();
+    selection = selectWithProgress(config, progress);
     settings = selection->settings;
   } else if (config.select) {
     std::printf("select: skipped -- choosing settings scores left-out training areas against their labels, and these "
@@ -420,14 +427,7 @@ void runTrain(const TrainConfig& config, const std::string& effective) {
   // The selection's table is printed as soon as it is chosen, before the long final training.
   std::optional<SelectionResult> selection;
   if (config.select) {
-    selection = selectSettings(config, *config.select,
-                               [&](int candidate, const std::map<std::string, std::string>& values, const std::string& area,
-                                   const std::string& stage, long done, long total) {
-                                 progress.update("selection: candidate " + std::to_string(candidate) + " (" +
-                                                     valuesText(config, values) + "), without " + area + ": " + stage,
-                                                 done, total, "");
-                               });
-    progress.finish();
+    selection = selectWithProgress(config, progress);
   }
   const Json selection_json = selection ? printSelection(config, *selection) : Json();
   std::fflush(stdout);
