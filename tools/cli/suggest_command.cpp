@@ -6,18 +6,15 @@
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/file_io.hpp>
-#include <mmp/core/random.hpp>
 #include <mmp/maps/georeference.hpp>
 #include <mmp/maps/render.hpp>
 #include <mmp/maps/training/adaptation.hpp>
 #include <mmp/planning/grid_planner.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <sstream>
 #include <memory>
-#include <numeric>
 
 namespace mmp::tools {
 namespace {
@@ -35,47 +32,26 @@ void runSuggest(const SuggestOptions& o) {
   const CostGrid grid = model.costs(image);
   const std::shared_ptr<const FeatureMap> map = teachingMap(model, image);
   const int k = grid.cell_size;
-  // seeded candidates: passable ends at least min_separation_px apart
-  Random rng(o.settings.seed);
-  std::vector<std::pair<int, int>> pairs;
-  for (long tries = 0; static_cast<int>(pairs.size()) < o.candidates && tries < 1000L * o.candidates; ++tries) {
-    const int a = static_cast<int>(rng.below(static_cast<std::uint64_t>(grid.cells())));
-    const int b = static_cast<int>(rng.below(static_cast<std::uint64_t>(grid.cells())));
-    if (grid.blocked(a) || grid.blocked(b)) continue;
-    if (std::hypot(a / grid.cols - b / grid.cols, a % grid.cols - b % grid.cols) * k < o.min_separation_px) continue;
-    pairs.push_back({a, b});
-  }
-  if (pairs.empty()) {
+  SuggestionSearch search;
+  search.n = o.n;
+  search.candidates = o.candidates;
+  search.min_separation_px = o.min_separation_px;
+  std::fprintf(stderr, "valuing up to %d candidate pairs with %d perturbed copies of the model\n", o.candidates, o.settings.members);
+  int drawn = 0;
+  const std::vector<SuggestedPair> chosen = suggestDemonstrations(model, *map, search, o.settings, &drawn);
+  if (drawn == 0) {
     throw DataError("mmp suggest: '" + o.image + "' has no two passable cells " + std::to_string(o.min_separation_px) +
                     " px apart; lower --min-separation-px");
-  }
-  std::fprintf(stderr, "valuing %zu candidate pairs with %d perturbed copies of the model\n", pairs.size(), o.settings.members);
-  const std::vector<double> values = demonstrationValues(model, *map, pairs, o.settings);
-  std::vector<std::size_t> order(pairs.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return values[x] > values[y]; });
-  // the most valuable first, each end apart from every chosen end by half the separation
-  std::vector<std::size_t> chosen;
-  const auto near = [&](int a, int b) {
-    return std::hypot(a / grid.cols - b / grid.cols, a % grid.cols - b % grid.cols) * k < o.min_separation_px / 2;
-  };
-  for (std::size_t i : order) {
-    if (static_cast<int>(chosen.size()) == o.n || values[i] < 0.0) break;
-    bool apart = true;
-    for (std::size_t c : chosen) {
-      for (int end : {pairs[i].first, pairs[i].second}) apart = apart && !near(end, pairs[c].first) && !near(end, pairs[c].second);
-    }
-    if (apart) chosen.push_back(i);
   }
   std::ostringstream csv;
   csv << "pair,start_x,start_y,goal_x,goal_y,value_cells\n";
   std::printf("pair  start (x, y px)  goal (x, y px)  value (cells a perturbed plan strays)\n");
   for (std::size_t r = 0; r < chosen.size(); ++r) {
-    const auto [a, b] = pairs[chosen[r]];
+    const int a = chosen[r].start, b = chosen[r].goal;
     const double ax = (a % grid.cols + 0.5) * k, ay = (a / grid.cols + 0.5) * k, bx = (b % grid.cols + 0.5) * k,
                  by = (b / grid.cols + 0.5) * k;
-    csv << r + 1 << "," << ax << "," << ay << "," << bx << "," << by << "," << values[chosen[r]] << "\n";
-    std::printf("%4zu  (%6.0f, %6.0f)  (%6.0f, %6.0f)  %.2f\n", r + 1, ax, ay, bx, by, values[chosen[r]]);
+    csv << r + 1 << "," << ax << "," << ay << "," << bx << "," << by << "," << chosen[r].value << "\n";
+    std::printf("%4zu  (%6.0f, %6.0f)  (%6.0f, %6.0f)  %.2f\n", r + 1, ax, ay, bx, by, chosen[r].value);
   }
   writeFileAtomically(o.out, csv.str());  // all old or all new
   std::printf("wrote %s\n", o.out.c_str());
@@ -85,8 +61,8 @@ void runSuggest(const SuggestOptions& o) {
   cv::Mat picture = renderCostMap(grid.costs, grid.rows, grid.cols, style);
   GridPlanner planner(grid.rows, grid.cols);
   const double scale = drawingScale(picture.size());
-  for (std::size_t c : chosen) {
-    const PlanResult plan = planner.plan(grid.costs, pairs[c].first, pairs[c].second);
+  for (const SuggestedPair& c : chosen) {
+    const PlanResult plan = planner.plan(grid.costs, c.start, c.goal);
     if (plan.status == PlanStatus::Success) {
       drawPath(picture, plan.path, grid.cols, k, cv::Scalar(255, 255, 0), std::max(2, static_cast<int>(2 * scale)));
     }

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <numeric>
 #include <sstream>
 
 namespace mmp {
@@ -348,4 +349,36 @@ std::vector<double> demonstrationValues(const CostModel& model, const FeatureMap
   return values;
 }
 
+std::vector<SuggestedPair> suggestDemonstrations(const CostModel& model, const FeatureMap& map, const SuggestionSearch& search,
+                                                 const SuggestionSettings& settings, int* drawn) {
+  const int k = model.features().settings().cell_size;
+  const int cols = map.cols(), cells = map.rows() * map.cols();
+  const auto distance_px = [cols, k](int a, int b) { return std::hypot(a / cols - b / cols, a % cols - b % cols) * k; };
+  Random rng(settings.seed);
+  std::vector<std::pair<int, int>> pairs;
+  for (long tries = 0; static_cast<int>(pairs.size()) < search.candidates && tries < 1000L * search.candidates; ++tries) {
+    const int a = static_cast<int>(rng.below(static_cast<std::uint64_t>(cells)));
+    const int b = static_cast<int>(rng.below(static_cast<std::uint64_t>(cells)));
+    if (!map.isBlocked(a) && !map.isBlocked(b) && distance_px(a, b) >= search.min_separation_px) pairs.push_back({a, b});
+  }
+  if (drawn) *drawn = static_cast<int>(pairs.size());
+  if (pairs.empty()) return {};
+  const std::vector<double> values = demonstrationValues(model, map, pairs, settings);
+  std::vector<std::size_t> order(pairs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return values[x] > values[y]; });
+  std::vector<SuggestedPair> chosen;
+  for (std::size_t i : order) {
+    if (static_cast<int>(chosen.size()) == search.n || values[i] < 0.0) break;
+    const auto apart = [&](int end) {
+      return std::all_of(chosen.begin(), chosen.end(), [&](const SuggestedPair& c) {
+        return distance_px(end, c.start) >= search.min_separation_px / 2 && distance_px(end, c.goal) >= search.min_separation_px / 2;
+      });
+    };
+    if (apart(pairs[i].first) && apart(pairs[i].second)) chosen.push_back({pairs[i].first, pairs[i].second, values[i]});
+  }
+  return chosen;
+}
+
 }  // namespace mmp
+

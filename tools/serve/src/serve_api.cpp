@@ -4,7 +4,6 @@
 #include "serve_state.hpp"
 #include "web_files.hpp"
 
-#include <mmp/core/random.hpp>
 #include <mmp/frontend/demonstration_file.hpp>
 #include <mmp/maps/path_files.hpp>
 #include <mmp/maps/training/regions.hpp>
@@ -15,7 +14,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <numeric>
 
 namespace mmp::serve {
 namespace {
@@ -311,36 +309,23 @@ struct Endpoints {
     const CostView v = st.costs(s);
     const CostGrid& grid = *v.grid;
     const int k = grid.cell_size;
-    const double separation = std::max(grid.rows, grid.cols) * k / 4.0;  // px between a pair's ends
-    const auto apart = [&](int a, int b, double d) { return std::hypot(a / grid.cols - b / grid.cols, a % grid.cols - b % grid.cols) * k >= d; };
-    Random rng(1);
-    std::vector<std::pair<int, int>> pairs;
-    for (long tries = 0; pairs.size() < 40 && tries < 40000; ++tries) {
-      const int a = static_cast<int>(rng.below(static_cast<std::uint64_t>(grid.cells())));
-      const int b = static_cast<int>(rng.below(static_cast<std::uint64_t>(grid.cells())));
-      if (!grid.blocked(a) && !grid.blocked(b) && apart(a, b, separation)) pairs.push_back({a, b});
-    }
-    if (pairs.empty()) throw ApiError(422, "image '" + s.name + "' has no two passable cells far enough apart to suggest a pair");
+    SuggestionSearch search;
+    search.n = n;
+    search.candidates = 40;
+    search.min_separation_px = std::max(grid.rows, grid.cols) * k / 4.0;
     SuggestionSettings settings;
     settings.threads = 0;
     const auto t0 = Clock::now();
-    const std::vector<double> values = demonstrationValues(st.model(), *s.map, pairs, settings);
-    std::vector<std::size_t> order(pairs.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return values[x] > values[y]; });
+    int drawn = 0;
+    const std::vector<SuggestedPair> chosen = suggestDemonstrations(st.model(), *s.map, search, settings, &drawn);
+    if (drawn == 0) throw ApiError(422, "image '" + s.name + "' has no two passable cells far enough apart to suggest a pair");
     Json out = Json::array();
-    std::vector<int> ends;
-    for (std::size_t i : order) {
-      if (static_cast<int>(out.size()) == n || values[i] < 0.0) break;
-      const int a = pairs[i].first, b = pairs[i].second;  // not a structured binding: lambdas may not capture one in C++17
-      if (!std::all_of(ends.begin(), ends.end(), [&](int e) { return apart(a, e, separation / 2) && apart(b, e, separation / 2); })) continue;
-      ends.push_back(a);
-      ends.push_back(b);
-      out.push_back({{"start", {(a % grid.cols + 0.5) * k, (a / grid.cols + 0.5) * k}},
-                     {"goal", {(b % grid.cols + 0.5) * k, (b / grid.cols + 0.5) * k}},
-                     {"value_cells", values[i]}});
+    for (const SuggestedPair& p : chosen) {
+      out.push_back({{"start", {(p.start % grid.cols + 0.5) * k, (p.start / grid.cols + 0.5) * k}},
+                     {"goal", {(p.goal % grid.cols + 0.5) * k, (p.goal / grid.cols + 0.5) * k}},
+                     {"value_cells", p.value}});
     }
-    return jsonResponse({{"pairs", out}, {"candidates", pairs.size()}, {"seconds", secondsSince(t0)}});
+    return jsonResponse({{"pairs", out}, {"candidates", drawn}, {"seconds", secondsSince(t0)}});
   }
 
   Response save() {

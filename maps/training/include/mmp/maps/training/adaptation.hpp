@@ -175,4 +175,29 @@ struct SuggestionSettings {
 std::vector<double> demonstrationValues(const CostModel& model, const FeatureMap& map,
                                         const std::vector<std::pair<int, int>>& pairs, const SuggestionSettings& settings = {});
 
+/// A start/goal pair to demonstrate next, with its demonstrationValues value.
+struct SuggestedPair {
+  int start = 0, goal = 0;  ///< cells of the map's grid
+  double value = 0.0;
+};
+
+/// The search of suggestDemonstrations.
+struct SuggestionSearch {
+  int n = 5;                          ///< pairs wanted, >= 1
+  int candidates = 200;               ///< seeded random candidate pairs valued, >= 1
+  double min_separation_px = 250.0;   ///< between a pair's ends; chosen pairs' ends at least half of it apart
+};
+
+/*!
+    requires: as demonstrationValues
+    ensures: up to search.n pairs, most valuable first: search.candidates pairs of passable cells at
+             least min_separation_px apart, drawn with settings.seed (at most 1000 tries each), valued by
+             demonstrationValues; taken in order of value, skipping a pair with an end within half the
+             separation of an end already taken, and stopping at the first pair without a plan.  Empty
+             when no candidate could be drawn; `drawn` (if given) says how many were.
+!*/
+std::vector<SuggestedPair> suggestDemonstrations(const CostModel& model, const FeatureMap& map, const SuggestionSearch& search,
+                                                 const SuggestionSettings& settings = {}, int* drawn = nullptr);
+
 }  // namespace mmp
+
