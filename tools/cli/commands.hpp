@@ -42,3 +42,9 @@ void addServeCommand(CLI::App& app);
 void addInfoCommand(CLI::App& app);
 
 }  // namespace mmp::tools
+
+/// The `mmp` command itself, with main's arguments: what the launcher (mmp.cpp) calls in libmmp_cli.so.
+/// Returns the exit status (0, or 1 after an "mmp: error: ..." line on standard error).
+extern "C" int mmp_cli_main(int argc, char** argv);
+/// The version libmmp_cli.so was built as ("0.2.0"), for the launcher to check it against its own.
+extern "C" const char* mmp_cli_version();

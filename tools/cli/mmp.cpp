@@ -1,73 +1,89 @@
-// `mmp`: the command line of the mmp library.  `mmp --help` lists the subcommands.
-#include "commands.hpp"
-#include "failure.hpp"
-#include "provenance.hpp"
-
+// `mmp`: the command line of the mmp library, as a launcher.  The commands live in libmmp_cli.so
+// (command_line.cpp and the *_command.cpp files), which links GDAL, OpenCV, OMPL and what they pull in
+// (about 100 shared libraries); this program links none of them, so that it can answer `--version` at
+// once and, before anything is loaded, check that the process may map what the commands need: under an
+// address-space limit (ulimit -v, as batch schedulers set) too tight for them, OpenBLAS (which GDAL
+// brings) would otherwise spin forever in its start-up allocation, or the dynamic loader fail before
+// any `main` could say why.  libmmp_cli.so is found at the same place relative to this program in the
+// build tree and in an install: <bin>/../<libdir>/mmp (MMP_CLI_DIRS).
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <iostream>
 #include <string>
 
+#include <dlfcn.h>
+#include <limits.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+namespace {
+
+/// Address space libmmp_cli.so's libraries take when they load, with a margin: measured on 2 cores,
+/// `mmp info` on a shipped model ran under `ulimit -v` 530 MiB (with OPENBLAS_NUM_THREADS 1, 8 or 32
+/// alike), aborted on std::bad_alloc in a library's start-up at 510 and hung in OpenBLAS's start-up
+/// allocation (a 128 MiB buffer it retries forever) from 300 to 490.  A command's own work needs more,
+/// and says "out of memory" when it cannot get it.
+constexpr unsigned long long kLoadMiB = 600;
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "mmp: error: %s\n", message.c_str());
+  return 1;
+}
+
+std::string exeFolder() {
+  char path[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+  if (n <= 0) return ".";
+  const std::string exe(path, static_cast<std::size_t>(n));
+  const std::size_t slash = exe.rfind('/');
+  return slash == std::string::npos ? "." : exe.substr(0, slash);
+}
+
+/// "under a limit of 300 MiB (ulimit -v)", or "" without a limit.
+std::string addressSpaceLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return "";
+  return std::to_string(limit.rlim_cur / (1024 * 1024)) + " MiB";
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  mmp::tools::keepArguments(argv);  // mmp train may run this program again, with libtorch's kernels pinned
-  CLI::App app{"mmp: learn planning cost maps and structured predictors by maximum margin"};
-  app.set_version_flag("--version", "mmp " + mmp::tools::version());
-  app.require_subcommand(1);
-  mmp::tools::addLettersCommand(app);
-  mmp::tools::addOcrCommand(app);
-  mmp::tools::addMultilabelCommand(app);
-  mmp::tools::addTrainCommand(app);
-  mmp::tools::addAdaptCommand(app);
-  mmp::tools::addSuggestCommand(app);
-  mmp::tools::addCompareCommand(app);
-  mmp::tools::addPlanCommand(app);
-  mmp::tools::addCostmapCommand(app);
-  mmp::tools::addInfoCommand(app);
-  mmp::tools::addServeCommand(app);
-  app.footer("Run 'mmp COMMAND --help' for a command's options and examples.");
-  // Every error, the command line's own included, exits 1 with "mmp: error: ..." on stderr.
-  std::string commands;
-  bool known = false;
-  for (const CLI::App* sub : app.get_subcommands({})) {
-    commands += (commands.empty() ? "" : ", ") + sub->get_name();
-    known = known || (argc > 1 && sub->get_name() == argv[1]);
+  if (argc == 2 && std::strcmp(argv[1], "--version") == 0) {
+    std::printf("mmp %s\n", MMP_VERSION);
+    return std::fflush(stdout) == 0 ? 0 : fail(std::string("writing to standard output failed: ") + std::strerror(errno));
   }
-  if (argc > 1 && argv[1][0] != '-' && !known) {
-    std::cerr << "mmp: error: unknown command '" << argv[1] << "'; the commands are " << commands << " (mmp --help)\n";
-    return 1;
+  const std::string limit = addressSpaceLimit();
+  rlimit current{};
+  if (!limit.empty() && getrlimit(RLIMIT_AS, &current) == 0 && current.rlim_cur / (1024 * 1024) < kLoadMiB) {
+    return fail("mmp needs more memory: its libraries need about " + std::to_string(kLoadMiB) +
+                " MiB of address space to load, and this process is limited to " + limit +
+                " (ulimit -v): raise the limit to " + std::to_string(kLoadMiB) + " MiB or more");
   }
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& e) {  // --help, --version
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::string where = "mmp";
-    for (const CLI::App* sub = &app; !sub->get_subcommands().empty();) {
-      sub = sub->get_subcommands().front();
-      where += " " + sub->get_name();
+  // The folder relative to this program, as installed and as built (the same with the default bin/).
+  std::string tried;
+  for (const char* relative : {MMP_CLI_INSTALL_DIR, MMP_CLI_BUILD_DIR}) {
+    const std::string path = exeFolder() + "/" + relative + "/libmmp_cli.so";
+    if (tried.find(path) != std::string::npos) continue;
+    if (access(path.c_str(), R_OK) != 0) {
+      tried += "\n  " + path + ": " + std::strerror(errno);
+      continue;
     }
-    if (where == "mmp" && argc <= 1) {
-      std::cerr << "mmp: error: give a command: " << commands << " (mmp --help)\n";
-    } else {
-      // CLI11 says "Could not convert: --threads = abc"; say which value, and of what.
-      std::string what = e.what();
-      const std::string convert = "Could not convert: ";
-      if (what.rfind(convert, 0) == 0 && what.find(" = ") != std::string::npos) {
-        const std::size_t eq = what.find(" = ");
-        what = what.substr(convert.size(), eq - convert.size()) + ": expected a number, got '" + what.substr(eq + 3) + "'";
-      }
-      std::cerr << "mmp: error: " << what << " (" << where << " --help lists the options)\n";
+    void* cli = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (cli == nullptr) {
+      const char* why = dlerror();
+      return fail("cannot load " + path + ": " + (why != nullptr ? why : "dlopen failed") +
+                  (limit.empty() ? "" : " (the process is limited to " + limit + " of address space, ulimit -v: raise it)"));
     }
-    return 1;
-  } catch (const std::exception& e) {
-    std::cerr << "mmp: error: " << mmp::tools::describeFailure(e) << "\n";
-    return 1;
+    using Version = const char* (*)();
+    using Main = int (*)(int, char**);
+    const auto version = reinterpret_cast<Version>(dlsym(cli, "mmp_cli_version"));
+    const auto cli_main = reinterpret_cast<Main>(dlsym(cli, "mmp_cli_main"));
+    if (version == nullptr || cli_main == nullptr) return fail(path + " is not mmp's command library (reinstall mmp)");
+    if (std::strcmp(version(), MMP_VERSION) != 0) {
+      return fail(path + " is mmp " + version() + ", this program mmp " + MMP_VERSION + ": reinstall mmp");
+    }
+    return cli_main(argc, argv);
   }
-  // The tables and figures on standard output are a result too: a full disk or a closed pipe is an error.
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    std::cerr << "mmp: error: writing to standard output failed: " << std::strerror(errno) << "\n";
-    return 1;
-  }
-  return 0;
+  return fail("cannot find mmp's command library, libmmp_cli.so; looked at:" + tried + "\n(reinstall mmp)");
 }

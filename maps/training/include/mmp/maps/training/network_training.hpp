@@ -1,6 +1,8 @@
 // Network training: the convolutional cost network of cost_network.hpp learned by maximum margin
 // planning through the path oracle (PathExample), with libtorch (PyTorch's C++ API) behind this one
-// header: nothing here includes torch, and only src/network_training.cpp does.
+// header: nothing here includes torch, and only src/network_torch.cpp does, built as the module
+// libmmp_torch.so that the first network trained loads (src/network_torch_module.hpp), so that no other
+// program or command loads libtorch.
 //
 // The log-cost of cell s of image j is l_j(s) = w0 . f(s) + net(x_j)(s) (w0 fixed: 0, or a trained
 // linear start).  For each demonstration y_i on image j the oracle gives the loss-augmented plan
@@ -157,6 +159,9 @@ NetworkResult trainNetwork(const std::vector<NetworkImage>& images, const Networ
 std::vector<double> torchLogCosts(const CostNetwork& network, const std::vector<float>& inputs, int rows, int cols);
 
 /// Whether this build has libtorch (MMP_WITH_TORCH); without it trainNetwork throws mmp::Error saying so.
+/// With it, trainNetwork and torchLogCosts load libtorch's module on first use and throw mmp::Error if
+/// it cannot be found (naming where they looked; $MMP_TORCH_MODULE names it) or if the process's
+/// address-space limit (ulimit -v) leaves too little room for libtorch ("needs more memory").
 bool networkTrainingAvailable();
 
 /// The environment that pins libtorch's convolution kernels to those the documented figures were

@@ -1,0 +1,79 @@
+// The command line of the mmp library, mmp_cli_main (commands.hpp): what the `mmp` launcher (mmp.cpp)
+// runs once it has loaded libmmp_cli.so.  `mmp --help` lists the subcommands.
+#include "commands.hpp"
+#include "failure.hpp"
+#include "provenance.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+
+int mmp_cli_main(int argc, char** argv) {
+  mmp::tools::keepArguments(argv);  // mmp train may run this program again, with libtorch's kernels pinned
+  CLI::App app{"mmp: learn planning cost maps and structured predictors by maximum margin"};
+  app.set_version_flag("--version", "mmp " + mmp::tools::version());
+  app.require_subcommand(1);
+  mmp::tools::addLettersCommand(app);
+  mmp::tools::addOcrCommand(app);
+  mmp::tools::addMultilabelCommand(app);
+  mmp::tools::addTrainCommand(app);
+  mmp::tools::addAdaptCommand(app);
+  mmp::tools::addSuggestCommand(app);
+  mmp::tools::addCompareCommand(app);
+  mmp::tools::addPlanCommand(app);
+  mmp::tools::addCostmapCommand(app);
+  mmp::tools::addInfoCommand(app);
+  mmp::tools::addServeCommand(app);
+  app.footer("Run 'mmp COMMAND --help' for a command's options and examples.");
+  // Every error, the command line's own included, exits 1 with "mmp: error: ..." on stderr.
+  std::string commands;
+  bool known = false;
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    commands += (commands.empty() ? "" : ", ") + sub->get_name();
+    known = known || (argc > 1 && sub->get_name() == argv[1]);
+  }
+  if (argc > 1 && argv[1][0] != '-' && !known) {
+    std::cerr << "mmp: error: unknown command '" << argv[1] << "'; the commands are " << commands << " (mmp --help)\n";
+    return 1;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {  // --help, --version
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string where = "mmp";
+    for (const CLI::App* sub = &app; !sub->get_subcommands().empty();) {
+      sub = sub->get_subcommands().front();
+      where += " " + sub->get_name();
+    }
+    if (where == "mmp" && argc <= 1) {
+      std::cerr << "mmp: error: give a command: " << commands << " (mmp --help)\n";
+    } else {
+      // CLI11 says "Could not convert: --threads = abc"; say which value, and of what.
+      std::string what = e.what();
+      const std::string convert = "Could not convert: ";
+      if (what.rfind(convert, 0) == 0 && what.find(" = ") != std::string::npos) {
+        const std::size_t eq = what.find(" = ");
+        what = what.substr(convert.size(), eq - convert.size()) + ": expected a number, got '" + what.substr(eq + 3) + "'";
+      }
+      std::cerr << "mmp: error: " << what << " (" << where << " --help lists the options)\n";
+    }
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "mmp: error: " << mmp::tools::describeFailure(e) << "\n";
+    return 1;
+  }
+  // The tables and figures on standard output are a result too: a full disk or a closed pipe is an error.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::cerr << "mmp: error: writing to standard output failed: " << std::strerror(errno) << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+const char* mmp_cli_version() {
+  static const std::string text = mmp::tools::version();
+  return text.c_str();
+}
