@@ -3,9 +3,11 @@ reversed axes, transposes, stride-0 broadcast views of 10^12 elements), dtypes a
 returns or raises a Python exception (mmp.Error, ValueError, TypeError, OverflowError); it never crashes
 the interpreter.  pybind11's array_t::ensure returns a null array when NumPy cannot convert or copy (a
 huge broadcast view), and reading it crashed before (issue 57: py-broadcast-huge, py-familiarity-broadcast,
-py-broadcast-rows).  Seeded; a few hundred small calls, a few seconds."""
+py-broadcast-rows).  Seeded; a few hundred small calls, a few seconds.  A long run (docs/fuzzing.md):
+MMP_ARRAY_SOAK_SECONDS=S runs each test on further seeds until S seconds have passed."""
 
 import os
+import time
 
 import numpy as np
 import pytest
@@ -56,6 +58,18 @@ def image_like(rng):
     return random_array(rng)
 
 
+def generators(seed):
+    """The test's seeded generator, then (MMP_ARRAY_SOAK_SECONDS) generators of further seeds until the time is up."""
+    yield np.random.default_rng(seed)
+    deadline = time.monotonic() + float(os.environ.get("MMP_ARRAY_SOAK_SECONDS", "0"))
+    extra = 0
+    while time.monotonic() < deadline:
+        extra += 1
+        yield np.random.default_rng([seed, extra])
+    if extra:
+        print(f"seed {seed}: {extra} further seeds without a crash")
+
+
 def call(f, *args, **kwargs):
     try:
         f(*args, **kwargs)
@@ -69,38 +83,38 @@ def model():
 
 
 def test_the_image_entry_points_return_or_raise_on_any_array(model):
-    rng = np.random.default_rng(57)
     small = np.zeros((8, 8, 3), np.uint8)
-    for _ in range(120):
-        call(model.costs, image_like(rng))
-        call(model.familiarity, image_like(rng))
-        call(model.familiarity, small, valid=random_array(rng, ndim=int(rng.integers(0, 4))))
-        call(model.adapt, small, [random_array(rng, ndim=int(rng.integers(0, 4)))], epochs=1, learch_rounds=1)
+    for rng in generators(57):
+        for _ in range(120):
+            call(model.costs, image_like(rng))
+            call(model.familiarity, image_like(rng))
+            call(model.familiarity, small, valid=random_array(rng, ndim=int(rng.integers(0, 4))))
+            call(model.adapt, small, [random_array(rng, ndim=int(rng.integers(0, 4)))], epochs=1, learch_rounds=1)
 
 
 def test_the_grid_entry_points_return_or_raise_on_any_array():
-    rng = np.random.default_rng(58)
     frame = mmp.Frame(4, 4, 1.0, (0.0, 0.0))
-    for _ in range(150):
-        costs = random_array(rng, ndim=int(rng.integers(0, 4)))
-        call(mmp.CostGrid, costs)
-        call(mmp.CostGrid, np.ones((3, 5)), unknown=random_array(rng))
-        call(mmp.plan, costs, (0, 0), (1, 1))
-        call(frame.to_world, random_array(rng))
-        call(frame.to_cell, random_array(rng))
+    for rng in generators(58):
+        for _ in range(150):
+            costs = random_array(rng, ndim=int(rng.integers(0, 4)))
+            call(mmp.CostGrid, costs)
+            call(mmp.CostGrid, np.ones((3, 5)), unknown=random_array(rng))
+            call(mmp.plan, costs, (0, 0), (1, 1))
+            call(frame.to_world, random_array(rng))
+            call(frame.to_cell, random_array(rng))
 
 
 def test_the_structured_entry_points_return_or_raise_on_any_array():
-    rng = np.random.default_rng(59)
     X = [np.eye(3, 4), np.eye(2, 4)]
     Y = [np.array([0, 1, 2]), np.array([1, 0])]
     chain = mmp.ChainSSVM(passes=1).fit(X, Y)
     multilabel = mmp.MultilabelSSVM(learner="batch", passes=1).fit(np.eye(4, 3), np.array([[0, 1], [1, 0], [1, 1], [0, 0]]))
-    for _ in range(100):
-        a, b = random_array(rng), random_array(rng)
-        call(chain.fit, [a], [b])
-        call(chain.predict, [a])
-        call(chain.errors, [a], [b])
-        call(multilabel.fit, a, b)
-        call(multilabel.predict, a)
-        call(mmp.ChainSSVM(passes=1).fit, [np.eye(3, 4)], [random_array(rng)])
+    for rng in generators(59):
+        for _ in range(100):
+            a, b = random_array(rng), random_array(rng)
+            call(chain.fit, [a], [b])
+            call(chain.predict, [a])
+            call(chain.errors, [a], [b])
+            call(multilabel.fit, a, b)
+            call(multilabel.predict, a)
+            call(mmp.ChainSSVM(passes=1).fit, [np.eye(3, 4)], [random_array(rng)])
