@@ -212,6 +212,36 @@ TEST_CASE("rotated, non-square and doubly given frames and unknown CRSs are refu
   CHECK_THROWS_WITH_AS(loadGeoImage(dir.file("plain.png"), plain), doctest::Contains("resolution -2"), InvalidArgument);
 }
 
+TEST_CASE("a truncated GeoTIFF and one whose header gives no pixel data are refused before the image is allocated") {
+  TempDir dir;
+  const cv::Mat image = mmp::test::randomImage(1, 64, 48);
+  const double gt[6] = {500000.0, 2.0, 0.0, 2800000.0, 0.0, -2.0};
+  writeGeoTiff(dir.file("whole.tif"), image, gt, "");
+  CHECK(loadGeoImage(dir.file("whole.tif")).pixels.rows == 64);
+  // The first half of the file: its header and first strips, its last strips past the end.
+  std::ifstream in(dir.file("whole.tif"), std::ios::binary);
+  const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::ofstream(dir.file("half.tif"), std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  CHECK_THROWS_WITH_AS(loadGeoImage(dir.file("half.tif")),
+                       doctest::Contains("half.tif' is truncated: band 1's block 0_0 ends at byte"), DataError);
+  // tests/fuzz's geotiff finding: 202 bytes whose damaged tags claim 2048 x 54792 pixels and no strip offsets.
+  // (tests/fuzz/regressions/geotiff/no_strip_offsets_claims_112_mpx.tif, byte for byte.)
+  const std::string damaged_bytes(
+      "\x49\x49\x2a\x00\x08\x00\x00\x00\x0f\x00\x00\x01\x03\x00\x01\x00\x00\x00\x00\x08\x00\x00\x01\x01"
+      "\x03\x00\x01\x00\x00\x00\x08\xd6\x00\x00\x02\x01\x03\x00\x01\x00\x00\x00\x10\x00\x00\x00\x03\x01"
+      "\x03\x00\x01\x00\x00\x00\x01\x00\x00\x00\x06\x01\x03\x00\x01\x00\x00\x00\x01\x00\x00\x00\x11\x01"
+      "\x49\x49\x2a\x00\x08\x00\x00\x00\x0f\x00\x00\x01\x03\x00\x01\x00\x00\x00\x08\x00\x00\x00\x01\x01"
+      "\x03\x01\x00\x00\x00\x00\x00\x08\x00\x02\x00\x01\x03\x00\x03\x00\x00\x00\xc2\x00\x00\x00\x03\x01"
+      "\x03\x00\x01\x00\x00\x00\x01\x00\x00\x00\x06\x01\x03\x00\x01\x00\x00\x00\x02\x00\x00\x00\x11\x01"
+      "\x04\x00\x01\x00\x00\x00\x74\x01\x00\x00\x15\x01\x03\x00\x01\x00\x00\x00\x03\x00\x00\x00\x17\x01"
+      "\x04\x00\x00\x00\x00\x00\x00\x08\x08\x00\x08\x00\x01\x00\x01\x00\x01\x00\x8e\x23\x00\x0c\x00\x00"
+      "\x01\x00\x80\x7f\x04\x0c\x00\x00\x01\x00",
+      202);
+  std::ofstream(dir.file("damaged.tif"), std::ios::binary) << damaged_bytes;
+  CHECK_THROWS_WITH_AS(loadGeoImage(dir.file("damaged.tif")), doctest::Contains("is damaged: its TIFF header gives no data for band 1's first and last blocks of 2048 x 54792 px"),
+                       DataError);
+}
+
 TEST_CASE("rasters that only GDAL reads come through GDAL, as loadImage would give them") {
   TempDir dir;
   const cv::Mat image = mmp::test::randomImage(8, 24, 36);
