@@ -156,27 +156,32 @@ cv::Mat readPixels(GDALDatasetH dataset, const std::string& path, cv::Mat* valid
                     "); stream it (mmp costmap --raw) or cut it into tiles");
   }
   checkTiffBlocks(dataset, path, area, used);
-  std::vector<cv::Mat> channels(static_cast<std::size_t>(used));
+  GDALDataType type = GDT_Unknown;
   for (int b = 1; b <= used; ++b) {
     GDALRasterBandH band = GDALGetRasterBand(dataset, b);
-    const GDALDataType type = GDALGetRasterDataType(band);
+    const GDALDataType band_type = GDALGetRasterDataType(band);
     if (GDALGetRasterColorInterpretation(band) == GCI_PaletteIndex) {
       throw DataError("image '" + path + "' is a palette image; expand it to RGB first (gdal_translate -expand rgb)");
     }
-    if (type != GDT_Byte && type != GDT_UInt16) {
-      throw DataError("image '" + path + "': band " + std::to_string(b) + " holds " + GDALGetDataTypeName(type) +
+    if (band_type != GDT_Byte && band_type != GDT_UInt16) {
+      throw DataError("image '" + path + "': band " + std::to_string(b) + " holds " + GDALGetDataTypeName(band_type) +
                       " values; mmp reads 8- or 16-bit imagery (scale it first, e.g. gdal_translate -ot Byte -scale)");
     }
-    // Bands R, G, B become OpenCV's B, G, R.
-    cv::Mat& channel = channels[static_cast<std::size_t>(used - b)];
-    channel.create(rows, cols, type == GDT_Byte ? CV_8UC1 : CV_16UC1);
-    if (GDALRasterIO(band, GF_Read, area.x, area.y, cols, rows, channel.data, cols, rows, type, 0, 0) != CE_None) {
-      throw DataError("image '" + path + "' cannot be read: " + QuietGdal::lastError());
+    if (type != GDT_Unknown && band_type != type) {
+      throw DataError("image '" + path + "': its bands hold values of different sizes; mmp reads 8- or 16-bit imagery");
     }
+    type = band_type;
   }
-  const int depth = channels.front().depth();
-  if (!std::all_of(channels.begin(), channels.end(), [depth](const cv::Mat& c) { return c.depth() == depth; })) {
-    throw DataError("image '" + path + "': its bands hold values of different sizes; mmp reads 8- or 16-bit imagery");
+  // All bands at once into one interleaved image, bands R, G, B as OpenCV's B, G, R: no per-band copies
+  // to merge (at the largest image mmp reads whole, 2^27 px, that halves the reader's peak memory).
+  const int depth = type == GDT_Byte ? CV_8U : CV_16U;
+  const int sample = type == GDT_Byte ? 1 : 2;
+  cv::Mat raw(rows, cols, CV_MAKETYPE(depth, used));
+  std::vector<int> bands_bgr(static_cast<std::size_t>(used));
+  for (int b = 0; b < used; ++b) bands_bgr[static_cast<std::size_t>(b)] = used - b;
+  if (GDALDatasetRasterIO(dataset, GF_Read, area.x, area.y, cols, rows, raw.data, cols, rows, type, used, bands_bgr.data(),
+                          sample * used, static_cast<int>(raw.step[0]), sample) != CE_None) {
+    throw DataError("image '" + path + "' cannot be read: " + QuietGdal::lastError());
   }
   if (valid != nullptr) {
     // GDAL's mask bands say which pixels have data: a nodata value (per band: a pixel lacks data
@@ -196,8 +201,6 @@ cv::Mat readPixels(GDALDatasetH dataset, const std::string& path, cv::Mat* valid
       if (cv::countNonZero(any) < rows * cols) *valid = any;
     }
   }
-  cv::Mat raw;
-  cv::merge(channels, raw);
   const char* nbits = GDALGetMetadataItem(GDALGetRasterBand(dataset, 1), "NBITS", "IMAGE_STRUCTURE");
   const int bits = nbits != nullptr && depth == CV_16U ? std::atoi(nbits) : 0;
   if (window != nullptr && depth == CV_16U && !(bits > 8 && bits <= 16)) {
