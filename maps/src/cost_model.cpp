@@ -507,9 +507,17 @@ std::vector<std::pair<std::string, std::string>> CostModel::summary() const {
   take("trained_on");
   take("training_cost_range");
   if (!domain_.empty()) {
-    out.emplace_back("training_statistics", std::to_string(domain_.cells()) + " training cells' colours (" +
-                                                std::to_string(domain_.cellSize()) + " px cells): images with more than " +
-                                                numberText(100.0 * Familiarity::kWarnShare) + " % of cells unlike them warn");
+    std::string text = std::to_string(domain_.cells()) + " training cells' colours (" + std::to_string(domain_.cellSize()) +
+                       " px cells): images with more than " + numberText(100.0 * Familiarity::kWarnShare) +
+                       " % of cells unlike them warn";
+    if (domain_.hasTexture()) {
+      text += "; and " + std::to_string(domain_.textureCells()) + " cells' colour and contrast (in " +
+              std::to_string(domain_.textureBlock() * domain_.cellSize()) + " px blocks): more than " +
+              numberText(100.0 * Familiarity::kTextureWarnShare) + " % unlike them warn";
+    } else {
+      text += "; no texture statistics (the model was saved before mmp kept them): texture not checked";
+    }
+    out.emplace_back("training_statistics", text);
   } else {
     out.emplace_back("training_statistics", "none (the model was made before mmp kept them): no familiarity check");
   }
@@ -536,7 +544,8 @@ Familiarity CostModel::familiarity(const cv::Mat& image, const cv::Mat& valid) c
 Familiarity familiarity(const CostModel& model, ImageRows& image) {
   Familiarity f;
   if (model.domain().empty()) return f;
-  const int band = 64 * model.domain().cellSize();  // rows read at once: whole cells
+  const int block = std::max(1, model.domain().textureBlock());
+  const int band = (64 + block - 1) / block * block * model.domain().cellSize();  // rows read at once: whole texture blocks
   while (image.next() < image.rows()) {
     const int top = image.next();
     const cv::Mat rows = image.read(band);

@@ -321,13 +321,20 @@ info records what it was taught.)")
         out["known"] = f.known;
         out["warns"] = f.warns();
         out["warn_share"] = Familiarity::kWarnShare;
+        out["texture_known"] = f.texture_known;
+        out["textured_cells"] = f.textured;
+        out["texture_outside"] = f.texture_outside;
+        out["texture_share"] = f.textureShare();
+        out["texture_warn_share"] = Familiarity::kTextureWarnShare;
         out["description"] = f.describe();
         return out;
       }, py::arg("image"), py::arg("channels") = "rgb", py::arg("valid") = py::none(),
          R"(How much of an image the model's training statistics cover (the out-of-distribution check that
 mmp costmap and mmp plan print): a dict with cells (checked), outside (cells whose colour no training cell
-was near), share, known (False for a model without statistics), warns (share above warn_share) and a
-one-line description.  image: an H x W x 3 uint8 array (channels "rgb" or "bgr"; valid: an optional H x W
+was near), share, known (False for a model without statistics), texture_known (False for a model saved
+before texture statistics were kept), textured_cells (cells of whole texture blocks), texture_outside (of
+them, cells whose colour and block contrast no training cell was near), texture_share, warns (share above
+warn_share, texture_share above texture_warn_share, or too few colours) and a one-line description.  image: an H x W x 3 uint8 array (channels "rgb" or "bgr"; valid: an optional H x W
 mask, non-zero where there is data) or an image file, read band by band.)")
       .def_property_readonly("source", &CostModel::source)
       .def_property_readonly("form", [](const CostModel& model) { return std::string(describe(model.form())); })

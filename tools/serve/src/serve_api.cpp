@@ -117,6 +117,8 @@ struct Endpoints {
                          {"rows", v.grid->rows}, {"cols", v.grid->cols}, {"cell_size", v.grid->cell_size},
                          {"note", v.image->note},
                          {"familiarity", {{"known", f.known}, {"cells", f.cells}, {"outside", f.outside}, {"share", f.share()},
+                                          {"texture_known", f.texture_known}, {"textured_cells", f.textured},
+                                          {"texture_outside", f.texture_outside}, {"texture_share", f.textureShare()},
                                           {"warns", f.warns()}, {"text", f.describe()}}},
                          {"costs", {{"low", v.low}, {"high", v.high}, {"blocked", blocked}, {"unknown", unknown}}},
                          {"frame", frame}, {"revision", v.revision}, {"seconds", secondsSince(start)}});
