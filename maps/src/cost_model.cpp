@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
+#include <optional>
 
 namespace mmp {
 namespace {
@@ -473,9 +475,73 @@ ColourStatistics colourStatistics(ImageRows& image) {
   return sums.statistics();
 }
 
+namespace {
+
+std::string ratioText(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", v);
+  return text;
+}
+
+// The holdout contrast entries (CostModel::summary) composed from the per-class costs `mmp train`
+// recorded under `prefix` ("" or an adapted model's "parent_"), which are taken out of `rest`:
+// {contrast, class costs}; {"not recorded ...", ""} for a model with a holdout but without them, and
+// {"", ""} for one without a holdout.
+std::pair<std::string, std::string> holdoutContrast(std::map<std::string, std::string>& rest, const std::string& prefix) {
+  std::map<std::string, double> costs;
+  std::string unreadable;
+  const std::string per_class = prefix + kHoldoutClassCostPrefix;
+  for (auto it = rest.lower_bound(per_class); it != rest.end() && it->first.rfind(per_class, 0) == 0;) {
+    const std::optional<double> v = numberFromText(it->second);
+    const std::string name = it->first.substr(per_class.size());
+    if (v && std::isfinite(*v) && *v > 0) costs[name] = *v;
+    else unreadable += (unreadable.empty() ? "" : ", ") + name + " '" + it->second + "'";
+    it = rest.erase(it);
+  }
+  std::string preferred;
+  if (const auto it = rest.find(prefix + kHoldoutClassCostPreferred); it != rest.end()) {
+    preferred = it->second;
+    rest.erase(it);
+  }
+  if (costs.empty()) {
+    if (rest.count(prefix + "holdout") == 0) return {};
+    return {"not recorded (the model was made before mmp train recorded each class's cost on its holdout; its run's "
+            "metrics.json holds them as learned_class_costs)" +
+                (unreadable.empty() ? std::string() : "; unreadable entries: " + unreadable),
+            ""};
+  }
+  const auto cheapest = std::min_element(costs.begin(), costs.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  const auto costliest = std::max_element(costs.begin(), costs.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  std::string contrast;
+  const auto preferred_cost = costs.find(preferred);
+  if (preferred_cost != costs.end() && costs.size() >= 2) {
+    const auto rival = std::min_element(costs.begin(), costs.end(), [&](const auto& a, const auto& b) {
+      const double none = std::numeric_limits<double>::infinity();
+      return (a.first == preferred ? none : a.second) < (b.first == preferred ? none : b.second);
+    });
+    const double ratio = rival->second / preferred_cost->second;
+    contrast = rival->first + ", the cheapest class but the preferred " + preferred + ", costs " + ratioText(ratio) + " x " +
+               preferred + (ratio <= 1.0 ? " (not above 1: the map does not keep the preferred class the cheapest)" : "") + "; ";
+  }
+  contrast += "the costliest class, " + costliest->first + ", costs " + ratioText(costliest->second / cheapest->second) +
+              " x the cheapest, " + cheapest->first + " (each class's learned costs on the holdout images, geometric mean over its cells)";
+  std::string list;
+  for (const auto& [name, cost] : costs) list += (list.empty() ? "" : ", ") + name + " " + ratioText(cost);
+  list += " (each class's learned costs on the holdout images, geometric mean over its cells, over the preferred class " +
+          (preferred.empty() ? std::string("(not recorded)") : preferred) + "'s)";
+  if (!unreadable.empty()) list += "; unreadable entries: " + unreadable;
+  return {contrast, list};
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, std::string>> CostModel::summary() const {
   std::vector<std::pair<std::string, std::string>> out;
   std::map<std::string, std::string> rest = info_;
+  const auto [contrast, class_costs] = holdoutContrast(rest, "");
+  const auto [parent_contrast, parent_class_costs] = holdoutContrast(rest, "parent_");
+  if (!parent_contrast.empty()) rest["parent_holdout_contrast"] = parent_contrast;
+  if (!parent_class_costs.empty()) rest["parent_holdout_class_costs"] = parent_class_costs;
   const auto take = [&](const std::string& key) {
     const auto it = rest.find(key);
     if (it == rest.end()) return;
@@ -527,6 +593,8 @@ std::vector<std::pair<std::string, std::string>> CostModel::summary() const {
     if (key.rfind("holdout_", 0) == 0) holdout_keys.push_back(key);
   }
   for (const std::string& key : holdout_keys) take(key);
+  if (!contrast.empty()) out.emplace_back("holdout_contrast", contrast);
+  if (!class_costs.empty()) out.emplace_back("holdout_class_costs", class_costs);
   for (const char* key : {"data", "config_effective"}) take(key);
   for (const auto& [key, value] : rest) {
     if (key.rfind("network.", 0) != 0) out.emplace_back(key, value);  // the network's own settings: in "network"

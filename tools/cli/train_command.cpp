@@ -327,6 +327,13 @@ void recordProvenance(CostModel& model, const TrainConfig& config, const Trainin
     model.setInfo(key + "_cost_ratio", exactText(m.cost_ratio_mean));
     model.setInfo(key + "_feasible_share", exactText(m.feasible_share));
   }
+  // What the learned map makes of each class on the holdout (its contrast, CostModel::summary):
+  // the geometric mean of the learned costs of each class's cells over the preferred class's.
+  const std::map<std::string, double> class_costs = r.report.learnedClassCosts(r.settings.behaviour.preferred_name);
+  if (!class_costs.empty()) {
+    model.setInfo(std::string(kHoldoutClassCostPreferred), r.settings.behaviour.preferred_name);
+    for (const auto& [name, cost] : class_costs) model.setInfo(std::string(kHoldoutClassCostPrefix) + name, exactText(cost));
+  }
 }
 
 // The `select:` search on the training images, its progress on one line.

@@ -76,6 +76,13 @@ std::string costRangeFault(const std::array<double, 2>& range);
 /// form `form`): the check the pipeline's learners run on the training maps.
 std::string trainingCostFault(const std::vector<const FeatureMap*>& maps, const Eigen::VectorXd& w, CostForm form);
 
+/// Info entries `mmp train` records for the holdout's contrast (CostModel::summary composes them):
+/// "holdout_class_cost.<class>", the geometric mean of the learned costs of the class's cells on the
+/// holdout images over the preferred class's (1 for it), and "holdout_class_cost_preferred", the
+/// preferred class's name.
+inline constexpr const char* kHoldoutClassCostPrefix = "holdout_class_cost.";
+inline constexpr const char* kHoldoutClassCostPreferred = "holdout_class_cost_preferred";
+
 class CostModel {
  public:
   /*!
@@ -174,8 +181,12 @@ class CostModel {
       cell size, colour spaces, blurs, bins), network (a network model's shape), trained_on (the
       training images), training_cost_range, training_statistics (the cells the familiarity check
       knows), then the provenance `mmp train` records (mmp_version, config, selected, holdout and
-      its figures, data fingerprints, config_effective) and any other info entry.  Entries the
-      model does not hold are left out.
+      its figures, data fingerprints, config_effective) and any other info entry.  From the
+      per-class holdout costs (kHoldoutClassCostPrefix) it composes holdout_contrast (the cheapest
+      class but the preferred one, and the costliest, against the preferred and the cheapest) and
+      holdout_class_costs (every class); a model with a holdout but without them gets
+      holdout_contrast "not recorded (...)"; an adapted model's parent_* copies likewise.  Entries
+      the model does not hold are left out.
   !*/
   std::vector<std::pair<std::string, std::string>> summary() const;
   /// Sets info entry `key` (saved with the model): e.g. provenance added after training.
