@@ -283,6 +283,9 @@ TrainingDomain TrainingDomain::fromModel(const Model& model) {
         throw fault(bins_key + " entry " + std::to_string(i) + " (bin " + numberText(b) + ", count " + numberText(n) +
                     ") is not a bin in [0, " + std::to_string(counts.size()) + ") with a whole count >= 1");
       }
+      if (static_cast<double>(cells) + n > 1e15) {
+        throw fault(counts_key + " add up to more than 1e15 cells by entry " + std::to_string(i));
+      }
       counts[static_cast<std::size_t>(b)] += static_cast<long long>(n);
       cells += static_cast<long long>(n);
     }

@@ -256,6 +256,10 @@ TEST_CASE("texture statistics: an older model without them checks colours and sa
   damaged.arrays["domain.texture_counts"][0] = 0.5;
   refused(damaged, "domain.texture_bins entry 0");
   damaged = file;
+  damaged.arrays["domain.texture_counts"][0] = 9e14;
+  damaged.arrays["domain.texture_counts"][1] = 9e14;
+  refused(damaged, "domain.texture_counts add up to more than 1e15 cells by entry 1");
+  damaged = file;
   damaged.arrays.erase("domain.texture_counts");
   refused(damaged, "domain.texture_bins and domain.texture_counts");
   damaged = older;
