@@ -27,7 +27,7 @@ using namespace mmp::tools;
 
 namespace {
 
-std::string readText(const std::string& path) {
+std::string infoFileText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), {}};
 }
@@ -53,7 +53,7 @@ std::string standardOutput(const test::TempDir& dir, const std::function<void()>
   std::fflush(stdout);
   ::dup2(saved, 1);
   ::close(saved);
-  return readText(path);
+  return infoFileText(path);
 }
 
 std::string info(const test::TempDir& dir, const std::string& model, bool json = false) {
@@ -104,7 +104,7 @@ evaluation: {pairs: 3, min_separation_px: 40}
   CLI::App train;
   addTrainCommand(train);
   train.parse(std::vector<std::string>{dir.file("out"), "--output-dir", dir.file("files.yaml"), "train"});
-  const Json metrics = Json::parse(readText(dir.file("out/metrics.json")));
+  const Json metrics = Json::parse(infoFileText(dir.file("out/metrics.json")));
   const Json& class_costs = metrics["learned_class_costs"];
   REQUIRE(class_costs.size() >= 2);
 
