@@ -104,6 +104,8 @@ struct CostModelTeacher::Image {
   std::string name, fingerprint;
   std::shared_ptr<const FeatureMap> map;
   std::shared_ptr<const std::vector<float>> inputs;  ///< a network model's (teachingInputs)
+  /// The parent's log-costs, once a step has needed them (a network's forward pass is not free).
+  mutable std::vector<double> parent_log_costs;
 };
 
 CostModelTeacher::~CostModelTeacher() = default;
@@ -231,8 +233,11 @@ double CostModelTeacher::meanLoss(const CostModel& model, const std::vector<cons
   for (std::size_t k = 0; k < examples.size(); ++k) {
     const PathExample* e = examples[k];
     const int image = demonstrations_[k].image;
-    if (!log_costs.count(image)) imageLogCosts(model, image, log_costs[image]);
-    const PlanResult plan = e->planLogCosts(log_costs[image], 0.0);
+    const Image& entry = *images_[static_cast<std::size_t>(image)];
+    const bool parent = &model == &parent_;
+    if (parent && entry.parent_log_costs.empty()) imageLogCosts(parent_, image, entry.parent_log_costs);
+    if (!parent && !log_costs.count(image)) imageLogCosts(model, image, log_costs[image]);
+    const PlanResult plan = e->planLogCosts(parent ? entry.parent_log_costs : log_costs[image], 0.0);
     sum += plan.status == PlanStatus::Success ? e->predictionLoss(plan.path) : std::numeric_limits<double>::infinity();
   }
   return examples.empty() ? 0.0 : sum / static_cast<double>(examples.size());
