@@ -25,6 +25,7 @@
 #include <mmp/maps/render.hpp>
 #include <mmp/maps/training/adaptation.hpp>
 #include <mmp/maps/training/figures.hpp>
+#include <mmp/maps/training/network_training.hpp>
 #include <mmp/maps/training/regions.hpp>
 
 #include <cstdio>
@@ -42,8 +43,8 @@ struct AdaptOptions {
 };
 
 // How the model adapts, for the first line of the output.
-const char* adaptationKind(const CostModel& parent) {
-  if (!parent.network().empty()) return "a network: fine-tuned toward the parent";
+std::string adaptationKind(const CostModel& parent) {
+  if (!parent.network().empty()) return "a network: fine-tuned toward the parent; " + networkKernels();
   return parent.trees().empty() ? "linear costs: online learner toward the parent" : "LEARCH: new trees";
 }
 
@@ -84,7 +85,7 @@ void runAdapt(const AdaptOptions& o) {
     if (i == 0) first = std::move(image);
   }
   std::printf("adapting %s (%s) on %zu demonstration(s) on %zu image(s)\n", o.model.c_str(),
-              adaptationKind(teacher.parent()),
+              adaptationKind(teacher.parent()).c_str(),
               queue.size(), o.images.size());
   for (std::size_t k = 0; k < queue.size(); ++k) {
     const TeachingStep step = teacher.teach(queue[k].image, queue[k].cells);
@@ -110,7 +111,7 @@ void runAdaptConfig(const AdaptOptions& o) {
   for (const std::string& stale : output.removedStale()) std::printf("removed '%s', left by a run that was killed\n", stale.c_str());
   std::printf("mmp adapt %s %s: %zu teach image(s), %zu holdout image(s); %s\n", o.model.c_str(), o.config.c_str(),
               config.train.size(), config.holdout.size(),
-              adaptationKind(parent));
+              adaptationKind(parent).c_str());
   Progress progress("");
   const AdaptationRun run = adaptAndReport(
       parent, config,
@@ -188,6 +189,8 @@ void runAdaptConfig(const AdaptOptions& o) {
 }
 
 void runAdaptCommand(const AdaptOptions& o) {
+  // A network parent fine-tunes on libtorch's kernels, pinned as `mmp train` pins them (commands.hpp).
+  if (!CostModel::load(o.model).network().empty()) pinNetworkKernels();
   if (o.config.empty()) {
     if (o.images.empty() || o.out.empty()) {
       throw InvalidArgument("mmp adapt: give a config (mmp adapt MODEL CONFIG.yaml) or --image, --demonstrations and --out");

@@ -62,7 +62,7 @@ struct AdaptationSettings {
   /// Network models: the proximal term's strength (> 0; larger: closer to the parent), Adam's step
   /// (> 0), the steps (epochs, in [1, 10000]) and whether only the head (the last 1 x 1 layer) moves.
   /// Chosen on the training areas (docs/teaching.md, "How a model adapts").
-  double network_lambda = 10.0;
+  double network_lambda = 100.0;
   double network_step = 1e-3;
   int network_epochs = 10;
   bool network_head_only = false;
