@@ -12,8 +12,11 @@ and seeds wins (ties to the earlier candidate).
 MODEL.mmp: a network model trained on the base config's training areas (e.g. `mmp train
 configs/network/cross_country.yaml`); the base config lends the classes, behaviour and data root.  The
 halves are cut with gdal_translate into a temporary folder.  Prints one line per candidate and a JSON
-line with every run's figures.
+line with every run's figures; then the table: per candidate the mean cost ratio, the parent's, the
+gain over the parent with a 95 % bootstrap interval over the runs (area x seed; seeded), the slowest
+teaching step.  `--summary LOG` prints that table again from a saved output.
 """
+import random
 import argparse
 import json
 import os
@@ -66,7 +69,34 @@ def run(a, config, output, candidate, seed):
     return m["methods"]["learned"]["cost_ratio_mean"], m["methods"]["parent"]["cost_ratio_mean"], max(seconds)
 
 
+def name(head, step, lam):
+    return f"{'head' if head else 'whole'}, step {step:g}, lambda {lam:g}"
+
+
+def summary(records):
+    """The table of the runs' figures, one row per candidate in the order run."""
+    order = []
+    for r in records:
+        key = (r["head_only"], r["step"], r["lambda"])
+        if key not in order:
+            order.append(key)
+    print("| candidate | mean cost ratio | parent | gain over the parent [95 % interval] | slowest step (s) |")
+    print("|---|---:|---:|---|---:|")
+    for key in order:
+        runs = [r for r in records if (r["head_only"], r["step"], r["lambda"]) == key]
+        gains = [r["parent"] - r["adapted"] for r in runs]
+        rng = random.Random(1)
+        means = sorted(sum(rng.choice(gains) for _ in gains) / len(gains) for _ in range(10000))
+        mean = lambda v: sum(v) / len(v)
+        print(f"| {name(*key)} | {mean([r['adapted'] for r in runs]):.4f} | {mean([r['parent'] for r in runs]):.4f} | "
+              f"{mean(gains):+.3f} [{means[250]:.3f}, {means[9750]:.3f}] | {max(r['slowest_step_s'] for r in runs):.2f} |")
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--summary":
+        with open(sys.argv[2]) as f:
+            summary(json.loads(next(l for l in f if l.startswith("{")))["runs"])
+        return
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("mmp")
     p.add_argument("model")
@@ -115,6 +145,7 @@ def main():
             best = (candidate, mean)
     print(f"chosen: {'head only' if best[0][0] else 'whole network'}, step {best[0][1]:g}, lambda {best[0][2]:g}")
     print(json.dumps({"runs": records}))
+    summary(records)
 
 
 if __name__ == "__main__":
