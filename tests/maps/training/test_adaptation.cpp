@@ -309,6 +309,18 @@ TEST_CASE("adaptation of a network model: bit for bit at a fixed thread count, u
   a.undo();
   CHECK(sameNetwork(a.model().network(), s.model.network()));
 
+  // an ensemble: each member fine-tuned alone from its own parameters, as training trains them
+  NetworkShape two = s.model.network().shape();
+  two.members = 2;
+  const CostModel ensemble(s.model.features(), s.model.weights(),
+                           CostNetwork(two, {s.model.network().members()[0], s.model.network().members()[0]}));
+  CostModelTeacher pair(ensemble, settings);
+  pair.teach(pair.addImage(geoImage(s.region), "scene 5"), first);
+  REQUIRE(pair.model().network().members().size() == 2);
+  for (const std::vector<ConvLayer>& member : pair.model().network().members()) {
+    for (std::size_t l = 0; l < member.size(); ++l) CHECK(member[l].weights == after_one.members()[0][l].weights);
+  }
+
   // the head alone: every layer before the last stays the parent's
   settings.network_head_only = true;
   CostModelTeacher head(s.model, settings);

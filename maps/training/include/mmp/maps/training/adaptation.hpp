@@ -20,7 +20,7 @@
 //   - a convolutional network (w0 . f + net(image)): the network fine-tuned from the parent's parameters
 //     theta0 by the same oracle (fineTuneNetwork, network_training.hpp, in the libtorch module): Adam
 //     steps of size network_step on the mean hinge term, each followed by the proximal step toward the
-//     parent, minimising (network_lambda/2) |theta - theta0|^2 + the hinge terms, network_epochs steps;
+//     parent, minimising (network_lambda/2) |theta - theta0|^2 + the mean hinge term, network_epochs steps;
 //     with network_head_only only the last 1 x 1 layer moves.  The linear part w0, the cost floor and
 //     exponent are the parent's (the network adapts its costs before the exponent, as a linear model
 //     does).  The image's pixels are needed (the network reads them): addImage(GeoImage), or a map with

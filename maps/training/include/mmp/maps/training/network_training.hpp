@@ -2,7 +2,8 @@
 // planning through the path oracle (PathExample), with libtorch (PyTorch's C++ API) behind this one
 // header: nothing here includes torch, and only src/network_torch.cpp does, built as the module
 // libmmp_torch.so that the first network trained loads (src/network_torch_module.hpp), so that no other
-// program or command loads libtorch.
+// program or command loads libtorch.  fineTuneNetwork (below) adapts a trained network to new
+// demonstrations through the same oracle (the teacher's adaptation, adaptation.hpp).
 //
 // The log-cost of cell s of image j is l_j(s) = w0 . f(s) + net(x_j)(s) (w0 fixed: 0, or a trained
 // linear start).  For each demonstration y_i on image j the oracle gives the loss-augmented plan
