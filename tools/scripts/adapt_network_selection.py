@@ -17,6 +17,7 @@ gain over the parent with a 95 % bootstrap interval over the runs (area x seed; 
 teaching step.  `--summary LOG` prints that table again from a saved output.
 """
 import random
+import shutil
 import argparse
 import json
 import os
@@ -146,6 +147,7 @@ def main():
     print(f"chosen: {'head only' if best[0][0] else 'whole network'}, step {best[0][1]:g}, lambda {best[0][2]:g}")
     print(json.dumps({"runs": records}))
     summary(records)
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":
