@@ -626,6 +626,8 @@ TEST_CASE("mmp adapt MODEL CONFIG: paths alone, held-out scores, pictures, and b
           "applies with a behaviour only");
   refused("adapt: {lambda: 3}\n", "teach: required");
   refused("teach: [{image: scene.png, demonstrations: paths.csv}]\nadapt: {lambda: -1}\n", "adapt.lambda");
+  refused("teach: [{image: scene.png, demonstrations: paths.csv}]\nadapt: {network_step: 0}\n", "adapt.network_step");
+  refused("teach: [{image: scene.png, demonstrations: paths.csv}]\nadapt: {network_epochs: 0}\n", "adapt.network_epochs");
   refused("teach: [{image: scene.png, demonstrations: paths.csv}]\nadapt: {lambda: [30, abc]}\n", "adapt.lambda[1]");
   std::ofstream(dir.file("off.csv")) << "path,x,y\n1,2,2\n1,500,2\n";
   refused("teach: [{image: scene.png, demonstrations: off.csv}]\n", "off.csv");

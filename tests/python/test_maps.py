@@ -171,6 +171,28 @@ def test_adapt_returns_a_new_model_taught_on_the_paths_and_leaves_this_one(train
         model.adapt(image, [np.array([[5, 5], [5, 9]])])
 
 
+def test_a_network_model_adapts_by_fine_tuning_through_adapt_and_teach(scenes):
+    settings = dict(SETTINGS, learner={"kind": "network", "network": {"channels": 4, "dilations": [1, 2], "epochs": 2}})
+    try:
+        network = mmp.train([{"image": i, "labels": l} for i, l in scenes[:2]], None, settings, threads=1).model
+    except mmp.Error as e:  # a build without libtorch, or its module missing: skipped; any other error fails
+        if "libtorch" not in str(e):
+            raise
+        pytest.skip(f"no network training here: {e}")
+    image = scenes[2][0]
+    path = mmp.plan(np.ones((64, 64)), (5, 5), (5, 50)).path
+    adapted = network.adapt(image, [path], network_epochs=3, network_step=0.01, threads=1)
+    assert adapted.info["adapted_by"].startswith("network fine-tuned toward the parent")
+    assert not np.array_equal(adapted.costs(image), network.costs(image))
+    run = mmp.teach(network, [{"image": image, "demonstrations": [path]}],
+                    adapt={"network_epochs": 3, "network_step": 0.01, "threads": 1})
+    assert np.array_equal(run.model.costs(image), adapted.costs(image))  # the same teaching, bit for bit
+    head = network.adapt(image, [path], network_epochs=3, network_step=0.01, network_head_only=True, threads=1)
+    assert "its head only" in head.info["adapted_by"]
+    with pytest.raises(mmp.ConfigError, match="adapt.network_step"):
+        mmp.teach(network, [{"image": image, "demonstrations": [path]}], adapt={"network_step": 0})
+
+
 def test_teach_is_mmp_adapt_with_a_config_paths_alone_or_labels_with_a_holdout(trained, scenes):
     model = trained.model
     image, labels = scenes[2]

@@ -25,6 +25,7 @@
 #include <mmp/maps/render.hpp>
 #include <mmp/maps/training/adaptation.hpp>
 #include <mmp/maps/training/figures.hpp>
+#include <mmp/maps/training/network_training.hpp>
 #include <mmp/maps/training/regions.hpp>
 
 #include <cstdio>
@@ -40,6 +41,12 @@ struct AdaptOptions {
   std::vector<std::string> images, demonstrations;
   AdaptationSettings settings;
 };
+
+// How the model adapts, for the first line of the output.
+std::string adaptationKind(const CostModel& parent) {
+  if (!parent.network().empty()) return "a network: fine-tuned toward the parent; " + networkKernels();
+  return parent.trees().empty() ? "linear costs: online learner toward the parent" : "LEARCH: new trees";
+}
 
 void writePicture(const AdaptOptions& o, const CostModelTeacher& teacher, const GeoImage& image) {
   std::vector<std::vector<int>> demos;
@@ -78,7 +85,7 @@ void runAdapt(const AdaptOptions& o) {
     if (i == 0) first = std::move(image);
   }
   std::printf("adapting %s (%s) on %zu demonstration(s) on %zu image(s)\n", o.model.c_str(),
-              teacher.parent().trees().empty() ? "linear costs: online learner toward the parent" : "LEARCH: new trees",
+              adaptationKind(teacher.parent()).c_str(),
               queue.size(), o.images.size());
   for (std::size_t k = 0; k < queue.size(); ++k) {
     const TeachingStep step = teacher.teach(queue[k].image, queue[k].cells);
@@ -104,7 +111,7 @@ void runAdaptConfig(const AdaptOptions& o) {
   for (const std::string& stale : output.removedStale()) std::printf("removed '%s', left by a run that was killed\n", stale.c_str());
   std::printf("mmp adapt %s %s: %zu teach image(s), %zu holdout image(s); %s\n", o.model.c_str(), o.config.c_str(),
               config.train.size(), config.holdout.size(),
-              parent.trees().empty() ? "linear costs: online learner toward the parent" : "LEARCH: new trees");
+              adaptationKind(parent).c_str());
   Progress progress("");
   const AdaptationRun run = adaptAndReport(
       parent, config,
@@ -153,8 +160,11 @@ void runAdaptConfig(const AdaptOptions& o) {
       if (r.image == static_cast<int>(i)) demos.push_back(r.cells);
     }
     const std::string name = "teach_" + region.spec.name + ".png";
-    writeImage(output.file(name), teachingPicture(parent.costs(*region.map), run.model.costs(*region.map), demos,
-                                                  static_cast<int>(run.taught.size())));
+    GeoImage image;  // a network model computes its costs from the pixels
+    image.pixels = region.image;
+    image.frame = region.frame;
+    const auto grid = [&](const CostModel& model) { return model.network().empty() ? model.costs(*region.map) : model.costs(image); };
+    writeImage(output.file(name), teachingPicture(grid(parent), grid(run.model), demos, static_cast<int>(run.taught.size())));
     outputs.push_back(name);
   }
   if (run.report.pairs > 0) {
@@ -179,6 +189,8 @@ void runAdaptConfig(const AdaptOptions& o) {
 }
 
 void runAdaptCommand(const AdaptOptions& o) {
+  // A network parent fine-tunes on libtorch's kernels, pinned as `mmp train` pins them (commands.hpp).
+  if (!CostModel::load(o.model).network().empty()) pinNetworkKernels();
   if (o.config.empty()) {
     if (o.images.empty() || o.out.empty()) {
       throw InvalidArgument("mmp adapt: give a config (mmp adapt MODEL CONFIG.yaml) or --image, --demonstrations and --out");
@@ -198,7 +210,7 @@ void runAdaptCommand(const AdaptOptions& o) {
 void addAdaptCommand(CLI::App& app) {
   auto o = std::make_shared<AdaptOptions>();
   CLI::App* cmd = app.add_subcommand("adapt", "Teach a saved model on a new site: adapt it to demonstrations on new images");
-  cmd->add_option("model,--model", o->model, "the parent model (linear or LEARCH), never modified")->required()->check(CLI::ExistingFile);
+  cmd->add_option("model,--model", o->model, "the parent model (linear, LEARCH or network), never modified")->required()->check(CLI::ExistingFile);
   cmd->add_option("config,--config", o->config,
                   "YAML: teach: images with demonstrations or labels, holdout: images to score, adapt: settings "
                   "(docs/teaching.md); or give --image, --demonstrations and --out")
@@ -216,6 +228,11 @@ void addAdaptCommand(CLI::App& app) {
   cmd->add_option("--lambda", o->settings.lambda, "linear models: the pull toward the parent (larger: closer)")->capture_default_str();
   cmd->add_option("--epochs", o->settings.epochs, "linear models: passes over the demonstrations")->capture_default_str();
   cmd->add_option("--learch-rounds", o->settings.learch_rounds, "LEARCH models: trees added")->capture_default_str();
+  cmd->add_option("--network-lambda", o->settings.network_lambda, "network models: the proximal pull toward the parent's parameters")
+      ->capture_default_str();
+  cmd->add_option("--network-step", o->settings.network_step, "network models: Adam's step")->capture_default_str();
+  cmd->add_option("--network-epochs", o->settings.network_epochs, "network models: steps over the demonstrations")->capture_default_str();
+  cmd->add_flag("--network-head-only", o->settings.network_head_only, "network models: fine-tune the last layer only");
   cmd->add_option("--loss-radius", o->settings.loss.radius_px, "the demonstrations' loss radius in pixels")->capture_default_str();
   cmd->add_option("--threads", o->settings.threads, "oracle calls at once (0: every core); the result does not depend on it")
       ->capture_default_str();

@@ -20,6 +20,9 @@ void addTrainCommand(CLI::App& app);
 /// AVX2 or FMA, or if the environment already holds every pin; nor without kept arguments (the tests'
 /// in-process calls).
 void keepArguments(char** argv);
+/// Runs this program again with libtorch's kernels pinned as keepArguments says (`mmp train` for a
+/// network, `mmp adapt` for a network parent); returns if it does not.
+void pinNetworkKernels();
 
 /// `mmp compare A B`: two runs' cost ratios on the same pairs, with a paired-bootstrap interval.
 void addCompareCommand(CLI::App& app);

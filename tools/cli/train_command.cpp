@@ -39,6 +39,8 @@ namespace {
 
 char** kept_arguments = nullptr;
 
+}  // namespace
+
 // Runs this program again with the missing pins set (commands.hpp says when it does not); returns
 // only if it does not, a failed exec unsetting what it set (networkKernels() then says so).
 void pinNetworkKernels() {
@@ -59,6 +61,8 @@ void pinNetworkKernels() {
   ::execv("/proc/self/exe", kept_arguments);
   for (const char* variable : added) ::unsetenv(variable);
 }
+
+namespace {
 
 // Whether the run trains a network: the config's learner, or a value of learner.kind that select: tries.
 bool trainsNetwork(const TrainConfig& config) {

@@ -233,11 +233,16 @@ georeference) keeps its world frame; a plain image or an array takes one from re
 per pixel), origin ((x, y) of its lower-left corner) and crs, or stays in cells.  Cells holding pixels
 without data are +inf and marked in grid.unknown.)")
       .def("adapt", [](const CostModel& model, const py::object& image, const py::list& paths, double lambda, int epochs,
-                       int learch_rounds, double loss_radius_px, int threads, const std::string& channels) {
+                       int learch_rounds, double loss_radius_px, int threads, const std::string& channels, double network_lambda,
+                       double network_step, int network_epochs, bool network_head_only) {
         AdaptationSettings settings;
         settings.lambda = lambda;
         settings.epochs = epochs;
         settings.learch_rounds = learch_rounds;
+        settings.network_lambda = network_lambda;
+        settings.network_step = network_step;
+        settings.network_epochs = network_epochs;
+        settings.network_head_only = network_head_only;
         settings.loss.radius_px = loss_radius_px;
         settings.threads = threads;
         GeoImage geo;
@@ -277,10 +282,14 @@ without data are +inf and marked in grid.unknown.)")
       }, py::arg("image"), py::arg("paths"), py::arg("lambda_") = AdaptationSettings{}.lambda,
          py::arg("epochs") = AdaptationSettings{}.epochs, py::arg("learch_rounds") = AdaptationSettings{}.learch_rounds,
          py::arg("loss_radius_px") = AdaptationSettings{}.loss.radius_px, py::arg("threads") = 1, py::arg("channels") = "rgb",
+         py::arg("network_lambda") = AdaptationSettings{}.network_lambda, py::arg("network_step") = AdaptationSettings{}.network_step,
+         py::arg("network_epochs") = AdaptationSettings{}.network_epochs,
+         py::arg("network_head_only") = AdaptationSettings{}.network_head_only,
          R"(A new model: this one taught on a new site (docs/teaching.md; `mmp adapt`).  image: an H x W x 3 uint8
 array or an image file; paths: demonstrated paths on it, each an N x 2 array of (row, col) cells, 8-connected,
 taught in order.  Linear models adapt by the online learner toward this model (lambda_ its pull), LEARCH
-models by new trees (learch_rounds); network models raise.  This model is not changed; the new one's
+models by new trees (learch_rounds), network models by fine-tuning (network_lambda its pull, network_step,
+network_epochs, network_head_only: the last layer alone).  This model is not changed; the new one's
 info records what it was taught.)")
       .def_property_readonly("info", &CostModel::info, "what produced the model (behaviour, learner, training images, ...)")
       .def_property_readonly("summary", [](const CostModel& model) {

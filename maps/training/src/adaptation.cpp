@@ -7,6 +7,7 @@
 #include <mmp/core/thread_pool.hpp>
 #include <mmp/learners/online_greedy_projection.hpp>
 #include <mmp/maps/training/learch.hpp>
+#include <mmp/maps/training/network_training.hpp>
 #include <mmp/planning/grid_planner.hpp>
 #include <mmp/planning/path.hpp>
 #include <mmp/core/random.hpp>
@@ -33,6 +34,9 @@ void AdaptationSettings::validate() const {
   if (!(loss.radius_px > 0.0) || !std::isfinite(loss.radius_px)) fail("loss.radius_px", "= " + numberText(loss.radius_px) + " must be finite and > 0");
   if (!(loss.scale > 0.0) || !std::isfinite(loss.scale)) fail("loss.scale", "= " + numberText(loss.scale) + " must be finite and > 0");
   if (!(min_cost > 0.0) || !std::isfinite(min_cost)) fail("min_cost", "= " + numberText(min_cost) + " must be finite and > 0");
+  if (!(network_lambda > 0.0) || !std::isfinite(network_lambda)) fail("network_lambda", "= " + numberText(network_lambda) + " must be finite and > 0");
+  if (!(network_step > 0.0) || !std::isfinite(network_step)) fail("network_step", "= " + numberText(network_step) + " must be finite and > 0");
+  if (network_epochs < 1 || network_epochs > 10000) fail("network_epochs", "= " + std::to_string(network_epochs) + " must be in [1, 10000]");
   if (threads < 0) fail("threads", "= " + std::to_string(threads) + " must be >= 0 (0: all cores)");
 }
 
@@ -87,9 +91,21 @@ std::shared_ptr<const FeatureMap> teachingMap(const CostModel& model, const GeoI
   return std::make_shared<const FeatureMap>(std::move(map));
 }
 
+std::shared_ptr<const std::vector<float>> teachingInputs(const CostModel& model, const GeoImage& image, const FeatureMap& map) {
+  if (model.network().empty()) return nullptr;
+  const NetworkShape& shape = model.network().shape();
+  auto inputs = std::make_shared<std::vector<float>>(networkInputs(
+      image.pixels, model.features().settings().cell_size, shape.normalise ? colourStatistics(image.pixels, image.valid) : ColourStatistics{}));
+  if (shape.feature_inputs > 0) appendFeatureInputs(map, *inputs);
+  return inputs;
+}
+
 struct CostModelTeacher::Image {
   std::string name, fingerprint;
   std::shared_ptr<const FeatureMap> map;
+  std::shared_ptr<const std::vector<float>> inputs;  ///< a network model's (teachingInputs)
+  /// The parent's log-costs, once a step has needed them (a network's forward pass is not free).
+  mutable std::vector<double> parent_log_costs;
 };
 
 CostModelTeacher::~CostModelTeacher() = default;
@@ -97,10 +113,9 @@ CostModelTeacher::~CostModelTeacher() = default;
 CostModelTeacher::CostModelTeacher(CostModel parent, AdaptationSettings settings)
     : parent_(std::move(parent)), settings_(std::move(settings)), model_(parent_) {
   settings_.validate();
-  if (!parent_.network().empty()) {
-    throw InvalidArgument("adapting a convolutional network model" +
-                          (parent_.source().empty() ? std::string() : " ('" + parent_.source() + "')") +
-                          " is not built yet; adapt a linear or LEARCH model");
+  if (!parent_.network().empty() && parent_.network().shape().classes > 0) {
+    throw InvalidArgument("adapting " + parent_.source() + ": a segmenter network (trained on labels, its costs a rule of its class "
+                          "probabilities) does not adapt to demonstrations; adapt a cost network, a linear or a LEARCH model");
   }
   // a loaded model's source is its file, quoted ('path')
   std::string file = parent_.source();
@@ -109,10 +124,28 @@ CostModelTeacher::CostModelTeacher(CostModel parent, AdaptationSettings settings
 }
 
 int CostModelTeacher::addImage(const GeoImage& image, const std::string& name, const std::string& fingerprint) {
-  return addImage(teachingMap(parent_, image), name, fingerprint);
+  std::shared_ptr<const FeatureMap> map = teachingMap(parent_, image);
+  std::shared_ptr<const std::vector<float>> inputs = teachingInputs(parent_, image, *map);
+  return addImage(std::move(map), std::move(inputs), name, fingerprint);
 }
 
 int CostModelTeacher::addImage(std::shared_ptr<const FeatureMap> map, const std::string& name, const std::string& fingerprint) {
+  return addImage(std::move(map), nullptr, name, fingerprint);
+}
+
+int CostModelTeacher::addImage(std::shared_ptr<const FeatureMap> map, std::shared_ptr<const std::vector<float>> inputs,
+                               const std::string& name, const std::string& fingerprint) {
+  if (!parent_.network().empty()) {
+    const std::size_t planes = static_cast<std::size_t>(parent_.network().shape().inputs());
+    if (!inputs) {
+      throw InvalidArgument("teach: '" + name + "': a network model reads the image's pixels: give the image "
+                            "(addImage(GeoImage)) or its inputs (teachingInputs) with the map");
+    }
+    if (map && inputs->size() != static_cast<std::size_t>(map->cells()) * planes) {
+      throw InvalidArgument("teach: '" + name + "': " + std::to_string(inputs->size()) + " network inputs, the network reads " +
+                            std::to_string(planes) + " planes of the map's " + std::to_string(map->cells()) + " cells");
+    }
+  }
   if (!map || map->features() != parent_.weights().size()) {
     throw InvalidArgument("teach: the feature map of '" + name + "' is not one of the parent's feature stack (" +
                           std::to_string(map ? map->features() : 0) + " features, the model " +
@@ -122,6 +155,7 @@ int CostModelTeacher::addImage(std::shared_ptr<const FeatureMap> map, const std:
   entry->name = name;
   entry->fingerprint = fingerprint;
   entry->map = std::move(map);
+  if (!parent_.network().empty()) entry->inputs = std::move(inputs);
   images_.push_back(std::move(entry));
   return static_cast<int>(images_.size()) - 1;
 }
@@ -177,12 +211,33 @@ TeachingStep CostModelTeacher::undo() {
   }
 }
 
+void CostModelTeacher::imageLogCosts(const CostModel& model, int image, std::vector<double>& out) const {
+  const Image& entry = *images_[static_cast<std::size_t>(image)];
+  if (model.network().empty()) {
+    modelLogCosts(model, *entry.map, model.weights(), model.trees().steps(), out);
+    return;
+  }
+  // log(floor + exp(w . f + network)) times the exponent, as CostModel::costs gives the image's cells
+  logCosts(*entry.map, model.weights(), {}, out);  // +inf on blocked cells
+  std::vector<double> network;
+  model.network().logCosts(*entry.inputs, entry.map->rows(), entry.map->cols(), network);
+  const double floor = model.network().shape().cost_floor;
+  for (std::size_t s = 0; s < out.size(); ++s) {
+    if (std::isfinite(out[s])) out[s] = std::log(floor + std::exp(out[s] + network[s])) * model.costExponent();
+  }
+}
+
 double CostModelTeacher::meanLoss(const CostModel& model, const std::vector<const PathExample*>& examples) const {
   double sum = 0.0;
-  std::vector<double> log_costs;
-  for (const PathExample* e : examples) {
-    modelLogCosts(model, e->map(), model.weights(), model.trees().steps(), log_costs);
-    const PlanResult plan = e->planLogCosts(log_costs, 0.0);
+  std::map<int, std::vector<double>> log_costs;  // per image, computed once
+  for (std::size_t k = 0; k < examples.size(); ++k) {
+    const PathExample* e = examples[k];
+    const int image = demonstrations_[k].image;
+    const Image& entry = *images_[static_cast<std::size_t>(image)];
+    const bool parent = &model == &parent_;
+    if (parent && entry.parent_log_costs.empty()) imageLogCosts(parent_, image, entry.parent_log_costs);
+    if (!parent && !log_costs.count(image)) imageLogCosts(model, image, log_costs[image]);
+    const PlanResult plan = e->planLogCosts(parent ? entry.parent_log_costs : log_costs[image], 0.0);
     sum += plan.status == PlanStatus::Success ? e->predictionLoss(plan.path) : std::numeric_limits<double>::infinity();
   }
   return examples.empty() ? 0.0 : sum / static_cast<double>(examples.size());
@@ -206,7 +261,9 @@ TeachingStep CostModelTeacher::adapt() {
     examples.push_back(owned.back().get());
     list.push_back(owned.back().get());
   }
-  CostModel adapted = parent_.trees().empty() ? adaptLinear(list, step) : adaptLearch(examples, step);
+  CostModel adapted = !parent_.network().empty() ? adaptNetwork(examples, step)
+                      : parent_.trees().empty()  ? adaptLinear(list, step)
+                                                 : adaptLearch(examples, step);
   adapted.setDomain(parent_.domain());
   if (parent_.trees().empty() && parent_.costExponent() != 1.0) adapted.setCostExponent(parent_.costExponent());
   recordProvenance(adapted);
@@ -262,6 +319,32 @@ CostModel CostModelTeacher::adaptLearch(const std::vector<const PathExample*>& e
   return CostModel(parent_.features(), std::move(result.weights), std::move(result.trees), parentInfo());
 }
 
+CostModel CostModelTeacher::adaptNetwork(const std::vector<const PathExample*>& examples, TeachingStep& step) const {
+  // Every image the teacher holds: those with demonstrations are stepped on, every one is checked
+  // against CostLimits.  The linear part w0 . f is the parent's and stays.
+  std::vector<NetworkImage> images(images_.size());
+  for (std::size_t i = 0; i < images_.size(); ++i) {
+    const Image& entry = *images_[i];
+    NetworkImage& image = images[i];
+    image.name = entry.name;
+    image.rows = entry.map->rows();
+    image.cols = entry.map->cols();
+    image.inputs = *entry.inputs;
+    logCosts(*entry.map, parent_.weights(), {}, image.linear);  // +inf on blocked cells
+  }
+  for (std::size_t k = 0; k < examples.size(); ++k) images[static_cast<std::size_t>(demonstrations_[k].image)].examples.push_back(examples[k]);
+  NetworkAdaptationSettings s;
+  s.lambda = settings_.network_lambda;
+  s.step = settings_.network_step;
+  s.epochs = settings_.network_epochs;
+  s.head_only = settings_.network_head_only;
+  s.threads = settings_.threads;
+  NetworkResult result = fineTuneNetwork(parent_.network(), images, s);
+  step.info = result.info;
+  step.message = result.message;
+  return CostModel(parent_.features(), parent_.weights(), std::move(result.network), parentInfo());
+}
+
 std::map<std::string, std::string> CostModelTeacher::parentInfo() const {
   // The parent's holdout figures are the parent's, not the adapted model's: kept as parent_holdout*.
   std::map<std::string, std::string> info;
@@ -284,7 +367,11 @@ void CostModelTeacher::recordProvenance(CostModel& model) const {
     }
   }
   std::ostringstream how;
-  if (parent_.trees().empty()) {
+  if (!parent_.network().empty()) {
+    how << "network fine-tuned" << (settings_.network_head_only ? " (its head only)" : "") << " toward the parent, Adam step "
+        << numberText(settings_.network_step) << ", proximal lambda " << numberText(settings_.network_lambda) << ", "
+        << settings_.network_epochs << " epochs";
+  } else if (parent_.trees().empty()) {
     how << "online greedy projection toward the parent, lambda " << numberText(settings_.lambda) << ", " << settings_.epochs
         << " epochs";
   } else {

@@ -10,31 +10,43 @@
 namespace mmp {
 namespace {
 
+// What a teacher needs of a teach image: its feature map, a network model's inputs and, for a network
+// model's costs, the image itself.
+struct TeachImage {
+  std::shared_ptr<const FeatureMap> map;
+  std::shared_ptr<const std::vector<float>> inputs;
+  GeoImage image;  ///< network models only
+};
+
+CostGrid teachGrid(const CostModel& model, const TeachImage& image) {
+  return model.network().empty() ? model.costs(*image.map) : model.costs(image.image);
+}
+
 // Leave one demonstration out: for each, the model taught on the others plans between its ends.
 HeldOutReport heldOut(const CostModel& parent, const AdaptationRunSettings& settings,
-                      const std::vector<std::shared_ptr<const FeatureMap>>& maps, const std::vector<TeachingRecord>& taught,
+                      const std::vector<TeachImage>& maps, const std::vector<TeachingRecord>& taught,
                       const StageCallback& progress) {
   const int n = static_cast<int>(taught.size());
   if (!settings.held_out || n < 2) return {};
   const int cell_size = parent.features().settings().cell_size;
   const PathExample::Params params = adaptationExampleParams(settings.adapt, parent);
   std::vector<CostGrid> parent_grids;
-  for (const auto& map : maps) parent_grids.push_back(parent.costs(*map));
+  for (const TeachImage& image : maps) parent_grids.push_back(teachGrid(parent, image));
   HeldOutTally tally;
   for (int d = 0; d < n; ++d) {
     if (progress) progress("scoring each demonstration held out", d, n, taught[static_cast<std::size_t>(d)].name);
     const TeachingRecord& held = taught[static_cast<std::size_t>(d)];
     CostModelTeacher teacher(parent, settings.adapt);
-    for (std::size_t i = 0; i < maps.size(); ++i) teacher.addImage(maps[i], "image " + std::to_string(i));
+    for (std::size_t i = 0; i < maps.size(); ++i) teacher.addImage(maps[i].map, maps[i].inputs, "image " + std::to_string(i));
     std::vector<TaughtDemonstration> others;
     for (int o = 0; o < n; ++o) {
       if (o != d) others.push_back({taught[static_cast<std::size_t>(o)].image, taught[static_cast<std::size_t>(o)].cells});
     }
     teacher.teach(others);
-    const auto& map = maps[static_cast<std::size_t>(held.image)];
-    const PathExample example(map, held.cells, params);
+    const TeachImage& image = maps[static_cast<std::size_t>(held.image)];
+    const PathExample example(image.map, held.cells, params);
     tally.add(scoreHeldOut(parent_grids[static_cast<std::size_t>(held.image)], example, cell_size),
-              scoreHeldOut(teacher.model().costs(*map), example, cell_size));
+              scoreHeldOut(teachGrid(teacher.model(), image), example, cell_size));
   }
   if (progress) progress("scoring each demonstration held out", n, n, "");
   return tally.finish();
@@ -58,7 +70,7 @@ AdaptationRun adaptAndReport(const CostModel& parent, const AdaptationRunSetting
   }
 
   AdaptationRun run{parent, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
-  std::vector<std::shared_ptr<const FeatureMap>> maps;
+  std::vector<TeachImage> maps;
   std::vector<std::string> fingerprints;
   for (std::size_t i = 0; i < settings.train.size(); ++i) {
     const RegionSpec& spec = settings.train[i];
@@ -67,7 +79,13 @@ AdaptationRun adaptAndReport(const CostModel& parent, const AdaptationRunSetting
     addDemonstrations(region, s, static_cast<int>(i));
     region.map = regionMap(parent.features(), region);
     std::vector<float>().swap(region.raw.values);  // the map holds what teaching needs
-    maps.push_back(region.map);
+    TeachImage teach{region.map, nullptr, {}};
+    if (!parent.network().empty()) {
+      teach.image.pixels = region.image;
+      teach.image.frame = region.frame;
+      teach.inputs = teachingInputs(parent, teach.image, *region.map);
+    }
+    maps.push_back(std::move(teach));
     fingerprints.push_back(spec.image.empty() ? "" : fileChecksum(spec.image));
     for (std::size_t d = 0; d < region.demonstrations.size(); ++d) {
       const std::string name = d < spec.demonstrations.size() && !spec.demonstrations[d].name.empty()
@@ -83,7 +101,9 @@ AdaptationRun adaptAndReport(const CostModel& parent, const AdaptationRunSetting
   AdaptationRunSettings chosen = settings;
   run.lambda = settings.adapt.lambda;
   if (settings.lambdas.size() > 1) {
-    if (!parent.trees().empty()) {
+    if (!parent.network().empty()) {
+      run.selection_note = "adapt.lambda applies to linear models; a network model adapts with adapt.network_lambda";
+    } else if (!parent.trees().empty()) {
       run.selection_note = "adapt.lambda applies to linear models; a LEARCH model adapts with adapt.learch_rounds";
     } else if (n < AdaptationRunSettings::kSelectionDemonstrations) {
       run.selection_note = std::to_string(n) + " demonstration(s) are too few to choose adapt.lambda on (" +
@@ -110,7 +130,7 @@ AdaptationRun adaptAndReport(const CostModel& parent, const AdaptationRunSetting
   chosen.held_out = settings.held_out;
 
   CostModelTeacher teacher(parent, chosen.adapt);
-  for (std::size_t i = 0; i < maps.size(); ++i) teacher.addImage(maps[i], settings.train[i].name, fingerprints[i]);
+  for (std::size_t i = 0; i < maps.size(); ++i) teacher.addImage(maps[i].map, maps[i].inputs, settings.train[i].name, fingerprints[i]);
   for (int k = 0; k < n; ++k) {
     TeachingRecord& record = run.taught[static_cast<std::size_t>(k)];
     try {

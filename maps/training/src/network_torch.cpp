@@ -5,14 +5,17 @@
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/random.hpp>
+#include <mmp/maps/cost_model.hpp>
 #include <mmp/core/thread_pool.hpp>
 #include <mmp/planning/maxent_planner.hpp>
 #include <mmp/planning/path.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <thread>
 
 #include <torch/torch.h>
@@ -48,17 +51,26 @@ struct Net : torch::nn::Module {
   // The bounded log-cost [1, 1, H, W] and, with a label head, the class logits [1, classes, H, W]; a
   // segmenter's class logits, twice.
   std::pair<torch::Tensor, torch::Tensor> forward(torch::Tensor x) {
-    const torch::Tensor inputs = x;
-    for (auto& conv : convs) x = torch::relu(conv->forward(x));
-    if (skip) x = torch::cat({x, inputs}, 1);
-    x = torch::relu(hidden->forward(x));
+    x = features(x);
     if (segmenter) {
       torch::Tensor logits = out->forward(x);
       return {logits, logits};
     }
+    return {head(x), labels ? labels->forward(x) : torch::Tensor()};
+  }
+
+  // The last hidden layer's output, what the head reads.
+  torch::Tensor features(torch::Tensor x) {
+    const torch::Tensor inputs = x;
+    for (auto& conv : convs) x = torch::relu(conv->forward(x));
+    if (skip) x = torch::cat({x, inputs}, 1);
+    return torch::relu(hidden->forward(x));
+  }
+
+  // A cost network's bounded log-cost from the last hidden layer's output.
+  torch::Tensor head(const torch::Tensor& x) {
     const double bound = NetworkShape::kBound;
-    torch::Tensor log_cost = bound * torch::tanh(out->forward(x) / bound);
-    return {log_cost, labels ? labels->forward(x) : torch::Tensor()};
+    return bound * torch::tanh(out->forward(x) / bound);
   }
 
   std::vector<torch::nn::Conv2d> modules() const {
@@ -489,9 +501,173 @@ NetworkResult torchTrainNetwork(const std::vector<NetworkImage>& images, const N
   return result;
 }
 
+namespace {
+
+// The passable cells' cost range of one image under log-costs l (+inf: blocked), floor + exp(l), into
+// range; false if a passable cell's cost is not finite > 0.
+bool costRange(const std::vector<double>& l, double floor, std::array<double, 2>& range) {
+  for (double v : l) {
+    if (v == std::numeric_limits<double>::infinity()) continue;
+    const double c = floor + std::exp(v);
+    if (!(c > 0.0) || !std::isfinite(c)) return false;
+    range = {std::min(range[0], c), std::max(range[1], c)};
+  }
+  return true;
+}
+
+// One member fine-tuned from its parameters (fineTuneNetwork's contract); appends its epochs to result
+// and returns how it ended.
+std::string fineTuneMember(Net& net, int member, const std::vector<NetworkImage>& images, const std::vector<torch::Tensor>& inputs,
+                           const NetworkAdaptationSettings& settings, ThreadPool& pool,
+                           std::chrono::steady_clock::time_point start, NetworkResult& result) {
+  const std::size_t total = [&] {
+    std::size_t n = 0;
+    for (const NetworkImage& image : images) n += image.examples.size();
+    return n;
+  }();
+  std::vector<torch::Tensor> moving;
+  if (settings.head_only) {
+    for (torch::Tensor& p : net.parameters()) p.requires_grad_(false);
+    moving = {net.out->weight, net.out->bias};
+    for (torch::Tensor& p : moving) p.requires_grad_(true);
+  } else {
+    moving = net.parameters();
+  }
+  std::vector<torch::Tensor> anchor;  // theta0
+  for (const torch::Tensor& p : moving) anchor.push_back(p.detach().clone());
+  // Head only: the hidden layers do not move, so their output is computed once per image.
+  std::vector<torch::Tensor> hidden(images.size());
+  if (settings.head_only) {
+    torch::NoGradGuard no_grad;
+    for (std::size_t j = 0; j < images.size(); ++j) hidden[j] = net.features(inputs[j]);
+  }
+  torch::optim::Adam adam(moving, torch::optim::AdamOptions(settings.step));
+  const double shrink = 1.0 / (1.0 + settings.step * settings.lambda);
+  NetworkTrainingSettings oracle;  // the margin oracle, exact plans
+  oracle.smoothing_samples = 1;
+  Random rng(1);                   // unused with exact plans
+  std::vector<torch::Tensor> good = snapshot(net);
+  const auto kept = [](int epoch) {
+    return "kept the model of " + (epoch > 1 ? "epoch " + std::to_string(epoch - 1) : std::string("the parent"));
+  };
+  for (int epoch = 0; epoch <= settings.epochs; ++epoch) {
+    NetworkEpoch record;
+    record.member = member;
+    record.epoch = epoch;
+    record.objective = 0.0;
+    record.validation_loss = std::numeric_limits<double>::quiet_NaN();
+    // the network after `epoch` steps on every image: checked, then stepped from
+    const bool stepping = epoch < settings.epochs;
+    std::vector<torch::Tensor> log_cost(images.size());
+    std::vector<std::vector<double>> log_costs(images.size());
+    std::array<double, 2> range = {std::numeric_limits<double>::infinity(), 0.0};
+    bool finite = true;
+    for (std::size_t j = 0; j < images.size(); ++j) {
+      std::optional<torch::NoGradGuard> no_grad;
+      if (!stepping || images[j].examples.empty()) no_grad.emplace();
+      log_cost[j] = settings.head_only ? net.head(hidden[j]) : net.forward(inputs[j]).first;
+      std::vector<double> l, costs;
+      addLinear(log_cost[j], images[j], l);
+      finite = costRange(l, net.cost_floor, range) && finite;
+      modelCosts(l, net.cost_floor, log_costs[j], costs);
+    }
+    std::string fault = !finite ? std::string("a passable cell's cost is not finite")
+                                : (range[0] <= range[1] ? costRangeFault(range) : std::string());
+    if (epoch > 0 && !fault.empty()) {
+      restore(net, good);
+      result.info = Info::NumericalIssue;
+      return "the model after epoch " + std::to_string(epoch) + ": on the taught images " + fault + "; " + kept(epoch);
+    }
+    good = snapshot(net);
+    if (!stepping) break;
+    torch::Tensor loss = torch::zeros({}, torch::kFloat);
+    try {
+      for (std::size_t j = 0; j < images.size(); ++j) {
+        const NetworkImage& image = images[j];
+        if (image.examples.empty()) continue;
+        std::vector<double> gradient;
+        record.objective += oracleGradient(image, log_costs[j], oracle, rng, pool, gradient);
+        // oracleGradient divides by the image's demonstrations: the mean over all of them instead
+        const double share = static_cast<double>(image.examples.size()) / static_cast<double>(total);
+        for (double& g : gradient) g *= share;
+        const torch::Tensor g = torch::from_blob(gradient.data(), {1, 1, image.rows, image.cols}, torch::kDouble).to(torch::kFloat);
+        loss = loss + (log_cost[j] * g).sum();
+      }
+    } catch (const Error& e) {
+      result.info = Info::NumericalIssue;
+      return "epoch " + std::to_string(epoch + 1) + ": " + e.what() + "; " + kept(epoch + 1);
+    }
+    adam.zero_grad();
+    loss.backward();
+    adam.step();
+    double moved = 0.0;  // |theta - theta0|^2 after the proximal step
+    {
+      torch::NoGradGuard no_grad;
+      for (std::size_t k = 0; k < moving.size(); ++k) {
+        moving[k].sub_(anchor[k]).mul_(shrink).add_(anchor[k]);
+        moved += (moving[k] - anchor[k]).to(torch::kDouble).pow(2).sum().item<double>();
+      }
+    }
+    for (const torch::Tensor& p : moving) {
+      if (!torch::isfinite(p).all().item<bool>()) {
+        restore(net, good);
+        result.info = Info::NumericalIssue;
+        return "the step of epoch " + std::to_string(epoch + 1) + " is not finite; " + kept(epoch + 1);
+      }
+    }
+    record.objective += 0.5 * settings.lambda * moved;  // the epoch's objective: hinge terms at its start, prior after
+    record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.epochs.push_back(record);
+  }
+  return "ran " + std::to_string(settings.epochs) + " epochs";
+}
+
+}  // namespace
+
+NetworkResult torchFineTune(const CostNetwork& parent, const std::vector<NetworkImage>& images,
+                            const NetworkAdaptationSettings& settings) {
+  const NetworkShape& shape = parent.shape();
+  bool demonstrated = false;
+  for (const NetworkImage& image : images) {
+    const std::size_t cells = static_cast<std::size_t>(image.rows) * image.cols;
+    if (image.rows < 1 || image.cols < 1 || image.inputs.size() != cells * static_cast<std::size_t>(shape.inputs()) ||
+        image.linear.size() != cells) {
+      throw InvalidArgument("network adaptation: image '" + image.name + "' has inputs or linear costs of the wrong size for its " +
+                            std::to_string(image.rows) + " x " + std::to_string(image.cols) + " cells and the network's " +
+                            std::to_string(shape.inputs()) + " input planes");
+    }
+    for (const PathExample* e : image.examples) {
+      if (e->map().rows() != image.rows || e->map().cols() != image.cols) {
+        throw InvalidArgument("network adaptation: a demonstration of image '" + image.name + "' lies on a map of another size");
+      }
+    }
+    demonstrated = demonstrated || !image.examples.empty();
+  }
+  if (!demonstrated) throw InvalidArgument("network adaptation: no image has demonstrations");
+  const int threads = settings.threads == 0 ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
+                                            : settings.threads;
+  torch::set_num_threads(threads);
+  ThreadPool pool(threads);
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<torch::Tensor> inputs;
+  for (const NetworkImage& image : images) inputs.push_back(inputTensor(image));
+  NetworkResult result;
+  std::vector<std::vector<ConvLayer>> members;
+  for (int m = 0; m < shape.members; ++m) {
+    Net net(shape, 0);
+    net.load(parent.members()[static_cast<std::size_t>(m)]);
+    const std::string ended = fineTuneMember(net, m, images, inputs, settings, pool, start, result);
+    result.message += (result.message.empty() ? "" : "; ") + (shape.members > 1 ? "member " + std::to_string(m) + ": " : "") + ended;
+    members.push_back(net.layers(shape));
+  }
+  result.network = CostNetwork(shape, std::move(members));
+  return result;
+}
+
 }  // namespace mmp
 
 extern "C" MMP_TORCH_MODULE_EXPORT const mmp::NetworkTorchModule* mmp_network_torch_module() {
-  static const mmp::NetworkTorchModule module{mmp::kNetworkTorchVersion, mmp::NetworkTorchLayout{}, &mmp::torchTrainNetwork, &mmp::torchForward};
+  static const mmp::NetworkTorchModule module{mmp::kNetworkTorchVersion, mmp::NetworkTorchLayout{}, &mmp::torchTrainNetwork,
+                                              &mmp::torchForward, &mmp::torchFineTune};
   return &module;
 }

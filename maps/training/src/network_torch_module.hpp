@@ -20,26 +20,30 @@ namespace mmp {
 
 /// The sizes of what crosses the seam, as the including build lays it out.
 struct NetworkTorchLayout {
-  std::size_t sizes[8] = {sizeof(NetworkImage), sizeof(NetworkTrainingSettings), sizeof(NetworkShape), sizeof(NetworkResult),
-                          sizeof(NetworkEpoch), sizeof(CostNetwork), sizeof(PathExample), sizeof(NetworkCallback)};
+  std::size_t sizes[9] = {sizeof(NetworkImage), sizeof(NetworkTrainingSettings), sizeof(NetworkShape), sizeof(NetworkResult),
+                          sizeof(NetworkEpoch), sizeof(CostNetwork), sizeof(PathExample), sizeof(NetworkCallback),
+                          sizeof(NetworkAdaptationSettings)};
   bool operator==(const NetworkTorchLayout& other) const {
-    for (std::size_t i = 0; i < 8; ++i) {
+    for (std::size_t i = 0; i < 9; ++i) {
       if (sizes[i] != other.sizes[i]) return false;
     }
     return true;
   }
 };
 
-/// The interface's version: raised whenever a function below changes its meaning.
-inline constexpr int kNetworkTorchVersion = 1;
+/// The interface's version: raised whenever a function below changes its meaning (2: fineTune added).
+inline constexpr int kNetworkTorchVersion = 2;
 
-/// The module's functions: trainNetwork after the settings were validated, and torchLogCosts.
+/// The module's functions: trainNetwork after the settings were validated, torchLogCosts, and
+/// fineTuneNetwork after its settings were validated.
 struct NetworkTorchModule {
   int version;                ///< kNetworkTorchVersion of the module's build
   NetworkTorchLayout layout;  ///< the module's sizes
   NetworkResult (*train)(const std::vector<NetworkImage>& images, const NetworkTrainingSettings& settings, int classes,
                          const NetworkCallback& callback);
   std::vector<double> (*logCosts)(const CostNetwork& network, const std::vector<float>& inputs, int rows, int cols);
+  NetworkResult (*fineTune)(const CostNetwork& parent, const std::vector<NetworkImage>& images,
+                            const NetworkAdaptationSettings& settings);
 };
 
 }  // namespace mmp

@@ -203,6 +203,23 @@ NetworkResult trainNetwork(const std::vector<NetworkImage>& images, const Networ
   return result;
 }
 
+NetworkResult fineTuneNetwork(const CostNetwork& parent, const std::vector<NetworkImage>& images,
+                              const NetworkAdaptationSettings& settings) {
+  const auto fail = [](const std::string& key, const std::string& value, const std::string& valid) {
+    throw InvalidArgument("adapt.network_" + key + " = " + value + " is out of range: use " + valid);
+  };
+  if (!(settings.lambda > 0.0) || !std::isfinite(settings.lambda)) fail("lambda", numberText(settings.lambda), "a number > 0");
+  if (!(settings.step > 0.0) || !std::isfinite(settings.step)) fail("step", numberText(settings.step), "a number > 0");
+  if (settings.epochs < 1 || settings.epochs > 10000) fail("epochs", std::to_string(settings.epochs), "1 to 10000");
+  if (settings.threads < 0 || settings.threads > 256) fail("threads", std::to_string(settings.threads), "0 (every core) to 256");
+  if (parent.empty()) throw InvalidArgument("network adaptation: the parent has no network");
+  if (parent.shape().classes > 0) {
+    throw InvalidArgument("network adaptation: the parent is a segmenter (trained on labels, its costs a rule of its "
+                          "class probabilities); only a cost network adapts to demonstrations");
+  }
+  return torchModule().fineTune(parent, images, settings);
+}
+
 std::vector<double> torchLogCosts(const CostNetwork& network, const std::vector<float>& inputs, int rows, int cols) {
   return torchModule().logCosts(network, inputs, rows, cols);
 }

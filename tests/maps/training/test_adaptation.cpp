@@ -5,12 +5,14 @@
 #include <mmp/core/error.hpp>
 #include <mmp/maps/training/adaptation.hpp>
 #include <mmp/maps/training/adaptation_run.hpp>
+#include <mmp/maps/training/network_training.hpp>
 #include <mmp/maps/training/pipeline.hpp>
 #include <mmp/maps/training/regions.hpp>
 #include <mmp/planning/grid_planner.hpp>
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mmp;
@@ -208,4 +210,208 @@ TEST_CASE("adaptation run: teaches generated demonstrations, scores each held ou
   unlabelled.train = {test::scene(5)};
   CHECK_THROWS_WITH_AS(adaptAndReport(s.model, unlabelled), doctest::Contains("need classes and a behaviour"), ConfigError);
   CHECK_THROWS_WITH_AS(adaptAndReport(s.model, AdaptationRunSettings{}), doctest::Contains("at least one image"), ConfigError);
+}
+
+// ---- network models (fineTuneNetwork, in libtorch's module): these skip, saying so, when the module
+// cannot be loaded (a build without libtorch, or the module missing).
+
+namespace {
+
+// Whether libtorch's module loads in this process.
+bool torchLoads() {
+  if (!networkTrainingAvailable()) {
+    MESSAGE("this build has no libtorch: network adaptation not tested");
+    return false;
+  }
+  try {
+    NetworkShape shape;
+    shape.channels = 1;
+    shape.dilations = {1};
+    torchLogCosts(CostNetwork(shape, {networkLayers(shape)}), std::vector<float>(6, 0.0f), 1, 1);
+    return true;
+  } catch (const Error& e) {
+    MESSAGE("libtorch's module does not load (" << e.what() << "): network adaptation not tested");
+    return false;
+  }
+}
+
+// A small network model of follow_road trained on scenes 1 and 2, and scene 5, which it never saw.
+Site networkSite() {
+  PipelineSettings s = test::syntheticSettings();
+  s.train = {test::scene(1, 128), test::scene(2, 128)};
+  s.train[1].area = "second";
+  s.demonstrations.per_region = 6;
+  s.learner.hypothesis = CostHypothesis::Network;
+  NetworkTrainingSettings& n = s.learner.network;
+  n.shape.channels = 6;
+  n.shape.dilations = {1, 2, 4};
+  n.epochs = 3;
+  n.step = 1e-2;
+  n.threads = 1;
+  const TrainingData data = loadTrainingData(s);
+  return {train(data, s).model, loadRegion(test::scene(5, 128), s)};
+}
+
+// The largest |a - b| over every parameter of two networks of one shape.
+double largestDifference(const CostNetwork& a, const CostNetwork& b, std::size_t first_layer = 0) {
+  double largest = 0.0;
+  for (std::size_t m = 0; m < a.members().size(); ++m) {
+    for (std::size_t l = first_layer; l < a.members()[m].size(); ++l) {
+      const ConvLayer &x = a.members()[m][l], &y = b.members()[m][l];
+      for (std::size_t i = 0; i < x.weights.size(); ++i) largest = std::max(largest, std::abs(double(x.weights[i]) - y.weights[i]));
+      for (std::size_t i = 0; i < x.bias.size(); ++i) largest = std::max(largest, std::abs(double(x.bias[i]) - y.bias[i]));
+    }
+  }
+  return largest;
+}
+
+bool sameNetwork(const CostNetwork& a, const CostNetwork& b) {
+  if (a.members().size() != b.members().size()) return false;
+  for (std::size_t m = 0; m < a.members().size(); ++m) {
+    for (std::size_t l = 0; l < a.members()[m].size(); ++l) {
+      if (a.members()[m][l].weights != b.members()[m][l].weights || a.members()[m][l].bias != b.members()[m][l].bias) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("adaptation of a network model: bit for bit at a fixed thread count, undo exact, the head alone if asked") {
+  if (!torchLoads()) return;
+  const Site s = networkSite();
+  REQUIRE(!s.model.network().empty());
+  AdaptationSettings settings;
+  settings.network_epochs = 4;
+  settings.network_step = 1e-2;
+  settings.threads = 1;
+  CostModelTeacher a(s.model, settings), b(s.model, settings);
+  const int ia = a.addImage(geoImage(s.region), "scene 5"), ib = b.addImage(geoImage(s.region), "scene 5");
+  const int cols = a.cols(ia);
+  const std::vector<int> first = demonstration(s.region, cols, 2 * cols + 2, 28 * cols + 28);
+  const std::vector<int> second = demonstration(s.region, cols, 28 * cols + 2, 3 * cols + 29);
+  const TeachingStep one = a.teach(ia, first);
+  CHECK(one.info == Info::Success);
+  CHECK(one.message == "ran 4 epochs");
+  const CostNetwork after_one = a.model().network();
+  CHECK(!sameNetwork(after_one, s.model.network()));
+  CHECK(a.model().weights() == s.model.weights());  // the linear part stays the parent's
+  CHECK(a.model().costExponent() == s.model.costExponent());
+  CHECK(a.model().info().at("adapted_by").find("network fine-tuned toward the parent") == 0);
+  a.teach(ia, second);
+  b.teach(ib, first);
+  b.teach(ib, second);
+  CHECK(sameNetwork(a.model().network(), b.model().network()));  // bit for bit
+  const std::vector<double> ca = a.model().costs(geoImage(s.region)).costs, cb = b.model().costs(geoImage(s.region)).costs;
+  CHECK(ca == cb);
+  a.undo();
+  CHECK(sameNetwork(a.model().network(), after_one));
+  a.undo();
+  CHECK(sameNetwork(a.model().network(), s.model.network()));
+
+  // an ensemble: each member fine-tuned alone from its own parameters, as training trains them
+  NetworkShape two = s.model.network().shape();
+  two.members = 2;
+  const CostModel ensemble(s.model.features(), s.model.weights(),
+                           CostNetwork(two, {s.model.network().members()[0], s.model.network().members()[0]}));
+  CostModelTeacher pair(ensemble, settings);
+  pair.teach(pair.addImage(geoImage(s.region), "scene 5"), first);
+  REQUIRE(pair.model().network().members().size() == 2);
+  for (const std::vector<ConvLayer>& member : pair.model().network().members()) {
+    for (std::size_t l = 0; l < member.size(); ++l) CHECK(member[l].weights == after_one.members()[0][l].weights);
+  }
+
+  // the head alone: every layer before the last stays the parent's
+  settings.network_head_only = true;
+  CostModelTeacher head(s.model, settings);
+  const int ih = head.addImage(geoImage(s.region), "scene 5");
+  head.teach(ih, first);
+  const std::size_t last = s.model.network().members()[0].size() - 1;
+  CHECK(largestDifference(head.model().network(), s.model.network()) > 0.0);
+  CHECK(largestDifference(head.model().network(), s.model.network(), last) > 0.0);
+  for (std::size_t l = 0; l < last; ++l) {
+    CHECK(head.model().network().members()[0][l].weights == s.model.network().members()[0][l].weights);
+    CHECK(head.model().network().members()[0][l].bias == s.model.network().members()[0][l].bias);
+  }
+}
+
+TEST_CASE("adaptation of a network model: the proximal prior pulls toward the parent") {
+  if (!torchLoads()) return;
+  const Site s = networkSite();
+  AdaptationSettings loose, firm;
+  loose.network_lambda = 1e-3;
+  loose.network_step = 1e-2;
+  firm = loose;
+  firm.network_lambda = 1e12;
+  CostModelTeacher a(s.model, loose), b(s.model, firm);
+  const int ia = a.addImage(geoImage(s.region), "scene 5");
+  b.addImage(geoImage(s.region), "scene 5");
+  const int cols = a.cols(ia);
+  const std::vector<int> path = demonstration(s.region, cols, 2 * cols + 2, 28 * cols + 28);
+  a.teach(ia, path);
+  b.teach(ia, path);
+  const double moved = largestDifference(a.model().network(), s.model.network());
+  const double held = largestDifference(b.model().network(), s.model.network());
+  CHECK(moved > 1e-3);  // ten Adam steps of 0.01 move some parameter
+  CHECK(held < 1e-9);   // each step's deviation shrunk by 1 / (1 + 0.01 * 1e12)
+  const std::vector<double> parent = s.model.costs(geoImage(s.region)).costs, kept = b.model().costs(geoImage(s.region)).costs;
+  double largest = 0.0;
+  for (std::size_t c = 0; c < parent.size(); ++c) largest = std::max(largest, std::abs(kept[c] - parent[c]) / parent[c]);
+  CHECK(largest < 1e-6);
+}
+
+TEST_CASE("adaptation of a network model: bad demonstrations are refused by name, the parent untouched, costs kept in range") {
+  if (!torchLoads()) return;
+  const Site s = networkSite();
+  const CostNetwork parent_network = s.model.network();
+  CostModelTeacher teacher(s.model);
+  const int image = teacher.addImage(geoImage(s.region), "scene 5");
+  const int cols = teacher.cols(image);
+  CHECK_THROWS_WITH_AS(teacher.teach(image, {0, 2}), doctest::Contains("scene 5"), DataError);  // not neighbours
+  CHECK_THROWS_WITH_AS(teacher.teach(image, {5}), doctest::Contains("needs a start and a goal"), DataError);
+  CHECK(teacher.demonstrations().empty());
+  CHECK(sameNetwork(teacher.model().network(), parent_network));
+  CHECK(sameNetwork(teacher.parent().network(), parent_network));
+  // a network reads the pixels: a map alone is refused
+  CHECK_THROWS_WITH_AS(teacher.addImage(teachingMap(s.model, geoImage(s.region)), "scene 5 map"),
+                       doctest::Contains("a network model reads the image's pixels"), InvalidArgument);
+  // a segmenter does not adapt to demonstrations
+  NetworkShape shape = parent_network.shape();
+  shape.classes = 2;
+  const CostModel segmenter(s.model.features(), s.model.weights(), CostNetwork(shape, {networkLayers(shape)}));
+  CHECK_THROWS_WITH_AS(CostModelTeacher(segmenter, AdaptationSettings{}), doctest::Contains("segmenter"), InvalidArgument);
+  AdaptationSettings bad;
+  bad.network_step = 0.0;
+  CHECK_THROWS_WITH_AS(CostModelTeacher(s.model, bad), doctest::Contains("adapt.network_step"), InvalidArgument);
+
+  // A linear part that spreads the image's costs close to CostLimits' ratio: large steps of the network
+  // push them beyond, and the last good network is kept, the message saying so.
+  const std::shared_ptr<const FeatureMap> map = teachingMap(s.model, geoImage(s.region));
+  Eigen::Index widest = 0;
+  double spread = 0.0;
+  for (Eigen::Index f = 0; f < map->features(); ++f) {
+    double lo = 1e300, hi = -1e300;
+    for (int c = 0; c < map->cells(); ++c) {
+      const double v = map->value(c, static_cast<int>(f));
+      lo = std::min(lo, v), hi = std::max(hi, v);
+    }
+    if (hi - lo > spread) spread = hi - lo, widest = f;
+  }
+  REQUIRE(spread > 0.5);
+  Eigen::VectorXd w = Eigen::VectorXd::Zero(map->features());
+  w[widest] = std::log(0.5 * CostLimits::kMaxRatio) / spread;
+  const CostModel wide(s.model.features(), w, parent_network);
+  AdaptationSettings large;
+  large.network_step = 0.5;
+  large.network_epochs = 10;
+  large.network_lambda = 1e-6;
+  CostModelTeacher risky(wide, large);
+  const int ir = risky.addImage(geoImage(s.region), "scene 5");
+  const TeachingStep step = risky.teach(ir, demonstration(s.region, cols, 2 * cols + 2, 28 * cols + 28));
+  CHECK(step.info == Info::NumericalIssue);
+  CHECK(step.message.find("the costs range from") != std::string::npos);
+  CHECK(step.message.find("kept the model of") != std::string::npos);
+  const std::vector<double> costs = risky.model().costs(geoImage(s.region)).costs;
+  const auto [lo, hi] = std::minmax_element(costs.begin(), costs.end());
+  CHECK(*hi <= CostLimits::kMaxRatio * *lo);
 }

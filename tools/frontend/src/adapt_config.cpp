@@ -11,7 +11,8 @@
 namespace mmp::tools {
 
 void readAdaptSection(const ConfigNode& node, AdaptationSettings& s, bool& held_out, std::vector<double>& lambdas) {
-  node.expectKeys({"lambda", "epochs", "learch_rounds", "learch_step", "learch_depth", "min_cost", "threads", "held_out", "loss"});
+  node.expectKeys({"lambda", "epochs", "learch_rounds", "learch_step", "learch_depth", "network_lambda", "network_step",
+                   "network_epochs", "network_head_only", "min_cost", "threads", "held_out", "loss"});
   lambdas = node.isList("lambda") ? node.numbers("lambda", {}, 1e-12, std::numeric_limits<double>::infinity())
                                   : std::vector<double>{node.number("lambda", s.lambda, 1e-12)};
   if (lambdas.empty()) node.fail("lambda", "give a number > 0, or a list of them to choose from by the held-out loss");
@@ -20,6 +21,10 @@ void readAdaptSection(const ConfigNode& node, AdaptationSettings& s, bool& held_
   s.learch_rounds = static_cast<int>(node.integer("learch_rounds", s.learch_rounds, 1, 10000));
   s.learch_step = node.number("learch_step", s.learch_step, 1e-12);
   s.learch_depth = static_cast<int>(node.integer("learch_depth", s.learch_depth, 1, 16));
+  s.network_lambda = node.number("network_lambda", s.network_lambda, 1e-12);
+  s.network_step = node.number("network_step", s.network_step, 1e-12);
+  s.network_epochs = static_cast<int>(node.integer("network_epochs", s.network_epochs, 1, 10000));
+  s.network_head_only = node.boolean("network_head_only", s.network_head_only);
   s.min_cost = node.number("min_cost", s.min_cost, 1e-12);
   s.threads = static_cast<int>(node.integer("threads", s.threads, 0, 256));
   held_out = node.boolean("held_out", held_out);

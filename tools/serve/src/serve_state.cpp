@@ -58,7 +58,7 @@ ServeState::ServeState(ServeSettings s, CostModel model) : settings(std::move(s)
   if (parent.network().empty()) {
     teacher = std::make_unique<CostModelTeacher>(parent, settings.adaptation);
   } else {
-    teaching_refused = "a network model cannot be taught here (its adaptation is not built): the page shows its costs and plans";
+    teaching_refused = "a network model cannot be taught in this page yet (mmp adapt teaches it): the page shows its costs and plans";
   }
   for (const std::string& path : settings.images) {
     ImageRows rows(path);  // the size and frame without the pixels

@@ -119,11 +119,12 @@ def evaluate(model, holdout, settings=None, *, progress=None, **sections):
 def teach(model, teach, holdout=None, settings=None, *, progress=None, **sections):
     """Teaches a trained model on a new site as `mmp adapt MODEL CONFIG` does (docs/teaching.md).
 
-    model: a CostModel (linear or LEARCH), never modified.
+    model: a CostModel (linear, LEARCH or a cost network), never modified.
     teach: image entries as for train, each with demonstrations (a CSV file, or arrays) -- paths alone
         need no labels -- or with labels to generate demonstrations from (then a behaviour is needed).
     holdout: image entries with labels, scored as `mmp train` scores a holdout (optional).
-    settings, **sections: adapt (lambda, epochs, learch_rounds, learch_step, learch_depth, min_cost,
+    settings, **sections: adapt (lambda, epochs, learch_rounds, learch_step, learch_depth, network_lambda,
+        network_step, network_epochs, network_head_only, min_cost,
         threads, held_out, loss: {radius_px, scale}), and for labels: classes, behaviour,
         demonstrations, evaluation; data_root.
     progress: as for train.

@@ -17,7 +17,14 @@
 //     only, appended to the parent's (learch.hpp, start_trees); the old trees stay.  A cost exponent e
 //     is folded into the log-cost (weights and tree steps times e), so the new trees fit the costs the
 //     parent plans on; a linear model's exponent is kept, and adaptation fits its costs before it.
-//   - a convolutional network: refused for now (mmp::InvalidArgument), its adaptation is not built.
+//   - a convolutional network (w0 . f + net(image)): the network fine-tuned from the parent's parameters
+//     theta0 by the same oracle (fineTuneNetwork, network_training.hpp, in the libtorch module): Adam
+//     steps of size network_step on the mean hinge term, each followed by the proximal step toward the
+//     parent, minimising (network_lambda/2) |theta - theta0|^2 + the mean hinge term, network_epochs steps;
+//     with network_head_only only the last 1 x 1 layer moves.  The linear part w0, the cost floor and
+//     exponent are the parent's (the network adapts its costs before the exponent, as a linear model
+//     does).  The image's pixels are needed (the network reads them): addImage(GeoImage), or a map with
+//     teachingInputs.  A segmenter is refused (mmp::InvalidArgument).
 // Each teach() re-runs the adaptation from the parent over every demonstration taught so far, so the
 // model is a function of the parent, the demonstrations in order and the settings: bit for bit the
 // same at a fixed thread count, and undo() is exact.  Every guarantee of training holds: the costs
@@ -52,6 +59,13 @@ struct AdaptationSettings {
   int learch_rounds = 2;
   double learch_step = 0.5;
   int learch_depth = 3;
+  /// Network models: the proximal term's strength (> 0; larger: closer to the parent), Adam's step
+  /// (> 0), the steps (epochs, in [1, 10000]) and whether only the head (the last 1 x 1 layer) moves.
+  /// Chosen on the training areas (docs/teaching.md, "How a model adapts").
+  double network_lambda = 100.0;
+  double network_step = 1e-3;
+  int network_epochs = 10;
+  bool network_head_only = false;
   /// The demonstrations' loss (radius in pixels, scale, length weighting), as in training.
   LossSettings loss;
   /// The smallest loss-augmented cell cost the linear projection allows (learner.min_cost).
@@ -73,6 +87,12 @@ LearchSettings adaptationLearch(const AdaptationSettings& settings);
 /// CostModel::costs does if the image does not suit the model.
 std::shared_ptr<const FeatureMap> teachingMap(const CostModel& model, const GeoImage& image);
 
+/// A network model's input planes on the image (networkInputs of its pixels, standardised by the
+/// statistics of its pixels with data if the network normalises, then `map`'s feature planes if it
+/// reads them; `map` made by teachingMap): what CostModel::costs feeds the network.  Null for a model
+/// without a network.
+std::shared_ptr<const std::vector<float>> teachingInputs(const CostModel& model, const GeoImage& image, const FeatureMap& map);
+
 /// A demonstration taught on one of the teacher's images.
 struct TaughtDemonstration {
   int image = 0;           ///< the image's index (CostModelTeacher::addImage)
@@ -92,7 +112,7 @@ struct TeachingStep {
 
 class CostModelTeacher {
  public:
-  /// Throws mmp::InvalidArgument for a network model (its adaptation is not built) or bad settings.
+  /// Throws mmp::InvalidArgument for bad settings or a segmenter network (trained on labels).
   explicit CostModelTeacher(CostModel parent, AdaptationSettings settings = {});
   CostModelTeacher(const CostModelTeacher&) = delete;
   CostModelTeacher& operator=(const CostModelTeacher&) = delete;
@@ -107,8 +127,12 @@ class CostModelTeacher {
   int addImage(const GeoImage& image, const std::string& name, const std::string& fingerprint = "");
   /// The same with the image's feature map already made by parent().features() (its unknown cells
   /// blocked): many teachers of one parent share it.  Throws mmp::InvalidArgument for a map of another
-  /// feature count.
+  /// feature count, and for a network model, which needs the image's inputs too (the next overload).
   int addImage(std::shared_ptr<const FeatureMap> map, const std::string& name, const std::string& fingerprint = "");
+  /// The same with a network model's inputs (teachingInputs of the image and map; null for other
+  /// models).  Throws mmp::InvalidArgument if they are missing or of the wrong size.
+  int addImage(std::shared_ptr<const FeatureMap> map, std::shared_ptr<const std::vector<float>> inputs, const std::string& name,
+               const std::string& fingerprint = "");
   int images() const;
   /// The grid of image i: rows x cols cells of cellSize() pixels.
   int rows(int image) const;
@@ -142,9 +166,12 @@ class CostModelTeacher {
   void checkDemonstration(int image, const std::vector<int>& cells) const;
   CostModel adaptLinear(const ExampleList& examples, TeachingStep& step) const;
   CostModel adaptLearch(const std::vector<const PathExample*>& examples, TeachingStep& step) const;
+  CostModel adaptNetwork(const std::vector<const PathExample*>& examples, TeachingStep& step) const;
   std::map<std::string, std::string> parentInfo() const;
   void recordProvenance(CostModel& model) const;
   double meanLoss(const CostModel& model, const std::vector<const PathExample*>& examples) const;
+  /// The model's log-costs on image i (its exponent applied; +inf on blocked cells).
+  void imageLogCosts(const CostModel& model, int image, std::vector<double>& out) const;
 
   CostModel parent_;
   AdaptationSettings settings_;

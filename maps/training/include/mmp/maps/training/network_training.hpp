@@ -2,7 +2,8 @@
 // planning through the path oracle (PathExample), with libtorch (PyTorch's C++ API) behind this one
 // header: nothing here includes torch, and only src/network_torch.cpp does, built as the module
 // libmmp_torch.so that the first network trained loads (src/network_torch_module.hpp), so that no other
-// program or command loads libtorch.
+// program or command loads libtorch.  fineTuneNetwork (below) adapts a trained network to new
+// demonstrations through the same oracle (the teacher's adaptation, adaptation.hpp).
 //
 // The log-cost of cell s of image j is l_j(s) = w0 . f(s) + net(x_j)(s) (w0 fixed: 0, or a trained
 // linear start).  For each demonstration y_i on image j the oracle gives the loss-augmented plan
@@ -139,6 +140,8 @@ struct NetworkResult {
   std::vector<NetworkEpoch> epochs;
   std::vector<int> kept_epochs;   ///< per member, the epoch whose network it keeps
   std::string message;            ///< how training ended, per member
+  /// fineTuneNetwork: NumericalIssue when a step was refused and the last good network kept.
+  Info info = Info::Success;
 };
 
 /// Called after each epoch; returning false stops training (the networks kept so far are returned).
@@ -153,6 +156,35 @@ using NetworkCallback = std::function<bool(const NetworkEpoch&)>;
 !*/
 NetworkResult trainNetwork(const std::vector<NetworkImage>& images, const NetworkTrainingSettings& settings,
                            int classes = 0, const NetworkCallback& callback = {});
+
+/// Fine-tuning a trained network on new demonstrations (the teacher's adaptation, adaptation.hpp).
+struct NetworkAdaptationSettings {
+  /// The proximal term's strength lambda in (lambda/2) |theta - theta0|^2 toward the parent's
+  /// parameters theta0, > 0: after each step theta -> theta0 + (theta - theta0) / (1 + step lambda).
+  double lambda = 1.0;
+  double step = 1e-3;     ///< Adam's learning rate on the hinge terms, > 0
+  int epochs = 10;        ///< steps: one per epoch over every demonstration, >= 1
+  bool head_only = false; ///< only the last 1 x 1 layer (the output) moves; the others stay the parent's
+  int threads = 1;        ///< libtorch's threads and the oracle's, in [0, 256]; 0 = every core
+};
+
+/*!
+    requires: parent a cost network (not a segmenter); images non-empty, each with inputs and linear
+              of its rows x cols cells as NetworkImage says (the linear part fixed); at least one with
+              demonstrations; settings within their ranges (mmp::InvalidArgument naming them otherwise)
+    ensures: each member of `parent` fine-tuned from its own parameters theta0 by the MMP oracle of
+             trainNetwork (the loss-augmented plan per demonstration, on log-costs linear + network,
+             the parent's cost floor included): per epoch one Adam step on the hinge terms' mean over
+             every demonstration (the image's share of each gradient in demonstration order), then the
+             proximal step toward theta0 -- minimising (lambda/2) |theta - theta0|^2 + the hinge terms.
+             After every step the costs floor + exp(linear + network) of every image's passable cells
+             are checked against CostLimits (costRangeFault): a network outside them, with a parameter
+             that is not finite, or whose oracle failed, is not kept -- the last good one is, with
+             NetworkResult::message saying so ("kept the model of epoch k").  The same bit for bit at a
+             fixed thread count and kernels.  Throws mmp::Error if libtorch cannot be loaded.
+!*/
+NetworkResult fineTuneNetwork(const CostNetwork& parent, const std::vector<NetworkImage>& images,
+                              const NetworkAdaptationSettings& settings);
 
 /// libtorch's forward pass of a network (its members combined as CostNetwork::logCosts does), on
 /// inputs of rows x cols cells: what training planned on, to check CostNetwork::logCosts against.
