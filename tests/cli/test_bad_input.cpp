@@ -196,6 +196,10 @@ struct Fixtures {
   }
 };
 
+// Row::exit_code of a sampling planner's row: exit 0 and the pattern, or exit 1 saying that the budget
+// (wall time) ran out before an exact solution -- a slow or loaded machine (sanitizers) -- never an abort.
+constexpr int kPlanOrBudgetError = -2;
+
 struct Row {
   const char* failure_class;
   const char* name;
@@ -213,9 +217,14 @@ void runRows(const std::vector<Row>& rows) {
     const std::string what = std::string(row.failure_class) + ": " + row.name + "\n  output: " + outcome.output;
     INFO(what);
     CHECK_FALSE(outcome.timed_out);
-    CHECK(outcome.exit_code == row.exit_code);
+    if (row.exit_code == kPlanOrBudgetError && outcome.exit_code == 1) {
+      CHECK(std::regex_search(outcome.output, std::regex("mmp: error: no plan .* no exact solution within .* s")));
+      if (row.after) row.after(f);
+      continue;
+    }
+    CHECK(outcome.exit_code == (row.exit_code == kPlanOrBudgetError ? 0 : row.exit_code));
     CHECK(std::regex_search(outcome.output, std::regex(row.pattern)));
-    if (row.exit_code != 0) CHECK(outcome.output.find("mmp: error: ") != std::string::npos);
+    if (row.exit_code > 0) CHECK(outcome.output.find("mmp: error: ") != std::string::npos);
     if (row.after) row.after(f);
   }
 }
@@ -758,7 +767,8 @@ TEST_CASE("bad input: round 4 -- car planners at tiny radii and long budgets are
     }
     // 3 cells: RRT*'s steps made OMPL's Dubins words assert (every run of 3-5 s before).
     for (const char* planner : {"rrtstar", "bitstar", "abitstar"}) {
-      rows.push_back({"crash", "a turning radius of 3 cells on RRT*, BIT*, ABIT*", car(vehicle, "12", planner, "1.5"), 0, "wrote .*p\\.csv"});
+      rows.push_back({"crash", "a turning radius of 3 cells on RRT*, BIT*, ABIT*", car(vehicle, "12", planner, "1.5"), kPlanOrBudgetError,
+                      "wrote .*p\\.csv"});
     }
   }
   runRows(rows);
