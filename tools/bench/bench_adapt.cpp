@@ -49,6 +49,7 @@ struct Options {
   AdaptationSettings adapt;
   std::string configs = "configs", models = "models", data_root, png;
   bool suggest = false;  ///< also teach in the order mmp suggest asks for (k <= 5)
+  SuggestionSettings suggestion;  ///< its rule and committee (--suggest-rule, --suggest-spread)
   std::string areas = "holdout";  ///< "holdout": tiles 3 and 8, final figures; "train": the training areas, to choose settings
   std::string protocol = "beside";  ///< "beside" or "across"
 };
@@ -202,7 +203,7 @@ void suggestedRun(const CostModel& parent, const std::vector<Part>& parts, const
   CostModelTeacher teacher(parent, o.adapt);
   std::map<const Part*, int> index;
   std::vector<bool> used(pool.size(), false);
-  SuggestionSettings suggest;
+  SuggestionSettings suggest = o.suggestion;
   suggest.seed = static_cast<std::uint64_t>(seed);
   suggest.threads = o.adapt.threads;
   for (int k = 1; k <= std::min<int>(k_max, static_cast<int>(pool.size())); ++k) {
@@ -307,6 +308,8 @@ int main(int argc, char** argv) {
   app.add_option("--data-root", o.data_root, "the shared data folder (default: the configs' data_root)");
   app.add_option("--png", o.png, "a picture of the curves");
   app.add_flag("--suggest", o.suggest, "also teach the pairs mmp suggest values most, one at a time (k <= 5)");
+  app.add_option("--suggest-rule", o.suggestion.rule, "with --suggest: how pairs are valued (committee, change)")->capture_default_str();
+  app.add_option("--suggest-spread", o.suggestion.spread, "with --suggest: the committee's spread")->capture_default_str();
   app.add_option("--areas", o.areas, "holdout: the config's holdout areas (final figures); train: its training areas "
                                      "(to choose settings: the shipped models were trained on them)")
       ->capture_default_str()->check(CLI::IsMember({"holdout", "train"}));
@@ -316,6 +319,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     o.adapt.validate();
+    o.suggestion.validate();
     Json rows = Json::array();
     std::vector<PanelTile> charts;
     std::printf("%-19s %3s %14s %26s %14s %26s %8s %10s %8s\n", "behaviour", "k", "adapted", "vs zero-shot", "scratch",
@@ -401,7 +405,8 @@ int main(int argc, char** argv) {
       std::printf("wrote %s\n", o.png.c_str());
     }
     const Json settings = {{"lambda", o.adapt.lambda}, {"epochs", o.adapt.epochs}, {"learch_rounds", o.adapt.learch_rounds},
-                           {"seeds", o.seeds}, {"pool", o.pool}, {"pairs", o.pairs}};
+                           {"seeds", o.seeds}, {"pool", o.pool}, {"pairs", o.pairs},
+                           {"suggest_rule", o.suggestion.rule}, {"suggest_spread", o.suggestion.spread}};
     std::printf("%s\n", tools::jsonText(Json{{"bench", "adapt"}, {"protocol", o.protocol}, {"areas", o.areas}, {"settings", settings}, {"rows", rows}}, -1).c_str());
   } catch (const std::exception& e) {
     std::cerr << "bench_adapt: error: " << e.what() << "\n";

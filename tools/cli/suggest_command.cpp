@@ -1,7 +1,8 @@
 // `mmp suggest MODEL --image X [--n K] --out pairs.csv [--png picture]`: which demonstrations to ask
-// for next on an image (maps/training/adaptation.hpp, demonstrationValues): seeded candidate start/goal
-// pairs, each valued by how far perturbed copies of the model plan from the model's own plan, the K
-// most valuable kept (their ends apart), written as CSV and drawn on the cost map.
+// for next on an image (maps/training/suggestion.hpp, demonstrationValues): seeded candidate start/goal
+// pairs, each valued by --rule (how far perturbed copies of the model plan from the model's own plan, or
+// the change of the image's costs such a demonstration would make), the K most valuable kept (their
+// ends apart), written as CSV and drawn on the cost map.
 #include "commands.hpp"
 
 #include <mmp/core/error.hpp>
@@ -27,6 +28,7 @@ struct SuggestOptions {
 };
 
 void runSuggest(const SuggestOptions& o) {
+  o.settings.validate();  // a bad rule is refused before the model and image are read
   const CostModel model = CostModel::load(o.model);
   const GeoImage image = loadGeoImage(o.image);
   const CostGrid grid = model.costs(image);
@@ -36,7 +38,8 @@ void runSuggest(const SuggestOptions& o) {
   search.n = o.n;
   search.candidates = o.candidates;
   search.min_separation_px = o.min_separation_px;
-  std::fprintf(stderr, "valuing up to %d candidate pairs with %d perturbed copies of the model\n", o.candidates, o.settings.members);
+  std::fprintf(stderr, "valuing up to %d candidate pairs with %d perturbed copies of the model (rule %s)\n", o.candidates,
+               o.settings.members, o.settings.rule.c_str());
   int drawn = 0;
   const std::vector<SuggestedPair> chosen = suggestDemonstrations(model, *map, search, o.settings, &drawn);
   if (drawn == 0) {
@@ -44,8 +47,10 @@ void runSuggest(const SuggestOptions& o) {
                     " px apart; lower --min-separation-px");
   }
   std::ostringstream csv;
-  csv << "pair,start_x,start_y,goal_x,goal_y,value_cells\n";
-  std::printf("pair  start (x, y px)  goal (x, y px)  value (cells a perturbed plan strays)\n");
+  const bool committee = o.settings.rule == "committee";
+  csv << "pair,start_x,start_y,goal_x,goal_y," << (committee ? "value_cells" : "value") << "\n";
+  std::printf("pair  start (x, y px)  goal (x, y px)  value (%s)\n",
+              committee ? "cells a perturbed plan strays" : "the image's cost change per cell of the plan");
   for (std::size_t r = 0; r < chosen.size(); ++r) {
     const int a = chosen[r].start, b = chosen[r].goal;
     const double ax = (a % grid.cols + 0.5) * k, ay = (a / grid.cols + 0.5) * k, bx = (b % grid.cols + 0.5) * k,
@@ -89,6 +94,8 @@ void addSuggestCommand(CLI::App& app) {
   cmd->add_option("--n", o->n, "pairs to suggest")->capture_default_str()->check(CLI::Range(1, 1000));
   cmd->add_option("--candidates", o->candidates, "seeded candidate pairs valued")->capture_default_str()->check(CLI::Range(1, 100000));
   cmd->add_option("--min-separation-px", o->min_separation_px, "least distance between a pair's ends")->capture_default_str();
+  cmd->add_option("--rule", o->settings.rule, "how pairs are valued: committee (how far perturbed plans stray) or change (the "
+                                             "expected change of the image's costs; docs/teaching.md)")->capture_default_str();
   cmd->add_option("--members", o->settings.members, "perturbed copies of the model")->capture_default_str()->check(CLI::Range(1, 1000));
   cmd->add_option("--spread", o->settings.spread, "each weight times exp(spread N(0, 1))")->capture_default_str();
   cmd->add_option("--seed", o->settings.seed, "of the candidates and the perturbations")->capture_default_str();

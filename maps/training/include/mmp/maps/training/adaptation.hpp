@@ -181,50 +181,8 @@ class CostModelTeacher {
   CostModel model_;
 };
 
-/// Which demonstration to ask for next (`mmp suggest`).
-struct SuggestionSettings {
-  int members = 8;        ///< perturbed copies of the model, >= 1
-  double spread = 0.3;    ///< each weight (and tree step) times exp(spread N(0, 1)), > 0
-  std::uint64_t seed = 1;
-  int threads = 1;        ///< plans at once (0: all cores); the values do not depend on it
-};
-
-/*!
-    requires: map made by model.features() (its unknown cells blocked); every start and goal a
-              passable cell of it; model without a network (mmp::InvalidArgument otherwise)
-    ensures: for each (start, goal), how much a demonstration between them would teach the model: the
-             mean over `members` perturbed copies of the model (seeded) of how far their A* plans stray
-             from the model's own plan -- the mean distance, in cells, of a perturbed plan's cells to
-             the nearest cell of the model's plan.  Where small changes of the costs move the plan, the
-             model is unsure (query by committee, Silver, Bagnell and Stentz 2012); 0 where every copy
-             plans the same path.  Pairs without a plan under the model get -1.
-!*/
-std::vector<double> demonstrationValues(const CostModel& model, const FeatureMap& map,
-                                        const std::vector<std::pair<int, int>>& pairs, const SuggestionSettings& settings = {});
-
-/// A start/goal pair to demonstrate next, with its demonstrationValues value.
-struct SuggestedPair {
-  int start = 0, goal = 0;  ///< cells of the map's grid
-  double value = 0.0;
-};
-
-/// The search of suggestDemonstrations.
-struct SuggestionSearch {
-  int n = 5;                          ///< pairs wanted, >= 1
-  int candidates = 200;               ///< seeded random candidate pairs valued, >= 1
-  double min_separation_px = 250.0;   ///< between a pair's ends; chosen pairs' ends at least half of it apart
-};
-
-/*!
-    requires: as demonstrationValues
-    ensures: up to search.n pairs, most valuable first: search.candidates pairs of passable cells at
-             least min_separation_px apart, drawn with settings.seed (at most 1000 tries each), valued by
-             demonstrationValues; taken in order of value, skipping a pair with an end within half the
-             separation of an end already taken, and stopping at the first pair without a plan.  Empty
-             when no candidate could be drawn; `drawn` (if given) says how many were.
-!*/
-std::vector<SuggestedPair> suggestDemonstrations(const CostModel& model, const FeatureMap& map, const SuggestionSearch& search,
-                                                 const SuggestionSettings& settings = {}, int* drawn = nullptr);
-
 }  // namespace mmp
 
+// Which demonstration to ask for next (demonstrationValues, suggestDemonstrations): kept in its own
+// header, included here so that users of the teacher keep seeing it.
+#include <mmp/maps/training/suggestion.hpp>

@@ -1,0 +1,88 @@
+// Which demonstration to ask for next on an image (`mmp suggest`, bench_adapt --suggest): start/goal
+// pairs valued by how much a demonstration between them would teach a linear or LEARCH cost model,
+// under one of two rules (SuggestionSettings::rule), both built on a committee of perturbed copies of
+// the model (each weight and tree step times exp(spread N(0, 1)), seeded):
+//   - "committee": how far the copies' A* plans stray from the model's own plan (query by committee).
+//   - "change": the expected model change -- the size of the cost change the update of a
+//     demonstration would make on the image, if the demonstration were a copy's plan: the update
+//     direction is the difference g of the path features F(copy's plan) - F(model's plan), and its
+//     size is the standard deviation over the image's cells of f(s) . g, per cell of the model's plan
+//     (training weights each demonstration by its length).  Features common on the image weigh in
+//     proportion to how common they are (density weighting); a detour through ground seen nowhere
+//     else on the image changes few cells' costs and is valued low.
+// docs/teaching.md gives the measured comparison with random pairs.  Included by adaptation.hpp.
+#pragma once
+
+#include <mmp/core/feature_map.hpp>
+#include <mmp/maps/cost_model.hpp>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mmp {
+
+/// Which demonstration to ask for next (`mmp suggest`).
+struct SuggestionSettings {
+  /// How a pair is valued: "committee" (how far perturbed plans stray) or "change" (the expected
+  /// change of the image's costs a demonstration would make); see the header's paragraph.
+  std::string rule = "committee";
+  int members = 8;        ///< perturbed copies of the model, >= 1
+  double spread = 0.3;    ///< each weight (and tree step) times exp(spread N(0, 1)), > 0
+  std::uint64_t seed = 1;
+  int threads = 1;        ///< plans at once (0: all cores); the values do not depend on it
+  /// "change": cells of the image (a regular sample of its passable cells) over which the cost change
+  /// is measured, >= 10.
+  int sample_cells = 4000;
+  /// Throws mmp::InvalidArgument naming the first setting (as "suggest.rule") outside its range; an
+  /// unknown rule's message lists the rules.
+  void validate() const;
+};
+
+/// The rules SuggestionSettings::rule accepts.
+const std::vector<std::string>& suggestionRules();
+
+/*!
+    requires: map made by model.features() (its unknown cells blocked); every start and goal a
+              passable cell of it; model without a network (mmp::InvalidArgument otherwise); settings
+              valid (settings.validate() throws otherwise)
+    ensures: for each (start, goal), how much a demonstration between them would teach the model, by
+             settings.rule, averaged over `members` perturbed copies of the model (seeded):
+               - "committee": how far their A* plans stray from the model's own plan -- the mean
+                 distance, in cells, of a perturbed plan's cells to the nearest cell of the model's
+                 plan.  Where small changes of the costs move the plan, the model is unsure (query by
+                 committee, Silver, Bagnell and Stentz 2012).
+               - "change": sd over the sampled cells s of f(s) . (F(perturbed plan) - F(model's plan)),
+                 divided by the model's plan's cells (F: the sum of a path's cell features).
+             0 where every copy plans the same path.  Pairs without a plan under the model get -1.  The
+             values do not depend on settings.threads.
+!*/
+std::vector<double> demonstrationValues(const CostModel& model, const FeatureMap& map,
+                                        const std::vector<std::pair<int, int>>& pairs, const SuggestionSettings& settings = {});
+
+/// A start/goal pair to demonstrate next, with its demonstrationValues value.
+struct SuggestedPair {
+  int start = 0, goal = 0;  ///< cells of the map's grid
+  double value = 0.0;
+};
+
+/// The search of suggestDemonstrations.
+struct SuggestionSearch {
+  int n = 5;                          ///< pairs wanted, >= 1
+  int candidates = 200;               ///< seeded random candidate pairs valued, >= 1
+  double min_separation_px = 250.0;   ///< between a pair's ends; chosen pairs' ends at least half of it apart
+};
+
+/*!
+    requires: as demonstrationValues
+    ensures: up to search.n pairs, most valuable first: search.candidates pairs of passable cells at
+             least min_separation_px apart, drawn with settings.seed (at most 1000 tries each), valued by
+             demonstrationValues; taken in order of value, skipping a pair with an end within half the
+             separation of an end already taken, and stopping at the first pair without a plan.  Empty
+             when no candidate could be drawn; `drawn` (if given) says how many were.
+!*/
+std::vector<SuggestedPair> suggestDemonstrations(const CostModel& model, const FeatureMap& map, const SuggestionSearch& search,
+                                                 const SuggestionSettings& settings = {}, int* drawn = nullptr);
+
+}  // namespace mmp

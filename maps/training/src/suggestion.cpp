@@ -1,0 +1,164 @@
+#include <mmp/maps/training/suggestion.hpp>
+
+#include <mmp/core/error.hpp>
+#include <mmp/core/numbers.hpp>
+#include <mmp/core/random.hpp>
+#include <mmp/core/thread_pool.hpp>
+#include <mmp/maps/training/learch.hpp>
+#include <mmp/planning/grid_planner.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace mmp {
+
+const std::vector<std::string>& suggestionRules() {
+  static const std::vector<std::string> rules{"committee", "change"};
+  return rules;
+}
+
+void SuggestionSettings::validate() const {
+  const auto fail = [](const std::string& key, const std::string& what) { throw InvalidArgument("suggest." + key + " " + what); };
+  const std::vector<std::string>& rules = suggestionRules();
+  if (std::find(rules.begin(), rules.end(), rule) == rules.end()) {
+    std::string names;
+    for (const std::string& r : rules) names += (names.empty() ? "'" : ", '") + r + "'";
+    fail("rule", "= '" + rule + "' is not a rule; the rules are " + names);
+  }
+  if (members < 1) fail("members", "= " + std::to_string(members) + " must be >= 1");
+  if (!(spread > 0.0) || !std::isfinite(spread)) fail("spread", "= " + numberText(spread) + " must be finite and > 0");
+  if (threads < 0) fail("threads", "= " + std::to_string(threads) + " must be >= 0 (0: all cores)");
+  if (sample_cells < 10) fail("sample_cells", "= " + std::to_string(sample_cells) + " must be >= 10");
+}
+
+namespace {
+
+// The model's log-costs on the map with weights w and tree steps `steps` in place of its own (+inf on
+// blocked cells), its cost exponent applied (as adaptation.cpp's).
+void modelLogCosts(const CostModel& model, const FeatureMap& map, const Eigen::VectorXd& w, const std::vector<double>& steps,
+                   std::vector<double>& out) {
+  if (model.trees().empty()) {
+    map.costs(w, out, model.form());
+    for (double& c : out) c = std::log(c) * model.costExponent();
+    return;
+  }
+  TreeEnsemble trees;
+  for (std::size_t t = 0; t < steps.size(); ++t) trees.add(model.trees().trees()[t], steps[t]);
+  logCosts(map, w, trees, out);
+  for (double& c : out) c *= model.costExponent();
+}
+
+// The mean distance (cells) of the cells of `path` to the nearest cell of `to`.
+double strayCells(const std::vector<int>& path, const std::vector<int>& to, int cols) {
+  double sum = 0.0;
+  for (int a : path) {
+    double best = std::numeric_limits<double>::infinity();
+    for (int b : to) best = std::min(best, std::hypot(a / cols - b / cols, a % cols - b % cols));
+    sum += best;
+  }
+  return path.empty() ? 0.0 : sum / static_cast<double>(path.size());
+}
+
+// The features of a regular sample of the map's passable cells (at most `count`), each column centred
+// on its sample mean: rows of the matrix, one a cell.
+Eigen::MatrixXd centredSample(const FeatureMap& map, int count) {
+  std::vector<int> passable;
+  for (int s = 0; s < map.cells(); ++s) {
+    if (!map.isBlocked(s)) passable.push_back(s);
+  }
+  const std::size_t stride = std::max<std::size_t>(1, (passable.size() + static_cast<std::size_t>(count) - 1) / static_cast<std::size_t>(count));
+  std::vector<int> cells;
+  for (std::size_t i = 0; i < passable.size(); i += stride) cells.push_back(passable[i]);
+  Eigen::MatrixXd x(static_cast<Eigen::Index>(cells.size()), map.features());
+  for (std::size_t i = 0; i < cells.size(); ++i) x.row(static_cast<Eigen::Index>(i)) = map.cellVector(cells[i]).cast<double>().transpose();
+  if (x.rows() > 0) x.rowwise() -= x.colwise().mean();
+  return x;
+}
+
+Eigen::VectorXd pathFeatures(const FeatureMap& map, const std::vector<int>& path) {
+  Eigen::VectorXd f = Eigen::VectorXd::Zero(map.features());
+  for (int s : path) map.addCell(s, 1.0, f);
+  return f;
+}
+
+}  // namespace
+
+std::vector<double> demonstrationValues(const CostModel& model, const FeatureMap& map,
+                                        const std::vector<std::pair<int, int>>& pairs, const SuggestionSettings& settings) {
+  if (!model.network().empty()) throw InvalidArgument("suggestions for a network model are not built yet");
+  settings.validate();
+  // members + 1 cost maps: the model's own (index 0), then the perturbed copies
+  Random rng(settings.seed);
+  std::vector<std::vector<double>> costs(static_cast<std::size_t>(settings.members) + 1);
+  for (std::size_t m = 0; m < costs.size(); ++m) {
+    Eigen::VectorXd w = model.weights();
+    std::vector<double> steps = model.trees().steps();
+    if (m > 0) {
+      for (Eigen::Index i = 0; i < w.size(); ++i) w[i] *= std::exp(settings.spread * rng.normal());
+      for (double& s : steps) s *= std::exp(settings.spread * rng.normal());
+    }
+    modelLogCosts(model, map, w, steps, costs[m]);
+    for (double& c : costs[m]) c = std::exp(c);
+  }
+  const bool change = settings.rule == "change";
+  const Eigen::MatrixXd sample = change ? centredSample(map, settings.sample_cells) : Eigen::MatrixXd();
+  std::vector<double> values(pairs.size(), -1.0);
+  ThreadPool pool(settings.threads);
+  pool.parallelFor(pairs.size(), [&](std::size_t p) {
+    GridPlanner planner(map.rows(), map.cols());
+    const PlanResult own = planner.plan(costs[0], pairs[p].first, pairs[p].second);
+    if (own.status != PlanStatus::Success) return;
+    const Eigen::VectorXd own_features = change ? pathFeatures(map, own.path) : Eigen::VectorXd();
+    double sum = 0.0;
+    for (std::size_t m = 1; m < costs.size(); ++m) {
+      const PlanResult other = planner.plan(costs[m], pairs[p].first, pairs[p].second);
+      if (other.status != PlanStatus::Success) continue;
+      if (!change) {
+        sum += strayCells(other.path, own.path, map.cols());
+        continue;
+      }
+      const Eigen::VectorXd g = pathFeatures(map, other.path) - own_features;
+      const Eigen::VectorXd moved = sample * g;  // each sampled cell's cost change along g (centred)
+      sum += std::sqrt(moved.squaredNorm() / static_cast<double>(std::max<Eigen::Index>(1, moved.size()))) /
+             static_cast<double>(own.path.size());
+    }
+    values[p] = sum / static_cast<double>(settings.members);
+  });
+  return values;
+}
+
+std::vector<SuggestedPair> suggestDemonstrations(const CostModel& model, const FeatureMap& map, const SuggestionSearch& search,
+                                                 const SuggestionSettings& settings, int* drawn) {
+  settings.validate();
+  const int k = model.features().settings().cell_size;
+  const int cols = map.cols(), cells = map.rows() * map.cols();
+  const auto distance_px = [cols, k](int a, int b) { return std::hypot(a / cols - b / cols, a % cols - b % cols) * k; };
+  Random rng(settings.seed);
+  std::vector<std::pair<int, int>> pairs;
+  for (long tries = 0; static_cast<int>(pairs.size()) < search.candidates && tries < 1000L * search.candidates; ++tries) {
+    const int a = static_cast<int>(rng.below(static_cast<std::uint64_t>(cells)));
+    const int b = static_cast<int>(rng.below(static_cast<std::uint64_t>(cells)));
+    if (!map.isBlocked(a) && !map.isBlocked(b) && distance_px(a, b) >= search.min_separation_px) pairs.push_back({a, b});
+  }
+  if (drawn) *drawn = static_cast<int>(pairs.size());
+  if (pairs.empty()) return {};
+  const std::vector<double> values = demonstrationValues(model, map, pairs, settings);
+  std::vector<std::size_t> order(pairs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return values[x] > values[y]; });
+  std::vector<SuggestedPair> chosen;
+  for (std::size_t i : order) {
+    if (static_cast<int>(chosen.size()) == search.n || values[i] < 0.0) break;
+    const auto apart = [&](int end) {
+      return std::all_of(chosen.begin(), chosen.end(), [&](const SuggestedPair& c) {
+        return distance_px(end, c.start) >= search.min_separation_px / 2 && distance_px(end, c.goal) >= search.min_separation_px / 2;
+      });
+    };
+    if (apart(pairs[i].first) && apart(pairs[i].second)) chosen.push_back({pairs[i].first, pairs[i].second, values[i]});
+  }
+  return chosen;
+}
+
+}  // namespace mmp

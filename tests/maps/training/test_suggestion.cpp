@@ -1,0 +1,130 @@
+// Which demonstration to ask for next (suggestion.hpp): the "change" rule is reproducible bit for bit
+// at any thread count, bad settings are refused by name, and it values a pair by how common on the
+// image the ground its committee disputes is (where the "committee" rule cannot tell).
+#include "maps/training/training_support.hpp"
+
+#include <mmp/core/error.hpp>
+#include <mmp/maps/feature_stack.hpp>
+#include <mmp/maps/training/adaptation.hpp>
+#include <mmp/maps/training/pipeline.hpp>
+#include <mmp/maps/training/regions.hpp>
+
+#include <doctest/doctest.h>
+
+using namespace mmp;
+
+namespace {
+
+CostModel trainedModel(CostHypothesis hypothesis) {
+  PipelineSettings s = test::syntheticSettings();
+  s.learner.batch.stop.max_iterations = 20;
+  s.learner.hypothesis = hypothesis;
+  s.learner.learch.rounds = 3;
+  s.learner.learch.threads = 1;
+  return train(loadTrainingData(s), s).model;
+}
+
+}  // namespace
+
+TEST_CASE("suggestion: the change rule gives the same values bit for bit at any thread count, linear and LEARCH") {
+  PipelineSettings s = test::syntheticSettings();
+  for (CostHypothesis hypothesis : {CostHypothesis::Linear, CostHypothesis::Learch}) {
+    const CostModel model = trainedModel(hypothesis);
+    const FeatureMap map = model.features().map(loadRegion(test::scene(5), s).image);
+    const int cols = map.cols();
+    const std::vector<std::pair<int, int>> pairs = {{2 * cols + 2, 60 * cols + 60}, {60 * cols + 2, 3 * cols + 61}, {5, 5 + cols}};
+    SuggestionSettings settings;
+    settings.rule = "change";
+    const std::vector<double> one = demonstrationValues(model, map, pairs, settings);
+    for (int threads : {2, 0}) {
+      settings.threads = threads;
+      CHECK(demonstrationValues(model, map, pairs, settings) == one);
+    }
+    CHECK(one[2] == 0.0);  // neighbouring cells: every copy plans the one step, nothing to teach
+    CHECK(one[0] + one[1] > 0.0);
+    settings.seed = 2;  // another committee, other values
+    CHECK(demonstrationValues(model, map, pairs, settings) != one);
+    SuggestionSearch search;
+    search.n = 2;
+    search.candidates = 20;
+    search.min_separation_px = 40;
+    settings.threads = 1;
+    const std::vector<SuggestedPair> a = suggestDemonstrations(model, map, search, settings);
+    settings.threads = 2;
+    const std::vector<SuggestedPair> b = suggestDemonstrations(model, map, search, settings);
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) CHECK((a[i].start == b[i].start && a[i].goal == b[i].goal && a[i].value == b[i].value));
+  }
+}
+
+TEST_CASE("suggestion: settings outside their range and unknown rules are refused by name") {
+  const CostModel model = trainedModel(CostHypothesis::Linear);
+  const FeatureMap map = model.features().map(loadRegion(test::scene(5), test::syntheticSettings()).image);
+  const std::vector<std::pair<int, int>> pairs = {{0, 5}};
+  const auto refused = [&](const SuggestionSettings& bad, const char* message) {
+    CHECK_THROWS_WITH_AS(bad.validate(), doctest::Contains(message), InvalidArgument);
+    CHECK_THROWS_WITH_AS(demonstrationValues(model, map, pairs, bad), doctest::Contains(message), InvalidArgument);
+    CHECK_THROWS_WITH_AS(suggestDemonstrations(model, map, {}, bad), doctest::Contains(message), InvalidArgument);
+  };
+  SuggestionSettings bad;
+  bad.rule = "comittee";
+  refused(bad, "suggest.rule = 'comittee' is not a rule; the rules are 'committee', 'change'");
+  bad = {};
+  bad.members = 0;
+  refused(bad, "suggest.members = 0 must be >= 1");
+  bad = {};
+  bad.spread = 0.0;
+  refused(bad, "suggest.spread");
+  bad = {};
+  bad.threads = -1;
+  refused(bad, "suggest.threads");
+  bad = {};
+  bad.sample_cells = 9;
+  refused(bad, "suggest.sample_cells = 9 must be >= 10");
+  CHECK_NOTHROW(SuggestionSettings{}.validate());
+}
+
+// A 60 x 30 cell map of open ground (bias only) whose rows 0-29 hold a patch of ground "a" across the
+// way between two cells, its cost near the break-even with the detour around it, so the committee's
+// plans split between crossing and going round; row 30 is blocked, and rows 31-59 -- which no plan
+// reaches -- are open ground on one map and ground "a" on the other.
+TEST_CASE("suggestion: the change rule values more the pair whose disputed ground is common on the image, where committee cannot tell") {
+  const CostModel trained = trainedModel(CostHypothesis::Linear);
+  const int d = trained.features().features(), rows = 60, cols = 30, a = 1;
+  REQUIRE(d >= 2);
+  Eigen::VectorXd w = Eigen::VectorXd::Zero(d);
+  w[kBiasIndex] = 1.0;
+  w[a] = 0.9;  // crossing the 10 cells of the patch costs about what the detour round its top adds
+  const CostModel model(trained.features(), w, CostForm::Linear);
+  const auto makeMap = [&](bool common) {
+    std::vector<float> values(static_cast<std::size_t>(rows * cols * d), 0.0f);
+    std::vector<std::uint8_t> blocked(static_cast<std::size_t>(rows * cols), 0);
+    for (int r = 0; r < rows; ++r) {
+      for (int c = 0; c < cols; ++c) {
+        const std::size_t s = static_cast<std::size_t>(r * cols + c);
+        values[s * d + kBiasIndex] = 1.0f;
+        const bool patch = r >= 5 && r < 30 && c >= 10 && c < 20;
+        if (patch || (common && r > 30)) values[s * d + a] = 1.0f;
+        if (r == 30) blocked[s] = 1;
+      }
+    }
+    FeatureMap map(rows, cols, d, std::move(values));
+    map.setBlocked(std::move(blocked));
+    return map;
+  };
+  const FeatureMap rare = makeMap(false), common = makeMap(true);
+  const std::vector<std::pair<int, int>> pairs = {{15 * cols + 2, 15 * cols + 27}};
+  SuggestionSettings settings;
+  settings.members = 16;
+  const std::vector<double> committee_rare = demonstrationValues(model, rare, pairs, settings);
+  const std::vector<double> committee_common = demonstrationValues(model, common, pairs, settings);
+  REQUIRE(committee_rare[0] > 0.0);  // the committee disputes the pair: some copies cross, some go round
+  CHECK(committee_rare == committee_common);  // the same plans: committee cannot tell the maps apart
+  settings.rule = "change";
+  const double change_rare = demonstrationValues(model, rare, pairs, settings)[0];
+  const double change_common = demonstrationValues(model, common, pairs, settings)[0];
+  CHECK(change_rare > 0.0);
+  // ground "a" on 250 of 1770 passable cells (sd 0.35) against 1120 (sd 0.48): a demonstration there
+  // would move the costs of more of the image
+  CHECK(change_common > 1.2 * change_rare);
+}
