@@ -677,13 +677,26 @@ TEST_CASE("mmp suggest writes the pairs it values most, their ends apart, and a 
   std::ifstream csv(dir.file("next.csv"));
   std::string line;
   std::getline(csv, line);
-  CHECK(line == "pair,start_x,start_y,goal_x,goal_y,value_cells");
+  CHECK(line == "pair,start_x,start_y,goal_x,goal_y,value");  // the default rule, change
   std::vector<double> values;
   while (std::getline(csv, line)) values.push_back(std::stod(line.substr(line.rfind(',') + 1)));
   REQUIRE(!values.empty());
   CHECK(values.size() <= 3);
   CHECK(std::is_sorted(values.rbegin(), values.rend()));  // the most valuable first
   CHECK(cv::imread(dir.file("next.png")).cols > 128);  // the cost map and its colour bar
+  CLI::App committee;
+  addSuggestCommand(committee);
+  committee.parse(std::vector<std::string>{"committee", "--rule", "40", "--min-separation-px", "3", "--n", dir.file("c.csv"), "--out",
+                                           dir.file("scene.png"), "--image", dir.file("m.mmp"), "suggest"});
+  std::ifstream committee_csv(dir.file("c.csv"));
+  std::getline(committee_csv, line);
+  CHECK(line == "pair,start_x,start_y,goal_x,goal_y,value_cells");
+  CLI::App bad;
+  addSuggestCommand(bad);
+  CHECK_THROWS_WITH_AS(bad.parse(std::vector<std::string>{"density", "--rule", dir.file("d.csv"), "--out", dir.file("scene.png"),
+                                                          "--image", dir.file("m.mmp"), "suggest"}),
+                       doctest::Contains("suggest.rule = 'density' is not a rule; the rules are 'committee', 'change'"), InvalidArgument);
+  CHECK_FALSE(std::filesystem::exists(dir.file("d.csv")));
 }
 
 TEST_CASE("mmp costmap refuses a NaN lethal quantile or cost by name instead of taking it as not given") {

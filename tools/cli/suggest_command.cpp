@@ -94,8 +94,8 @@ void addSuggestCommand(CLI::App& app) {
   cmd->add_option("--n", o->n, "pairs to suggest")->capture_default_str()->check(CLI::Range(1, 1000));
   cmd->add_option("--candidates", o->candidates, "seeded candidate pairs valued")->capture_default_str()->check(CLI::Range(1, 100000));
   cmd->add_option("--min-separation-px", o->min_separation_px, "least distance between a pair's ends")->capture_default_str();
-  cmd->add_option("--rule", o->settings.rule, "how pairs are valued: committee (how far perturbed plans stray) or change (the "
-                                             "expected change of the image's costs; docs/teaching.md)")->capture_default_str();
+  cmd->add_option("--rule", o->settings.rule, "how pairs are valued: change (the expected change of the image's costs a "
+                                             "demonstration would make) or committee (how far perturbed plans stray); docs/teaching.md")->capture_default_str();
   cmd->add_option("--members", o->settings.members, "perturbed copies of the model")->capture_default_str()->check(CLI::Range(1, 1000));
   cmd->add_option("--spread", o->settings.spread, "each weight times exp(spread N(0, 1))")->capture_default_str();
   cmd->add_option("--seed", o->settings.seed, "of the candidates and the perturbations")->capture_default_str();

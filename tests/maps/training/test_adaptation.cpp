@@ -160,6 +160,7 @@ TEST_CASE("demonstration values: seeded, zero when the copies cannot move the pl
   const int cols = map.cols();
   const std::vector<std::pair<int, int>> pairs = {{2 * cols + 2, 60 * cols + 60}, {60 * cols + 2, 3 * cols + 61}, {5, 5 + cols}};
   SuggestionSettings settings;
+  settings.rule = "committee";  // the change rule: test_suggestion.cpp
   const std::vector<double> a = demonstrationValues(s.model, map, pairs, settings);
   CHECK(a == demonstrationValues(s.model, map, pairs, settings));  // the same seed, the same values
   settings.threads = 2;

@@ -115,6 +115,7 @@ TEST_CASE("suggestion: the change rule values more the pair whose disputed groun
   const FeatureMap rare = makeMap(false), common = makeMap(true);
   const std::vector<std::pair<int, int>> pairs = {{15 * cols + 2, 15 * cols + 27}};
   SuggestionSettings settings;
+  settings.rule = "committee";
   settings.members = 16;
   const std::vector<double> committee_rare = demonstrationValues(model, rare, pairs, settings);
   const std::vector<double> committee_common = demonstrationValues(model, common, pairs, settings);

@@ -25,9 +25,10 @@ namespace mmp {
 
 /// Which demonstration to ask for next (`mmp suggest`).
 struct SuggestionSettings {
-  /// How a pair is valued: "committee" (how far perturbed plans stray) or "change" (the expected
-  /// change of the image's costs a demonstration would make); see the header's paragraph.
-  std::string rule = "committee";
+  /// How a pair is valued: "change" (the expected change of the image's costs a demonstration would
+  /// make) or "committee" (how far perturbed plans stray); see the header's paragraph.  "change" was
+  /// chosen on the training areas (bench_adapt --areas train, docs/teaching.md).
+  std::string rule = "change";
   int members = 8;        ///< perturbed copies of the model, >= 1
   double spread = 0.3;    ///< each weight (and tree step) times exp(spread N(0, 1)), > 0
   std::uint64_t seed = 1;
