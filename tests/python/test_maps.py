@@ -193,6 +193,20 @@ def test_a_network_model_adapts_by_fine_tuning_through_adapt_and_teach(scenes):
         mmp.teach(network, [{"image": image, "demonstrations": [path]}], adapt={"network_step": 0})
 
 
+def test_suggest_ranks_pairs_by_the_rule_and_refuses_an_unknown_rule(trained, scenes):
+    model = trained.model
+    image = scenes[2][0]
+    pairs = model.suggest(image, n=3, min_separation_px=40, candidates=30)
+    assert 1 <= len(pairs) <= 3
+    values = [v for _, _, v in pairs]
+    assert values == sorted(values, reverse=True)  # the most valuable first
+    assert pairs == model.suggest(image, n=3, min_separation_px=40, candidates=30, threads=2)  # reproducible
+    committee = model.suggest(image, n=3, min_separation_px=40, candidates=30, rule="committee")
+    assert [v for _, _, v in committee] != values  # another rule, other values
+    with pytest.raises(mmp.InvalidArgument, match="suggest.rule = 'density' is not a rule; the rules are 'committee', 'change'"):
+        model.suggest(image, rule="density")
+
+
 def test_teach_is_mmp_adapt_with_a_config_paths_alone_or_labels_with_a_holdout(trained, scenes):
     model = trained.model
     image, labels = scenes[2]

@@ -291,6 +291,49 @@ taught in order.  Linear models adapt by the online learner toward this model (l
 models by new trees (learch_rounds), network models by fine-tuning (network_lambda its pull, network_step,
 network_epochs, network_head_only: the last layer alone).  This model is not changed; the new one's
 info records what it was taught.)")
+      .def("suggest", [](const CostModel& model, const py::object& image, int n, const std::string& rule, int candidates,
+                         double min_separation_px, int members, double spread, std::uint64_t seed, int threads,
+                         const std::string& channels) {
+        SuggestionSettings settings;
+        settings.rule = rule;
+        settings.members = members;
+        settings.spread = spread;
+        settings.seed = seed;
+        settings.threads = threads;
+        settings.validate();
+        if (n < 1 || candidates < 1) throw InvalidArgument("suggest: n and candidates must be >= 1");
+        GeoImage geo;
+        if (py::isinstance<py::str>(image) || py::hasattr(image, "__fspath__")) {
+          geo = loadGeoImage(py::str(py::module_::import("os").attr("fspath")(image)).cast<std::string>());
+        } else {
+          const py::array array = py::array::ensure(image);
+          if (!array) throw InvalidArgument("suggest: image: expected an array or a file path");
+          geo.pixels = bgrImage(array, channels, "image");
+        }
+        SuggestionSearch search;
+        search.n = n;
+        search.candidates = candidates;
+        search.min_separation_px = min_separation_px;
+        std::vector<SuggestedPair> chosen;
+        int cols = 0;
+        {
+          py::gil_scoped_release release;
+          const std::shared_ptr<const FeatureMap> map = teachingMap(model, geo);
+          cols = map->cols();
+          chosen = suggestDemonstrations(model, *map, search, settings);
+        }
+        py::list out;
+        for (const SuggestedPair& p : chosen) {
+          out.append(py::make_tuple(py::make_tuple(p.start / cols, p.start % cols), py::make_tuple(p.goal / cols, p.goal % cols), p.value));
+        }
+        return out;
+      }, py::arg("image"), py::arg("n") = 5, py::arg("rule") = SuggestionSettings{}.rule, py::arg("candidates") = 200,
+         py::arg("min_separation_px") = 250.0, py::arg("members") = SuggestionSettings{}.members,
+         py::arg("spread") = SuggestionSettings{}.spread, py::arg("seed") = 1, py::arg("threads") = 1, py::arg("channels") = "rgb",
+         R"(Where to demonstrate next on an image (`mmp suggest`; docs/teaching.md): up to n start/goal pairs, the most
+valuable first, as ((row, col), (row, col), value) in cells.  rule: "change" (the expected change of the image's
+costs a demonstration would make) or "committee" (how far perturbed plans stray); an unknown rule raises
+InvalidArgument naming the rules.  Reproducible for a seed, whatever threads.)")
       .def_property_readonly("info", &CostModel::info, "what produced the model (behaviour, learner, training images, ...)")
       .def_property_readonly("summary", [](const CostModel& model) {
         py::dict out;  // in summary()'s order (Python dicts keep it)
