@@ -40,12 +40,8 @@ void AdaptationSettings::validate() const {
   if (threads < 0) fail("threads", "= " + std::to_string(threads) + " must be >= 0 (0: all cores)");
 }
 
-namespace {
-
-// The model's log-costs on the map with weights w and tree steps `steps` in place of its own (+inf on
-// blocked cells, which CostModel::costs refuses), its cost exponent applied.
 void modelLogCosts(const CostModel& model, const FeatureMap& map, const Eigen::VectorXd& w, const std::vector<double>& steps,
-                       std::vector<double>& out) {
+                   std::vector<double>& out) {
   if (model.trees().empty()) {
     map.costs(w, out, model.form());
     for (double& c : out) c = std::log(c) * model.costExponent();
@@ -56,8 +52,6 @@ void modelLogCosts(const CostModel& model, const FeatureMap& map, const Eigen::V
   logCosts(map, w, trees, out);
   for (double& c : out) c *= model.costExponent();
 }
-
-}  // namespace
 
 PathExample::Params adaptationExampleParams(const AdaptationSettings& settings, const CostModel& parent) {
   PathExample::Params params;

@@ -4,6 +4,7 @@
 #include <mmp/core/numbers.hpp>
 #include <mmp/core/random.hpp>
 #include <mmp/core/thread_pool.hpp>
+#include <mmp/maps/training/adaptation.hpp>
 #include <mmp/maps/training/learch.hpp>
 #include <mmp/planning/grid_planner.hpp>
 
@@ -34,21 +35,6 @@ void SuggestionSettings::validate() const {
 }
 
 namespace {
-
-// The model's log-costs on the map with weights w and tree steps `steps` in place of its own (+inf on
-// blocked cells), its cost exponent applied (as adaptation.cpp's).
-void modelLogCosts(const CostModel& model, const FeatureMap& map, const Eigen::VectorXd& w, const std::vector<double>& steps,
-                   std::vector<double>& out) {
-  if (model.trees().empty()) {
-    map.costs(w, out, model.form());
-    for (double& c : out) c = std::log(c) * model.costExponent();
-    return;
-  }
-  TreeEnsemble trees;
-  for (std::size_t t = 0; t < steps.size(); ++t) trees.add(model.trees().trees()[t], steps[t]);
-  logCosts(map, w, trees, out);
-  for (double& c : out) c *= model.costExponent();
-}
 
 // The mean distance (cells) of the cells of `path` to the nearest cell of `to`.
 double strayCells(const std::vector<int>& path, const std::vector<int>& to, int cols) {

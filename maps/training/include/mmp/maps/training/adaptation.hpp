@@ -82,6 +82,12 @@ struct AdaptationSettings {
 PathExample::Params adaptationExampleParams(const AdaptationSettings& settings, const CostModel& parent);
 LearchSettings adaptationLearch(const AdaptationSettings& settings);
 
+/// The log-costs of `model` on `map` (made by model.features()) with weights w and tree steps `steps` in
+/// place of its own, its cost exponent applied; +inf on blocked cells: what a teacher and the
+/// suggestion rules plan on for a model that differs from `model` only in those.
+void modelLogCosts(const CostModel& model, const FeatureMap& map, const Eigen::VectorXd& w, const std::vector<double>& steps,
+                   std::vector<double>& out);
+
 /// The image's feature map under the model's feature stack, its cells without data blocked (an image
 /// without a frame stays in pixels): what the teacher and `mmp suggest` plan on.  Throws as
 /// CostModel::costs does if the image does not suit the model.
