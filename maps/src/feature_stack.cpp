@@ -260,9 +260,20 @@ void ImageFeatureStatistics::meanAndSpread(std::vector<double>& mean, std::vecto
     const long double count = static_cast<long double>(cells_);
     const long double m = static_cast<long double>(sum_[k]) / count;
     const long double var = static_cast<long double>(square_[k]) / count - m * m;
-    mean[k] = static_cast<double>(m / 1048576.0L);
+    // Rounded: the mean to a multiple of 2^-12, the sd to 12 significant bits.  A tile's raw features
+    // may differ from the whole image's in their last float bits (OpenCV's filters on another extent),
+    // which would move exact sums; rounded, the figures agree unless one lies within that noise of a
+    // rounding boundary.  The rounding moves a standardised value by at most 1/8192 of an sd, far
+    // below the one-byte code's step.
+    mean[k] = std::round(static_cast<double>(m / 1048576.0L) * 4096.0) / 4096.0;
     const double s = var > 0 ? static_cast<double>(std::sqrt(var) / 1048576.0L) : 0.0;
-    sd[k] = s > 1e-9 ? s : 1.0;
+    if (s > 1e-6) {
+      int exponent = 0;
+      const double fraction = std::frexp(s, &exponent);
+      sd[k] = std::ldexp(std::round(fraction * 4096.0) / 4096.0, exponent);
+    } else {
+      sd[k] = 1.0;
+    }
   }
 }
 

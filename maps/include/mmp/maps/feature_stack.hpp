@@ -37,8 +37,9 @@
 // Optionally (normalise_per_image, config `features.normalise: per_image`) each image's raw features are
 // first standardised by that image's own statistics: v' = (v - mean) / sd, the mean and standard
 // deviation of the feature over all the image's whole cells (sd 0: divided by 1), at training on each
-// training image and at use on the new image (the whole image's, also when it is cut into tiles:
-// ImageFeatureStatistics sums exactly, so tiles give the whole image's figures bit for bit).  Why:
+// training image and at use on the new image (the whole image's, also when it is cut into tiles: a
+// first pass over the tiles; ImageFeatureStatistics sums exactly and rounds, so tiles give the whole
+// image's figures).  Why:
 // a new area's features shift (other light, season, camera); a label-free re-estimate of the feature
 // normalisation on the new imagery (as AdaBN re-estimates a network's) removes shifts and gains of each
 // feature.  Mean and sd rather than median and spread of quantiles: they add up exactly over tiles.
@@ -137,7 +138,10 @@ std::vector<std::string> rawFeatureNames(const FeatureSettings& settings);
 
 /// Per raw feature, the mean and standard deviation over an image's whole cells, summed exactly
 /// (each value rounded to a multiple of 2^-20 and added as an integer): adding the cells in any order,
-/// tile by tile or all at once, gives the same figures bit for bit.
+/// tile by tile or all at once, gives the same sums bit for bit.  The figures are rounded (mean to
+/// 2^-12, sd to 12 significant bits) so that a tile's raw features, which may differ from the whole
+/// image's in their last float bits, give the same figures too (unless one lies within that noise of
+/// a rounding boundary).
 class ImageFeatureStatistics {
  public:
   /// Adds the cells [rows.start, rows.end) x [cols.start, cols.end) of raw (cell rows and columns of raw).
