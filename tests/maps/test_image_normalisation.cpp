@@ -152,3 +152,36 @@ TEST_CASE("with per-image normalisation a constant shift of an image's colours l
   CHECK(without > 0.1);
   CHECK(with < 0.05 * without);
 }
+
+TEST_CASE("a streamed cost map of a per-image model takes the whole image's statistics in a first pass") {
+  const cv::Mat image = test::syntheticImage(230, 190, 4);
+  const CostModel model = fittedModel(image, normalised(), 5);
+  test::TempDir dir;
+  REQUIRE(cv::imwrite(dir.file("scene.png"), image));
+  TileSettings tiles;
+  tiles.tile_cells = 17;  // four bands, each read with its halo
+  ImageRows first(dir.file("scene.png"));
+  const ImageFeatureStatistics streamed = featureStatistics(model, first, tiles);
+  std::vector<double> mean, sd, whole_mean, whole_sd;
+  streamed.meanAndSpread(mean, sd);
+  model.features().statistics(image, 64).meanAndSpread(whole_mean, whole_sd);
+  CHECK(mean == whole_mean);
+  CHECK(sd == whole_sd);
+  ImageRows rows(dir.file("scene.png"));
+  CHECK_THROWS_WITH_AS(writeCostRaster(model, rows, dir.file("none.tiff"), tiles), doctest::Contains("per_image"),
+                       InvalidArgument);
+  ImageRows again(dir.file("scene.png"));
+  writeCostRaster(model, again, dir.file("costs.tiff"), tiles, {}, nullptr, &streamed);
+  const cv::Mat tiff = cv::imread(dir.file("costs.tiff"), cv::IMREAD_UNCHANGED);
+  const CostGrid grid = model.costs(image);
+  REQUIRE(tiff.type() == CV_32FC1);
+  REQUIRE(tiff.rows == grid.rows);
+  REQUIRE(tiff.cols == grid.cols);
+  int differ = 0;
+  for (int r = 0; r < grid.rows; ++r) {
+    for (int c = 0; c < grid.cols; ++c) {
+      differ += tiff.at<float>(r, c) != static_cast<float>(grid.costs[static_cast<std::size_t>(r) * grid.cols + c]) ? 1 : 0;
+    }
+  }
+  CHECK(differ <= grid.rows * grid.cols / 1000);  // code-boundary cells, as for tiles
+}
