@@ -320,7 +320,12 @@ CostGrid CostModel::imageCosts(const cv::Mat& image, const cv::Mat& valid, const
                           "(bandCosts, or mmp costmap --raw) or use larger cells");
   }
   grid.costs.resize(static_cast<std::size_t>(grid.rows) * grid.cols);
-  bandCosts(image, 0, grid.rows, 0, grid.rows, tiles, grid.costs.data(), &colours);
+  std::optional<ImageFeatureStatistics> statistics;  // a first pass over the whole image, tile by tile
+  if (needsFeatureStatistics()) {
+    haloCells(tiles);  // checks the tile settings first
+    statistics.emplace(features_.statistics(image, tiles.tile_cells, tiles.threads));
+  }
+  bandCosts(image, 0, grid.rows, 0, grid.rows, tiles, grid.costs.data(), &colours, statistics ? &*statistics : nullptr);
   grid.frame = WorldFrame::unlocated(grid.rows, grid.cols);
   return grid;
 }
@@ -346,7 +351,7 @@ CostGrid CostModel::costs(const GeoImage& image, const TileSettings& tiles) cons
 }
 
 void CostModel::bandCosts(const cv::Mat& pixels, int top, int rows, int first, int count, const TileSettings& tiles,
-                          double* out, const ColourStatistics* colours) const {
+                          double* out, const ColourStatistics* colours, const ImageFeatureStatistics* feature_statistics) const {
   const int k = features_.settings().cell_size, halo = haloCells(tiles);
   const int needed_top = std::max(0, first - halo) * k, needed_bottom = std::min(rows, first + count + halo) * k;
   if (first < 0 || count < 1 || first + count > rows || top > needed_top || top + pixels.rows < needed_bottom) {
@@ -355,12 +360,18 @@ void CostModel::bandCosts(const cv::Mat& pixels, int top, int rows, int first, i
                           ") and their halo, pixel rows [" + std::to_string(needed_top) + ", " +
                           std::to_string(needed_bottom) + ")");
   }
-  windowCosts(pixels, {0, top}, rows, pixels.cols / k, cv::Rect(0, first, pixels.cols / k, count), tiles, out, colours);
+  windowCosts(pixels, {0, top}, rows, pixels.cols / k, cv::Rect(0, first, pixels.cols / k, count), tiles, out, colours,
+              feature_statistics);
 }
 
 void CostModel::windowCosts(const cv::Mat& pixels, cv::Point corner, int rows, int cols, const cv::Rect& cells,
-                            const TileSettings& tiles, double* out, const ColourStatistics* colours) const {
+                            const TileSettings& tiles, double* out, const ColourStatistics* colours,
+                            const ImageFeatureStatistics* feature_statistics) const {
   const int halo = haloCells(tiles);
+  if (needsFeatureStatistics() && feature_statistics == nullptr) {
+    throw InvalidArgument(source_ + ": its features are standardised by the whole image's statistics "
+                          "(features.normalise: per_image); pass them (FeatureStack::statistics, featureStatistics)");
+  }
   if (needsColourStatistics() && colours == nullptr) {
     throw InvalidArgument(source_ + ": its network standardises colours by the whole image's statistics; pass them "
                           "(colourStatistics)");
@@ -400,7 +411,7 @@ void CostModel::windowCosts(const cv::Mat& pixels, cv::Point corner, int rows, i
     std::vector<double> log_costs(static_cast<std::size_t>(er1 - er0) * tile_cols, 0.0);
     std::optional<FeatureMap> map;
     std::optional<CellScores> score;
-    if (feature_map) map.emplace(features_.map(tile, cv::Point(ec0, er0)));
+    if (feature_map) map.emplace(features_.map(tile, cv::Point(ec0, er0), feature_statistics));
     if (linear_part) score.emplace(*map, weights_);
     if (!network_.empty()) {
       std::vector<float> inputs = networkInputs(tile, k, network_colours);
@@ -568,7 +579,8 @@ std::vector<std::pair<std::string, std::string>> CostModel::summary() const {
   }
   out.emplace_back("features", std::to_string(features_.features()) + " per cell of " + std::to_string(f.cell_size) +
                                    " px: colour spaces" + spaces + ", blurs (px)" + blurs + (f.gradient ? ", gradient" : "") + textures +
-                                   (f.bins > 0 ? ", " + std::to_string(f.bins) + " soft bins each" : ""));
+                                   (f.bins > 0 ? ", " + std::to_string(f.bins) + " soft bins each" : "") +
+                                   (f.normalise_per_image ? ", standardised per image (features.normalise: per_image)" : ""));
   if (!network_.empty()) out.emplace_back("network", network_.shape().describe());
   take("trained_on");
   take("training_cost_range");
@@ -622,9 +634,42 @@ Familiarity familiarity(const CostModel& model, ImageRows& image) {
   return f;
 }
 
+ImageFeatureStatistics featureStatistics(const CostModel& model, ImageRows& image, const TileSettings& tiles) {
+  const int k = model.features().settings().cell_size;
+  model.checkImage(image.cols(), image.rows());
+  const int halo = model.features().reachCells(), rows = image.rows() / k;
+  model.haloCells(tiles);  // checks the tile settings
+  if (rows < 1 || image.cols() / k < 1) {
+    throw InvalidArgument("the " + std::to_string(image.cols()) + " x " + std::to_string(image.rows()) +
+                          " px image holds no whole cell of " + std::to_string(k) + " px");
+  }
+  ImageFeatureStatistics total;
+  cv::Mat pixels;  // the image's pixel rows from cell row top on
+  int top = 0;
+  for (int first = 0; first < rows; first += tiles.tile_cells) {
+    const int count = std::min(tiles.tile_cells, rows - first);
+    const int needed_top = std::max(0, first - halo), needed_bottom = std::min(rows, first + count + halo);
+    if (needed_top > top) {
+      pixels = pixels.rowRange(std::min((needed_top - top) * k, pixels.rows), pixels.rows).clone();
+      top = needed_top;
+    }
+    if (top * k + pixels.rows < needed_bottom * k) {
+      const cv::Mat more = image.read(needed_bottom * k - top * k - pixels.rows);
+      if (pixels.empty()) {
+        pixels = more;
+      } else {
+        cv::vconcat(pixels, more, pixels);
+      }
+    }
+    model.features().addStatistics(pixels, top, rows, cv::Range(first, first + count), tiles.tile_cells, tiles.threads, total);
+  }
+  image.read(image.rows() - image.next());
+  return total;
+}
+
 CostRasterInfo writeCostRaster(const CostModel& model, ImageRows& image, const std::string& tiff,
                                const TileSettings& tiles, const std::function<void(int, int)>& progress,
-                               const ColourStatistics* colours) {
+                               const ColourStatistics* colours, const ImageFeatureStatistics* feature_statistics) {
   const int k = model.features().settings().cell_size;
   model.checkImage(image.cols(), image.rows());
   const int halo = model.haloCells(tiles);
@@ -659,7 +704,7 @@ CostRasterInfo writeCostRaster(const CostModel& model, ImageRows& image, const s
       }
     }
     costs.resize(static_cast<std::size_t>(count) * info.cols);
-    model.bandCosts(pixels, top, info.rows, first, count, tiles, costs.data(), colours);
+    model.bandCosts(pixels, top, info.rows, first, count, tiles, costs.data(), colours, feature_statistics);
     info.unknown += markUnknownCells(image.valid(), k, first, count, info.cols, costs.data(), nullptr);
     values = rasterCosts(costs.data(), costs.size(), info.cols, first, model.source());
     for (double c : costs) {

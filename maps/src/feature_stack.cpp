@@ -4,6 +4,7 @@
 #include <mmp/maps/feature_stack.hpp>
 
 #include <mmp/core/error.hpp>
+#include <mmp/core/thread_pool.hpp>
 
 #include <opencv2/imgproc.hpp>
 
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <mutex>
 #include <sstream>
 
 namespace mmp {
@@ -209,6 +211,147 @@ std::vector<float> layerValues(const ClassScores& layer, int cell_size, const Fe
 }
 
 }  // namespace
+
+void ImageFeatureStatistics::add(const RawFeatures& raw, cv::Range rows, cv::Range cols) {
+  const std::size_t n = raw.names.size();
+  if (sum_.empty() && cells_ == 0) sum_.assign(n, 0), square_.assign(n, 0);
+  if (sum_.size() != n) {
+    throw InvalidArgument("image feature statistics: " + std::to_string(raw.names.size()) + " features added to statistics of " +
+                          std::to_string(sum_.size()));
+  }
+  constexpr double kStep = 1048576.0;  // 2^20: values are rounded to multiples of 2^-20
+  constexpr double kLargest = 1048576.0;  // |v| <= 2^20: the squares of 2^40 cells fit in 127 bits
+  for (int r = rows.start; r < rows.end; ++r) {
+    for (int c = cols.start; c < cols.end; ++c) {
+      const float* v = raw.values.data() + (static_cast<std::size_t>(r) * raw.cols + c) * n;
+      for (std::size_t k = 0; k < n; ++k) {
+        if (!(std::fabs(v[k]) <= kLargest)) {
+          throw InvalidArgument("image feature statistics: feature '" + raw.names[k] + "' of cell (row " + std::to_string(r) +
+                                ", col " + std::to_string(c) + ") is " + std::to_string(v[k]) +
+                                "; per-image normalisation takes values of at most 2^20 in magnitude");
+        }
+        const long long q = std::llround(static_cast<double>(v[k]) * kStep);
+        sum_[k] += q;
+        square_[k] += static_cast<Wide>(q) * q;
+      }
+    }
+  }
+  cells_ += static_cast<long long>(rows.size()) * cols.size();
+}
+
+void ImageFeatureStatistics::merge(const ImageFeatureStatistics& other) {
+  if (other.cells_ == 0) return;
+  if (cells_ == 0 && sum_.empty()) sum_.assign(other.sum_.size(), 0), square_.assign(other.sum_.size(), 0);
+  if (sum_.size() != other.sum_.size()) {
+    throw InvalidArgument("image feature statistics: statistics of " + std::to_string(other.sum_.size()) +
+                          " features merged into statistics of " + std::to_string(sum_.size()));
+  }
+  for (std::size_t k = 0; k < sum_.size(); ++k) sum_[k] += other.sum_[k], square_[k] += other.square_[k];
+  cells_ += other.cells_;
+}
+
+void ImageFeatureStatistics::meanAndSpread(std::vector<double>& mean, std::vector<double>& sd) const {
+  if (cells_ <= 0) throw InvalidArgument("image feature statistics: no cells were added");
+  const std::size_t n = sum_.size();
+  mean.assign(n, 0.0);
+  sd.assign(n, 1.0);
+  for (std::size_t k = 0; k < n; ++k) {
+    // n * sum(q^2) - sum(q)^2 exactly would need 190 bits; long double is enough and deterministic.
+    const long double count = static_cast<long double>(cells_);
+    const long double m = static_cast<long double>(sum_[k]) / count;
+    const long double var = static_cast<long double>(square_[k]) / count - m * m;
+    // Rounded: the mean to a multiple of 2^-12, the sd to 12 significant bits.  A tile's raw features
+    // may differ from the whole image's in their last float bits (OpenCV's filters on another extent),
+    // which would move exact sums; rounded, the figures agree unless one lies within that noise of a
+    // rounding boundary.  The rounding moves a standardised value by at most 1/8192 of an sd, far
+    // below the one-byte code's step.
+    mean[k] = std::round(static_cast<double>(m / 1048576.0L) * 4096.0) / 4096.0;
+    const double s = var > 0 ? static_cast<double>(std::sqrt(var) / 1048576.0L) : 0.0;
+    if (s > 1e-6) {
+      int exponent = 0;
+      const double fraction = std::frexp(s, &exponent);
+      sd[k] = std::ldexp(std::round(fraction * 4096.0) / 4096.0, exponent);
+    } else {
+      sd[k] = 1.0;
+    }
+  }
+}
+
+void normaliseImageFeatures(RawFeatures& raw, const FeatureSettings& settings, const ImageFeatureStatistics* whole_image) {
+  if (!settings.normalise_per_image) return;
+  ImageFeatureStatistics own;
+  if (whole_image == nullptr) {
+    own.add(raw);
+    whole_image = &own;
+  }
+  std::vector<double> mean, sd;
+  whole_image->meanAndSpread(mean, sd);
+  const std::size_t n = raw.names.size();
+  if (mean.size() != n) {
+    throw InvalidArgument("per-image normalisation: the statistics hold " + std::to_string(mean.size()) +
+                          " features, the image " + std::to_string(n));
+  }
+  for (std::size_t i = 0; i < raw.values.size(); ++i) {
+    const std::size_t k = i % n;
+    raw.values[i] = static_cast<float>((static_cast<double>(raw.values[i]) - mean[k]) / sd[k]);
+  }
+}
+
+FeatureMap FeatureStack::map(const cv::Mat& bgr) const {
+  RawFeatures raw = computeRawFeatures(bgr, settings_);
+  normaliseImageFeatures(raw, settings_);
+  return map(raw);
+}
+
+FeatureMap FeatureStack::map(const cv::Mat& bgr, cv::Point origin_cells, const ImageFeatureStatistics* whole_image) const {
+  if (settings_.normalise_per_image && whole_image == nullptr) {
+    throw InvalidArgument("feature stack: features.normalise is per_image, so a piece of an image needs the whole image's "
+                          "statistics (FeatureStack::statistics)");
+  }
+  RawFeatures raw = computeRawFeatures(bgr, settings_, origin_cells);
+  normaliseImageFeatures(raw, settings_, whole_image);
+  return map(raw);
+}
+
+ImageFeatureStatistics FeatureStack::statistics(const cv::Mat& bgr, int tile_cells, int threads) const {
+  const int k = settings_.cell_size, rows = bgr.rows / k, cols = bgr.cols / k;
+  ImageFeatureStatistics total;
+  if (rows < 1 || cols < 1 || tile_cells < 1) {  // computeRawFeatures says why
+    total.add(computeRawFeatures(bgr, settings_));
+    return total;
+  }
+  checkImageSize(settings_, bgr.cols, bgr.rows);
+  addStatistics(bgr, 0, rows, cv::Range(0, rows), tile_cells, threads, total);
+  return total;
+}
+
+void FeatureStack::addStatistics(const cv::Mat& pixels, int top_cell, int rows, cv::Range core, int tile_cells, int threads,
+                                 ImageFeatureStatistics& total) const {
+  const int k = settings_.cell_size, cols = pixels.cols / k, halo = reachCells();
+  const int needed_top = std::max(0, core.start - halo), needed_bottom = std::min(rows, core.end + halo);
+  if (tile_cells < 1 || core.start < 0 || core.end > rows || core.start >= core.end || top_cell > needed_top ||
+      (top_cell * k + pixels.rows) < needed_bottom * k || cols < 1) {
+    throw InvalidArgument("feature statistics: pixel rows from cell row " + std::to_string(top_cell) + " (" +
+                          std::to_string(pixels.rows) + " px) do not cover cell rows [" + std::to_string(core.start) +
+                          ", " + std::to_string(core.end) + ") and their halo [" + std::to_string(needed_top) + ", " +
+                          std::to_string(needed_bottom) + ")");
+  }
+  const int tile_rows = (core.size() + tile_cells - 1) / tile_cells, tile_cols = (cols + tile_cells - 1) / tile_cells;
+  std::mutex lock;
+  ThreadPool pool(threads);
+  pool.parallelFor(static_cast<std::size_t>(tile_rows) * tile_cols, [&](std::size_t t) {
+    const int r0 = core.start + static_cast<int>(t / tile_cols) * tile_cells, c0 = static_cast<int>(t % tile_cols) * tile_cells;
+    const int r1 = std::min(core.end, r0 + tile_cells), c1 = std::min(cols, c0 + tile_cells);
+    const int er0 = std::max(0, r0 - halo), er1 = std::min(rows, r1 + halo);
+    const int ec0 = std::max(0, c0 - halo), ec1 = std::min(cols, c1 + halo);
+    const cv::Mat tile = pixels(cv::Rect(ec0 * k, (er0 - top_cell) * k, (ec1 - ec0) * k, (er1 - er0) * k));
+    const RawFeatures raw = computeRawFeatures(tile, settings_, cv::Point(ec0, er0));
+    ImageFeatureStatistics part;
+    part.add(raw, cv::Range(r0 - er0, r1 - er0), cv::Range(c0 - ec0, c1 - ec0));
+    const std::lock_guard<std::mutex> guard(lock);
+    total.merge(part);  // exact integer sums: the order of the tiles does not matter
+  });
+}
 
 FeatureMap FeatureStack::map(const RawFeatures& raw) const {
   if (raw.names != rawFeatureNames(settings_)) {

@@ -34,6 +34,7 @@ void FeatureStack::store(Model& model) const {
     m["features.region_size"] = std::to_string(settings_.region_size);
     m["features.region_threshold"] = joinList(std::vector<double>{settings_.region_threshold});
   }
+  if (settings_.normalise_per_image) m["features.normalise"] = "per_image";  // only when on, as above
   model.arrays["features.lower"] = scaling_.lower;
   model.arrays["features.upper"] = scaling_.upper;
   if (const ClassScores* layer = classScores()) {
@@ -128,6 +129,13 @@ FeatureSettings storedFeatureSettings(const Model& model) {
     const std::vector<double> threshold = numbers(model, "features.region_threshold");
     if (threshold.size() != 1) throw DataError("model: setting 'features.region_threshold' must be one number");
     s.region_threshold = threshold[0];
+  }
+  // Per-image normalisation (absent from models written before it, or without it: off).
+  if (const auto it = model.settings.find("features.normalise"); it != model.settings.end()) {
+    if (it->second != "per_image" && it->second != "off") {
+      throw DataError("model: setting 'features.normalise' is '" + it->second + "'; valid: off, per_image");
+    }
+    s.normalise_per_image = it->second == "per_image";
   }
   return s;
 }

@@ -103,6 +103,11 @@ RegionCostMap::RegionCostMap(const std::string& model_path, const std::string& i
                           "a region computed window by window does not have; compute it on one machine (mmp costmap "
                           "--raw FILE.tif)");
   }
+  if (model_.needsFeatureStatistics()) {
+    throw InvalidArgument(model_.source() + ": its features are standardised by the whole image's statistics "
+                          "(features.normalise: per_image), which a region computed window by window does not have; "
+                          "compute it on one machine (mmp costmap --raw FILE.tif)");
+  }
   reader_ = std::make_unique<RasterWindowReader>(image_, plain);
   if (!reader_->frame().hasWorld()) {
     throw InvalidArgument("image '" + image_ + "' has no world frame (no georeference), and the VRT over a region's "

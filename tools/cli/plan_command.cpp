@@ -335,6 +335,11 @@ void runCostmap(const CostmapOptions& o) {
       ImageRows first = o.frame.named([&] { return ImageRows(o.image, o.frame.settings()); });
       colours = colourStatistics(first);
     }
+    std::optional<ImageFeatureStatistics> statistics;  // features standardised per image: a first pass for them
+    if (model.needsFeatureStatistics()) {
+      ImageRows first = o.frame.named([&] { return ImageRows(o.image, o.frame.settings()); });
+      statistics = featureStatistics(model, first, o.tiles);
+    }
     if (!model.domain().empty()) {  // a pass for the share of cells unlike the training cells
       ImageRows first = o.frame.named([&] { return ImageRows(o.image, o.frame.settings()); });
       printFamiliarity(familiarity(model, first));
@@ -344,7 +349,8 @@ void runCostmap(const CostmapOptions& o) {
     printDropped(image.cols(), image.rows(), model.features().settings().cell_size);
     CostRasterInfo info;
     try {
-      info = writeCostRaster(model, image, o.raw, o.tiles, {}, colours ? &*colours : nullptr);
+      info = writeCostRaster(model, image, o.raw, o.tiles, {}, colours ? &*colours : nullptr,
+                             statistics ? &*statistics : nullptr);
     } catch (const DataError& e) {
       throw DataError(std::string(e.what()) + " (on '" + o.image + "')");
     }

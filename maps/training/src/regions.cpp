@@ -114,6 +114,7 @@ Region loadRegion(const RegionSpec& spec, const PipelineSettings& config) {
   }
   try {
     region.raw = computeRawFeatures(region.image, config.features);
+    normaliseImageFeatures(region.raw, config.features);  // by the image's own statistics, if asked
   } catch (const InvalidArgument& e) {  // a setting that does not fit this image: say which image
     throw ConfigError(prefix(config) + spec.where + " (" +
                       (spec.synthetic || !spec.pixels.empty() ? spec.name : "'" + spec.image + "'") + "): " + e.what());

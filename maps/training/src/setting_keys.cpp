@@ -201,6 +201,12 @@ void featureKeys(std::vector<SettingKey>& keys) {
   keys.push_back(selectable(numberKey("features.region_threshold", kPositive, 1e5,
                            "region features: the graph segmentation's threshold k on 8-bit Lab (larger: larger segments)",
                            [](S& s) -> double& { return s.features.region_threshold; })));
+  keys.push_back(selectable(choiceKey(
+      "features.normalise", {"off", "per_image"},
+      "per_image: standardise each image's raw features by its own mean and standard deviation over its cells "
+      "(training images and the new image alike; label-free adaptation to a new area's light and colours)",
+      [](const S& s) { return std::string(s.features.normalise_per_image ? "per_image" : "off"); },
+      [](S& s, const std::string& v) { s.features.normalise_per_image = v == "per_image"; })));
   keys.push_back(booleanKey("features.class_scores",
                             "label-assisted: append a multiclass SVM's class scores, trained on the training labels",
                             [](S& s) -> bool& { return s.class_scores; }));

@@ -133,7 +133,8 @@ class CostModel {
   /// images streamed band by band; costs(image) is one band.  `colours`: the whole image's statistics,
   /// required (mmp::InvalidArgument without) if needsColourStatistics().
   void bandCosts(const cv::Mat& pixels, int top, int rows, int first, int count, const TileSettings& tiles,
-                 double* out, const ColourStatistics* colours = nullptr) const;
+                 double* out, const ColourStatistics* colours = nullptr,
+                 const ImageFeatureStatistics* feature_statistics = nullptr) const;
   /// The costs of the cells `cells` (a rectangle of an image of rows x cols cells), written row-major
   /// to out (cells.area() values), from `pixels`: the image's pixels from `corner` (x, y in pixels)
   /// on, covering those cells and the tiles' halo around them, clipped to the image.  Tiles are cut
@@ -141,7 +142,12 @@ class CostModel {
   /// multiples of tiles.tile_cells) gets the costs costs(image) gives them, bit for bit: how a region
   /// is computed window by window (region_costmap.hpp).  bandCosts is the full-width case.
   void windowCosts(const cv::Mat& pixels, cv::Point corner, int rows, int cols, const cv::Rect& cells,
-                   const TileSettings& tiles, double* out, const ColourStatistics* colours = nullptr) const;
+                   const TileSettings& tiles, double* out, const ColourStatistics* colours = nullptr,
+                   const ImageFeatureStatistics* feature_statistics = nullptr) const;
+  /// A model whose features are standardised per image (features.normalise: per_image): bandCosts and
+  /// windowCosts need the whole image's feature statistics (features().statistics, or
+  /// featureStatistics(ImageRows&) for a streamed image); costs() computes them in a first pass.
+  bool needsFeatureStatistics() const { return features_.settings().normalise_per_image; }
   /// A network model that standardises colours by the image's own statistics: bandCosts needs them.
   bool needsColourStatistics() const { return !network_.empty() && network_.shape().normalise; }
   /// The halo of the tile settings (overlap_cells, or the features' reach for -1); throws
@@ -261,7 +267,13 @@ struct CostRasterInfo {
 CostRasterInfo writeCostRaster(const CostModel& model, ImageRows& image, const std::string& tiff,
                                const TileSettings& tiles = {},
                                const std::function<void(int done, int total)>& progress = {},
-                               const ColourStatistics* colours = nullptr);
+                               const ColourStatistics* colours = nullptr,
+                               const ImageFeatureStatistics* feature_statistics = nullptr);
+
+/// The model's feature statistics of every remaining row of the image (features().addStatistics band
+/// by band of tiles.tile_cells cell rows): reads it to its end.  The first pass of a streamed cost map
+/// when model.needsFeatureStatistics().
+ImageFeatureStatistics featureStatistics(const CostModel& model, ImageRows& image, const TileSettings& tiles = {});
 
 /// The colour statistics of every remaining row of the image (over its pixels with data): reads it
 /// to its end.

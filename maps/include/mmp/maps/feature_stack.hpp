@@ -34,6 +34,16 @@
 // and OpenCV's SLIC dispatches a parallel loop per seed and iteration (slow on thousands of windows)
 // with parallel float reductions.
 //
+// Optionally (normalise_per_image, config `features.normalise: per_image`) each image's raw features are
+// first standardised by that image's own statistics: v' = (v - mean) / sd, the mean and standard
+// deviation of the feature over all the image's whole cells (sd 0: divided by 1), at training on each
+// training image and at use on the new image (the whole image's, also when it is cut into tiles: a
+// first pass over the tiles; ImageFeatureStatistics sums exactly and rounds, so tiles give the whole
+// image's figures).  Why:
+// a new area's features shift (other light, season, camera); a label-free re-estimate of the feature
+// normalisation on the new imagery (as AdaBN re-estimates a network's) removes shifts and gains of each
+// feature.  Mean and sd rather than median and spread of quantiles: they add up exactly over tiles.
+//
 // These raw features are then scaled to [0, 1] by a FeatureScaling
 // fitted on the training images (low and high quantiles per feature, values outside clamped),
 // quantised to one byte (v = q / 255, within 1 / 510 of the scaled value), and the FeatureMap is one of
@@ -95,6 +105,7 @@ struct FeatureSettings {
   int region_window = 0;             ///< region features: 0 = none, else the window side in cells, [8, 256]
   int region_size = 4;               ///< least segment size in cells, [1, region_window^2]
   double region_threshold = 100.0;   ///< Felzenszwalb's k on 8-bit Lab (larger: larger segments), (0, 1e5]
+  bool normalise_per_image = false;  ///< standardise each image's raw features by its own statistics
 };
 
 /// Throws mmp::InvalidArgument naming the first setting outside its documented range.
@@ -124,6 +135,35 @@ void checkImageSize(const FeatureSettings& settings, int width, int height);
 
 /// The names of the raw features computeRawFeatures gives under `settings`, in order.
 std::vector<std::string> rawFeatureNames(const FeatureSettings& settings);
+
+/// Per raw feature, the mean and standard deviation over an image's whole cells, summed exactly
+/// (each value rounded to a multiple of 2^-20 and added as an integer): adding the cells in any order,
+/// tile by tile or all at once, gives the same sums bit for bit.  The figures are rounded (mean to
+/// 2^-12, sd to 12 significant bits) so that a tile's raw features, which may differ from the whole
+/// image's in their last float bits, give the same figures too (unless one lies within that noise of
+/// a rounding boundary).
+class ImageFeatureStatistics {
+ public:
+  /// Adds the cells [rows.start, rows.end) x [cols.start, cols.end) of raw (cell rows and columns of raw).
+  void add(const RawFeatures& raw, cv::Range rows, cv::Range cols);
+  void add(const RawFeatures& raw) { add(raw, cv::Range(0, raw.rows), cv::Range(0, raw.cols)); }
+  /// Adds another's cells (of the same features).
+  void merge(const ImageFeatureStatistics& other);
+  long long cells() const { return cells_; }
+  /// requires: cells() > 0.  The mean and sd (population) of each feature; sd 0 is given as 1.
+  void meanAndSpread(std::vector<double>& mean, std::vector<double>& sd) const;
+
+ private:
+  long long cells_ = 0;
+  __extension__ typedef __int128 Wide;  // GCC and Clang: 2^-20 steps of 2^40 cells of values up to 2^20 fit
+  std::vector<Wide> sum_, square_;
+};
+
+/// raw = (raw - mean) / sd per feature with the statistics given (the image's own if none); does
+/// nothing unless settings.normalise_per_image.  Throws mmp::InvalidArgument if the statistics have
+/// other features or no cells.
+void normaliseImageFeatures(RawFeatures& raw, const FeatureSettings& settings,
+                            const ImageFeatureStatistics* whole_image = nullptr);
 
 /// Per raw feature, the values mapped to 0 and to 1: f = clamp((v - lower) / (upper - lower), 0, 1)
 /// (0 if upper == lower).
@@ -198,11 +238,20 @@ class FeatureStack {
   /// The stacked feature map, coded with one byte per scaled value; every feature in [0, 1],
   /// feature kBiasIndex == 1.  requires: raw computed under settings() (same names).
   FeatureMap map(const RawFeatures& raw) const;
-  FeatureMap map(const cv::Mat& bgr) const { return map(computeRawFeatures(bgr, settings_)); }
-  /// The map of a piece of a larger image whose top-left cell is origin_cells there (see computeRawFeatures).
-  FeatureMap map(const cv::Mat& bgr, cv::Point origin_cells) const {
-    return map(computeRawFeatures(bgr, settings_, origin_cells));
-  }
+  /// The map of a whole image (standardised by its own statistics if settings().normalise_per_image).
+  FeatureMap map(const cv::Mat& bgr) const;
+  /// The map of a piece of a larger image whose top-left cell is origin_cells there (see
+  /// computeRawFeatures); whole_image: the whole image's statistics, required (mmp::InvalidArgument
+  /// without) if settings().normalise_per_image.
+  FeatureMap map(const cv::Mat& bgr, cv::Point origin_cells, const ImageFeatureStatistics* whole_image = nullptr) const;
+  /// The whole image's feature statistics, tile by tile (tile_cells cells a side with the stack's
+  /// reach as halo, threads as CostModel's tiles): what map(bgr) standardises by.
+  ImageFeatureStatistics statistics(const cv::Mat& bgr, int tile_cells, int threads = 1) const;
+  /// Adds to `total` the cells of cell rows [core.start, core.end) of an image of `rows` cell rows,
+  /// given its full-width pixel rows from cell row top_cell on (covering the core and reachCells() of
+  /// halo): a band of a streamed image (writeCostRaster's first pass).
+  void addStatistics(const cv::Mat& pixels, int top_cell, int rows, cv::Range core, int tile_cells, int threads,
+                     ImageFeatureStatistics& total) const;
   /// The same, in the image's world frame (per cell).
   FeatureMap map(const GeoImage& image) const {
     FeatureMap m = map(image.pixels);
