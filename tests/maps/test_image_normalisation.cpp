@@ -9,6 +9,7 @@
 #include <mmp/maps/feature_stack.hpp>
 
 #include <doctest/doctest.h>
+#include <opencv2/imgcodecs.hpp>
 
 #include <cmath>
 
