@@ -103,7 +103,7 @@ std::vector<Part> loadParts(const TrainConfig& config, const CostModel& model, c
   std::vector<Part> parts;
   scoring = config;
   scoring.evaluation.pairs = o.pairs;
-  scoring.evaluation.class_mean = true;  // the misread-cells diagnostic at each k
+  scoring.evaluation.class_mean = o.scratch;  // the misread-cells diagnostic at each k (not for --areas left-out)
   scoring.holdout.clear();
   std::vector<std::optional<RegionSpec>> teach;
   std::vector<int> scored_index;
@@ -155,7 +155,7 @@ std::vector<PlanScore> score(const PipelineSettings& scoring, const std::vector<
     const HoldoutResult r = scoreHoldout(scoring, p.right, model, classifier_scores ? classifier : nullptr);
     const auto& s = r.scores.at(Method::Learned);
     out.insert(out.end(), s.begin(), s.end());
-    if (class_mean) class_mean->insert(class_mean->end(), r.scores.at(Method::ClassMean).begin(), r.scores.at(Method::ClassMean).end());
+    if (class_mean && r.scores.count(Method::ClassMean)) class_mean->insert(class_mean->end(), r.scores.at(Method::ClassMean).begin(), r.scores.at(Method::ClassMean).end());
     if (classifier && classifier_scores) {
       classifier_scores->insert(classifier_scores->end(), r.scores.at(Method::Classifier).begin(), r.scores.at(Method::Classifier).end());
     }
