@@ -81,3 +81,28 @@ def test_lethal_overlap_refuses_maps_of_other_grids(tmp_path):
     d = tmp_path / "d.pgm"
     d.write_bytes(b"P5\n4 2")
     assert "header ends early" in run_overlap(str(d), a).stderr
+
+
+def test_adapt_selection_left_out_chooses_the_lowest_mean_over_behaviours_folds_and_ks(tmp_path):
+    # A stand-in for bench_adapt --areas left-out: it records its arguments and prints rows where
+    # lambda 10 is best at k = 3 but lambda 100 is best on the mean over k in {3, 10} (and k = 0, the
+    # zero-shot rows, must not count).
+    rows = []
+    for behaviour in ("follow_road", "hide_in_vegetation", "cross_country"):
+        for fold in ("tile1", "tile2"):
+            for lam, k3, k10 in ((10, 1.0, 3.0), (100, 1.5, 1.5)):
+                rows.append({"behaviour": behaviour, "fold": fold, "lambda": float(lam), "k": 0, "adapted": 0.1, "zero_shot": 2.0})
+                rows.append({"behaviour": behaviour, "fold": fold, "lambda": float(lam), "k": 3, "adapted": k3, "zero_shot": 2.0})
+                rows.append({"behaviour": behaviour, "fold": fold, "lambda": float(lam), "k": 10, "adapted": k10, "zero_shot": 2.0})
+    bench = tmp_path / "bench"
+    args = tmp_path / "args.txt"
+    bench.write_text("#!/bin/sh\necho \"$@\" > " + str(args) + "\necho 'table'\necho '" +
+                     json.dumps({"bench": "adapt", "areas": "left-out", "rows": rows}) + "'\n")
+    bench.chmod(0o755)
+    out = subprocess.run([sys.executable, os.path.join(SOURCE_DIR, "tools", "scripts", "adapt_selection.py"), str(bench),
+                          "--left-out", "--lambdas", "10", "100", "--folds", "tile1", "tile2"],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "chosen: --lambda 100"
+    given = args.read_text().split()
+    assert given[given.index("--areas") + 1] == "left-out"
+    assert given[given.index("--folds") + 1:given.index("--folds") + 3] == ["tile1", "tile2"]

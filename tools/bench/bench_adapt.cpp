@@ -9,8 +9,12 @@
 // scored on the area's right halves as `mmp train` scores a holdout (cost ratio against the reference
 // paths, feasible share).  Beside it, the same learner from scratch on the same k demonstrations
 // (uniform costs as the parent) and uniform costs.  Intervals are 95 % paired bootstraps over the
-// scored pairs of each pair's mean over seeds.  Prints a table and, last, one JSON line; --png draws
-// the curves.
+// scored pairs of each pair's mean over seeds.  --references adds the reference methods trained on
+// the training areas: "classifier", the per-pixel classifier baseline as `mmp train` builds it (its
+// figures do not depend on k), and "batch", the model trained again by the shipped model's own
+// procedure (its config with the values its selection chose, the model's "selected" info; no new
+// selection) on the training areas plus the k demonstrations, at the k of --batch-ks.  Prints a table
+// and, last, one JSON line; --png draws the curves.
 #include <mmp/core/error.hpp>
 #include <mmp/core/numbers.hpp>
 #include <mmp/core/random.hpp>
@@ -22,11 +26,16 @@
 #include <mmp/maps/training/learch.hpp>
 #include <mmp/maps/training/pipeline.hpp>
 #include <mmp/maps/training/regions.hpp>
+#include <mmp/maps/training/setting_keys.hpp>
+#include <mmp/maps/training/settings_selection.hpp>
 
 #include <CLI/CLI.hpp>
 #include <opencv2/core.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <cstdlib>
 #include <optional>
 #include <cstdio>
@@ -52,6 +61,14 @@ struct Options {
   SuggestionSettings suggestion;  ///< its rule and committee (--suggest-rule, --suggest-spread)
   std::string areas = "holdout";  ///< "holdout": tiles 3 and 8, final figures; "train": the training areas, to choose settings
   std::string protocol = "beside";  ///< "beside" or "across"
+  std::vector<std::string> references;  ///< "classifier", "batch": methods trained on the training areas
+  std::vector<int> batch_ks{3, 10, 20};  ///< the k at which the batch retrain runs (each in ks)
+  std::vector<double> lambdas;          ///< --areas left-out: the candidates (default: adapt.lambda)
+  std::vector<std::string> folds;       ///< --areas left-out: the training areas left out (default: every one)
+  bool scratch = true;                  ///< also the learner from scratch and uniform costs (off for --areas left-out)
+  bool wants(const std::string& reference) const {
+    return std::find(references.begin(), references.end(), reference) != references.end();
+  }
 };
 
 // The part's number within its area: 7 for tile3_image_part_007 (0 if the name has none).
@@ -65,6 +82,7 @@ int partNumber(const std::string& name) {
 struct Part {
   std::string area, name;
   std::shared_ptr<const FeatureMap> left;  ///< null: the part gives no demonstration
+  std::shared_ptr<const Region> left_region;  ///< the same, as a region (image, labels, map), for the batch retrain
   std::vector<std::vector<int>> pool;
   HoldoutImage right;
   bool scored = false;
@@ -86,7 +104,7 @@ std::vector<Part> loadParts(const TrainConfig& config, const CostModel& model, c
   std::vector<Part> parts;
   scoring = config;
   scoring.evaluation.pairs = o.pairs;
-  scoring.evaluation.class_mean = true;  // the misread-cells diagnostic at each k
+  scoring.evaluation.class_mean = o.scratch;  // the misread-cells diagnostic at each k (not for --areas left-out)
   scoring.holdout.clear();
   std::vector<std::optional<RegionSpec>> teach;
   std::vector<int> scored_index;
@@ -100,16 +118,21 @@ std::vector<Part> loadParts(const TrainConfig& config, const CostModel& model, c
                              : std::optional<RegionSpec>(half(spec, image, labels, 0, across ? image.cols : middle, across ? "whole" : "left")));
     scored_index.push_back(scored ? static_cast<int>(scoring.holdout.size()) : -1);
     if (scored) scoring.holdout.push_back(half(spec, image, labels, across ? 0 : middle, image.cols, across ? "whole" : "right"));
-    parts.push_back({spec.areaName(), spec.name, nullptr, {}, {}, scored});
+    parts.push_back({spec.areaName(), spec.name, nullptr, nullptr, {}, {}, scored});
   }
   std::vector<Part> usable;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     try {
       if (teach[i]) {
-        const Region left = loadRegion(*teach[i], config);
+        Region left = loadRegion(*teach[i], config);
         parts[i].pool = plannedPaths(left, o.pool, config.evaluation.min_separation_px, k, 1000 + i, "bench_adapt pool");
         if (parts[i].pool.empty()) throw DataError("no demonstration could be planned on it");
         parts[i].left = std::make_shared<const FeatureMap>(model.features().map(left.image));
+        if (o.wants("batch")) {
+          std::vector<float>().swap(left.raw.values);  // the map holds the features
+          left.map = parts[i].left;
+          parts[i].left_region = std::make_shared<const Region>(std::move(left));
+        }
       }
       if (parts[i].scored) parts[i].right = loadHoldout(scoring, scored_index[i], model.features());
       usable.push_back(std::move(parts[i]));
@@ -122,18 +145,127 @@ std::vector<Part> loadParts(const TrainConfig& config, const CostModel& model, c
 }
 
 // The scores of `model` on the scored parts of `area`, pair by pair: its plans and, when `class_mean`
-// is given, the class_mean diagnostic's (the model's costs averaged over each true class).
+// is given, the class_mean diagnostic's (the model's costs averaged over each true class); when
+// `classifier` and `classifier_scores` are given, the classifier baseline's on the same pairs.
 std::vector<PlanScore> score(const PipelineSettings& scoring, const std::vector<Part>& parts, const std::string& area,
-                             const CostModel& model, std::vector<PlanScore>* class_mean = nullptr) {
+                             const CostModel& model, std::vector<PlanScore>* class_mean = nullptr,
+                             const LinearClassifier* classifier = nullptr, std::vector<PlanScore>* classifier_scores = nullptr) {
   std::vector<PlanScore> out;
   for (const Part& p : parts) {
     if (p.area != area || !p.scored) continue;
-    const HoldoutResult r = scoreHoldout(scoring, p.right, model, nullptr);
+    const HoldoutResult r = scoreHoldout(scoring, p.right, model, classifier_scores ? classifier : nullptr);
     const auto& s = r.scores.at(Method::Learned);
     out.insert(out.end(), s.begin(), s.end());
-    if (class_mean) class_mean->insert(class_mean->end(), r.scores.at(Method::ClassMean).begin(), r.scores.at(Method::ClassMean).end());
+    if (class_mean && r.scores.count(Method::ClassMean)) class_mean->insert(class_mean->end(), r.scores.at(Method::ClassMean).begin(), r.scores.at(Method::ClassMean).end());
+    if (classifier && classifier_scores) {
+      classifier_scores->insert(classifier_scores->end(), r.scores.at(Method::Classifier).begin(), r.scores.at(Method::Classifier).end());
+    }
   }
   return out;
+}
+
+// The settings the shipped model was trained with: its config with the values its settings selection
+// chose, as the model records them (info "selected": "key value, key value, ..., passes N"; a value may
+// be a list, "[7, 31]").  Throws mmp::DataError naming the model file if it records none.
+PipelineSettings shippedSettings(const PipelineSettings& config, const CostModel& model, const std::string& file) {
+  const auto found = model.info().find("selected");
+  if (found == model.info().end()) {
+    throw DataError(file + ": the model records no selected settings (info \"selected\"); the batch retrain trains by them");
+  }
+  std::vector<std::string> items(1);
+  int depth = 0;
+  for (char ch : found->second) {
+    depth += ch == '[' ? 1 : ch == ']' ? -1 : 0;
+    if (ch == ',' && depth == 0) {
+      items.emplace_back();
+    } else if (!(ch == ' ' && items.back().empty())) {
+      items.back() += ch;
+    }
+  }
+  PipelineSettings s = config;
+  long passes = 0;
+  for (const std::string& item : items) {
+    const std::size_t space = item.find(' ');
+    if (space == std::string::npos) throw DataError(file + ": selected settings: expected 'key value', got '" + item + "'");
+    const std::string key = item.substr(0, space), value = item.substr(space + 1);
+    if (key == "passes") {
+      passes = std::stol(value);
+    } else {
+      applySetting(s, key, value);
+    }
+  }
+  if (passes > 0) setBudgetPasses(s, passes);
+  validate(s);
+  return s;
+}
+
+// What the reference methods of --references are trained from: the training areas under the shipped
+// model's own settings, loaded once per behaviour.
+struct References {
+  PipelineSettings settings;                  ///< the shipped model's training settings (shippedSettings)
+  std::optional<TrainingData> training;       ///< the training areas, their demonstrations generated as training does
+  std::optional<LinearClassifier> classifier; ///< the per-pixel classifier baseline, as mmp train builds it
+  double load_seconds = 0.0, classifier_seconds = 0.0;
+  double reproduction = 0.0;  ///< the batch retrain at k = 0 against the shipped model: largest relative cost difference
+};
+
+double secondsFrom(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The batch retrain: the shipped model's training procedure (its settings, from scratch, to the same
+// number of passes) on the training areas plus the demonstrations, each on the left region of its part.
+TrainedCostModel batchRetrain(const References& r, const std::vector<const Part*>& owners,
+                              const std::vector<std::vector<int>>& demos) {
+  TrainingData data = *r.training;  // the regions share their images and feature maps
+  std::map<const Part*, std::size_t> region_of;
+  for (std::size_t d = 0; d < demos.size(); ++d) {
+    if (!region_of.count(owners[d])) {
+      region_of[owners[d]] = data.regions.size();
+      data.regions.push_back(*owners[d]->left_region);
+      data.regions.back().demonstrations.clear();
+    }
+    data.regions[region_of[owners[d]]].demonstrations.push_back(demos[d]);
+  }
+  return train(data, r.settings);
+}
+
+// The largest relative difference between the costs of two models on a feature map.
+double costDifference(const CostModel& a, const CostModel& b, const FeatureMap& map) {
+  const std::vector<double> ca = a.costs(map).costs, cb = b.costs(map).costs;
+  double worst = 0.0;
+  for (std::size_t s = 0; s < ca.size(); ++s) {
+    if (std::isfinite(ca[s]) && std::isfinite(cb[s])) worst = std::max(worst, std::abs(ca[s] - cb[s]) / std::max(1e-12, std::abs(cb[s])));
+    else if (std::isfinite(ca[s]) != std::isfinite(cb[s])) worst = std::numeric_limits<double>::infinity();
+  }
+  return worst;
+}
+
+References loadReferences(const TrainConfig& config, const CostModel& parent, const std::string& file, const Options& o,
+                          const std::vector<Part>& parts) {
+  References r;
+  r.settings = shippedSettings(config, parent, file);
+  r.settings.threads = o.adapt.threads;
+  auto start = std::chrono::steady_clock::now();
+  r.training = loadTrainingData(r.settings);
+  r.load_seconds = secondsFrom(start);
+  std::fprintf(stderr, "  training areas loaded: %zu images in %.1f s\n", r.training->regions.size(), r.load_seconds);
+  if (o.wants("classifier")) {
+    start = std::chrono::steady_clock::now();
+    r.classifier = trainBaseline(*r.training, r.settings);
+    r.classifier_seconds = secondsFrom(start);
+    if (!r.classifier) throw DataError(file + ": the config trains no classifier baseline (classifier.enabled false, or a training image without labels)");
+  }
+  if (o.wants("batch")) {  // the procedure at k = 0 is the shipped model's own training
+    start = std::chrono::steady_clock::now();
+    const TrainedCostModel again = train(*r.training, r.settings);
+    const Part* first = nullptr;
+    for (const Part& p : parts) first = first ? first : (p.left ? &p : nullptr);
+    r.reproduction = first ? costDifference(again.model, parent, *first->left) : 0.0;
+    std::fprintf(stderr, "  batch retrain at k = 0 in %.1f s: largest relative cost difference from the shipped model %.3g\n",
+                 secondsFrom(start), r.reproduction);
+  }
+  return r;
 }
 
 // Uniform costs of the parent's kind: the parent a learner from scratch starts from.
@@ -163,6 +295,10 @@ struct Curve {
   std::map<int, std::vector<std::vector<PlanScore>>> suggested;         // k <= 5: the pool's most valuable pair next
   std::map<int, std::vector<double>> step_seconds;                      // k -> seconds of the k-th teach
   std::vector<std::vector<PlanScore>> zero, uniform;                     // per (area, seed) run
+  std::vector<std::vector<PlanScore>> classifier;                        // per (area, seed) run (--references classifier)
+  std::map<int, std::vector<std::vector<PlanScore>>> batch;             // k -> per (area, seed) run (--references batch)
+  std::map<int, std::vector<double>> batch_seconds;                     // k -> seconds of each batch retrain
+  std::optional<References> references;
 };
 
 // Each pair's cost ratio averaged over the seeds (runs of one area are `seeds` consecutive entries).
@@ -233,22 +369,20 @@ void suggestedRun(const CostModel& parent, const std::vector<Part>& parts, const
   }
 }
 
-Curve runBehaviour(const std::string& behaviour, const Options& o) {
-  const TrainConfig config = loadTrainConfig(o.configs + "/" + behaviour + ".yaml", o.data_root);
-  const CostModel parent = CostModel::load(o.models + "/" + behaviour + ".mmp");
-  PipelineSettings scoring;
-  const std::vector<Part> parts = loadParts(config, parent, o, scoring);
+// The curve of `parent` taught on `parts` (c.references, if set, adds the reference methods).
+void runCurve(const std::string& behaviour, const CostModel& parent, const std::vector<Part>& parts,
+              const PipelineSettings& scoring, const Options& o, Curve& c) {
   std::vector<std::string> areas;
   for (const Part& p : parts) {
     if (std::find(areas.begin(), areas.end(), p.area) == areas.end()) areas.push_back(p.area);
   }
   const int k_max = *std::max_element(o.ks.begin(), o.ks.end());
   const CostModel uniform = uniformModel(parent);
-  Curve c;
+  const LinearClassifier* classifier = c.references && c.references->classifier ? &*c.references->classifier : nullptr;
   for (const std::string& area : areas) {
-    std::vector<PlanScore> zero_class_mean;
-    const std::vector<PlanScore> zero = score(scoring, parts, area, parent, &zero_class_mean);
-    const std::vector<PlanScore> flat = score(scoring, parts, area, uniform);
+    std::vector<PlanScore> zero_class_mean, classifier_scores;
+    const std::vector<PlanScore> zero = score(scoring, parts, area, parent, &zero_class_mean, classifier, &classifier_scores);
+    const std::vector<PlanScore> flat = o.scratch ? score(scoring, parts, area, uniform) : std::vector<PlanScore>{};
     std::vector<std::pair<const Part*, std::size_t>> pool;  // (part, demonstration) of the area
     for (const Part& p : parts) {
       for (std::size_t d = 0; p.area == area && d < p.pool.size(); ++d) pool.push_back({&p, d});
@@ -260,6 +394,7 @@ Curve runBehaviour(const std::string& behaviour, const Options& o) {
       c.zero.push_back(zero);
       c.class_mean[0].push_back(zero_class_mean);
       c.uniform.push_back(flat);
+      if (classifier) c.classifier.push_back(classifier_scores);
       CostModelTeacher teacher(parent, o.adapt), scratch(uniform, o.adapt);
       std::map<const Part*, int> index;
       std::vector<const Part*> owners;
@@ -274,20 +409,91 @@ Curve runBehaviour(const std::string& behaviour, const Options& o) {
         owners.push_back(part);
         demos.push_back(demo);
         const TeachingStep step = teacher.teach(index[part], demo);
-        if (parent.trees().empty()) scratch.teach(index[part], demo);
+        if (o.scratch && parent.trees().empty()) scratch.teach(index[part], demo);
         c.step_seconds[k].push_back(step.seconds);
         if (!std::count(o.ks.begin(), o.ks.end(), k)) continue;
         std::vector<PlanScore> class_mean;
         c.adapted[k].push_back(score(scoring, parts, area, teacher.model(), &class_mean));
         c.class_mean[k].push_back(std::move(class_mean));
-        const CostModel from_scratch = parent.trees().empty() ? scratch.model() : learchFromScratch(parent, owners, demos, o.adapt);
-        c.scratch[k].push_back(score(scoring, parts, area, from_scratch));
+        if (o.scratch) {
+          const CostModel from_scratch = parent.trees().empty() ? scratch.model() : learchFromScratch(parent, owners, demos, o.adapt);
+          c.scratch[k].push_back(score(scoring, parts, area, from_scratch));
+        }
+        if (o.wants("batch") && std::count(o.batch_ks.begin(), o.batch_ks.end(), k)) {
+          const auto start = std::chrono::steady_clock::now();
+          const TrainedCostModel retrained = batchRetrain(*c.references, owners, demos);
+          c.batch_seconds[k].push_back(secondsFrom(start));
+          c.batch[k].push_back(score(scoring, parts, area, retrained.model));
+        }
       }
       if (o.suggest) suggestedRun(parent, parts, area, pool, seed, o, scoring, c);
       std::fprintf(stderr, "  %s %s seed %d done\n", behaviour.c_str(), area.c_str(), seed);
     }
   }
+}
+
+Curve runBehaviour(const std::string& behaviour, const Options& o) {
+  const TrainConfig config = loadTrainConfig(o.configs + "/" + behaviour + ".yaml", o.data_root);
+  const CostModel parent = CostModel::load(o.models + "/" + behaviour + ".mmp");
+  PipelineSettings scoring;
+  const std::vector<Part> parts = loadParts(config, parent, o, scoring);
+  Curve c;
+  if (!o.references.empty()) c.references = loadReferences(config, parent, o.models + "/" + behaviour + ".mmp", o, parts);
+  runCurve(behaviour, parent, parts, scoring, o, c);
   return c;
+}
+
+// --areas left-out: for each training area (of --folds), the shipped model's training procedure
+// (shippedSettings) on the other training areas, then that model taught on the left-out area as the
+// beside protocol teaches (left halves teach, right halves are scored) at each of --lambdas.  The
+// holdout areas are never read.  One row per fold, lambda and k.
+Json runLeftOut(const std::string& behaviour, const Options& o) {
+  const TrainConfig config = loadTrainConfig(o.configs + "/" + behaviour + ".yaml", o.data_root);
+  const std::string file = o.models + "/" + behaviour + ".mmp";
+  PipelineSettings settings = shippedSettings(config, CostModel::load(file), file);
+  settings.threads = o.adapt.threads;
+  const std::vector<std::string> areas = trainingAreas(settings);
+  for (const std::string& f : o.folds) {
+    if (!std::count(areas.begin(), areas.end(), f)) throw InvalidArgument("--folds " + f + ": not a training area of " + config.source);
+  }
+  Json rows = Json::array();
+  for (std::size_t i = 0; i < areas.size(); ++i) {
+    if (!o.folds.empty() && !std::count(o.folds.begin(), o.folds.end(), areas[i])) continue;
+    const PipelineSettings fold = validationFold(settings, static_cast<int>(i));
+    const auto start = std::chrono::steady_clock::now();
+    const CostModel model = [&fold] {
+      const TrainingData data = loadTrainingData(fold);
+      return train(data, fold).model;
+    }();
+    std::fprintf(stderr, "  %s without %s: loaded and trained in %.1f s\n", behaviour.c_str(), areas[i].c_str(), secondsFrom(start));
+    TrainConfig left_out = config;
+    left_out.train = fold.holdout;  // the left-out area's images: loadParts reads them as training areas
+    Options lo = o;
+    lo.areas = "train";
+    lo.scratch = lo.suggest = false;
+    lo.references.clear();
+    PipelineSettings scoring;
+    const std::vector<Part> parts = loadParts(left_out, model, lo, scoring);
+    for (double lambda : o.lambdas.empty() ? std::vector<double>{o.adapt.lambda} : o.lambdas) {
+      lo.adapt.lambda = lambda;
+      Curve c;
+      runCurve(behaviour, model, parts, scoring, lo, c);
+      double zero_feasible = 0.0;
+      const std::vector<PlanScore> zero = seedMean(c.zero, o.seeds, &zero_feasible);
+      for (int k : o.ks) {
+        double feasible = zero_feasible;
+        const std::vector<PlanScore> a = k == 0 ? zero : seedMean(c.adapted.at(k), o.seeds, &feasible);
+        const PairedComparison vs_zero = comparePaired(a, zero);
+        std::printf("%-19s %-6s %7g %3d %7.3f (%.2f) %+7.3f [%+.3f, %+.3f] %8.3f %5zu\n", behaviour.c_str(), areas[i].c_str(), lambda,
+                    k, meanRatio(a), feasible, vs_zero.gain, vs_zero.low, vs_zero.high, meanRatio(zero), a.size());
+        rows.push_back({{"behaviour", behaviour}, {"fold", areas[i]}, {"lambda", lambda}, {"k", k}, {"adapted", meanRatio(a)},
+                        {"adapted_feasible", feasible}, {"vs_zero_shot", {vs_zero.gain, vs_zero.low, vs_zero.high}},
+                        {"zero_shot", meanRatio(zero)}, {"pairs", static_cast<int>(a.size())}});
+      }
+      std::fflush(stdout);
+    }
+  }
+  return rows;
 }
 
 }  // namespace
@@ -311,15 +517,45 @@ int main(int argc, char** argv) {
   app.add_option("--suggest-rule", o.suggestion.rule, "with --suggest: how pairs are valued (committee, change)")->capture_default_str();
   app.add_option("--suggest-spread", o.suggestion.spread, "with --suggest: the committee's spread")->capture_default_str();
   app.add_option("--areas", o.areas, "holdout: the config's holdout areas (final figures); train: its training areas "
-                                     "(to choose settings: the shipped models were trained on them)")
-      ->capture_default_str()->check(CLI::IsMember({"holdout", "train"}));
+                                     "(to choose settings: the shipped models were trained on them); "
+                                     "left-out: each training area taught and scored by a model trained without it")
+      ->capture_default_str()->check(CLI::IsMember({"holdout", "train", "left-out"}));
   app.add_option("--protocol", o.protocol, "beside: each part's left half teaches, its right half is scored; across: parts "
                                            "1-3 of an area teach, parts 4-9 are scored")
       ->capture_default_str()->check(CLI::IsMember({"beside", "across"}));
+  app.add_option("--references", o.references, "reference methods trained on the training areas: classifier (the per-pixel "
+                                               "classifier baseline), batch (the shipped model's training on the training "
+                                               "areas plus the k demonstrations)")
+      ->check(CLI::IsMember({"classifier", "batch"}))->delimiter(',');
+  app.add_option("--batch-ks", o.batch_ks, "the k at which the batch retrain runs (each one of --ks)")->capture_default_str();
+  app.add_option("--lambdas", o.lambdas, "--areas left-out: the lambdas to try (default: --lambda)");
+  app.add_option("--folds", o.folds, "--areas left-out: the training areas to leave out (default: every one)");
   CLI11_PARSE(app, argc, argv);
   try {
     o.adapt.validate();
     o.suggestion.validate();
+    if (!o.references.empty() && o.areas == "train") {
+      throw InvalidArgument("--references trains on the training areas; it cannot be scored on them (--areas train)");
+    }
+    for (int k : o.batch_ks) {
+      if (o.wants("batch") && (k < 1 || !std::count(o.ks.begin(), o.ks.end(), k))) {
+        throw InvalidArgument("--batch-ks " + std::to_string(k) + ": each must be one of --ks and at least 1");
+      }
+    }
+    if (!o.references.empty() && o.areas == "left-out") throw InvalidArgument("--references goes with --areas holdout");
+    if (o.areas == "left-out") {
+      std::printf("%-19s %-6s %7s %3s %14s %26s %8s %5s\n", "behaviour", "fold", "lambda", "k", "adapted", "vs zero-shot", "zero",
+                  "pairs");
+      Json rows = Json::array();
+      for (const std::string& b : o.behaviours) {
+        for (Json& row : runLeftOut(b, o)) rows.push_back(std::move(row));
+      }
+      const Json settings = {{"lambdas", o.lambdas}, {"epochs", o.adapt.epochs}, {"seeds", o.seeds}, {"pool", o.pool},
+                             {"pairs", o.pairs}, {"folds", o.folds}};
+      std::printf("%s\n", tools::jsonText(Json{{"bench", "adapt"}, {"protocol", o.protocol}, {"areas", o.areas}, {"settings", settings},
+                                               {"rows", rows}}, -1).c_str());
+      return 0;
+    }
     Json rows = Json::array();
     std::vector<PanelTile> charts;
     std::printf("%-19s %3s %14s %26s %14s %26s %8s %10s %8s\n", "behaviour", "k", "adapted", "vs zero-shot", "scratch",
@@ -332,6 +568,13 @@ int main(int argc, char** argv) {
       ChartSeries suggested_line{"adapted, suggested pairs", {}, {}, cv::Scalar(200, 60, 200)};
       ChartSeries adapted_line{"adapted, random pairs", {}, {}, cv::Scalar(180, 90, 30)}, scratch_line{"from scratch", {}, {}, cv::Scalar(40, 160, 40)},
           zero_line{"zero-shot (the shipped model)", {}, {}, cv::Scalar(40, 40, 220)}, uniform_line{"uniform costs", {}, {}, cv::Scalar(140, 140, 140)};
+      double classifier_feasible = 0.0;
+      const std::vector<PlanScore> classifier = seedMean(c.classifier, o.seeds, &classifier_feasible);
+      Json references = Json::object();
+      if (c.references) {
+        references = {{"load_seconds", c.references->load_seconds}, {"classifier_seconds", c.references->classifier_seconds},
+                      {"batch_k0_cost_difference", c.references->reproduction}};
+      }
       for (int k : o.ks) {
         double feasible = zero_feasible, scratch_feasible = uniform_feasible;
         const std::vector<PlanScore> a = k == 0 ? zero : seedMean(c.adapted.at(k), o.seeds, &feasible);
@@ -363,11 +606,34 @@ int main(int argc, char** argv) {
             suggested["k3_vs_random_k5"] = {three_vs_five.gain, three_vs_five.low, three_vs_five.high};
           }
         }
+        Json reference_row = Json::object();
+        if (!classifier.empty()) {
+          const PairedComparison vs = comparePaired(a, classifier);
+          std::printf("%-19s %3d %7.3f (%.2f) classifier baseline; adapted against it %+7.3f [%+.3f, %+.3f]\n", "", k,
+                      meanRatio(classifier), classifier_feasible, vs.gain, vs.low, vs.high);
+          reference_row["classifier"] = meanRatio(classifier);
+          reference_row["classifier_feasible"] = classifier_feasible;
+          reference_row["vs_classifier"] = {vs.gain, vs.low, vs.high};
+        }
+        if (c.batch.count(k)) {
+          double batch_feasible = 0.0, batch_seconds = 0.0;
+          const std::vector<PlanScore> r = seedMean(c.batch.at(k), o.seeds, &batch_feasible);
+          for (double x : c.batch_seconds.at(k)) batch_seconds += x / static_cast<double>(c.batch_seconds.at(k).size());
+          const PairedComparison vs = comparePaired(a, r);
+          std::printf("%-19s %3d %7.3f (%.2f) batch retrain (%.1f s); adapted against it %+7.3f [%+.3f, %+.3f]\n", "", k,
+                      meanRatio(r), batch_feasible, batch_seconds, vs.gain, vs.low, vs.high);
+          reference_row["batch"] = meanRatio(r);
+          reference_row["batch_feasible"] = batch_feasible;
+          reference_row["vs_batch"] = {vs.gain, vs.low, vs.high};
+          reference_row["batch_seconds"] = batch_seconds;
+        }
         rows.push_back({{"behaviour", b}, {"k", k}, {"adapted", meanRatio(a)}, {"adapted_feasible", feasible},
                         {"vs_zero_shot", {vs_zero.gain, vs_zero.low, vs_zero.high}}, {"scratch", meanRatio(s)},
                         {"scratch_feasible", scratch_feasible}, {"vs_scratch", {vs_scratch.gain, vs_scratch.low, vs_scratch.high}},
                         {"zero_shot", meanRatio(zero)}, {"uniform", meanRatio(uniform)}, {"class_mean", class_mean}, {"step_seconds", step},
                         {"pairs", static_cast<int>(a.size())}, {"suggested", suggested}});
+        if (!reference_row.empty()) rows.back()["references"] = reference_row;
+        if (!references.empty() && k == o.ks.front()) rows.back()["reference_training"] = references;
         for (ChartSeries* line : {&adapted_line, &scratch_line, &zero_line, &uniform_line}) line->x.push_back(k);
         adapted_line.y.push_back(meanRatio(a));
         scratch_line.y.push_back(meanRatio(s));
@@ -406,7 +672,8 @@ int main(int argc, char** argv) {
     }
     const Json settings = {{"lambda", o.adapt.lambda}, {"epochs", o.adapt.epochs}, {"learch_rounds", o.adapt.learch_rounds},
                            {"seeds", o.seeds}, {"pool", o.pool}, {"pairs", o.pairs},
-                           {"suggest_rule", o.suggestion.rule}, {"suggest_spread", o.suggestion.spread}};
+                           {"suggest_rule", o.suggestion.rule}, {"suggest_spread", o.suggestion.spread},
+                           {"references", o.references}, {"batch_ks", o.wants("batch") ? Json(o.batch_ks) : Json::array()}};
     std::printf("%s\n", tools::jsonText(Json{{"bench", "adapt"}, {"protocol", o.protocol}, {"areas", o.areas}, {"settings", settings}, {"rows", rows}}, -1).c_str());
   } catch (const std::exception& e) {
     std::cerr << "bench_adapt: error: " << e.what() << "\n";
