@@ -4,20 +4,17 @@
 #include <mmp/core/model_file.hpp>
 #include <mmp/core/numbers.hpp>
 #include <mmp/core/projection.hpp>
-#include <mmp/core/thread_pool.hpp>
 #include <mmp/learners/online_greedy_projection.hpp>
 #include <mmp/maps/training/learch.hpp>
 #include <mmp/maps/training/network_training.hpp>
 #include <mmp/planning/grid_planner.hpp>
 #include <mmp/planning/path.hpp>
-#include <mmp/core/random.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <limits>
-#include <numeric>
 #include <sstream>
 
 namespace mmp {

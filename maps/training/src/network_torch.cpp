@@ -5,8 +5,8 @@
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/random.hpp>
-#include <mmp/maps/cost_model.hpp>
 #include <mmp/core/thread_pool.hpp>
+#include <mmp/maps/cost_model.hpp>
 #include <mmp/planning/maxent_planner.hpp>
 #include <mmp/planning/path.hpp>
 
