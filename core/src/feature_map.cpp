@@ -174,6 +174,41 @@ FeatureMap FeatureMap::dense() const {
   return map;
 }
 
+FeatureMap FeatureMap::gathered(const std::vector<int>& sources, int rows, int cols) const {
+  if (rows < 1 || cols < 1 || sources.size() != static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols)) {
+    throw InvalidArgument("feature map: " + std::to_string(sources.size()) + " source cells for a " + std::to_string(rows) +
+                          " x " + std::to_string(cols) + " map");
+  }
+  for (std::size_t s = 0; s < sources.size(); ++s) {
+    if (sources[s] < 0 || sources[s] >= cells()) {
+      throw InvalidArgument("feature map: source cell " + std::to_string(sources[s]) + " of cell " + std::to_string(s) +
+                            " lies outside the map's " + std::to_string(cells()) + " cells");
+    }
+  }
+  const std::size_t width = code_ ? code_->channels.size() : static_cast<std::size_t>(features_);
+  std::vector<std::uint8_t> blocked;
+  if (!blocked_.empty()) {
+    blocked.resize(sources.size());
+    for (std::size_t s = 0; s < sources.size(); ++s) blocked[s] = blocked_[static_cast<std::size_t>(sources[s])];
+  }
+  FeatureMap map;
+  if (code_) {
+    std::vector<std::uint8_t> codes(sources.size() * width);
+    for (std::size_t s = 0; s < sources.size(); ++s) {
+      std::copy_n(codes_.data() + static_cast<std::size_t>(sources[s]) * width, width, codes.data() + s * width);
+    }
+    map = FeatureMap(rows, cols, code_, std::move(codes), names_);
+  } else {
+    std::vector<float> values(sources.size() * width);
+    for (std::size_t s = 0; s < sources.size(); ++s) {
+      std::copy_n(values_.data() + static_cast<std::size_t>(sources[s]) * width, width, values.data() + s * width);
+    }
+    map = FeatureMap(rows, cols, features_, std::move(values), names_);
+  }
+  map.setBlocked(std::move(blocked));
+  return map;
+}
+
 void FeatureMap::setBlocked(std::vector<std::uint8_t> mask) {
   if (!mask.empty() && mask.size() != static_cast<std::size_t>(cells())) {
     throw InvalidArgument("feature map: blocked mask has " + std::to_string(mask.size()) + " cells, the map has " +

@@ -3,6 +3,7 @@
 #include <mmp/core/error.hpp>
 #include <mmp/core/thread_pool.hpp>
 #include <mmp/maps/float_tiff.hpp>
+#include <mmp/maps/ground_scale.hpp>
 
 #include <opencv2/core.hpp>
 
@@ -303,10 +304,30 @@ int CostModel::haloCells(const TileSettings& tiles) const {
   return tiles.overlap_cells;
 }
 
-CostGrid CostModel::costs(const cv::Mat& image, const TileSettings& tiles) const { return imageCosts(image, {}, tiles); }
+CostGrid CostModel::costs(const cv::Mat& image, const TileSettings& tiles, double metres_per_pixel) const {
+  return imageCosts(image, {}, tiles, metres_per_pixel);
+}
 
-CostGrid CostModel::imageCosts(const cv::Mat& image, const cv::Mat& valid, const TileSettings& tiles) const {
+double CostModel::groundFactorOf(double metres_per_pixel) const {
+  return groundFactor(features_.settings().ground_resolution, metres_per_pixel, source_ + ": features in metres");
+}
+
+CostGrid CostModel::imageCosts(const cv::Mat& image, const cv::Mat& valid, const TileSettings& tiles,
+                               double metres_per_pixel) const {
   const int k = features_.settings().cell_size;
+  if (const double factor = groundFactorOf(metres_per_pixel); factor != 1.0) {  // as the model saw its imagery
+    const cv::Mat seen = resampleToGround(image, factor);
+    const CostGrid at_ground = imageCosts(seen, valid.empty() ? valid : resampleToGround(valid, factor), tiles, 0.0);
+    const std::vector<int> sources = groundCellSources(image.size(), seen.size(), k);
+    CostGrid grid;
+    grid.rows = image.rows / k;
+    grid.cols = image.cols / k;
+    grid.cell_size = k;
+    grid.costs.resize(sources.size());
+    for (std::size_t s = 0; s < sources.size(); ++s) grid.costs[s] = at_ground.costs[static_cast<std::size_t>(sources[s])];
+    grid.frame = WorldFrame::unlocated(grid.rows, grid.cols);
+    return grid;
+  }
   CostGrid grid;
   grid.rows = image.rows / k;
   grid.cols = image.cols / k;
@@ -339,7 +360,7 @@ CostGrid CostModel::costs(const GeoImage& image, const TileSettings& tiles) cons
   if (!image.valid.empty() && (image.valid.size != image.pixels.size || image.valid.type() != CV_8UC1)) {
     throw InvalidArgument("cost map: the image's valid mask must be CV_8UC1 of the image's size");
   }
-  CostGrid grid = imageCosts(image.pixels, image.valid, tiles);
+  CostGrid grid = imageCosts(image.pixels, image.valid, tiles, metresPerPixel(image.frame));
   grid.frame = image.frame.coarsened(grid.cell_size);
   if (!image.valid.empty()) {
     grid.unknown.assign(grid.costs.size(), 0);
@@ -580,7 +601,10 @@ std::vector<std::pair<std::string, std::string>> CostModel::summary() const {
   out.emplace_back("features", std::to_string(features_.features()) + " per cell of " + std::to_string(f.cell_size) +
                                    " px: colour spaces" + spaces + ", blurs (px)" + blurs + (f.gradient ? ", gradient" : "") + textures +
                                    (f.bins > 0 ? ", " + std::to_string(f.bins) + " soft bins each" : "") +
-                                   (f.normalise_per_image ? ", standardised per image (features.normalise: per_image)" : ""));
+                                   (f.normalise_per_image ? ", standardised per image (features.normalise: per_image)" : "") +
+                                   (f.ground_resolution > 0.0 ? ", imagery at " + numberText(f.ground_resolution) +
+                                                                    " m per pixel (other known resolutions are resampled to it)"
+                                                              : ""));
   if (!network_.empty()) out.emplace_back("network", network_.shape().describe());
   take("trained_on");
   take("training_cost_range");
@@ -672,6 +696,12 @@ CostRasterInfo writeCostRaster(const CostModel& model, ImageRows& image, const s
                                const ColourStatistics* colours, const ImageFeatureStatistics* feature_statistics) {
   const int k = model.features().settings().cell_size;
   model.checkImage(image.cols(), image.rows());
+  if (const double mpp = metresPerPixel(image.frame()); model.groundFactorOf(mpp) != 1.0) {
+    throw InvalidArgument(model.source() + ": its features are in metres (" +
+                          numberText(model.features().settings().ground_resolution) + " m per pixel) and the image is at " +
+                          numberText(mpp) + " m: a streamed cost map does not resample; compute it in memory "
+                          "(CostModel::costs) or resample the image to the model's resolution first");
+  }
   const int halo = model.haloCells(tiles);
   CostRasterInfo info;
   info.rows = image.rows() / k;

@@ -5,6 +5,7 @@
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/thread_pool.hpp>
+#include <mmp/maps/ground_scale.hpp>
 
 #include <opencv2/imgproc.hpp>
 
@@ -301,6 +302,27 @@ FeatureMap FeatureStack::map(const cv::Mat& bgr) const {
   RawFeatures raw = computeRawFeatures(bgr, settings_);
   normaliseImageFeatures(raw, settings_);
   return map(raw);
+}
+
+void FeatureStack::setGroundResolution(double metres_per_pixel) {
+  FeatureSettings settings = settings_;
+  settings.ground_resolution = metres_per_pixel;
+  validate(settings);
+  settings_ = settings;
+}
+
+FeatureMap FeatureStack::mapAtResolution(const cv::Mat& bgr, double metres_per_pixel) const {
+  const double factor = groundFactor(settings_.ground_resolution, metres_per_pixel, "features in metres");
+  if (factor == 1.0) return map(bgr);
+  const cv::Mat seen = resampleToGround(bgr, factor);
+  const int k = settings_.cell_size;
+  return map(seen).gathered(groundCellSources(bgr.size(), seen.size(), k), bgr.rows / k, bgr.cols / k);
+}
+
+FeatureMap FeatureStack::map(const GeoImage& image) const {
+  FeatureMap m = mapAtResolution(image.pixels, metresPerPixel(image.frame));
+  m.setFrame(image.frame.coarsened(settings_.cell_size));
+  return m;
 }
 
 FeatureMap FeatureStack::map(const cv::Mat& bgr, cv::Point origin_cells, const ImageFeatureStatistics* whole_image) const {

@@ -35,6 +35,9 @@ void FeatureStack::store(Model& model) const {
     m["features.region_threshold"] = joinList(std::vector<double>{settings_.region_threshold});
   }
   if (settings_.normalise_per_image) m["features.normalise"] = "per_image";  // only when on, as above
+  if (settings_.ground_resolution > 0.0) {  // only when declared, as above
+    m["features.ground_resolution"] = joinList(std::vector<double>{settings_.ground_resolution});
+  }
   model.arrays["features.lower"] = scaling_.lower;
   model.arrays["features.upper"] = scaling_.upper;
   if (const ClassScores* layer = classScores()) {
@@ -136,6 +139,14 @@ FeatureSettings storedFeatureSettings(const Model& model) {
       throw DataError("model: setting 'features.normalise' is '" + it->second + "'; valid: off, per_image");
     }
     s.normalise_per_image = it->second == "per_image";
+  }
+  // The training imagery's ground resolution (absent: not declared).
+  if (model.settings.count("features.ground_resolution") != 0) {
+    const std::vector<double> resolution = numbers(model, "features.ground_resolution");
+    if (resolution.size() != 1 || !(resolution[0] > 0.0 && resolution[0] <= 1e4)) {
+      throw DataError("model: setting 'features.ground_resolution' must be one number of metres per pixel in (0, 10000]");
+    }
+    s.ground_resolution = resolution[0];
   }
   return s;
 }

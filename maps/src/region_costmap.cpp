@@ -3,6 +3,7 @@
 #include <mmp/core/error.hpp>
 #include <mmp/core/file_io.hpp>
 #include <mmp/core/model_file.hpp>
+#include <mmp/maps/ground_scale.hpp>
 
 #include "quiet_gdal.hpp"
 
@@ -112,6 +113,12 @@ RegionCostMap::RegionCostMap(const std::string& model_path, const std::string& i
   if (!reader_->frame().hasWorld()) {
     throw InvalidArgument("image '" + image_ + "' has no world frame (no georeference), and the VRT over a region's "
                           "tiles places them by it: give a georeferenced raster, or --resolution and --origin");
+  }
+  if (const double mpp = metresPerPixel(reader_->frame()); model_.groundFactorOf(mpp) != 1.0) {
+    throw InvalidArgument(model_.source() + ": its features are in metres (" +
+                          numberText(model_.features().settings().ground_resolution) + " m per pixel) and '" + image_ +
+                          "' is at " + numberText(mpp) + " m, which a region computed window by window does not "
+                          "resample; resample the raster to the model's resolution first (gdalwarp -tr)");
   }
   model_.checkImage(reader_->cols(), reader_->rows());
   rows_ = reader_->rows() / k_;

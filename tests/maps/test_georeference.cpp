@@ -14,7 +14,9 @@
 
 #include <doctest/doctest.h>
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -23,6 +25,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <vector>
 
 using namespace mmp;
 using mmp::test::randomCostModel;
@@ -409,4 +412,104 @@ TEST_CASE("a CRS code GDAL does not know and an extent beyond the finite numbers
   const double wide[6] = {1e308, 5e306, 0.0, 1.0, 0.0, -5e306};  // origin finite, the right edge not
   writeGeoTiff(dir.file("wide.tif"), image, wide, "");
   CHECK_THROWS_WITH_AS(loadGeoImage(dir.file("wide.tif")), doctest::Contains("beyond the finite numbers"), DataError);
+}
+
+// Features in metres (ground_scale.hpp): the same scene as a 0.5 m and a 0.25 m GeoTIFF.
+namespace {
+
+// Per cell of the coarse grid, |log coarse - the mean log of the fine grid's 2 x 2 cells over it|.
+std::vector<double> logDifferences(const CostGrid& coarse, const CostGrid& fine) {
+  std::vector<double> out;
+  for (int r = 0; r < coarse.rows; ++r) {
+    for (int c = 0; c < coarse.cols; ++c) {
+      double fine_log = 0.0;
+      for (int dr = 0; dr < 2; ++dr) {
+        for (int dc = 0; dc < 2; ++dc) fine_log += std::log(fine.costs[static_cast<std::size_t>((2 * r + dr) * fine.cols + 2 * c + dc)]);
+      }
+      out.push_back(std::abs(std::log(coarse.costs[static_cast<std::size_t>(r * coarse.cols + c)]) - fine_log / 4.0));
+    }
+  }
+  return out;
+}
+
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1))];
+}
+
+}  // namespace
+
+TEST_CASE("features in metres: a 0.25 m and a 0.5 m GeoTIFF of one scene give cost maps that agree once in metres") {
+  TempDir dir;
+  const cv::Mat fine = syntheticImage(400, 480, 11);  // the scene at 0.25 m per pixel
+  cv::Mat coarse;                                     // what a 0.5 m sensor sees of it: each 2 x 2 block's mean
+  cv::resize(fine, coarse, cv::Size(240, 200), 0.0, 0.0, cv::INTER_AREA);
+  const std::string utm = wktOfEpsg(32640);
+  const double gt_coarse[6] = {500000.0, 0.5, 0.0, 2800000.0, 0.0, -0.5};
+  const double gt_fine[6] = {500000.0, 0.25, 0.0, 2800000.0, 0.0, -0.25};
+  writeGeoTiff(dir.file("coarse.tif"), coarse, gt_coarse, utm);
+  writeGeoTiff(dir.file("fine.tif"), fine, gt_fine, utm);
+  const GeoImage coarse_geo = loadGeoImage(dir.file("coarse.tif")), fine_geo = loadGeoImage(dir.file("fine.tif"));
+
+  // A model of the 0.5 m imagery on the 0.25 m image: resampled to 0.5 m, it is the coarse image, so
+  // the maps agree exactly once in metres (each fine cell takes its coarse cell's cost); in pixels
+  // every window sees half the ground and the maps differ.
+  CostModel coarse_pixels = randomCostModel(coarse, 5);
+  CostModel coarse_metres = coarse_pixels;
+  coarse_metres.setGroundResolution(0.5);
+  const CostGrid c_metres = coarse_metres.costs(coarse_geo), f_metres = coarse_metres.costs(fine_geo);
+  CHECK(c_metres.costs == coarse_pixels.costs(coarse_geo).costs);  // at its own resolution nothing changes
+  REQUIRE(f_metres.rows == 2 * c_metres.rows);  // the fine map stays on the fine image's grid
+  REQUIRE(f_metres.cols == 2 * c_metres.cols);
+  CHECK(f_metres.frame.resolution == doctest::Approx(1.0));
+  CHECK(c_metres.frame.resolution == doctest::Approx(2.0));
+  CHECK(quantile(logDifferences(c_metres, f_metres), 1.0) == 0.0);
+  CHECK(quantile(logDifferences(c_metres, coarse_pixels.costs(fine_geo)), 0.5) > 0.1);
+
+  // A model of the 0.25 m imagery on the 0.5 m image: upsampled, it lacks the fine detail, so the maps
+  // agree within a tolerance: the median |log-cost difference| at most 0.6 of the median in pixels,
+  // on a map whose log costs spread over several units (a random model, far more sensitive than a
+  // trained one).
+  CostModel fine_pixels = randomCostModel(fine, 5);
+  CostModel fine_metres = fine_pixels;
+  fine_metres.setGroundResolution(0.25);
+  const std::vector<double> metres = logDifferences(fine_metres.costs(coarse_geo), fine_metres.costs(fine_geo));
+  const std::vector<double> pixels = logDifferences(fine_pixels.costs(coarse_geo), fine_pixels.costs(fine_geo));
+  MESSAGE("median |log-cost difference| once in metres " << quantile(metres, 0.5) << ", in pixels " << quantile(pixels, 0.5)
+                                                         << "; 90th percentile " << quantile(metres, 0.9) << ", "
+                                                         << quantile(pixels, 0.9));
+  CHECK(quantile(metres, 0.5) < 0.6 * quantile(pixels, 0.5));
+
+  // A plain image of a known resolution (FrameSettings, `--resolution`) is resampled alike.
+  FrameSettings plain;
+  plain.resolution = 0.25;
+  cv::imwrite(dir.file("fine.png"), fine);
+  CHECK(coarse_metres.costs(loadGeoImage(dir.file("fine.png"), plain)).costs == f_metres.costs);
+  // Unknown resolution: taken as the model's (the image as it comes).
+  CHECK(coarse_metres.costs(fine).costs == coarse_pixels.costs(fine).costs);
+
+  // The feature map (training, evaluation, teaching) reads the same cells as the costs.
+  const FeatureMap map = coarse_metres.features().map(fine_geo);
+  REQUIRE(map.rows() == f_metres.rows);
+  CHECK(coarse_metres.costs(map).costs == f_metres.costs);
+
+  // Streamed and region cost maps do not resample: refused by name, nothing written.
+  ImageRows rows(dir.file("fine.tif"));
+  CHECK_THROWS_WITH_AS(writeCostRaster(coarse_metres, rows, dir.file("streamed.tif")),
+                       doctest::Contains("a streamed cost map does not resample"), InvalidArgument);
+  CHECK_FALSE(std::filesystem::exists(dir.file("streamed.tif")));
+
+  // Saved with the model, and only when declared.
+  coarse_metres.save(dir.file("metres.mmp"));
+  coarse_pixels.save(dir.file("pixels.mmp"));
+  CHECK(CostModel::load(dir.file("metres.mmp")).features().settings().ground_resolution == 0.5);
+  CHECK(CostModel::load(dir.file("pixels.mmp")).features().settings().ground_resolution == 0.0);
+  CHECK(CostModel::load(dir.file("metres.mmp")).costs(fine_geo).costs == f_metres.costs);
+
+  // Beyond a factor of 8 either way, or a resolution that is not a distance: refused by name.
+  CHECK_THROWS_WITH_AS(coarse_metres.costs(fine, {}, 5.0), doctest::Contains("10 x the model's 0.5 m"), InvalidArgument);
+  CHECK_THROWS_WITH_AS(coarse_metres.costs(fine, {}, -1.0), doctest::Contains("finite number of metres per pixel"),
+                       InvalidArgument);
+  CHECK_THROWS_WITH_AS(coarse_metres.setGroundResolution(std::nan("")), doctest::Contains("features.ground_resolution"),
+                       InvalidArgument);
 }

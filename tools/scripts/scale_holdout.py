@@ -3,7 +3,7 @@
 
     PYTHONPATH=build/python /usr/bin/python3 tools/scripts/scale_holdout.py \
         [--behaviours follow_road,...] [--scales 1,0.5,2] [--upsample repeat|bilinear] \
-        [--separation pixels|ground] [--reseed N] [--data-root DIR] [--bootstrap 2000]
+        [--separation pixels|ground] [--reseed N] [--in-metres R] [--data-root DIR] [--bootstrap 2000]
 
 A user's imagery comes at its own ground resolution, and features in pixels (cells of 4 px, texture
 windows of 7..95 px, blurs in px) then see other ground than in training.  The Dubai parts look alike
@@ -36,6 +36,12 @@ scale 1 is paired by image instead: the difference of each image's mean learned 
 minus 1), averaged over images, with a bootstrap interval over the images (images without a pair at
 either scale left out).  The classifier baseline needs training, so mmp.evaluate does not give it; the
 model file's own holdout figure (holdout_classifier_cost_ratio, scale 1) is printed for reference.
+
+`--in-metres R`: features in metres.  Each model is declared trained on imagery of R metres per pixel
+(CostModel.with_ground_resolution(R): the parts' own resolution, which the data's README does not give,
+so R is a nominal unit) and every part at scale s is given its resolution, R / s (an entry's
+`resolution`); mmp then resamples each part to R before computing its features and reads each cell's
+cost under its centre.  At scale 1 nothing changes.
 
 Prints a table and one JSON line.  Exits 0 with a "skipped:" line when the data or the Python module
 is absent.  Standard library and NumPy (the configs are read by a small reader of the YAML subset they
@@ -302,6 +308,9 @@ def main():
     parser.add_argument("--reseed", type=int, default=0,
                         help="also score scale 1 with every evaluation seed plus this "
                              "(a control: new pairs, same images)")
+    parser.add_argument("--in-metres", type=float, default=0.0, metavar="R",
+                        help="declare each model's imagery at R m per pixel and each part at R / scale: mmp resamples "
+                             "the parts to R (features in metres); 0: off")
     parser.add_argument("--data-root", help="folder holding aerial/dubai_hitl/ (default: the config's data_root)")
     parser.add_argument("--configs", default=os.path.join(REPO, "configs"))
     parser.add_argument("--models", default=os.path.join(REPO, "models"))
@@ -339,6 +348,8 @@ def main():
                 return 0
         classes = max(c["index"] for c in config["classes"]) + 1
         model = mmp.CostModel.load(os.path.join(args.models, f"{b}.mmp"))
+        if args.in_metres:
+            model = model.with_ground_resolution(args.in_metres)
         info = model.info
         by_scale = {}
         for scale, offset in [(s, 0) for s in scales] + ([(1.0, args.reseed)] if args.reseed else []):
@@ -346,6 +357,8 @@ def main():
             if (key, scale) not in resampled_sets:
                 resampled_sets[(key, scale)] = [resampled(e, scale, args.upsample, classes) for e in loaded[key]]
             entries = resampled_sets[(key, scale)]
+            if args.in_metres:
+                entries = [dict(e, resolution=args.in_metres / scale, origin=[0.0, 0.0]) for e in entries]
             evaluation = dict(config["evaluation"])
             if args.separation == "ground":
                 evaluation["min_separation_px"] = config["evaluation"]["min_separation_px"] * scale
@@ -425,7 +438,8 @@ def main():
         if c is not None:
             print(f"classifier (model file's holdout figure, 1x only): {b} {c:.3f}")
     print(json.dumps({"benchmark": "scale_holdout", "upsample": args.upsample, "label_downsample": "majority",
-                      "separation": args.separation, "reseed": args.reseed, "bootstrap": args.bootstrap,
+                      "separation": args.separation, "reseed": args.reseed, "in_metres": args.in_metres,
+                      "bootstrap": args.bootstrap,
                       "rows": rows}))
     return 0
 

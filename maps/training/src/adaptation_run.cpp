@@ -81,6 +81,11 @@ AdaptationRun adaptAndReport(const CostModel& parent, const AdaptationRunSetting
     std::vector<float>().swap(region.raw.values);  // the map holds what teaching needs
     TeachImage teach{region.map, nullptr, {}};
     if (!parent.network().empty()) {
+      if (!region.cell_sources.empty()) {
+        throw ConfigError(prefix(s) + spec.where + ": its resolution differs from the network model's imagery (" +
+                          numberText(parent.features().settings().ground_resolution) + " m per pixel); a network is "
+                          "taught on images at its own resolution: resample the image first");
+      }
       teach.image.pixels = region.image;
       teach.image.frame = region.frame;
       teach.inputs = teachingInputs(parent, teach.image, *region.map);

@@ -45,6 +45,11 @@ std::vector<NetworkImage> networkImages(const TrainerInput& in, const NetworkTra
   std::vector<NetworkImage> images(in.training.regions.size());
   for (std::size_t i = 0; i < in.training.regions.size(); ++i) {
     const Region& r = in.training.regions[i];
+    if (!r.cell_sources.empty()) {
+      throw ConfigError(prefix(config) + r.spec.where + ": its resolution differs from features.ground_resolution (" +
+                        numberText(config.features.ground_resolution) + " m per pixel), and a network reads the image's "
+                        "pixels, which mmp does not resample for it: give the network images at that resolution");
+    }
     NetworkImage& image = images[i];
     image.name = r.spec.name;
     image.rows = r.rows();

@@ -3,6 +3,7 @@
 #include "trainer.hpp"
 
 #include <mmp/core/error.hpp>
+#include <mmp/maps/ground_scale.hpp>
 #include <mmp/planning/demonstrations.hpp>
 #include <mmp/planning/loss.hpp>
 #include <mmp/planning/path.hpp>
@@ -258,7 +259,7 @@ HoldoutResult scoreHoldout(const PipelineSettings& config, const HoldoutImage& i
   if (model.network().empty()) {
     result.learned_costs = model.costs(*region.map).costs;
   } else {  // a network sees the image, not the feature map
-    result.learned_costs = model.costs(region.image).costs;
+    result.learned_costs = model.costs(region.image, {}, metresPerPixel(region.frame)).costs;
     for (int s = 0; s < region.cells(); ++s) {
       if (region.map->isBlocked(s)) result.learned_costs[static_cast<std::size_t>(s)] = std::numeric_limits<double>::infinity();
     }

@@ -2,6 +2,7 @@
 
 #include <mmp/core/error.hpp>
 #include <mmp/maps/georeference.hpp>
+#include <mmp/maps/ground_scale.hpp>
 #include <mmp/maps/imagery.hpp>
 #include <mmp/maps/synthetic_scene.hpp>
 #include <mmp/planning/demonstrations.hpp>
@@ -56,6 +57,7 @@ std::vector<int> pathCells(const PixelPath& path, int cell_size, int rows, int c
 
 std::shared_ptr<const FeatureMap> regionMap(const FeatureStack& stack, const Region& region) {
   FeatureMap map = stack.map(region.raw);
+  if (!region.cell_sources.empty()) map = map.gathered(region.cell_sources, region.rows(), region.cols());
   map.setFrame(region.frame.coarsened(stack.settings().cell_size));
   return std::make_shared<const FeatureMap>(std::move(map));
 }
@@ -113,7 +115,17 @@ Region loadRegion(const RegionSpec& spec, const PipelineSettings& config) {
     }
   }
   try {
-    region.raw = computeRawFeatures(region.image, config.features);
+    const int k = config.features.cell_size;
+    const double factor = groundFactor(config.features.ground_resolution, metresPerPixel(region.frame), "features in metres");
+    if (factor == 1.0) {
+      region.raw = computeRawFeatures(region.image, config.features);
+    } else {  // as the model's imagery: features on the image resampled to features.ground_resolution
+      const cv::Mat seen = resampleToGround(region.image, factor);
+      region.raw = computeRawFeatures(seen, config.features);
+      region.cell_sources = groundCellSources(region.image.size(), seen.size(), k);
+    }
+    region.cell_rows = region.image.rows / k;
+    region.cell_cols = region.image.cols / k;
     normaliseImageFeatures(region.raw, config.features);  // by the image's own statistics, if asked
   } catch (const InvalidArgument& e) {  // a setting that does not fit this image: say which image
     throw ConfigError(prefix(config) + spec.where + " (" +

@@ -207,6 +207,10 @@ void featureKeys(std::vector<SettingKey>& keys) {
       "(training images and the new image alike; label-free adaptation to a new area's light and colours)",
       [](const S& s) { return std::string(s.features.normalise_per_image ? "per_image" : "off"); },
       [](S& s, const std::string& v) { s.features.normalise_per_image = v == "per_image"; })));
+  keys.push_back(numberKey("features.ground_resolution", 0.0, 1e4,
+                           "metres per pixel of the training imagery (0: not declared); images of another known "
+                           "resolution (a GeoTIFF's, an entry's `resolution`) are resampled to it before their features",
+                           [](S& s) -> double& { return s.features.ground_resolution; }));
   keys.push_back(booleanKey("features.class_scores",
                             "label-assisted: append a multiclass SVM's class scores, trained on the training labels",
                             [](S& s) -> bool& { return s.class_scores; }));

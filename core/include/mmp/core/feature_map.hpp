@@ -97,6 +97,10 @@ class FeatureMap {
   void addCell(int s, double scale, Eigen::VectorXd& out) const;
   /// The same features, stored densely.
   FeatureMap dense() const;
+  /// A rows x cols map whose cell s has the features (and blocked mark) of this map's cell
+  /// sources[s]: a map read on another grid (ground_scale.hpp).  Without a world frame.
+  /// requires: sources.size() == rows * cols, each in [0, cells()) (else mmp::InvalidArgument).
+  FeatureMap gathered(const std::vector<int>& sources, int rows, int cols) const;
 
   /// Where the cells lie in the world (resolution per cell); without world coordinates unless set.
   const WorldFrame& frame() const { return frame_; }

@@ -122,10 +122,19 @@ class CostModel {
   /// mmp::InvalidArgument if the image or the tile settings do not suit the feature settings (naming
   /// the setting and the least value that works), mmp::DataError if a cell's cost is not finite > 0
   /// (exponential costs can overflow).
-  CostGrid costs(const cv::Mat& image, const TileSettings& tiles = {}) const;
-  /// The same, with the grid in the image's world frame (per cell: image.frame.coarsened(cell_size));
-  /// cells holding a pixel without data (image.valid) cost +inf and are listed in grid.unknown.
+  /// metres_per_pixel: the image's ground resolution (0: unknown, taken as the model's); with the
+  /// model's features().settings().ground_resolution declared and another resolution, the costs of the
+  /// image resampled to it, each cell of the image's own grid taking the cost under its centre
+  /// (ground_scale.hpp; beyond a factor of kMaxGroundFactor mmp::InvalidArgument).
+  CostGrid costs(const cv::Mat& image, const TileSettings& tiles = {}, double metres_per_pixel = 0.0) const;
+  /// The same, with the grid in the image's world frame (per cell: image.frame.coarsened(cell_size)) at
+  /// the frame's resolution (metresPerPixel); cells holding a pixel without data (image.valid) cost
+  /// +inf and are listed in grid.unknown.
   CostGrid costs(const GeoImage& image, const TileSettings& tiles = {}) const;
+  /// The factor (groundFactor) by which an image of metres_per_pixel is resampled for this model: 1
+  /// unless both resolutions are known and differ.  bandCosts, windowCosts and writeCostRaster do not
+  /// resample (they refuse an image whose factor is not 1).
+  double groundFactorOf(double metres_per_pixel) const;
   /// The costs of cell rows [first, first + count) of an image of `rows` x `cols` cells, written
   /// row-major to out (count * cols values), from `pixels`: the image's pixel rows [top, top +
   /// pixels.rows), full width, covering those cell rows and the tiles' halo above and below them
@@ -180,6 +189,9 @@ class CostModel {
   double costExponent() const { return exponent_; }
   /// Throws mmp::InvalidArgument unless exponent lies in [kMinExponent, kMaxExponent].
   void setCostExponent(double exponent);
+  /// Declares the metres per pixel of the imagery the model was trained on (0: not declared), for a
+  /// model trained without features.ground_resolution; saved with the model (FeatureStack's rule).
+  void setGroundResolution(double metres_per_pixel) { features_.setGroundResolution(metres_per_pixel); }
   static constexpr double kMinExponent = 0.125, kMaxExponent = 16.0;
   /*!
       What the model is, for people and tools (`mmp info`): in order, format (the model file format
@@ -211,7 +223,7 @@ class CostModel {
  private:
   DataError badCost(long long row, long long col, double cost) const;
   /// costs(image), the colour statistics taken over the pixels where valid != 0 (all if empty).
-  CostGrid imageCosts(const cv::Mat& image, const cv::Mat& valid, const TileSettings& tiles) const;
+  CostGrid imageCosts(const cv::Mat& image, const cv::Mat& valid, const TileSettings& tiles, double metres_per_pixel) const;
   /// The cost of cell s of a map made by features(): every cost the model gives comes from here.
   double cellCost(const CellScores& linear, const FeatureMap& map, int s, double network) const {
     const double sum = linear(s) + trees_(map, s) + network;

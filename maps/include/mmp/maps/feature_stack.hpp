@@ -106,6 +106,9 @@ struct FeatureSettings {
   int region_size = 4;               ///< least segment size in cells, [1, region_window^2]
   double region_threshold = 100.0;   ///< Felzenszwalb's k on 8-bit Lab (larger: larger segments), (0, 1e5]
   bool normalise_per_image = false;  ///< standardise each image's raw features by its own statistics
+  /// Metres per pixel of the training imagery, 0 = not declared.  When declared, an image of another
+  /// known resolution is resampled to it before its features are computed (ground_scale.hpp).
+  double ground_resolution = 0.0;
 };
 
 /// Throws mmp::InvalidArgument naming the first setting outside its documented range.
@@ -218,6 +221,9 @@ class FeatureStack {
 
   const FeatureSettings& settings() const { return settings_; }
   const FeatureScaling& scaling() const { return scaling_; }
+  /// Declares the training imagery's ground resolution (FeatureSettings::ground_resolution): for a
+  /// model trained without it declared.  Throws mmp::InvalidArgument (validate's message) if invalid.
+  void setGroundResolution(double metres_per_pixel);
   /// Names of the stacked features: "bias", then the raw names and "1-<raw name>" if complements,
   /// or "<raw name>#<b>" for bin b of each raw feature; then the class-score features, if any.
   const std::vector<std::string>& names() const { return names_; }
@@ -252,12 +258,13 @@ class FeatureStack {
   /// halo): a band of a streamed image (writeCostRaster's first pass).
   void addStatistics(const cv::Mat& pixels, int top_cell, int rows, cv::Range core, int tile_cells, int threads,
                      ImageFeatureStatistics& total) const;
-  /// The same, in the image's world frame (per cell).
-  FeatureMap map(const GeoImage& image) const {
-    FeatureMap m = map(image.pixels);
-    m.setFrame(image.frame.coarsened(settings_.cell_size));
-    return m;
-  }
+  /// The map of a whole image of `metres_per_pixel` (0: unknown): with settings().ground_resolution
+  /// declared and another resolution known, the map of the image resampled to it, each cell reading
+  /// the resampled map's cell under its centre (ground_scale.hpp); else map(bgr).  Throws
+  /// mmp::InvalidArgument if the resolutions differ by more than kMaxGroundFactor.
+  FeatureMap mapAtResolution(const cv::Mat& bgr, double metres_per_pixel) const;
+  /// The same, in the image's world frame (per cell), at its frame's resolution (metresPerPixel).
+  FeatureMap map(const GeoImage& image) const;
 
  private:
   // Sets names_ and code_ from the settings and the class-score layer.

@@ -19,16 +19,20 @@ struct Region {
   cv::Mat image;                            ///< CV_8UC3 BGR
   WorldFrame frame;                         ///< the image's world frame, per pixel
   cv::Mat labels;                           ///< CV_8UC1 class indices, empty without labels
-  RawFeatures raw;                          ///< computed under the config's feature settings; its values
-                                            ///< are released once `map` is made (rows and cols stay)
+  RawFeatures raw;                          ///< computed under the config's feature settings (on the image
+                                            ///< resampled to features.ground_resolution if cell_sources is
+                                            ///< set); its values are released once `map` is made
+  std::vector<int> cell_sources;            ///< features in metres: per cell of the image, its cell of raw
+                                            ///< (ground_scale.hpp); empty when raw is on the image's grid
+  int cell_rows = 0, cell_cols = 0;         ///< the image's whole cells
   std::shared_ptr<const FeatureMap> map;    ///< set by FeatureStack::map once the scaling is fitted
   std::vector<std::uint8_t> cell_labels;    ///< per cell, empty without labels
   std::vector<double> true_costs;           ///< the behaviour's cost per cell (+inf impassable), empty without labels
   std::vector<std::vector<int>> demonstrations;  ///< cell paths (training regions)
 
-  int rows() const { return raw.rows; }
-  int cols() const { return raw.cols; }
-  int cells() const { return raw.rows * raw.cols; }
+  int rows() const { return cell_rows; }
+  int cols() const { return cell_cols; }
+  int cells() const { return cell_rows * cell_cols; }
 };
 
 /// The region's feature map under `stack`, in the region's world frame (per cell).
