@@ -13,6 +13,7 @@
 #include <mmp/maps/float_tiff.hpp>
 #include <mmp/maps/imagery.hpp>
 #include <mmp/maps/georeference.hpp>
+#include <mmp/maps/ground_scale.hpp>
 #include <mmp/maps/lethal_rules.hpp>
 #include <mmp/maps/nav2_map.hpp>
 #include "output_folder.hpp"
@@ -120,6 +121,22 @@ struct ModelOnImage {
   std::string source;  ///< the model, as its messages name it
 };
 
+// Says how the image meets a model whose features are in metres (features.ground_resolution); returns
+// the factor the image is resampled by (CostModel::groundFactorOf).
+double printGroundScale(const CostModel& model, double mpp, const std::string& image_path) {
+  const double model_mpp = model.features().settings().ground_resolution, factor = model.groundFactorOf(mpp);
+  if (factor != 1.0) {
+    std::printf("note: '%s' is at %s m per pixel and the model's imagery at %s m: resampled to it for the features "
+                "(the cost map stays on the image's grid)\n",
+                image_path.c_str(), numberText(mpp).c_str(), numberText(model_mpp).c_str());
+  } else if (model_mpp > 0.0 && mpp == 0.0) {
+    std::printf("note: the model's imagery is at %s m per pixel and '%s' has no resolution in metres: taken as the "
+                "same (give --resolution to have it resampled)\n",
+                numberText(model_mpp).c_str(), image_path.c_str());
+  }
+  return factor;
+}
+
 ModelOnImage applyModel(const std::string& model_path, const std::string& image_path, const FrameSettings& frame,
                         const TileSettings& tiles = {}) {
   const CostModel model = CostModel::load(model_path);
@@ -133,7 +150,10 @@ ModelOnImage applyModel(const std::string& model_path, const std::string& image_
   if (!image.note.empty()) std::printf("note: '%s': %s\n", image_path.c_str(), image.note.c_str());
   m.image = image.pixels;
   m.source = model.source();
-  printFamiliarity(model.familiarity(image.pixels, image.valid));
+  const double factor = printGroundScale(model, metresPerPixel(image.frame), image_path);
+  printFamiliarity(factor == 1.0 ? model.familiarity(image.pixels, image.valid)
+                                 : model.familiarity(resampleToGround(image.pixels, factor),
+                                                     image.valid.empty() ? image.valid : resampleToGround(image.valid, factor)));
   printDropped(m.image.cols, m.image.rows, m.grid.cell_size);
   return m;
 }
@@ -328,8 +348,10 @@ void runCostmap(const CostmapOptions& o) {
       runRegionCostmap({o.model, o.image, o.raw, o.frame.settings(), o.tiles, o.region, !o.png.empty(), !o.nav2.empty()});
     });
   }
-  if (o.png.empty() && o.nav2.empty()) {  // the raw costs alone: streamed band by band, for images larger than memory
-    const CostModel model = CostModel::load(o.model);
+  const CostModel model = CostModel::load(o.model);
+  const double mpp = metresPerPixel(o.frame.named([&] { return ImageRows(o.image, o.frame.settings()); }).frame());
+  if (o.png.empty() && o.nav2.empty() && model.groundFactorOf(mpp) == 1.0) {  // the raw costs alone: streamed band by
+    printGroundScale(model, mpp, o.image);                                       // band, for images larger than memory
     std::optional<ColourStatistics> colours;  // a network that standardises colours: a first pass for them
     if (model.needsColourStatistics()) {
       ImageRows first = o.frame.named([&] { return ImageRows(o.image, o.frame.settings()); });
