@@ -41,6 +41,24 @@ def test_cost_grid_holds_the_same_costs_in_double_and_its_frame(trained, scenes)
     assert not trained.model.cost_grid(image).frame.has_world
 
 
+def test_a_model_in_metres_resamples_an_image_of_another_resolution(trained, scenes):
+    image = scenes[2][0]
+    assert trained.model.ground_resolution == 0.0
+    metres = trained.model.with_ground_resolution(0.5)
+    assert metres.ground_resolution == 0.5 and trained.model.ground_resolution == 0.0  # a copy
+    same = metres.cost_grid(image, resolution=0.5, origin=(0.0, 0.0))
+    assert np.array_equal(same.costs, trained.model.cost_grid(image).costs)
+    # The image as if at 0.25 m: resampled to 0.5 m (half the pixels), every 2 x 2 cells one cost.
+    finer = metres.cost_grid(image, resolution=0.25, origin=(0.0, 0.0))
+    assert finer.costs.shape == (64, 64)
+    assert np.array_equal(finer.costs[0::2, 0::2], finer.costs[1::2, 1::2])
+    assert not np.array_equal(finer.costs, same.costs)
+    with pytest.raises(mmp.InvalidArgument, match="features.ground_resolution"):
+        trained.model.with_ground_resolution(-1.0)
+    with pytest.raises(mmp.InvalidArgument, match="within a factor of 8"):
+        metres.cost_grid(image, resolution=5.0, origin=(0.0, 0.0))
+
+
 def test_an_image_file_gives_the_array_costs_and_a_world_file_its_frame(trained, scenes, tmp_path):
     path = str(tmp_path / "scene.png")
     write_png(path, scenes[2][0])
