@@ -309,14 +309,14 @@ CostGrid CostModel::costs(const cv::Mat& image, const TileSettings& tiles, doubl
 }
 
 double CostModel::groundFactorOf(double metres_per_pixel) const {
-  return groundFactor(features_.settings().ground_resolution, metres_per_pixel, source_ + ": features in metres");
+  return groundFactor(features_.settings(), metres_per_pixel, source_ + ": features in metres");
 }
 
 CostGrid CostModel::imageCosts(const cv::Mat& image, const cv::Mat& valid, const TileSettings& tiles,
                                double metres_per_pixel) const {
   const int k = features_.settings().cell_size;
   if (const double factor = groundFactorOf(metres_per_pixel); factor != 1.0) {  // as the model saw its imagery
-    const cv::Mat seen = resampleToGround(image, factor);
+    const cv::Mat seen = resampleToGround(image, factor, features_.settings().upsample);
     const CostGrid at_ground = imageCosts(seen, valid.empty() ? valid : resampleToGround(valid, factor), tiles, 0.0);
     const std::vector<int> sources = groundCellSources(image.size(), seen.size(), k);
     CostGrid grid;
@@ -602,9 +602,12 @@ std::vector<std::pair<std::string, std::string>> CostModel::summary() const {
                                    " px: colour spaces" + spaces + ", blurs (px)" + blurs + (f.gradient ? ", gradient" : "") + textures +
                                    (f.bins > 0 ? ", " + std::to_string(f.bins) + " soft bins each" : "") +
                                    (f.normalise_per_image ? ", standardised per image (features.normalise: per_image)" : "") +
-                                   (f.ground_resolution > 0.0 ? ", imagery at " + numberText(f.ground_resolution) +
-                                                                    " m per pixel (other known resolutions are resampled to it)"
-                                                              : ""));
+                                   (f.ground_resolution > 0.0
+                                        ? ", imagery at " + numberText(f.ground_resolution) + " m per pixel (finer images "
+                                              "area-averaged to it, coarser ones " +
+                                              (f.upsample == "none" ? std::string("taken as they come")
+                                                                    : (f.upsample == "cubic" ? "bicubic" : "bilinear")) + ")"
+                                        : ""));
   if (!network_.empty()) out.emplace_back("network", network_.shape().describe());
   take("trained_on");
   take("training_cost_range");

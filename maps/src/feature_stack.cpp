@@ -304,17 +304,18 @@ FeatureMap FeatureStack::map(const cv::Mat& bgr) const {
   return map(raw);
 }
 
-void FeatureStack::setGroundResolution(double metres_per_pixel) {
+void FeatureStack::setGroundResolution(double metres_per_pixel, const std::string& upsample) {
   FeatureSettings settings = settings_;
   settings.ground_resolution = metres_per_pixel;
+  settings.upsample = upsample;
   validate(settings);
   settings_ = settings;
 }
 
 FeatureMap FeatureStack::mapAtResolution(const cv::Mat& bgr, double metres_per_pixel) const {
-  const double factor = groundFactor(settings_.ground_resolution, metres_per_pixel, "features in metres");
+  const double factor = groundFactor(settings_, metres_per_pixel, "features in metres");
   if (factor == 1.0) return map(bgr);
-  const cv::Mat seen = resampleToGround(bgr, factor);
+  const cv::Mat seen = resampleToGround(bgr, factor, settings_.upsample);
   const int k = settings_.cell_size;
   return map(seen).gathered(groundCellSources(bgr.size(), seen.size(), k), bgr.rows / k, bgr.cols / k);
 }

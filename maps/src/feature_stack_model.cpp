@@ -37,6 +37,7 @@ void FeatureStack::store(Model& model) const {
   if (settings_.normalise_per_image) m["features.normalise"] = "per_image";  // only when on, as above
   if (settings_.ground_resolution > 0.0) {  // only when declared, as above
     m["features.ground_resolution"] = joinList(std::vector<double>{settings_.ground_resolution});
+    if (settings_.upsample != "linear") m["features.upsample"] = settings_.upsample;
   }
   model.arrays["features.lower"] = scaling_.lower;
   model.arrays["features.upper"] = scaling_.upper;
@@ -147,6 +148,12 @@ FeatureSettings storedFeatureSettings(const Model& model) {
       throw DataError("model: setting 'features.ground_resolution' must be one number of metres per pixel in (0, 10000]");
     }
     s.ground_resolution = resolution[0];
+  }
+  if (const auto it = model.settings.find("features.upsample"); it != model.settings.end()) {
+    if (it->second != "cubic" && it->second != "none" && it->second != "linear") {
+      throw DataError("model: setting 'features.upsample' is '" + it->second + "'; valid: linear, cubic, none");
+    }
+    s.upsample = it->second;
   }
   return s;
 }

@@ -33,16 +33,24 @@ double groundFactor(double model_resolution, double image_resolution, const std:
   return factor;
 }
 
+double groundFactor(const FeatureSettings& settings, double image_resolution, const std::string& what) {
+  const double factor = groundFactor(settings.ground_resolution, image_resolution, what);
+  return factor > 1.0 && settings.upsample == "none" ? 1.0 : factor;
+}
+
 double metresPerPixel(const WorldFrame& pixel_frame) {
   if (!pixel_frame.hasWorld() || !geographicFault(pixel_frame, "").empty()) return 0.0;
   return pixel_frame.resolution;
 }
 
-cv::Mat resampleToGround(const cv::Mat& image, double factor) {
+cv::Mat resampleToGround(const cv::Mat& image, double factor, const std::string& upsample) {
   if (!(factor > 0.0) || image.empty()) throw InvalidArgument("resampleToGround: needs an image and a factor > 0");
   const cv::Size size(std::max(1, static_cast<int>(std::lround(image.cols * factor))),
                       std::max(1, static_cast<int>(std::lround(image.rows * factor))));
-  const int interpolation = image.type() == CV_8UC1 ? cv::INTER_NEAREST : factor < 1.0 ? cv::INTER_AREA : cv::INTER_LINEAR;
+  const int interpolation = image.type() == CV_8UC1 ? cv::INTER_NEAREST
+                            : factor < 1.0           ? cv::INTER_AREA
+                            : upsample == "cubic"    ? cv::INTER_CUBIC
+                                                     : cv::INTER_LINEAR;
   cv::Mat out;
   cv::resize(image, out, size, 0.0, 0.0, interpolation);
   return out;

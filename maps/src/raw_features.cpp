@@ -53,6 +53,9 @@ void validate(const FeatureSettings& s) {
   if (s.region_window != 0 && !(s.region_threshold > 0.0 && s.region_threshold <= 1e5)) {
     throw InvalidArgument("features.region_threshold must lie in (0, 100000], got " + std::to_string(s.region_threshold));
   }
+  if (s.upsample != "linear" && s.upsample != "cubic" && s.upsample != "none") {
+    throw InvalidArgument("features.upsample must be linear, cubic or none, got '" + s.upsample + "'");
+  }
   if (!(std::isfinite(s.ground_resolution) && s.ground_resolution >= 0.0 && s.ground_resolution <= 1e4)) {
     throw InvalidArgument("features.ground_resolution must be metres per pixel in (0, 10000], or 0 (not declared), got " +
                           std::to_string(s.ground_resolution));

@@ -401,13 +401,15 @@ mask, non-zero where there is data) or an image file, read band by band.)")
       .def_property_readonly("ground_resolution", [](const CostModel& model) {
         return model.features().settings().ground_resolution;
       }, "metres per pixel of the imagery the model was trained on; 0: not declared")
-      .def("with_ground_resolution", [](const CostModel& model, double metres_per_pixel) {
+      .def("with_ground_resolution", [](const CostModel& model, double metres_per_pixel, const std::string& upsample) {
         auto copy = std::make_shared<CostModel>(model);
-        copy->setGroundResolution(metres_per_pixel);
+        copy->setGroundResolution(metres_per_pixel, upsample);
         return copy;
-      }, py::arg("metres_per_pixel"), R"(A copy of the model that declares the ground resolution of its training
-imagery (0: not declared): images of another known resolution (a GeoTIFF's, cost_grid's resolution, an
-mmp.evaluate entry's resolution) are then resampled to it before their features are computed.)")
+      }, py::arg("metres_per_pixel"), py::arg("upsample") = "linear", R"(A copy of the model that declares the ground
+resolution of its training imagery (0: not declared): images of another known resolution (a GeoTIFF's,
+cost_grid's resolution, an mmp.evaluate entry's resolution) are then resampled to it before their
+features are computed: a finer one by area averaging, a coarser one by upsample ("linear", "cubic", or
+"none": taken as it comes).)")
       .def("__repr__", [](const CostModel& model) {
         return "mmp.CostModel(" + model.source() + ", " + std::to_string(model.weights().size()) + " features, " +
                describe(model.form()) + " costs, cells of " + std::to_string(model.features().settings().cell_size) + " px)";

@@ -3,7 +3,8 @@
 
     PYTHONPATH=build/python /usr/bin/python3 tools/scripts/scale_holdout.py \
         [--behaviours follow_road,...] [--scales 1,0.5,2] [--upsample repeat|bilinear] \
-        [--separation pixels|ground] [--reseed N] [--in-metres R] [--data-root DIR] [--bootstrap 2000]
+        [--separation pixels|ground] [--reseed N] [--in-metres R [--upsample-features linear|cubic|none]]
+        [--areas holdout|train] [--data-root DIR] [--bootstrap 2000]
 
 A user's imagery comes at its own ground resolution, and features in pixels (cells of 4 px, texture
 windows of 7..95 px, blurs in px) then see other ground than in training.  The Dubai parts look alike
@@ -41,7 +42,11 @@ model file's own holdout figure (holdout_classifier_cost_ratio, scale 1) is prin
 (CostModel.with_ground_resolution(R): the parts' own resolution, which the data's README does not give,
 so R is a nominal unit) and every part at scale s is given its resolution, R / s (an entry's
 `resolution`); mmp then resamples each part to R before computing its features and reads each cell's
-cost under its centre.  At scale 1 nothing changes.
+cost under its centre.  At scale 1 nothing changes.  `--upsample-features` says how a coarser part is
+brought to R (features.upsample: linear, cubic, or none = taken as it comes).
+
+`--areas train` scores the config's training areas instead of its holdout (the shipped models were
+trained on them at scale 1): to choose a setting such as --upsample-features inside the training data.
 
 Prints a table and one JSON line.  Exits 0 with a "skipped:" line when the data or the Python module
 is absent.  Standard library and NumPy (the configs are read by a small reader of the YAML subset they
@@ -278,12 +283,13 @@ def evaluate_per_image(mmp, model, entries, config, evaluation):
 
 # ---- main ------------------------------------------------------------------------------------------
 
-def holdout_entries(config):
-    """[(entry dict with image/labels arrays, name, area)] of the config's holdout, or raises FileNotFoundError."""
+def holdout_entries(config, areas="holdout"):
+    """[(entry dict with image/labels arrays, name, area)] of the config's list `areas` (holdout or train), or raises
+    FileNotFoundError."""
     import mmp
     root = os.environ.get("MMP_DATA_ROOT") or config.get("data_root")
     entries = []
-    for item in config.get("holdout") or []:
+    for item in config.get(areas) or []:
         images = sorted(glob.glob(os.path.join(root, item["images"])))
         if not images:
             raise FileNotFoundError(f"no image matches {os.path.join(root, item['images'])}")
@@ -311,6 +317,10 @@ def main():
     parser.add_argument("--in-metres", type=float, default=0.0, metavar="R",
                         help="declare each model's imagery at R m per pixel and each part at R / scale: mmp resamples "
                              "the parts to R (features in metres); 0: off")
+    parser.add_argument("--upsample-features", choices=["linear", "cubic", "none"], default="linear",
+                        help="with --in-metres: how a coarser part is brought to R (features.upsample)")
+    parser.add_argument("--areas", choices=["holdout", "train"], default="holdout",
+                        help="score the config's holdout (final figures) or its training areas (to choose settings)")
     parser.add_argument("--data-root", help="folder holding aerial/dubai_hitl/ (default: the config's data_root)")
     parser.add_argument("--configs", default=os.path.join(REPO, "configs"))
     parser.add_argument("--models", default=os.path.join(REPO, "models"))
@@ -339,17 +349,17 @@ def main():
     rows = []
     for b in behaviours:
         config = configs[b]
-        key = json.dumps([config.get("holdout"), os.environ.get("MMP_DATA_ROOT") or config.get("data_root")])
+        key = json.dumps([config.get(args.areas), os.environ.get("MMP_DATA_ROOT") or config.get("data_root")])
         if key not in loaded:
             try:
-                loaded[key] = holdout_entries(config)
+                loaded[key] = holdout_entries(config, args.areas)
             except FileNotFoundError as error:
                 print(f"skipped: the holdout data is absent ({error}); see ../shared/data/aerial/dubai_hitl/README.md")
                 return 0
         classes = max(c["index"] for c in config["classes"]) + 1
         model = mmp.CostModel.load(os.path.join(args.models, f"{b}.mmp"))
         if args.in_metres:
-            model = model.with_ground_resolution(args.in_metres)
+            model = model.with_ground_resolution(args.in_metres, args.upsample_features)
         info = model.info
         by_scale = {}
         for scale, offset in [(s, 0) for s in scales] + ([(1.0, args.reseed)] if args.reseed else []):
@@ -439,6 +449,7 @@ def main():
             print(f"classifier (model file's holdout figure, 1x only): {b} {c:.3f}")
     print(json.dumps({"benchmark": "scale_holdout", "upsample": args.upsample, "label_downsample": "majority",
                       "separation": args.separation, "reseed": args.reseed, "in_metres": args.in_metres,
+                      "upsample_features": args.upsample_features, "areas": args.areas,
                       "bootstrap": args.bootstrap,
                       "rows": rows}))
     return 0

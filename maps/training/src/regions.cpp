@@ -116,11 +116,11 @@ Region loadRegion(const RegionSpec& spec, const PipelineSettings& config) {
   }
   try {
     const int k = config.features.cell_size;
-    const double factor = groundFactor(config.features.ground_resolution, metresPerPixel(region.frame), "features in metres");
+    const double factor = groundFactor(config.features, metresPerPixel(region.frame), "features in metres");
     if (factor == 1.0) {
       region.raw = computeRawFeatures(region.image, config.features);
     } else {  // as the model's imagery: features on the image resampled to features.ground_resolution
-      const cv::Mat seen = resampleToGround(region.image, factor);
+      const cv::Mat seen = resampleToGround(region.image, factor, config.features.upsample);
       region.raw = computeRawFeatures(seen, config.features);
       region.cell_sources = groundCellSources(region.image.size(), seen.size(), k);
     }

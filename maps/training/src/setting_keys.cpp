@@ -211,6 +211,11 @@ void featureKeys(std::vector<SettingKey>& keys) {
                            "metres per pixel of the training imagery (0: not declared); images of another known "
                            "resolution (a GeoTIFF's, an entry's `resolution`) are resampled to it before their features",
                            [](S& s) -> double& { return s.features.ground_resolution; }));
+  keys.push_back(selectable(choiceKey(
+      "features.upsample", {"linear", "cubic", "none"},
+      "how an image coarser than features.ground_resolution is brought to it: bilinear, bicubic, or none (taken "
+      "as it comes, in pixels); a finer image is always area-averaged",
+      [](const S& s) { return s.features.upsample; }, [](S& s, const std::string& v) { s.features.upsample = v; })));
   keys.push_back(booleanKey("features.class_scores",
                             "label-assisted: append a multiclass SVM's class scores, trained on the training labels",
                             [](S& s) -> bool& { return s.class_scores; }));

@@ -15,7 +15,7 @@ Region plainRegion(const std::string& name) {
   Region region;
   region.spec.name = name;
   region.image = cv::Mat(40, 40, CV_8UC3, cv::Scalar(128, 128, 128));
-  region.raw.rows = region.raw.cols = 10;
+  region.cell_rows = region.cell_cols = 10;
   return region;
 }
 

@@ -189,9 +189,12 @@ class CostModel {
   double costExponent() const { return exponent_; }
   /// Throws mmp::InvalidArgument unless exponent lies in [kMinExponent, kMaxExponent].
   void setCostExponent(double exponent);
-  /// Declares the metres per pixel of the imagery the model was trained on (0: not declared), for a
-  /// model trained without features.ground_resolution; saved with the model (FeatureStack's rule).
-  void setGroundResolution(double metres_per_pixel) { features_.setGroundResolution(metres_per_pixel); }
+  /// Declares the metres per pixel of the imagery the model was trained on (0: not declared) and how a
+  /// coarser image is brought to it (FeatureSettings::upsample), for a model trained without
+  /// features.ground_resolution; saved with the model (FeatureStack's rule).
+  void setGroundResolution(double metres_per_pixel, const std::string& upsample = "linear") {
+    features_.setGroundResolution(metres_per_pixel, upsample);
+  }
   static constexpr double kMinExponent = 0.125, kMaxExponent = 16.0;
   /*!
       What the model is, for people and tools (`mmp info`): in order, format (the model file format

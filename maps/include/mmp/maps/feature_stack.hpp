@@ -109,6 +109,9 @@ struct FeatureSettings {
   /// Metres per pixel of the training imagery, 0 = not declared.  When declared, an image of another
   /// known resolution is resampled to it before its features are computed (ground_scale.hpp).
   double ground_resolution = 0.0;
+  /// How an image coarser than ground_resolution is brought to it: "linear" (bilinear), "cubic"
+  /// (bicubic) or "none" (taken as it comes, in pixels); a finer image is always area-averaged.
+  std::string upsample = "linear";
 };
 
 /// Throws mmp::InvalidArgument naming the first setting outside its documented range.
@@ -221,9 +224,9 @@ class FeatureStack {
 
   const FeatureSettings& settings() const { return settings_; }
   const FeatureScaling& scaling() const { return scaling_; }
-  /// Declares the training imagery's ground resolution (FeatureSettings::ground_resolution): for a
-  /// model trained without it declared.  Throws mmp::InvalidArgument (validate's message) if invalid.
-  void setGroundResolution(double metres_per_pixel);
+  /// Declares the training imagery's ground resolution and upsampling (FeatureSettings::ground_resolution,
+  /// upsample): for a model trained without them declared.  Throws mmp::InvalidArgument (validate's message) if invalid.
+  void setGroundResolution(double metres_per_pixel, const std::string& upsample = "linear");
   /// Names of the stacked features: "bias", then the raw names and "1-<raw name>" if complements,
   /// or "<raw name>#<b>" for bin b of each raw feature; then the class-score features, if any.
   const std::vector<std::string>& names() const { return names_; }

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <mmp/core/world_frame.hpp>
+#include <mmp/maps/feature_stack.hpp>
 
 #include <opencv2/core.hpp>
 
@@ -35,15 +36,19 @@ inline constexpr double kMaxGroundFactor = 8.0;
           negative or not finite, or the factor lies outside [1 / kMaxGroundFactor, kMaxGroundFactor]
 !*/
 double groundFactor(double model_resolution, double image_resolution, const std::string& what);
+/// The factor by which features under `settings` resample an image of image_resolution: groundFactor
+/// of settings.ground_resolution, or 1 for a coarser image (factor > 1) if settings.upsample is "none".
+double groundFactor(const FeatureSettings& settings, double image_resolution, const std::string& what);
 
 /// The metres per pixel of a frame (per pixel), 0 if it has no world frame or its CRS is geographic
 /// (degrees: not a ground distance; geographicFault says how to reproject).
 double metresPerPixel(const WorldFrame& pixel_frame);
 
 /// The image (CV_8UC3, or CV_8UC1 for a mask) as the model sees it: round(cols x factor) by round(rows x
-/// factor) pixels, by area averaging where it shrinks (a finer image) and bilinear interpolation where
-/// it grows (a coarser one); a CV_8UC1 mask by its nearest pixel.  requires: factor > 0.
-cv::Mat resampleToGround(const cv::Mat& image, double factor);
+/// factor) pixels, by area averaging where it shrinks (a finer image) and bilinear (or, upsample
+/// "cubic", bicubic) interpolation where it grows (a coarser one); a CV_8UC1 mask by its nearest pixel.
+/// requires: factor > 0.
+cv::Mat resampleToGround(const cv::Mat& image, double factor, const std::string& upsample = "linear");
 
 /// For each cell of an image of `image` pixels cut in cell_size-pixel cells (rows x cols = image /
 /// cell_size, row-major), the index of the cell of the resampled image (`seen` pixels, the same cell
