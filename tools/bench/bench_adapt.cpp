@@ -59,6 +59,7 @@ struct Options {
   std::string configs = "configs", models = "models", data_root, png;
   bool suggest = false;  ///< also teach in the order mmp suggest asks for (k <= 5)
   SuggestionSettings suggestion;  ///< its rule and committee (--suggest-rule, --suggest-spread)
+  std::string suggest_ground = "teaching";  ///< where "change" measures the cost change: teaching or scored images
   std::string areas = "holdout";  ///< "holdout": tiles 3 and 8, final figures; "train": the training areas, to choose settings
   std::string protocol = "beside";  ///< "beside" or "across"
   std::vector<std::string> references;  ///< "classifier", "batch": methods trained on the training areas
@@ -342,6 +343,10 @@ void suggestedRun(const CostModel& parent, const std::vector<Part>& parts, const
   SuggestionSettings suggest = o.suggestion;
   suggest.seed = static_cast<std::uint64_t>(seed);
   suggest.threads = o.adapt.threads;
+  std::vector<const FeatureMap*> ground;  // --suggest-ground scored: the images the model will plan on
+  for (const Part& part : parts) {
+    if (o.suggest_ground == "scored" && part.area == area && part.scored) ground.push_back(part.right.region.map.get());
+  }
   for (int k = 1; k <= std::min<int>(k_max, static_cast<int>(pool.size())); ++k) {
     std::size_t best = pool.size();
     double best_value = -2.0;
@@ -356,7 +361,7 @@ void suggestedRun(const CostModel& parent, const std::vector<Part>& parts, const
         ends.push_back({demo.front(), demo.back()});
       }
       if (ends.empty()) continue;
-      const std::vector<double> values = demonstrationValues(teacher.model(), *part.left, ends, suggest);
+      const std::vector<double> values = demonstrationValues(teacher.model(), *part.left, ends, suggest, ground);
       for (std::size_t v = 0; v < values.size(); ++v) {
         if (values[v] > best_value) best_value = values[v], best = which[v];
       }
@@ -516,6 +521,10 @@ int main(int argc, char** argv) {
   app.add_flag("--suggest", o.suggest, "also teach the pairs mmp suggest values most, one at a time (k <= 5)");
   app.add_option("--suggest-rule", o.suggestion.rule, "with --suggest: how pairs are valued (committee, change)")->capture_default_str();
   app.add_option("--suggest-spread", o.suggestion.spread, "with --suggest: the committee's spread")->capture_default_str();
+  app.add_option("--suggest-ground", o.suggest_ground, "with --suggest and the change rule: the cells whose cost change "
+                                                       "is measured: teaching (the image of the pair) or scored (the "
+                                                       "area's scored images, unlabelled: where the robot will plan)")
+      ->capture_default_str()->check(CLI::IsMember({"teaching", "scored"}));
   app.add_option("--areas", o.areas, "holdout: the config's holdout areas (final figures); train: its training areas "
                                      "(to choose settings: the shipped models were trained on them); "
                                      "left-out: each training area taught and scored by a model trained without it")
@@ -673,6 +682,7 @@ int main(int argc, char** argv) {
     const Json settings = {{"lambda", o.adapt.lambda}, {"epochs", o.adapt.epochs}, {"learch_rounds", o.adapt.learch_rounds},
                            {"seeds", o.seeds}, {"pool", o.pool}, {"pairs", o.pairs},
                            {"suggest_rule", o.suggestion.rule}, {"suggest_spread", o.suggestion.spread},
+                           {"suggest_ground", o.suggest_ground},
                            {"references", o.references}, {"batch_ks", o.wants("batch") ? Json(o.batch_ks) : Json::array()}};
     std::printf("%s\n", tools::jsonText(Json{{"bench", "adapt"}, {"protocol", o.protocol}, {"areas", o.areas}, {"settings", settings}, {"rows", rows}}, -1).c_str());
   } catch (const std::exception& e) {

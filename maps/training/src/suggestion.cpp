@@ -47,18 +47,21 @@ double strayCells(const std::vector<int>& path, const std::vector<int>& to, int 
   return path.empty() ? 0.0 : sum / static_cast<double>(path.size());
 }
 
-// The features of a regular sample of the map's passable cells (at most `count`), each column centred
-// on its sample mean: rows of the matrix, one a cell.
-Eigen::MatrixXd centredSample(const FeatureMap& map, int count) {
-  std::vector<int> passable;
-  for (int s = 0; s < map.cells(); ++s) {
-    if (!map.isBlocked(s)) passable.push_back(s);
+// The features of a regular sample of the maps' passable cells (at most `count`, shared evenly among
+// the maps), each column centred on its sample mean: rows of the matrix, one a cell.
+Eigen::MatrixXd centredSample(const std::vector<const FeatureMap*>& maps, int count) {
+  std::vector<Eigen::VectorXf> rows;
+  const int share = std::max(1, count / static_cast<int>(maps.size()));
+  for (const FeatureMap* map : maps) {
+    std::vector<int> passable;
+    for (int s = 0; s < map->cells(); ++s) {
+      if (!map->isBlocked(s)) passable.push_back(s);
+    }
+    const std::size_t stride = std::max<std::size_t>(1, (passable.size() + static_cast<std::size_t>(share) - 1) / static_cast<std::size_t>(share));
+    for (std::size_t i = 0; i < passable.size(); i += stride) rows.push_back(map->cellVector(passable[i]));
   }
-  const std::size_t stride = std::max<std::size_t>(1, (passable.size() + static_cast<std::size_t>(count) - 1) / static_cast<std::size_t>(count));
-  std::vector<int> cells;
-  for (std::size_t i = 0; i < passable.size(); i += stride) cells.push_back(passable[i]);
-  Eigen::MatrixXd x(static_cast<Eigen::Index>(cells.size()), map.features());
-  for (std::size_t i = 0; i < cells.size(); ++i) x.row(static_cast<Eigen::Index>(i)) = map.cellVector(cells[i]).cast<double>().transpose();
+  Eigen::MatrixXd x(static_cast<Eigen::Index>(rows.size()), maps.front()->features());
+  for (std::size_t i = 0; i < rows.size(); ++i) x.row(static_cast<Eigen::Index>(i)) = rows[i].cast<double>().transpose();
   if (x.rows() > 0) x.rowwise() -= x.colwise().mean();
   return x;
 }
@@ -72,9 +75,15 @@ Eigen::VectorXd pathFeatures(const FeatureMap& map, const std::vector<int>& path
 }  // namespace
 
 std::vector<double> demonstrationValues(const CostModel& model, const FeatureMap& map,
-                                        const std::vector<std::pair<int, int>>& pairs, const SuggestionSettings& settings) {
+                                        const std::vector<std::pair<int, int>>& pairs, const SuggestionSettings& settings,
+                                        const std::vector<const FeatureMap*>& ground) {
   if (!model.network().empty()) throw InvalidArgument("suggestions for a network model are not built yet");
   settings.validate();
+  for (const FeatureMap* g : ground) {
+    if (g == nullptr || g->features() != map.features()) {
+      throw InvalidArgument("suggestions: every ground map must be made by the model's features, as the image's map is");
+    }
+  }
   // members + 1 cost maps: the model's own (index 0), then the perturbed copies
   Random rng(settings.seed);
   std::vector<std::vector<double>> costs(static_cast<std::size_t>(settings.members) + 1);
@@ -89,7 +98,9 @@ std::vector<double> demonstrationValues(const CostModel& model, const FeatureMap
     for (double& c : costs[m]) c = std::exp(c);
   }
   const bool change = settings.rule == "change";
-  const Eigen::MatrixXd sample = change ? centredSample(map, settings.sample_cells) : Eigen::MatrixXd();
+  const Eigen::MatrixXd sample =
+      change ? centredSample(ground.empty() ? std::vector<const FeatureMap*>{&map} : ground, settings.sample_cells)
+             : Eigen::MatrixXd();
   std::vector<double> values(pairs.size(), -1.0);
   ThreadPool pool(settings.threads);
   pool.parallelFor(pairs.size(), [&](std::size_t p) {
@@ -116,7 +127,8 @@ std::vector<double> demonstrationValues(const CostModel& model, const FeatureMap
 }
 
 std::vector<SuggestedPair> suggestDemonstrations(const CostModel& model, const FeatureMap& map, const SuggestionSearch& search,
-                                                 const SuggestionSettings& settings, int* drawn) {
+                                                 const SuggestionSettings& settings, int* drawn,
+                                                 const std::vector<const FeatureMap*>& ground) {
   settings.validate();
   const int k = model.features().settings().cell_size;
   const int cols = map.cols(), cells = map.rows() * map.cols();
@@ -130,7 +142,7 @@ std::vector<SuggestedPair> suggestDemonstrations(const CostModel& model, const F
   }
   if (drawn) *drawn = static_cast<int>(pairs.size());
   if (pairs.empty()) return {};
-  const std::vector<double> values = demonstrationValues(model, map, pairs, settings);
+  const std::vector<double> values = demonstrationValues(model, map, pairs, settings, ground);
   std::vector<std::size_t> order(pairs.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return values[x] > values[y]; });

@@ -42,6 +42,16 @@ TEST_CASE("suggestion: the change rule gives the same values bit for bit at any 
     }
     CHECK(one[2] == 0.0);  // neighbouring cells: every copy plans the one step, nothing to teach
     CHECK(one[0] + one[1] > 0.0);
+    // The cost change measured on the ground to be planned on: the image itself by default, another
+    // image's map if given (then other values), a map of other features refused.
+    CHECK(demonstrationValues(model, map, pairs, settings, {&map}) == one);
+    const FeatureMap elsewhere = model.features().map(loadRegion(test::scene(6), s).image);
+    const std::vector<double> there = demonstrationValues(model, map, pairs, settings, {&elsewhere});
+    CHECK(there != one);
+    CHECK(there[2] == 0.0);
+    const FeatureMap other_features(2, 2, 3, std::vector<float>(12, 0.5f));
+    CHECK_THROWS_WITH_AS(demonstrationValues(model, map, pairs, settings, {&other_features}),
+                         doctest::Contains("every ground map must be made by the model's features"), InvalidArgument);
     settings.seed = 2;  // another committee, other values
     CHECK(demonstrationValues(model, map, pairs, settings) != one);
     SuggestionSearch search;

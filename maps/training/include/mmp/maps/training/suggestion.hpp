@@ -55,12 +55,15 @@ const std::vector<std::string>& suggestionRules();
                  plan.  Where small changes of the costs move the plan, the model is unsure (query by
                  committee, Silver, Bagnell and Stentz 2012).
                - "change": sd over the sampled cells s of f(s) . (F(perturbed plan) - F(model's plan)),
-                 divided by the model's plan's cells (F: the sum of a path's cell features).
+                 divided by the model's plan's cells (F: the sum of a path's cell features).  The cells
+                 are sampled from `ground` (the maps the model will plan on, made by model.features(),
+                 sample_cells shared evenly among them) or, if it is empty, from `map` itself.
              0 where every copy plans the same path.  Pairs without a plan under the model get -1.  The
              values do not depend on settings.threads.
 !*/
 std::vector<double> demonstrationValues(const CostModel& model, const FeatureMap& map,
-                                        const std::vector<std::pair<int, int>>& pairs, const SuggestionSettings& settings = {});
+                                        const std::vector<std::pair<int, int>>& pairs, const SuggestionSettings& settings = {},
+                                        const std::vector<const FeatureMap*>& ground = {});
 
 /// A start/goal pair to demonstrate next, with its demonstrationValues value.
 struct SuggestedPair {
@@ -76,7 +79,7 @@ struct SuggestionSearch {
 };
 
 /*!
-    requires: as demonstrationValues
+    requires: as demonstrationValues (ground: as there)
     ensures: up to search.n pairs, most valuable first: search.candidates pairs of passable cells at
              least min_separation_px apart, drawn with settings.seed (at most 1000 tries each), valued by
              demonstrationValues; taken in order of value, skipping a pair with an end within half the
@@ -84,6 +87,7 @@ struct SuggestionSearch {
              when no candidate could be drawn; `drawn` (if given) says how many were.
 !*/
 std::vector<SuggestedPair> suggestDemonstrations(const CostModel& model, const FeatureMap& map, const SuggestionSearch& search,
-                                                 const SuggestionSettings& settings = {}, int* drawn = nullptr);
+                                                 const SuggestionSettings& settings = {}, int* drawn = nullptr,
+                                                 const std::vector<const FeatureMap*>& ground = {});
 
 }  // namespace mmp
