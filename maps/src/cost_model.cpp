@@ -317,7 +317,7 @@ CostGrid CostModel::imageCosts(const cv::Mat& image, const cv::Mat& valid, const
   const int k = features_.settings().cell_size;
   if (const double factor = groundFactorOf(metres_per_pixel); factor != 1.0) {  // as the model saw its imagery
     const cv::Mat seen = resampleToGround(image, factor, features_.settings().upsample);
-    const CostGrid at_ground = imageCosts(seen, valid.empty() ? valid : resampleToGround(valid, factor), tiles, 0.0);
+    const CostGrid at_ground = imageCosts(seen, valid.empty() ? valid : resampleToGround(valid, factor, "none"), tiles, 0.0);
     const std::vector<int> sources = groundCellSources(image.size(), seen.size(), k);
     CostGrid grid;
     grid.rows = image.rows / k;

@@ -37,7 +37,7 @@ void FeatureStack::store(Model& model) const {
   if (settings_.normalise_per_image) m["features.normalise"] = "per_image";  // only when on, as above
   if (settings_.ground_resolution > 0.0) {  // only when declared, as above
     m["features.ground_resolution"] = joinList(std::vector<double>{settings_.ground_resolution});
-    if (settings_.upsample != "linear") m["features.upsample"] = settings_.upsample;
+    if (settings_.upsample != "cubic") m["features.upsample"] = settings_.upsample;
   }
   model.arrays["features.lower"] = scaling_.lower;
   model.arrays["features.upper"] = scaling_.upper;

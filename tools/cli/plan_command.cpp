@@ -153,7 +153,7 @@ ModelOnImage applyModel(const std::string& model_path, const std::string& image_
   const double factor = printGroundScale(model, metresPerPixel(image.frame), image_path);
   printFamiliarity(factor == 1.0 ? model.familiarity(image.pixels, image.valid)
                                  : model.familiarity(resampleToGround(image.pixels, factor, model.features().settings().upsample),
-                                                     image.valid.empty() ? image.valid : resampleToGround(image.valid, factor)));
+                                                     image.valid.empty() ? image.valid : resampleToGround(image.valid, factor, "none")));
   printDropped(m.image.cols, m.image.rows, m.grid.cell_size);
   return m;
 }

@@ -405,10 +405,10 @@ mask, non-zero where there is data) or an image file, read band by band.)")
         auto copy = std::make_shared<CostModel>(model);
         copy->setGroundResolution(metres_per_pixel, upsample);
         return copy;
-      }, py::arg("metres_per_pixel"), py::arg("upsample") = "linear", R"(A copy of the model that declares the ground
+      }, py::arg("metres_per_pixel"), py::arg("upsample") = "cubic", R"(A copy of the model that declares the ground
 resolution of its training imagery (0: not declared): images of another known resolution (a GeoTIFF's,
 cost_grid's resolution, an mmp.evaluate entry's resolution) are then resampled to it before their
-features are computed: a finer one by area averaging, a coarser one by upsample ("linear", "cubic", or
+features are computed: a finer one by area averaging, a coarser one by upsample ("cubic", "linear", or
 "none": taken as it comes).)")
       .def("__repr__", [](const CostModel& model) {
         return "mmp.CostModel(" + model.source() + ", " + std::to_string(model.weights().size()) + " features, " +

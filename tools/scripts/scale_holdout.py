@@ -317,7 +317,7 @@ def main():
     parser.add_argument("--in-metres", type=float, default=0.0, metavar="R",
                         help="declare each model's imagery at R m per pixel and each part at R / scale: mmp resamples "
                              "the parts to R (features in metres); 0: off")
-    parser.add_argument("--upsample-features", choices=["linear", "cubic", "none"], default="linear",
+    parser.add_argument("--upsample-features", choices=["cubic", "linear", "none"], default="cubic",
                         help="with --in-metres: how a coarser part is brought to R (features.upsample)")
     parser.add_argument("--areas", choices=["holdout", "train"], default="holdout",
                         help="score the config's holdout (final figures) or its training areas (to choose settings)")

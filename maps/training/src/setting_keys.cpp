@@ -212,8 +212,8 @@ void featureKeys(std::vector<SettingKey>& keys) {
                            "resolution (a GeoTIFF's, an entry's `resolution`) are resampled to it before their features",
                            [](S& s) -> double& { return s.features.ground_resolution; }));
   keys.push_back(selectable(choiceKey(
-      "features.upsample", {"linear", "cubic", "none"},
-      "how an image coarser than features.ground_resolution is brought to it: bilinear, bicubic, or none (taken "
+      "features.upsample", {"cubic", "linear", "none"},
+      "how an image coarser than features.ground_resolution is brought to it: bicubic, bilinear, or none (taken "
       "as it comes, in pixels); a finer image is always area-averaged",
       [](const S& s) { return s.features.upsample; }, [](S& s, const std::string& v) { s.features.upsample = v; })));
   keys.push_back(booleanKey("features.class_scores",

@@ -192,7 +192,7 @@ class CostModel {
   /// Declares the metres per pixel of the imagery the model was trained on (0: not declared) and how a
   /// coarser image is brought to it (FeatureSettings::upsample), for a model trained without
   /// features.ground_resolution; saved with the model (FeatureStack's rule).
-  void setGroundResolution(double metres_per_pixel, const std::string& upsample = "linear") {
+  void setGroundResolution(double metres_per_pixel, const std::string& upsample = "cubic") {
     features_.setGroundResolution(metres_per_pixel, upsample);
   }
   static constexpr double kMinExponent = 0.125, kMaxExponent = 16.0;

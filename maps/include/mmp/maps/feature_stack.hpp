@@ -109,9 +109,10 @@ struct FeatureSettings {
   /// Metres per pixel of the training imagery, 0 = not declared.  When declared, an image of another
   /// known resolution is resampled to it before its features are computed (ground_scale.hpp).
   double ground_resolution = 0.0;
-  /// How an image coarser than ground_resolution is brought to it: "linear" (bilinear), "cubic"
-  /// (bicubic) or "none" (taken as it comes, in pixels); a finer image is always area-averaged.
-  std::string upsample = "linear";
+  /// How an image coarser than ground_resolution is brought to it: "cubic" (bicubic), "linear"
+  /// (bilinear) or "none" (taken as it comes, in pixels); a finer image is always area-averaged.
+  /// cubic was chosen on the training areas resampled to half their resolution (docs/label-free.md).
+  std::string upsample = "cubic";
 };
 
 /// Throws mmp::InvalidArgument naming the first setting outside its documented range.
@@ -226,7 +227,7 @@ class FeatureStack {
   const FeatureScaling& scaling() const { return scaling_; }
   /// Declares the training imagery's ground resolution and upsampling (FeatureSettings::ground_resolution,
   /// upsample): for a model trained without them declared.  Throws mmp::InvalidArgument (validate's message) if invalid.
-  void setGroundResolution(double metres_per_pixel, const std::string& upsample = "linear");
+  void setGroundResolution(double metres_per_pixel, const std::string& upsample = "cubic");
   /// Names of the stacked features: "bias", then the raw names and "1-<raw name>" if complements,
   /// or "<raw name>#<b>" for bin b of each raw feature; then the class-score features, if any.
   const std::vector<std::string>& names() const { return names_; }

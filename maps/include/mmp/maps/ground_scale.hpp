@@ -45,10 +45,10 @@ double groundFactor(const FeatureSettings& settings, double image_resolution, co
 double metresPerPixel(const WorldFrame& pixel_frame);
 
 /// The image (CV_8UC3, or CV_8UC1 for a mask) as the model sees it: round(cols x factor) by round(rows x
-/// factor) pixels, by area averaging where it shrinks (a finer image) and bilinear (or, upsample
-/// "cubic", bicubic) interpolation where it grows (a coarser one); a CV_8UC1 mask by its nearest pixel.
+/// factor) pixels, by area averaging where it shrinks (a finer image) and bicubic (upsample "cubic")
+/// or bilinear interpolation where it grows (a coarser one); a CV_8UC1 mask by its nearest pixel.
 /// requires: factor > 0.
-cv::Mat resampleToGround(const cv::Mat& image, double factor, const std::string& upsample = "linear");
+cv::Mat resampleToGround(const cv::Mat& image, double factor, const std::string& upsample);
 
 /// For each cell of an image of `image` pixels cut in cell_size-pixel cells (rows x cols = image /
 /// cell_size, row-major), the index of the cell of the resampled image (`seen` pixels, the same cell
