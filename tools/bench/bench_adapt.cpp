@@ -18,6 +18,7 @@
 #include <mmp/core/error.hpp>
 #include <mmp/core/numbers.hpp>
 #include <mmp/core/random.hpp>
+#include <mmp/core/thread_pool.hpp>
 #include <mmp/frontend/json_output.hpp>
 #include <mmp/frontend/train_config.hpp>
 #include <mmp/maps/imagery.hpp>
@@ -149,12 +150,18 @@ std::vector<Part> loadParts(const TrainConfig& config, const CostModel& model, c
 // is given, the class_mean diagnostic's (the model's costs averaged over each true class); when
 // `classifier` and `classifier_scores` are given, the classifier baseline's on the same pairs.
 std::vector<PlanScore> score(const PipelineSettings& scoring, const std::vector<Part>& parts, const std::string& area,
-                             const CostModel& model, std::vector<PlanScore>* class_mean = nullptr,
+                             const CostModel& model, int threads, std::vector<PlanScore>* class_mean = nullptr,
                              const LinearClassifier* classifier = nullptr, std::vector<PlanScore>* classifier_scores = nullptr) {
-  std::vector<PlanScore> out;
+  std::vector<const Part*> scored;
   for (const Part& p : parts) {
-    if (p.area != area || !p.scored) continue;
-    const HoldoutResult r = scoreHoldout(scoring, p.right, model, classifier_scores ? classifier : nullptr);
+    if (p.area == area && p.scored) scored.push_back(&p);
+  }
+  std::vector<HoldoutResult> results(scored.size());  // the parts on `threads` threads, taken in order
+  ThreadPool(threads).parallelFor(scored.size(), [&](std::size_t i) {
+    results[i] = scoreHoldout(scoring, scored[i]->right, model, classifier_scores ? classifier : nullptr);
+  });
+  std::vector<PlanScore> out;
+  for (const HoldoutResult& r : results) {
     const auto& s = r.scores.at(Method::Learned);
     out.insert(out.end(), s.begin(), s.end());
     if (class_mean && r.scores.count(Method::ClassMean)) class_mean->insert(class_mean->end(), r.scores.at(Method::ClassMean).begin(), r.scores.at(Method::ClassMean).end());
@@ -370,7 +377,7 @@ void suggestedRun(const CostModel& parent, const std::vector<Part>& parts, const
     const Part* part = pool[best].first;
     if (!index.count(part)) index[part] = teacher.addImage(part->left, part->name + "-left");
     teacher.teach(index[part], part->pool[pool[best].second]);
-    if (std::count(o.ks.begin(), o.ks.end(), k)) c.suggested[k].push_back(score(scoring, parts, area, teacher.model()));
+    if (std::count(o.ks.begin(), o.ks.end(), k)) c.suggested[k].push_back(score(scoring, parts, area, teacher.model(), o.adapt.threads));
   }
 }
 
@@ -386,8 +393,8 @@ void runCurve(const std::string& behaviour, const CostModel& parent, const std::
   const LinearClassifier* classifier = c.references && c.references->classifier ? &*c.references->classifier : nullptr;
   for (const std::string& area : areas) {
     std::vector<PlanScore> zero_class_mean, classifier_scores;
-    const std::vector<PlanScore> zero = score(scoring, parts, area, parent, &zero_class_mean, classifier, &classifier_scores);
-    const std::vector<PlanScore> flat = o.scratch ? score(scoring, parts, area, uniform) : std::vector<PlanScore>{};
+    const std::vector<PlanScore> zero = score(scoring, parts, area, parent, o.adapt.threads, &zero_class_mean, classifier, &classifier_scores);
+    const std::vector<PlanScore> flat = o.scratch ? score(scoring, parts, area, uniform, o.adapt.threads) : std::vector<PlanScore>{};
     std::vector<std::pair<const Part*, std::size_t>> pool;  // (part, demonstration) of the area
     for (const Part& p : parts) {
       for (std::size_t d = 0; p.area == area && d < p.pool.size(); ++d) pool.push_back({&p, d});
@@ -418,17 +425,17 @@ void runCurve(const std::string& behaviour, const CostModel& parent, const std::
         c.step_seconds[k].push_back(step.seconds);
         if (!std::count(o.ks.begin(), o.ks.end(), k)) continue;
         std::vector<PlanScore> class_mean;
-        c.adapted[k].push_back(score(scoring, parts, area, teacher.model(), &class_mean));
+        c.adapted[k].push_back(score(scoring, parts, area, teacher.model(), o.adapt.threads, &class_mean));
         c.class_mean[k].push_back(std::move(class_mean));
         if (o.scratch) {
           const CostModel from_scratch = parent.trees().empty() ? scratch.model() : learchFromScratch(parent, owners, demos, o.adapt);
-          c.scratch[k].push_back(score(scoring, parts, area, from_scratch));
+          c.scratch[k].push_back(score(scoring, parts, area, from_scratch, o.adapt.threads));
         }
         if (o.wants("batch") && std::count(o.batch_ks.begin(), o.batch_ks.end(), k)) {
           const auto start = std::chrono::steady_clock::now();
           const TrainedCostModel retrained = batchRetrain(*c.references, owners, demos);
           c.batch_seconds[k].push_back(secondsFrom(start));
-          c.batch[k].push_back(score(scoring, parts, area, retrained.model));
+          c.batch[k].push_back(score(scoring, parts, area, retrained.model, o.adapt.threads));
         }
       }
       if (o.suggest) suggestedRun(parent, parts, area, pool, seed, o, scoring, c);
