@@ -4,7 +4,7 @@
 //   output_dir: out/adapt_site        # relative to the working directory
 //   teach:     [{image: site.tif, demonstrations: paths.csv} | {image: .., labels: ..} | {images: .., labels: ..}]
 //   holdout:   [{image: .., labels: ..}, ...]              # optional: scored as `mmp train` scores one
-//   adapt:     {lambda: 30 (or a list: chosen by the demonstrations' held-out loss), epochs: 10, learch_rounds: 2, learch_step: 0.5, learch_depth: 3,
+//   adapt:     {lambda: 10 (or a list: chosen by the demonstrations' held-out loss), epochs: 10, learch_rounds: 2, learch_step: 0.5, learch_depth: 3,
 //               network_lambda: 100, network_step: 0.001, network_epochs: 10, network_head_only: false,
 //               min_cost: 0.05, threads: 1, held_out: true, loss: {radius_px: .., scale: ..}}
 //   classes, behaviour, demonstrations, evaluation: as in a train config, needed only for

@@ -50,8 +50,9 @@ namespace mmp {
 struct AdaptationSettings {
   /// Linear models: the prior's strength lambda in lambda/2 |w - w0|^2 (> 0); larger keeps the
   /// adapted model closer to the parent, and the online steps are 1/(lambda t).  The default was chosen
-  /// on the training areas by tools/scripts/adapt_selection.py (docs/teaching.md).
-  double lambda = 30.0;
+  /// on training areas each left out of the model's training, by tools/scripts/adapt_selection.py
+  /// --left-out (docs/teaching.md).
+  double lambda = 10.0;
   /// Linear models: passes of the online learner over the demonstrations taught so far (>= 1).
   int epochs = 10;
   /// LEARCH models: trees added (learch.rounds; chosen as lambda is), their step (eta_t = step / sqrt(t))
