@@ -5,9 +5,10 @@
 // resampled image's cell under its centre.  The cost map stays on the image's own grid of
 // cell_size-pixel cells, so plans, demonstrations and labels keep their pixel coordinates.
 //
-//   const double factor = mmp::groundFactor(model_resolution, image_resolution, "area.tif");
+//   const mmp::FeatureSettings& f = model.features().settings();
+//   const double factor = mmp::groundFactor(f, image_resolution, "area.tif");
 //   if (factor != 1.0) {
-//     const cv::Mat seen = mmp::resampleToGround(image, factor);      // as the model saw its imagery
+//     const cv::Mat seen = mmp::resampleToGround(image, factor, f.upsample);  // as the model saw its imagery
 //     const auto sources = mmp::groundCellSources(image.size(), seen.size(), cell_size);
 //   }
 //
