@@ -57,4 +57,17 @@ inline CostModel randomCostModel(const cv::Mat& image, std::uint64_t seed) {
   return CostModel(std::move(stack), w, CostForm::Exponential);
 }
 
+/// A model fitted on `image` under `settings` as training fits one (raw features standardised by the
+/// image's own statistics if settings.normalise_per_image, then the scaling fitted on them), with
+/// random weights and exponential costs.
+inline CostModel fittedCostModel(const cv::Mat& image, const FeatureSettings& settings, std::uint64_t seed) {
+  RawFeatures raw = computeRawFeatures(image, settings);
+  normaliseImageFeatures(raw, settings);
+  FeatureStack stack = FeatureStack::fit(settings, {&raw});
+  Random rng(seed);
+  Eigen::VectorXd w(stack.features());
+  for (Eigen::Index k = 0; k < w.size(); ++k) w[k] = 0.3 * rng.normal();
+  return CostModel(std::move(stack), w, CostForm::Exponential);
+}
+
 }  // namespace mmp::test

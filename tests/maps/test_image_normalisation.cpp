@@ -4,7 +4,6 @@
 #include "maps_support.hpp"
 
 #include <mmp/core/error.hpp>
-#include <mmp/core/random.hpp>
 #include <mmp/maps/cost_model.hpp>
 #include <mmp/maps/feature_stack.hpp>
 
@@ -25,24 +24,12 @@ FeatureSettings normalised() {
   return s;
 }
 
-// A model fitted on `image` under `settings`, as training does: raw features standardised by the
-// image's own statistics, then the scaling fitted on them; random weights.
-CostModel fittedModel(const cv::Mat& image, const FeatureSettings& settings, std::uint64_t seed) {
-  RawFeatures raw = computeRawFeatures(image, settings);
-  normaliseImageFeatures(raw, settings);
-  FeatureStack stack = FeatureStack::fit(settings, {&raw});
-  Random rng(seed);
-  Eigen::VectorXd w(stack.features());
-  for (Eigen::Index k = 0; k < w.size(); ++k) w[k] = 0.3 * rng.normal();
-  return CostModel(std::move(stack), w, CostForm::Exponential);
-}
-
 }  // namespace
 
 TEST_CASE("per-image statistics are the same for a tiled and a whole image, and so are the costs") {
   const cv::Mat image = test::syntheticImage(200, 260, 4);
   const FeatureSettings s = normalised();
-  const CostModel model = fittedModel(image, s, 3);
+  const CostModel model = test::fittedCostModel(image, s, 3);
   ImageFeatureStatistics whole;
   whole.add(computeRawFeatures(image, s));
   std::vector<double> mean, sd;
@@ -97,7 +84,7 @@ TEST_CASE("per-image statistics are the same for a tiled and a whole image, and 
 
 TEST_CASE("a model with per-image normalisation saves, loads and gives the same costs, and one without loads as before") {
   const cv::Mat image = test::syntheticImage(128, 160, 6);
-  const CostModel model = fittedModel(image, normalised(), 7);
+  const CostModel model = test::fittedCostModel(image, normalised(), 7);
   test::TempDir dir;
   model.save(dir.file("normalised.mmp"));
   const CostModel loaded = CostModel::load(dir.file("normalised.mmp"));
@@ -110,7 +97,7 @@ TEST_CASE("a model with per-image normalisation saves, loads and gives the same 
 
   FeatureSettings plain = normalised();
   plain.normalise_per_image = false;
-  const CostModel old = fittedModel(image, plain, 7);
+  const CostModel old = test::fittedCostModel(image, plain, 7);
   old.save(dir.file("plain.mmp"));
   CHECK(loadModel(dir.file("plain.mmp")).settings.count("features.normalise") == 0);  // files as before
   const CostModel reloaded = CostModel::load(dir.file("plain.mmp"));
@@ -134,7 +121,7 @@ TEST_CASE("with per-image normalisation a constant shift of an image's colours l
   s.hsv = s.lab = false;
   FeatureSettings plain = s;
   plain.normalise_per_image = false;
-  const CostModel on = fittedModel(image, s, 11), off = fittedModel(image, plain, 11);
+  const CostModel on = test::fittedCostModel(image, s, 11), off = test::fittedCostModel(image, plain, 11);
   // The mean relative change of the cells' costs under the shift.
   auto change = [&](const CostModel& model) {
     const std::vector<double> a = model.costs(image).costs, b = model.costs(shifted).costs;
@@ -156,7 +143,7 @@ TEST_CASE("with per-image normalisation a constant shift of an image's colours l
 
 TEST_CASE("a streamed cost map of a per-image model takes the whole image's statistics in a first pass") {
   const cv::Mat image = test::syntheticImage(230, 190, 4);
-  const CostModel model = fittedModel(image, normalised(), 5);
+  const CostModel model = test::fittedCostModel(image, normalised(), 5);
   test::TempDir dir;
   REQUIRE(cv::imwrite(dir.file("scene.png"), image));
   TileSettings tiles;

@@ -3,7 +3,6 @@
 #include "maps_support.hpp"
 
 #include <mmp/core/error.hpp>
-#include <mmp/core/random.hpp>
 #include <mmp/maps/cost_model.hpp>
 #include <mmp/maps/feature_stack.hpp>
 
@@ -30,15 +29,6 @@ int indexOf(const std::vector<std::string>& names, const std::string& name) {
   const auto it = std::find(names.begin(), names.end(), name);
   REQUIRE(it != names.end());
   return static_cast<int>(it - names.begin());
-}
-
-CostModel regionCostModel(const cv::Mat& image, const FeatureSettings& settings, std::uint64_t seed) {
-  const RawFeatures raw = computeRawFeatures(image, settings);
-  FeatureStack stack = FeatureStack::fit(settings, {&raw});
-  Random rng(seed);
-  Eigen::VectorXd w(stack.features());
-  for (Eigen::Index k = 0; k < w.size(); ++k) w[k] = 0.3 * rng.normal();
-  return CostModel(std::move(stack), w, CostForm::Exponential);
 }
 
 }  // namespace
@@ -119,7 +109,7 @@ TEST_CASE("region features of a piece with its cell origin and a halo of the rea
   CHECK(differences(reach, false) > 0);  // the windows follow the whole image's grid, not the piece's
 
   // Cost maps: every tile size and thread count gives the untiled costs, seams included.
-  const CostModel model = regionCostModel(image, s, 3);
+  const CostModel model = test::fittedCostModel(image, s, 3);
   const CostGrid untiled = model.costs(model.features().map(image));
   for (int threads : {1, 2}) {
     for (int size : {16, 23, 40, 1000}) {
@@ -138,7 +128,7 @@ TEST_CASE("region features are reproducible bit for bit") {
   const FeatureSettings s = regionSettings();
   const RawFeatures a = computeRawFeatures(image, s), b = computeRawFeatures(image.clone(), s);
   CHECK(a.values == b.values);
-  const CostModel model = regionCostModel(image, s, 5);
+  const CostModel model = test::fittedCostModel(image, s, 5);
   TileSettings tiles;
   tiles.tile_cells = 24;
   tiles.threads = 2;
@@ -173,7 +163,7 @@ TEST_CASE("region settings outside their range are refused by name") {
 TEST_CASE("region settings are saved in the model, and a model without them loads and costs as before") {
   const cv::Mat image = test::syntheticImage(128, 160, 6);
   const FeatureSettings s = regionSettings();
-  const CostModel model = regionCostModel(image, s, 7);
+  const CostModel model = test::fittedCostModel(image, s, 7);
   test::TempDir dir;
   model.save(dir.file("regions.mmp"));
   const CostModel loaded = CostModel::load(dir.file("regions.mmp"));
@@ -189,7 +179,7 @@ TEST_CASE("region settings are saved in the model, and a model without them load
   // with them off and gives the same costs.
   FeatureSettings plain = s;
   plain.region_window = 0;
-  const CostModel old = regionCostModel(image, plain, 7);
+  const CostModel old = test::fittedCostModel(image, plain, 7);
   old.save(dir.file("plain.mmp"));
   const Model stored = loadModel(dir.file("plain.mmp"));
   for (const auto& [key, value] : stored.settings) CHECK(key.find("region") == std::string::npos);
