@@ -442,14 +442,60 @@ void CostModel::windowCosts(const cv::Mat& pixels, cv::Point corner, int rows, i
     for (int r = r0; r < r1; ++r) {
       for (int c = c0; c < c1; ++c) {
         const int s = (r - er0) * tile_cols + (c - ec0);
-        const double cost = raised(network_.shape().cost_floor +
-                                   (linear_part ? cellCost(*score, *map, s, log_costs[static_cast<std::size_t>(s)])
-                                                : std::exp(log_costs[static_cast<std::size_t>(s)])));
+        const double network_log = log_costs[static_cast<std::size_t>(s)];
+        const double cost = network_.empty() ? raised(cellCost(*score, *map, s, 0.0))
+                                             : raised(network_.shape().cost(linear_part ? (*score)(s) + network_log : network_log));
         if (!(cost > 0.0) || !std::isfinite(cost)) throw badCost(r, c, cost);
         out[static_cast<std::size_t>(r - first) * width + (c - left)] = cost;
       }
     }
   });
+}
+
+const char* hypothesisName(CostHypothesis hypothesis) {
+  switch (hypothesis) {
+    case CostHypothesis::Learch: return "learch";
+    case CostHypothesis::Network: return "network";
+    case CostHypothesis::Linear: break;
+  }
+  return "linear";
+}
+
+void CostModel::logCosts(const FeatureMap& map, const Eigen::VectorXd& w, const TreeEnsemble& trees, std::vector<double>& out,
+                         const std::vector<float>* network_inputs) const {
+  const double e = exponent_;
+  switch (hypothesis()) {
+    case CostHypothesis::Linear:
+      map.costs(w, out, form_);  // +inf on blocked cells
+      for (double& c : out) c = std::log(c) * e;
+      return;
+    case CostHypothesis::Learch:
+      if (trees.largestFeature() >= map.features()) {
+        throw InvalidArgument(source_ + ": a tree splits on feature " + std::to_string(trees.largestFeature()) + "; the map has " +
+                              std::to_string(map.features()));
+      }
+      map.costs(w, out);  // w . f, +inf on blocked cells
+      for (int s = 0; s < map.cells(); ++s) {
+        double& v = out[static_cast<std::size_t>(s)];
+        if (std::isfinite(v)) v += trees(map, s);
+      }
+      for (double& c : out) c *= e;
+      return;
+    case CostHypothesis::Network: break;
+  }
+  const std::size_t planes = static_cast<std::size_t>(network_.shape().inputs());
+  if (network_inputs == nullptr || network_inputs->size() != static_cast<std::size_t>(map.cells()) * planes) {
+    throw InvalidArgument(source_ + ": a network model's log-costs need its " + std::to_string(planes) + " input planes on the map's " +
+                          std::to_string(map.cells()) + " cells (" +
+                          (network_inputs == nullptr ? std::string("none given") : std::to_string(network_inputs->size()) + " values given") +
+                          ")");
+  }
+  map.costs(w, out);  // w . f, +inf on blocked cells
+  std::vector<double> network;
+  network_.logCosts(*network_inputs, map.rows(), map.cols(), network);
+  for (std::size_t s = 0; s < out.size(); ++s) {
+    if (std::isfinite(out[s])) out[s] = std::log(network_.shape().cost(out[s] + network[s])) * e;
+  }
 }
 
 DataError CostModel::badCost(long long row, long long col, double cost) const {

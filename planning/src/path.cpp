@@ -4,8 +4,10 @@
 
 #include <mmp/core/error.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 namespace mmp {
 namespace {
@@ -26,6 +28,15 @@ double pathLength(const std::vector<int>& path, int cols) {
   double length = 0.0;
   for (std::size_t i = 1; i < path.size(); ++i) length += stepLength(path[i - 1], path[i], cols);
   return length;
+}
+
+double nearestCellDistance(int cell, const std::vector<int>& to, int cols) {
+  double nearest = std::numeric_limits<double>::infinity();  // squared: exact for cells of any grid mmp reads
+  for (int t : to) {
+    const double dr = cell / cols - t / cols, dc = cell % cols - t % cols;
+    nearest = std::min(nearest, dr * dr + dc * dc);
+  }
+  return std::sqrt(nearest);
 }
 
 double pathIntegral(const std::vector<int>& path, int cols, const std::vector<double>& values) {

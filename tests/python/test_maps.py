@@ -1,6 +1,7 @@
 """mmp.CostModel, CostGrid, Frame, load_image, synthetic_scene and write_nav2."""
 
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -187,6 +188,25 @@ def test_adapt_returns_a_new_model_taught_on_the_paths_and_leaves_this_one(train
         model.adapt(image, [np.array([[5, 5], [5, 900]])])
     with pytest.raises(mmp.DataError, match="not a neighbour|neighbour"):
         model.adapt(image, [np.array([[5, 5], [5, 9]])])
+
+
+def test_adapt_takes_avoid_marks_in_any_order_and_warns_when_unshown_ground_moves(trained, scenes):
+    model = trained.model
+    image = scenes[2][0]
+    first = mmp.plan(np.ones(model.costs(image).shape), (5, 5), (5, 50)).path
+    second = mmp.plan(np.ones(model.costs(image).shape), (40, 5), (40, 50)).path
+    a = model.adapt(image, [first, second], lambda_=1.0)
+    b = model.adapt(image, [second, first], lambda_=1.0)
+    assert np.array_equal(a.costs(image), b.costs(image))  # the set, not the order
+    mark = np.array([[r, c] for r in range(20, 26) for c in range(20, 26)])
+    marked = model.adapt(image, [first, second], lambda_=1.0, avoid=[mark])
+    assert "adapted_avoid" in marked.info and "adapted_avoid" not in a.info
+    with pytest.raises(mmp.InvalidArgument, match=r"avoid\[0\]\[0\] = \(-1, 0\) is off the image"):
+        model.adapt(image, [first], avoid=[np.array([[-1, 0]])])
+    with warnings.catch_warnings(record=True) as caught:  # a very weak prior: the paths move far
+        warnings.simplefilter("always")
+        model.adapt(image, [first], lambda_=1e-4)
+    assert all("relative to your paths" in str(w.message) for w in caught)
 
 
 def test_a_network_model_adapts_by_fine_tuning_through_adapt_and_teach(scenes):

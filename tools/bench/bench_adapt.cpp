@@ -68,6 +68,7 @@ struct Options {
   std::vector<double> lambdas;          ///< --areas left-out: the candidates (default: adapt.lambda)
   std::vector<std::string> folds;       ///< --areas left-out: the training areas left out (default: every one)
   bool scratch = true;                  ///< also the learner from scratch and uniform costs (off for --areas left-out)
+  int marks = 0;                        ///< avoid marks per teaching half, on the behaviour's dearest passable class (linear models)
   bool wants(const std::string& reference) const {
     return std::find(references.begin(), references.end(), reference) != references.end();
   }
@@ -86,6 +87,7 @@ struct Part {
   std::shared_ptr<const FeatureMap> left;  ///< null: the part gives no demonstration
   std::shared_ptr<const Region> left_region;  ///< the same, as a region (image, labels, map), for the batch retrain
   std::vector<std::vector<int>> pool;
+  std::vector<std::vector<int>> marks;  ///< avoid marks on the left half (--marks), taught when the half is first used
   HoldoutImage right;
   bool scored = false;
 };
@@ -98,6 +100,36 @@ RegionSpec half(const RegionSpec& spec, const cv::Mat& image, const cv::Mat& lab
   h.pixels = image(cv::Rect(x0, 0, x1 - x0, image.rows)).clone();
   h.label_pixels = labels(cv::Rect(x0, 0, x1 - x0, labels.rows)).clone();
   return h;
+}
+
+// n avoid marks on a region: blobs of its dearest passable class (by the behaviour's true costs), each
+// the class's cells within 5 cells of a seeded cell of it, off the demonstrations' cells -- what a
+// user who knows the site would stroke over a lake or a roof.  Fewer if the class is small or absent.
+std::vector<std::vector<int>> avoidMarks(const Region& region, int n, const std::vector<std::vector<int>>& pool, std::uint64_t seed) {
+  double dearest = 0.0;
+  for (const double c : region.true_costs) {
+    if (std::isfinite(c)) dearest = std::max(dearest, c);
+  }
+  std::vector<char> demonstrated(region.true_costs.size(), 0);
+  for (const std::vector<int>& path : pool) {
+    for (const int s : path) demonstrated[static_cast<std::size_t>(s)] = 1;
+  }
+  std::vector<int> candidates;
+  for (int s = 0; s < static_cast<int>(region.true_costs.size()); ++s) {
+    if (region.true_costs[s] == dearest && !demonstrated[s]) candidates.push_back(s);
+  }
+  const int cols = region.cols();
+  Random rng(seed);
+  std::vector<std::vector<int>> marks;
+  for (int m = 0; m < n && candidates.size() >= 10; ++m) {
+    const int centre = candidates[static_cast<std::size_t>(rng.below(candidates.size()))];
+    std::vector<int> cells;
+    for (const int s : candidates) {
+      if (std::abs(s / cols - centre / cols) <= 5 && std::abs(s % cols - centre % cols) <= 5) cells.push_back(s);
+    }
+    marks.push_back(std::move(cells));
+  }
+  return marks;
 }
 
 std::vector<Part> loadParts(const TrainConfig& config, const CostModel& model, const Options& o, PipelineSettings& scoring) {
@@ -120,7 +152,7 @@ std::vector<Part> loadParts(const TrainConfig& config, const CostModel& model, c
                              : std::optional<RegionSpec>(half(spec, image, labels, 0, across ? image.cols : middle, across ? "whole" : "left")));
     scored_index.push_back(scored ? static_cast<int>(scoring.holdout.size()) : -1);
     if (scored) scoring.holdout.push_back(half(spec, image, labels, across ? 0 : middle, image.cols, across ? "whole" : "right"));
-    parts.push_back({spec.areaName(), spec.name, nullptr, nullptr, {}, {}, scored});
+    parts.push_back({spec.areaName(), spec.name, nullptr, nullptr, {}, {}, {}, scored});
   }
   std::vector<Part> usable;
   for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -129,6 +161,7 @@ std::vector<Part> loadParts(const TrainConfig& config, const CostModel& model, c
         Region left = loadRegion(*teach[i], config);
         parts[i].pool = plannedPaths(left, o.pool, config.evaluation.min_separation_px, k, 1000 + i, "bench_adapt pool");
         if (parts[i].pool.empty()) throw DataError("no demonstration could be planned on it");
+        parts[i].marks = avoidMarks(left, o.marks, parts[i].pool, 2000 + i);
         parts[i].left = std::make_shared<const FeatureMap>(model.features().map(left.image));
         if (o.wants("batch")) {
           std::vector<float>().swap(left.raw.values);  // the map holds the features
@@ -279,8 +312,8 @@ References loadReferences(const TrainConfig& config, const CostModel& parent, co
 // Uniform costs of the parent's kind: the parent a learner from scratch starts from.
 CostModel uniformModel(const CostModel& parent) {
   Eigen::VectorXd w = Eigen::VectorXd::Zero(parent.weights().size());
-  if (parent.form() == CostForm::Linear && parent.trees().empty()) w[kBiasIndex] = 1.0;
-  return CostModel(parent.features(), w, parent.trees().empty() ? parent.form() : CostForm::Exponential, {});
+  if (parent.form() == CostForm::Linear) w[kBiasIndex] = 1.0;  // LEARCH and networks: exponential
+  return CostModel(parent.features(), w, parent.form(), {});
 }
 
 // LEARCH from uniform costs on the demonstrations alone (the teacher adapts models that have trees).
@@ -416,19 +449,23 @@ void runCurve(const std::string& behaviour, const CostModel& parent, const std::
         if (!index.count(part)) {
           index[part] = teacher.addImage(part->left, part->name + "-left");
           scratch.addImage(part->left, part->name + "-left");
+          if (parent.hypothesis() == CostHypothesis::Linear) {  // the kind that takes marks
+            for (const std::vector<int>& mark : part->marks) teacher.avoid(index[part], mark);
+          }
         }
         const std::vector<int>& demo = part->pool[order[static_cast<std::size_t>(k - 1)].second];
         owners.push_back(part);
         demos.push_back(demo);
         const TeachingStep step = teacher.teach(index[part], demo);
-        if (o.scratch && parent.trees().empty()) scratch.teach(index[part], demo);
+        if (o.scratch && parent.hypothesis() != CostHypothesis::Learch) scratch.teach(index[part], demo);
         c.step_seconds[k].push_back(step.seconds);
         if (!std::count(o.ks.begin(), o.ks.end(), k)) continue;
         std::vector<PlanScore> class_mean;
         c.adapted[k].push_back(score(scoring, parts, area, teacher.model(), o.adapt.threads, &class_mean));
         c.class_mean[k].push_back(std::move(class_mean));
         if (o.scratch) {
-          const CostModel from_scratch = parent.trees().empty() ? scratch.model() : learchFromScratch(parent, owners, demos, o.adapt);
+          const CostModel from_scratch =
+              parent.hypothesis() != CostHypothesis::Learch ? scratch.model() : learchFromScratch(parent, owners, demos, o.adapt);
           c.scratch[k].push_back(score(scoring, parts, area, from_scratch, o.adapt.threads));
         }
         if (o.wants("batch") && std::count(o.batch_ks.begin(), o.batch_ks.end(), k)) {
@@ -544,6 +581,8 @@ int main(int argc, char** argv) {
                                                "areas plus the k demonstrations)")
       ->check(CLI::IsMember({"classifier", "batch"}))->delimiter(',');
   app.add_option("--batch-ks", o.batch_ks, "the k at which the batch retrain runs (each one of --ks)")->capture_default_str();
+  app.add_option("--marks", o.marks, "avoid marks per teaching half on the behaviour's dearest passable class (linear models)")
+      ->capture_default_str()->check(CLI::Range(0, 20));
   app.add_option("--lambdas", o.lambdas, "--areas left-out: the lambdas to try (default: --lambda)");
   app.add_option("--folds", o.folds, "--areas left-out: the training areas to leave out (default: every one)");
   CLI11_PARSE(app, argc, argv);
@@ -687,7 +726,7 @@ int main(int argc, char** argv) {
       std::printf("wrote %s\n", o.png.c_str());
     }
     const Json settings = {{"lambda", o.adapt.lambda}, {"epochs", o.adapt.epochs}, {"learch_rounds", o.adapt.learch_rounds},
-                           {"seeds", o.seeds}, {"pool", o.pool}, {"pairs", o.pairs},
+                           {"seeds", o.seeds}, {"pool", o.pool}, {"pairs", o.pairs}, {"marks", o.marks},
                            {"suggest_rule", o.suggestion.rule}, {"suggest_spread", o.suggestion.spread},
                            {"suggest_ground", o.suggest_ground},
                            {"references", o.references}, {"batch_ks", o.wants("batch") ? Json(o.batch_ks) : Json::array()}};

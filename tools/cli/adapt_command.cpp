@@ -3,7 +3,7 @@
 // each a progress line; each demonstration scored held out; the holdout, if any, scored as `mmp train`
 // scores one.  Writes the output folder (model.mmp, teach_*.png, metrics.json, and with a holdout
 // panel_*.png and pairs.csv) all at once; the parent is never written.
-// `mmp adapt MODEL --image A --demonstrations A.csv [--image B ...] --out M.mmp [--png P]`: the same
+// `mmp adapt MODEL --image A --demonstrations A.csv [--avoid S.csv] [--image B ...] --out M.mmp [--png P]`: the same
 // teaching from flags, writing the adapted model (atomically) and, with --png, the picture of the
 // first image.
 #include "commands.hpp"
@@ -38,14 +38,13 @@ namespace {
 struct AdaptOptions {
   std::string model, config, out, png, data_root, output_dir;
   std::vector<std::string> overrides;
-  std::vector<std::string> images, demonstrations;
+  std::vector<std::string> images, demonstrations, avoid;
   AdaptationSettings settings;
 };
 
 // How the model adapts, for the first line of the output.
-std::string adaptationKind(const CostModel& parent) {
-  if (!parent.network().empty()) return "a network: fine-tuned toward the parent; " + networkKernels();
-  return parent.trees().empty() ? "linear costs: online learner toward the parent" : "LEARCH: new trees";
+std::string adaptationKind(const CostModel& parent, const AdaptationSettings& settings) {
+  return describeAdaptation(parent, settings) + (parent.readsPixels() ? "; " + networkKernels() : "");
 }
 
 void writePicture(const AdaptOptions& o, const CostModelTeacher& teacher, const GeoImage& image) {
@@ -63,6 +62,10 @@ void runAdapt(const AdaptOptions& o) {
     throw InvalidArgument("mmp adapt: " + std::to_string(o.images.size()) + " --image and " +
                           std::to_string(o.demonstrations.size()) + " --demonstrations; give one file of paths per image");
   }
+  if (o.avoid.size() > o.images.size()) {
+    throw InvalidArgument("mmp adapt: " + std::to_string(o.avoid.size()) + " --avoid for " + std::to_string(o.images.size()) +
+                          " --image; give at most one file of avoid strokes per image, in the order of the images");
+  }
   std::error_code ignored;
   if (std::filesystem::equivalent(o.model, o.out, ignored)) {
     throw InvalidArgument("mmp adapt: --out '" + o.out + "' is the parent model; write the adapted model to another file");
@@ -74,6 +77,7 @@ void runAdapt(const AdaptOptions& o) {
     std::vector<int> cells;
   };
   std::vector<Taught> queue;
+  std::vector<AvoidMark> marks;
   GeoImage first;
   for (std::size_t i = 0; i < o.images.size(); ++i) {
     GeoImage image = loadGeoImage(o.images[i]);
@@ -82,17 +86,37 @@ void runAdapt(const AdaptOptions& o) {
       const std::string where = o.demonstrations[i] + " path '" + path.name + "'";
       queue.push_back({index, where, pathCells(path, teacher.cellSize(), teacher.rows(index), teacher.cols(index), where, image.frame)});
     }
+    if (i < o.avoid.size()) {
+      std::vector<int> marked;  // every cell an avoid stroke crosses
+      for (const PixelPath& stroke : readDemonstrationFile(o.avoid[i])) {
+        const std::string where = o.avoid[i] + " stroke '" + stroke.name + "'";
+        const std::vector<int> cells = pathCells(stroke, teacher.cellSize(), teacher.rows(index), teacher.cols(index), where, image.frame);
+        marked.insert(marked.end(), cells.begin(), cells.end());
+      }
+      marks.push_back({index, std::move(marked)});
+    }
     if (i == 0) first = std::move(image);
   }
   std::printf("adapting %s (%s) on %zu demonstration(s) on %zu image(s)\n", o.model.c_str(),
-              adaptationKind(teacher.parent()).c_str(),
+              adaptationKind(teacher.parent(), teacher.settings()).c_str(),
               queue.size(), o.images.size());
-  for (std::size_t k = 0; k < queue.size(); ++k) {
-    const TeachingStep step = teacher.teach(queue[k].image, queue[k].cells);
-    std::printf("[%zu/%zu] %s: prediction loss per cell of the taught paths %.4g under the parent, %.4g adapted (%.2f s)%s\n",
-                k + 1, queue.size(), queue[k].name.c_str(), step.loss_before, step.loss_after, step.seconds,
-                step.info == Info::Success ? "" : ("; " + step.message).c_str());
+  std::vector<TaughtDemonstration> demonstrations;
+  for (const Taught& t : queue) {
+    try {
+      teacher.checkDemonstration(t.image, t.cells);
+    } catch (const DataError& e) {
+      throw DataError(t.name + ": " + e.what());
+    }
+    demonstrations.push_back({t.image, t.cells});
   }
+  // One adaptation over the set (the order does not matter): a file of many paths is not re-adapted
+  // once per path.
+  const TeachingStep step = teacher.teach(demonstrations, marks);
+  std::printf("taught %zu demonstration(s)%s in one adaptation: prediction loss per cell of the taught paths %.4g under the parent, "
+              "%.4g adapted (%.2f s)%s\n",
+              demonstrations.size(), marks.empty() ? "" : (" and " + std::to_string(marks.size()) + " avoid mark(s)").c_str(),
+              step.loss_before, step.loss_after, step.seconds, step.info == Info::Success ? "" : ("; " + step.message).c_str());
+  for (const std::string& warning : step.warnings) std::printf("  warning: %s\n", warning.c_str());
   CostModel adapted = teacher.model();
   adapted.setInfo("mmp_version", provenance());
   adapted.save(o.out);  // atomically
@@ -111,7 +135,7 @@ void runAdaptConfig(const AdaptOptions& o) {
   for (const std::string& stale : output.removedStale()) std::printf("removed '%s', left by a run that was killed\n", stale.c_str());
   std::printf("mmp adapt %s %s: %zu teach image(s), %zu holdout image(s); %s\n", o.model.c_str(), o.config.c_str(),
               config.train.size(), config.holdout.size(),
-              adaptationKind(parent).c_str());
+              adaptationKind(parent, config.adapt).c_str());
   Progress progress("");
   const AdaptationRun run = adaptAndReport(
       parent, config,
@@ -120,6 +144,7 @@ void runAdaptConfig(const AdaptOptions& o) {
         std::printf("[%d/%d] %s: prediction loss per cell of the taught paths %.4g under the parent, %.4g adapted (%.2f s)%s\n",
                     k, n, r.name.c_str(), r.step.loss_before, r.step.loss_after, r.step.seconds,
                     r.step.info == Info::Success ? "" : ("; " + r.step.message).c_str());
+        for (const std::string& warning : r.step.warnings) std::printf("  warning: %s\n", warning.c_str());
         std::fflush(stdout);
       },
       [&](const std::string& stage, long done, long total, const std::string& detail) { progress.update(stage, done, total, detail); });
@@ -135,7 +160,7 @@ void runAdaptConfig(const AdaptOptions& o) {
   } else if (!run.selection_note.empty()) {
     std::printf("\nno lambda selection: %s\n", run.selection_note.c_str());
   }
-  const HeldOutReport& h = run.held_out;
+  const HeldOutPathReport& h = run.held_out;
   if (h.demonstrations > 0) {
     std::printf("\neach demonstration held out (the model taught on the other %d plans between its ends): mean over %d%s\n",
                 h.demonstrations - 1, h.demonstrations,
@@ -163,7 +188,7 @@ void runAdaptConfig(const AdaptOptions& o) {
     GeoImage image;  // a network model computes its costs from the pixels
     image.pixels = region.image;
     image.frame = region.frame;
-    const auto grid = [&](const CostModel& model) { return model.network().empty() ? model.costs(*region.map) : model.costs(image); };
+    const auto grid = [&](const CostModel& model) { return model.readsPixels() ? model.costs(image) : model.costs(*region.map); };
     writeImage(output.file(name), teachingPicture(grid(parent), grid(run.model), demos, static_cast<int>(run.taught.size())));
     outputs.push_back(name);
   }
@@ -190,7 +215,7 @@ void runAdaptConfig(const AdaptOptions& o) {
 
 void runAdaptCommand(const AdaptOptions& o) {
   // A network parent fine-tunes on libtorch's kernels, pinned as `mmp train` pins them (commands.hpp).
-  if (!CostModel::load(o.model).network().empty()) pinNetworkKernels();
+  if (CostModel::load(o.model).readsPixels()) pinNetworkKernels();
   if (o.config.empty()) {
     if (o.images.empty() || o.out.empty()) {
       throw InvalidArgument("mmp adapt: give a config (mmp adapt MODEL CONFIG.yaml) or --image, --demonstrations and --out");
@@ -219,6 +244,10 @@ void addAdaptCommand(CLI::App& app) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--demonstrations", o->demonstrations,
                   "paths on the --image of the same place: CSV path,x,y (pixels) or path,world_x,world_y, or YAML")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--avoid", o->avoid,
+                  "linear models: strokes over ground that must stay dear (a lake, roofs) on the --image of the same place, "
+                  "in the --demonstrations format; every cell a stroke crosses is held dearer than the taught paths' ground")
       ->check(CLI::ExistingFile);
   cmd->add_option("--out", o->out, "where to write the adapted model (atomically)");
   cmd->add_option("--png", o->png, "a picture: both models' cost maps of the first image, demonstrations and plans");

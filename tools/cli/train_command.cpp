@@ -394,7 +394,7 @@ void runTrainFromPaths(const TrainConfig& config, const std::string& effective, 
   int files = 0;
   for (const RegionSpec& spec : settings.train) files += static_cast<int>(spec.demonstrations.size());
   if (files >= 2) {
-    const HeldOutReport h = crossValidateDemonstrations(settings, 5, callback);
+    const HeldOutPathReport h = crossValidateDemonstrations(settings, 5, callback);
     progress.finish();
     std::printf("\nno holdout images: the demonstrations held out in %d folds (each scored by the model trained on the "
                 "others), %d demonstrations\n", std::min(5, files), h.demonstrations);

@@ -234,7 +234,7 @@ per pixel), origin ((x, y) of its lower-left corner) and crs, or stays in cells.
 without data are +inf and marked in grid.unknown.)")
       .def("adapt", [](const CostModel& model, const py::object& image, const py::list& paths, double lambda, int epochs,
                        int learch_rounds, double loss_radius_px, int threads, const std::string& channels, double network_lambda,
-                       double network_step, int network_epochs, bool network_head_only) {
+                       double network_step, int network_epochs, bool network_head_only, const py::list& avoid) {
         AdaptationSettings settings;
         settings.lambda = lambda;
         settings.epochs = epochs;
@@ -255,42 +255,51 @@ without data are +inf and marked in grid.unknown.)")
           if (!array) throw InvalidArgument("adapt: image: expected an array or a file path");
           geo.pixels = bgrImage(array, channels, "image");
         }
-        std::vector<std::vector<int>> demos;
+        std::vector<TaughtDemonstration> demos;
         CostModelTeacher teacher(model, settings);
         const int index = teacher.addImage(geo, name);
-        for (std::size_t d = 0; d < paths.size(); ++d) {
-          const auto cells = denseArray<long long>(paths[d], "adapt: paths[" + std::to_string(d) + "]",
-                                                   "expected an N x 2 array of (row, col) cells");
-          if (cells.ndim() != 2 || cells.shape(1) != 2) {
-            throw InvalidArgument("adapt: paths[" + std::to_string(d) + "]: expected an N x 2 array of (row, col) cells");
-          }
-          std::vector<int> path;
+        const auto cellsOf = [&teacher, index](const py::handle& item, const std::string& where) {
+          const auto cells = denseArray<long long>(item, "adapt: " + where, "expected an N x 2 array of (row, col) cells");
+          if (cells.ndim() != 2 || cells.shape(1) != 2) throw InvalidArgument("adapt: " + where + ": expected an N x 2 array of (row, col) cells");
+          std::vector<int> out;
           for (py::ssize_t i = 0; i < cells.shape(0); ++i) {
             const long long r = cells.at(i, 0), c = cells.at(i, 1);
             if (r < 0 || c < 0 || r >= teacher.rows(index) || c >= teacher.cols(index)) {
-              throw InvalidArgument("adapt: paths[" + std::to_string(d) + "][" + std::to_string(i) + "] = (" + std::to_string(r) +
-                                    ", " + std::to_string(c) + ") is off the image's " + std::to_string(teacher.rows(index)) +
-                                    " x " + std::to_string(teacher.cols(index)) + " cells");
+              throw InvalidArgument("adapt: " + where + "[" + std::to_string(i) + "] = (" + std::to_string(r) + ", " + std::to_string(c) +
+                                    ") is off the image's " + std::to_string(teacher.rows(index)) + " x " +
+                                    std::to_string(teacher.cols(index)) + " cells");
             }
-            path.push_back(static_cast<int>(r) * teacher.cols(index) + static_cast<int>(c));
+            out.push_back(static_cast<int>(r) * teacher.cols(index) + static_cast<int>(c));
           }
-          demos.push_back(std::move(path));
+          return out;
+        };
+        for (std::size_t d = 0; d < paths.size(); ++d) demos.push_back({index, cellsOf(paths[d], "paths[" + std::to_string(d) + "]")});
+        std::vector<std::vector<int>> marks;
+        for (std::size_t m = 0; m < avoid.size(); ++m) marks.push_back(cellsOf(avoid[m], "avoid[" + std::to_string(m) + "]"));
+        TeachingStep step;
+        {
+          py::gil_scoped_release release;
+          if (!demos.empty()) step = teacher.teach(demos);
+          for (std::vector<int>& mark : marks) step = teacher.avoid(index, std::move(mark));
         }
-        py::gil_scoped_release release;
-        for (std::vector<int>& path : demos) teacher.teach(index, std::move(path));
+        for (const std::string& warning : step.warnings) {  // ground moved that no path showed
+          if (PyErr_WarnEx(PyExc_UserWarning, warning.c_str(), 1) != 0) throw py::error_already_set();
+        }
         return std::make_shared<CostModel>(teacher.model());
       }, py::arg("image"), py::arg("paths"), py::arg("lambda_") = AdaptationSettings{}.lambda,
          py::arg("epochs") = AdaptationSettings{}.epochs, py::arg("learch_rounds") = AdaptationSettings{}.learch_rounds,
          py::arg("loss_radius_px") = AdaptationSettings{}.loss.radius_px, py::arg("threads") = 1, py::arg("channels") = "rgb",
          py::arg("network_lambda") = AdaptationSettings{}.network_lambda, py::arg("network_step") = AdaptationSettings{}.network_step,
          py::arg("network_epochs") = AdaptationSettings{}.network_epochs,
-         py::arg("network_head_only") = AdaptationSettings{}.network_head_only,
+         py::arg("network_head_only") = AdaptationSettings{}.network_head_only, py::arg("avoid") = py::list(),
          R"(A new model: this one taught on a new site (docs/teaching.md; `mmp adapt`).  image: an H x W x 3 uint8
 array or an image file; paths: demonstrated paths on it, each an N x 2 array of (row, col) cells, 8-connected,
-taught in order.  Linear models adapt by the online learner toward this model (lambda_ its pull), LEARCH
+taught as one set (the order does not matter).  Linear models adapt by the online learner toward this model (lambda_ its pull), LEARCH
 models by new trees (learch_rounds), network models by fine-tuning (network_lambda its pull, network_step,
 network_epochs, network_head_only: the last layer alone).  This model is not changed; the new one's
-info records what it was taught.)")
+info records what it was taught.  avoid: ground that must stay dear (a lake, roofs), each an N x 2 array
+of (row, col) cells, held dearer than the paths' ground (linear models).  Ground the paths did not show whose cost moved past 1.5x relative to
+theirs raises a UserWarning naming it.)")
       .def("suggest", [](const CostModel& model, const py::object& image, int n, const std::string& rule, int candidates,
                          double min_separation_px, int members, double spread, std::uint64_t seed, int threads,
                          const std::string& channels) {
@@ -391,7 +400,7 @@ mask, non-zero where there is data) or an image file, read band by band.)")
       .def_property_readonly("source", &CostModel::source)
       .def_property_readonly("form", [](const CostModel& model) { return std::string(describe(model.form())); })
       .def_property_readonly("kind", [](const CostModel& model) {
-        return !model.network().empty() ? "network" : !model.trees().empty() ? "learch" : "linear";
+        return std::string(hypothesisName(model.hypothesis()));
       }, "linear (weights on the features), learch (plus boosted trees) or network (plus a network)")
       .def_property_readonly("weights", [](const CostModel& model) {
         return py::array_t<double>(model.weights().size(), model.weights().data());

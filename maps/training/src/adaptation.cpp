@@ -1,21 +1,25 @@
 #include <mmp/maps/training/adaptation.hpp>
 
+#include "trainer.hpp"
+
 #include <mmp/core/error.hpp>
 #include <mmp/core/model_file.hpp>
 #include <mmp/core/numbers.hpp>
-#include <mmp/core/projection.hpp>
-#include <mmp/learners/online_greedy_projection.hpp>
+#include <mmp/learners/learner.hpp>
 #include <mmp/maps/training/learch.hpp>
 #include <mmp/maps/training/network_training.hpp>
-#include <mmp/planning/grid_planner.hpp>
 #include <mmp/planning/path.hpp>
 
 #include <algorithm>
+#include <array>
+#include <cstdio>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <sstream>
+#include <tuple>
 
 namespace mmp {
 
@@ -37,19 +41,6 @@ void AdaptationSettings::validate() const {
   if (threads < 0) fail("threads", "= " + std::to_string(threads) + " must be >= 0 (0: all cores)");
 }
 
-void modelLogCosts(const CostModel& model, const FeatureMap& map, const Eigen::VectorXd& w, const std::vector<double>& steps,
-                   std::vector<double>& out) {
-  if (model.trees().empty()) {
-    map.costs(w, out, model.form());
-    for (double& c : out) c = std::log(c) * model.costExponent();
-    return;
-  }
-  TreeEnsemble trees;
-  for (std::size_t t = 0; t < steps.size(); ++t) trees.add(model.trees().trees()[t], steps[t]);
-  logCosts(map, w, trees, out);
-  for (double& c : out) c *= model.costExponent();
-}
-
 PathExample::Params adaptationExampleParams(const AdaptationSettings& settings, const CostModel& parent) {
   PathExample::Params params;
   params.connectivity = Connectivity::Eight;
@@ -58,7 +49,7 @@ PathExample::Params adaptationExampleParams(const AdaptationSettings& settings, 
   params.loss.scale = settings.loss.scale;
   params.length_weighting = settings.loss.length_weighting;
   params.q = 1;
-  params.cost_form = parent.trees().empty() ? parent.form() : CostForm::Exponential;
+  params.cost_form = parent.form();  // exponential for LEARCH and networks
   return params;
 }
 
@@ -83,7 +74,7 @@ std::shared_ptr<const FeatureMap> teachingMap(const CostModel& model, const GeoI
 }
 
 std::shared_ptr<const std::vector<float>> teachingInputs(const CostModel& model, const GeoImage& image, const FeatureMap& map) {
-  if (model.network().empty()) return nullptr;
+  if (!model.readsPixels()) return nullptr;
   const NetworkShape& shape = model.network().shape();
   auto inputs = std::make_shared<std::vector<float>>(networkInputs(
       image.pixels, model.features().settings().cell_size, shape.normalise ? colourStatistics(image.pixels, image.valid) : ColourStatistics{}));
@@ -91,23 +82,20 @@ std::shared_ptr<const std::vector<float>> teachingInputs(const CostModel& model,
   return inputs;
 }
 
-struct CostModelTeacher::Image {
-  std::string name, fingerprint;
-  std::shared_ptr<const FeatureMap> map;
-  std::shared_ptr<const std::vector<float>> inputs;  ///< a network model's (teachingInputs)
-  /// The parent's log-costs, once a step has needed them (a network's forward pass is not free).
-  mutable std::vector<double> parent_log_costs;
-};
+std::string describeAdaptation(const CostModel& parent, const AdaptationSettings& settings) {
+  return makeTrainer(parent.hypothesis())->describeAdaptation(settings) + "; loss radius " + numberText(settings.loss.radius_px) +
+         " px, scale " + numberText(settings.loss.scale);
+}
+
+std::string adaptationStrength(const CostModel& parent) { return makeTrainer(parent.hypothesis())->adaptationStrength(); }
 
 CostModelTeacher::~CostModelTeacher() = default;
 
 CostModelTeacher::CostModelTeacher(CostModel parent, AdaptationSettings settings)
-    : parent_(std::move(parent)), settings_(std::move(settings)), model_(parent_) {
+    : parent_(std::move(parent)), settings_(std::move(settings)), trainer_(makeTrainer(parent_.hypothesis())), model_(parent_) {
   settings_.validate();
-  if (!parent_.network().empty() && parent_.network().shape().classes > 0) {
-    throw InvalidArgument("adapting " + parent_.source() + ": a segmenter network (trained on labels, its costs a rule of its class "
-                          "probabilities) does not adapt to demonstrations; adapt a cost network, a linear or a LEARCH model");
-  }
+  const std::string refusal = trainer_->cannotAdapt(parent_);
+  if (!refusal.empty()) throw InvalidArgument("adapting " + parent_.source() + ": " + refusal);
   // a loaded model's source is its file, quoted ('path')
   std::string file = parent_.source();
   if (file.size() >= 2 && file.front() == '\'' && file.back() == '\'') file = file.substr(1, file.size() - 2);
@@ -126,7 +114,7 @@ int CostModelTeacher::addImage(std::shared_ptr<const FeatureMap> map, const std:
 
 int CostModelTeacher::addImage(std::shared_ptr<const FeatureMap> map, std::shared_ptr<const std::vector<float>> inputs,
                                const std::string& name, const std::string& fingerprint) {
-  if (!parent_.network().empty()) {
+  if (parent_.readsPixels()) {
     const std::size_t planes = static_cast<std::size_t>(parent_.network().shape().inputs());
     if (!inputs) {
       throw InvalidArgument("teach: '" + name + "': a network model reads the image's pixels: give the image "
@@ -136,31 +124,29 @@ int CostModelTeacher::addImage(std::shared_ptr<const FeatureMap> map, std::share
       throw InvalidArgument("teach: '" + name + "': " + std::to_string(inputs->size()) + " network inputs, the network reads " +
                             std::to_string(planes) + " planes of the map's " + std::to_string(map->cells()) + " cells");
     }
+  } else {
+    inputs = nullptr;
   }
   if (!map || map->features() != parent_.weights().size()) {
     throw InvalidArgument("teach: the feature map of '" + name + "' is not one of the parent's feature stack (" +
                           std::to_string(map ? map->features() : 0) + " features, the model " +
                           std::to_string(parent_.weights().size()) + ")");
   }
-  auto entry = std::make_unique<Image>();
-  entry->name = name;
-  entry->fingerprint = fingerprint;
-  entry->map = std::move(map);
-  if (!parent_.network().empty()) entry->inputs = std::move(inputs);
-  images_.push_back(std::move(entry));
+  images_.push_back({name, fingerprint, std::move(map), std::move(inputs)});
+  parent_log_costs_.emplace_back();
   return static_cast<int>(images_.size()) - 1;
 }
 
 int CostModelTeacher::images() const { return static_cast<int>(images_.size()); }
-int CostModelTeacher::rows(int image) const { return images_.at(static_cast<std::size_t>(image))->map->rows(); }
-int CostModelTeacher::cols(int image) const { return images_.at(static_cast<std::size_t>(image))->map->cols(); }
+int CostModelTeacher::rows(int image) const { return images_.at(static_cast<std::size_t>(image)).map->rows(); }
+int CostModelTeacher::cols(int image) const { return images_.at(static_cast<std::size_t>(image)).map->cols(); }
 
 void CostModelTeacher::checkDemonstration(int image, const std::vector<int>& cells) const {
   if (image < 0 || image >= images()) {
     throw InvalidArgument("teach: image " + std::to_string(image) + " is not one of the teacher's " +
                           std::to_string(images()) + " images (addImage gives the index)");
   }
-  const Image& entry = *images_[static_cast<std::size_t>(image)];
+  const TeachingImage& entry = images_[static_cast<std::size_t>(image)];
   const FeatureMap& map = *entry.map;
   if (cells.size() < 2) {
     throw DataError("demonstration on '" + entry.name + "': " + std::to_string(cells.size()) +
@@ -178,67 +164,235 @@ TeachingStep CostModelTeacher::teach(int image, std::vector<int> cells) {
   return teach(std::vector<TaughtDemonstration>{{image, std::move(cells)}});
 }
 
-TeachingStep CostModelTeacher::teach(const std::vector<TaughtDemonstration>& demonstrations) {
+TeachingStep CostModelTeacher::teach(const std::vector<TaughtDemonstration>& demonstrations, const std::vector<AvoidMark>& marks) {
   for (const TaughtDemonstration& d : demonstrations) checkDemonstration(d.image, d.cells);
-  const std::size_t before = demonstrations_.size();
+  std::vector<AvoidMark> checked;
+  for (const AvoidMark& mark : marks) checked.push_back(checkedMark(mark));
+  const std::size_t demonstrations_before = demonstrations_.size(), marks_before = marks_.size(), taught_before = taught_marks_.size();
   demonstrations_.insert(demonstrations_.end(), demonstrations.begin(), demonstrations.end());
+  taught_marks_.insert(taught_marks_.end(), demonstrations.size(), false);
+  for (AvoidMark& mark : checked) marks_.push_back(std::move(mark));
+  taught_marks_.insert(taught_marks_.end(), marks.size(), true);
   try {
     return adapt();
-  } catch (...) {
-    demonstrations_.resize(before);  // all or nothing: the teacher is as before
+  } catch (...) {  // all or nothing: the teacher is as before
+    demonstrations_.resize(demonstrations_before);
+    marks_.resize(marks_before);
+    taught_marks_.resize(taught_before);
     throw;
   }
+}
+
+TeachingStep CostModelTeacher::avoid(int image, std::vector<int> cells) { return teach({}, {AvoidMark{image, std::move(cells)}}); }
+
+AvoidMark CostModelTeacher::checkedMark(const AvoidMark& given) const {
+  if (!trainer_->takesMarks()) {
+    throw InvalidArgument("avoid: " + std::string(hypothesisName(parent_.hypothesis())) +
+                          " models take no marks yet (a linear model does): teach it paths");
+  }
+  if (given.image < 0 || given.image >= images()) {
+    throw InvalidArgument("avoid: image " + std::to_string(given.image) + " is not one of the teacher's " + std::to_string(images()) +
+                          " images (addImage gives the index)");
+  }
+  const TeachingImage& entry = images_[static_cast<std::size_t>(given.image)];
+  AvoidMark mark{given.image, {}};
+  for (std::size_t k = 0; k < given.cells.size(); ++k) {
+    const int cell = given.cells[k];
+    if (cell < 0 || cell >= entry.map->cells()) {
+      throw DataError("avoid mark on '" + entry.name + "': cell " + std::to_string(k) + " (" + std::to_string(cell) +
+                      ") is off the image's " + std::to_string(entry.map->rows()) + " x " + std::to_string(entry.map->cols()) + " cells");
+    }
+    if (entry.map->blocked().empty() || !entry.map->blocked()[static_cast<std::size_t>(cell)]) mark.cells.push_back(cell);
+  }
+  std::sort(mark.cells.begin(), mark.cells.end());
+  mark.cells.erase(std::unique(mark.cells.begin(), mark.cells.end()), mark.cells.end());
+  if (mark.cells.empty()) throw DataError("avoid mark on '" + entry.name + "': no passable cell (a mark needs ground to keep dear)");
+  return mark;
 }
 
 TeachingStep CostModelTeacher::undo() {
-  if (demonstrations_.empty()) throw InvalidArgument("undo: no demonstration has been taught");
-  TaughtDemonstration last = std::move(demonstrations_.back());
-  demonstrations_.pop_back();
+  if (taught_marks_.empty()) throw InvalidArgument("undo: no demonstration or mark has been taught");
+  const std::vector<TaughtDemonstration> demonstrations = demonstrations_;  // restored if the re-adaptation fails
+  const std::vector<AvoidMark> marks = marks_;
+  const bool mark = taught_marks_.back();
+  if (mark) marks_.pop_back(); else demonstrations_.pop_back();
+  taught_marks_.pop_back();
   try {
     return adapt();
   } catch (...) {
-    demonstrations_.push_back(std::move(last));
+    demonstrations_ = demonstrations;
+    marks_ = marks;
+    taught_marks_.push_back(mark);
     throw;
   }
 }
 
-void CostModelTeacher::imageLogCosts(const CostModel& model, int image, std::vector<double>& out) const {
-  const Image& entry = *images_[static_cast<std::size_t>(image)];
-  if (model.network().empty()) {
-    modelLogCosts(model, *entry.map, model.weights(), model.trees().steps(), out);
-    return;
-  }
-  // log(floor + exp(w . f + network)) times the exponent, as CostModel::costs gives the image's cells
-  logCosts(*entry.map, model.weights(), {}, out);  // +inf on blocked cells
-  std::vector<double> network;
-  model.network().logCosts(*entry.inputs, entry.map->rows(), entry.map->cols(), network);
-  const double floor = model.network().shape().cost_floor;
-  for (std::size_t s = 0; s < out.size(); ++s) {
-    if (std::isfinite(out[s])) out[s] = std::log(floor + std::exp(out[s] + network[s])) * model.costExponent();
-  }
+std::vector<std::size_t> CostModelTeacher::canonicalOrder() const {
+  // By image (its name and fingerprint, not the order images were added), then by the path's cells:
+  // the learners see the same sequence whatever order the demonstrations were taught in.
+  const auto key = [this](std::size_t k) {
+    const TaughtDemonstration& d = demonstrations_[k];
+    const TeachingImage& image = images_[static_cast<std::size_t>(d.image)];
+    return std::tie(image.name, image.fingerprint, d.image, d.cells);
+  };
+  std::vector<std::size_t> order(demonstrations_.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&key](std::size_t a, std::size_t b) { return key(a) < key(b); });
+  return order;
 }
 
-double CostModelTeacher::meanLoss(const CostModel& model, const std::vector<const PathExample*>& examples) const {
+std::vector<std::pair<Eigen::VectorXd, Eigen::VectorXd>> CostModelTeacher::markConstraints() const {
+  const auto meanOf = [this](int image, const std::vector<int>& cells, Eigen::VectorXd& sum, long& count) {
+    const FeatureMap& map = *images_[static_cast<std::size_t>(image)].map;
+    for (const int s : cells) sum += map.cellVector(s).cast<double>();
+    count += static_cast<long>(cells.size());
+  };
+  const Eigen::Index d = parent_.weights().size();
+  Eigen::VectorXd taught = Eigen::VectorXd::Zero(d);
+  long taught_cells = 0;
+  for (const std::size_t k : canonicalOrder()) meanOf(demonstrations_[k].image, demonstrations_[k].cells, taught, taught_cells);
+  std::vector<std::size_t> order(marks_.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [this](std::size_t a, std::size_t b) {
+    const auto key = [this](std::size_t k) {
+      const TeachingImage& image = images_[static_cast<std::size_t>(marks_[k].image)];
+      return std::tie(image.name, image.fingerprint, marks_[k].image, marks_[k].cells);
+    };
+    return key(a) < key(b);
+  });
+  std::vector<std::pair<Eigen::VectorXd, Eigen::VectorXd>> constraints;
+  for (const std::size_t k : order) {
+    const AvoidMark& mark = marks_[k];
+    Eigen::VectorXd sum = Eigen::VectorXd::Zero(d);
+    long count = 0;
+    meanOf(mark.image, mark.cells, sum, count);
+    Eigen::VectorXd reference = taught / static_cast<double>(std::max(1L, taught_cells));
+    if (taught_cells == 0) {  // marks alone: held above the image's mean ground
+      const FeatureMap& map = *images_[static_cast<std::size_t>(mark.image)].map;
+      std::vector<int> passable;
+      for (int s = 0; s < map.cells(); ++s) {
+        if (map.blocked().empty() || !map.blocked()[static_cast<std::size_t>(s)]) passable.push_back(s);
+      }
+      reference.setZero();
+      long n = 0;
+      meanOf(mark.image, passable, reference, n);
+      reference /= static_cast<double>(std::max(1L, n));
+    }
+    constraints.emplace_back(sum / static_cast<double>(count), reference);
+  }
+  return constraints;
+}
+
+const std::vector<double>& CostModelTeacher::parentLogCosts(int image) const {
+  std::vector<double>& costs = parent_log_costs_[static_cast<std::size_t>(image)];
+  if (costs.empty()) teachingLogCosts(parent_, images_[static_cast<std::size_t>(image)], costs);
+  return costs;
+}
+
+namespace {
+
+// The mean prediction loss of the examples (plain A* between each one's ends) on their images' log-costs.
+double meanLoss(const std::vector<const PathExample*>& examples, const std::vector<int>& example_images,
+                const std::function<const std::vector<double>&(int)>& log_costs) {
   double sum = 0.0;
-  std::map<int, std::vector<double>> log_costs;  // per image, computed once
   for (std::size_t k = 0; k < examples.size(); ++k) {
-    const PathExample* e = examples[k];
-    const int image = demonstrations_[k].image;
-    const Image& entry = *images_[static_cast<std::size_t>(image)];
-    const bool parent = &model == &parent_;
-    if (parent && entry.parent_log_costs.empty()) imageLogCosts(parent_, image, entry.parent_log_costs);
-    if (!parent && !log_costs.count(image)) imageLogCosts(model, image, log_costs[image]);
-    const PlanResult plan = e->planLogCosts(parent ? entry.parent_log_costs : log_costs[image], 0.0);
-    sum += plan.status == PlanStatus::Success ? e->predictionLoss(plan.path) : std::numeric_limits<double>::infinity();
+    const PlanResult plan = examples[k]->planLogCosts(log_costs(example_images[k]), 0.0);
+    sum += plan.status == PlanStatus::Success ? examples[k]->predictionLoss(plan.path) : std::numeric_limits<double>::infinity();
   }
   return examples.empty() ? 0.0 : sum / static_cast<double>(examples.size());
+}
+
+}  // namespace
+
+std::vector<UnshownMove> unshownMoves(const std::vector<double>& parent, const std::vector<double>& adapted, const std::vector<int>& taught,
+                                      double threshold) {
+  if (parent.size() != adapted.size()) throw InvalidArgument("unshownMoves: parent and adapted log-costs of different images");
+  std::vector<int> cells;  // passable under both, by the parent's log-cost
+  for (std::size_t s = 0; s < parent.size(); ++s) {
+    if (std::isfinite(parent[s]) && std::isfinite(adapted[s])) cells.push_back(static_cast<int>(s));
+  }
+  if (cells.size() < 10) return {};
+  std::stable_sort(cells.begin(), cells.end(), [&parent](int a, int b) { return parent[a] < parent[b]; });
+  std::vector<int> decile(parent.size(), -1);
+  for (std::size_t r = 0; r < cells.size(); ++r) decile[cells[r]] = static_cast<int>(r * 10 / cells.size());
+  std::array<double, 10> change{};
+  std::array<long, 10> count{};
+  for (const int s : cells) {
+    change[decile[s]] += adapted[s] - parent[s];
+    ++count[decile[s]];
+  }
+  double taught_change = 0.0;
+  long taught_count = 0;
+  std::array<bool, 10> has_taught{};
+  std::vector<int> unique(taught);
+  std::sort(unique.begin(), unique.end());
+  unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+  for (const int s : unique) {
+    if (s < 0 || s >= static_cast<int>(decile.size()) || decile[s] < 0) continue;
+    has_taught[decile[s]] = true;
+    taught_change += adapted[s] - parent[s];
+    ++taught_count;
+  }
+  if (taught_count == 0) return {};
+  taught_change /= static_cast<double>(taught_count);
+  const int lowest = static_cast<int>(std::find(has_taught.begin(), has_taught.end(), true) - has_taught.begin());
+  const int highest = 9 - static_cast<int>(std::find(has_taught.rbegin(), has_taught.rend(), true) - has_taught.rbegin());
+  std::vector<UnshownMove> moves;
+  for (const bool dear : {true, false}) {
+    UnshownMove move;
+    move.dear = dear;
+    for (int d = dear ? highest + 1 : 0; d < (dear ? 10 : lowest); ++d) {
+      const double factor = std::exp(change[d] / static_cast<double>(count[d]) - taught_change);
+      if (dear ? factor > 1.0 / threshold : factor < threshold) continue;
+      if (move.first_decile == 0) move.first_decile = d + 1;
+      move.last_decile = d + 1;
+      move.share += static_cast<double>(count[d]) / static_cast<double>(cells.size());
+      move.factor = dear ? std::min(move.factor, factor) : std::max(move.factor, factor);
+    }
+    if (move.first_decile > 0) moves.push_back(move);
+  }
+  return moves;
+}
+
+std::string describeUnshownMove(const UnshownMove& move, const std::string& image) {
+  char text[400];
+  const std::string deciles = move.first_decile == move.last_decile
+                                  ? "decile " + std::to_string(move.first_decile)
+                                  : "deciles " + std::to_string(move.first_decile) + "-" + std::to_string(move.last_decile);
+  if (move.dear) {
+    std::snprintf(text, sizeof text,
+                  "'%s': ground the parent priced dearer than anything taught (its cost %s, %.0f %% of the image) now costs up to "
+                  "%.2gx less relative to your paths; mark it avoid if it should stay dear",
+                  image.c_str(), deciles.c_str(), 100.0 * move.share, 1.0 / move.factor);
+  } else {
+    std::snprintf(text, sizeof text,
+                  "'%s': ground the parent priced cheaper than anything taught (its cost %s, %.0f %% of the image) now costs up to "
+                  "%.2gx more relative to your paths; mark it prefer if it should stay cheap",
+                  image.c_str(), deciles.c_str(), 100.0 * move.share, move.factor);
+  }
+  return text;
+}
+
+void CostModelTeacher::warnOfUnshownMoves(const std::map<int, std::vector<double>>& adapted_costs, TeachingStep& step) const {
+  for (const auto& [image, costs] : adapted_costs) {
+    std::vector<int> taught;
+    for (const TaughtDemonstration& d : demonstrations_) {
+      if (d.image == image) taught.insert(taught.end(), d.cells.begin(), d.cells.end());
+    }
+    for (const AvoidMark& mark : marks_) {
+      if (mark.image == image) taught.insert(taught.end(), mark.cells.begin(), mark.cells.end());
+    }
+    for (const UnshownMove& move : unshownMoves(parentLogCosts(image), costs, taught)) {
+      step.warnings.push_back(describeUnshownMove(move, images_[static_cast<std::size_t>(image)].name));
+    }
+  }
 }
 
 TeachingStep CostModelTeacher::adapt() {
   const auto start = std::chrono::steady_clock::now();
   TeachingStep step;
   step.demonstrations = static_cast<int>(demonstrations_.size());
-  if (demonstrations_.empty()) {
+  if (demonstrations_.empty() && marks_.empty()) {
     model_ = parent_;
     step.message = "no demonstration: the parent model";
     return step;
@@ -246,94 +400,30 @@ TeachingStep CostModelTeacher::adapt() {
   const PathExample::Params params = adaptationExampleParams(settings_, parent_);
   std::vector<std::unique_ptr<PathExample>> owned;
   std::vector<const PathExample*> examples;
-  ExampleList list;
-  for (const TaughtDemonstration& d : demonstrations_) {
-    owned.push_back(std::make_unique<PathExample>(images_[static_cast<std::size_t>(d.image)]->map, d.cells, params));
+  std::vector<int> example_images;
+  for (const std::size_t k : canonicalOrder()) {
+    const TaughtDemonstration& d = demonstrations_[k];
+    owned.push_back(std::make_unique<PathExample>(images_[static_cast<std::size_t>(d.image)].map, d.cells, params));
     examples.push_back(owned.back().get());
-    list.push_back(owned.back().get());
+    example_images.push_back(d.image);
   }
-  CostModel adapted = !parent_.network().empty() ? adaptNetwork(examples, step)
-                      : parent_.trees().empty()  ? adaptLinear(list, step)
-                                                 : adaptLearch(examples, step);
+  const std::vector<std::pair<Eigen::VectorXd, Eigen::VectorXd>> marks = markConstraints();
+  const AdaptationInput in{parent_, settings_, examples, example_images, images_, marks};
+  CostModel adapted = trainer_->adapt(in, parentInfo(), step);
   adapted.setDomain(parent_.domain());
-  if (parent_.trees().empty() && parent_.costExponent() != 1.0) adapted.setCostExponent(parent_.costExponent());
   recordProvenance(adapted);
-  step.loss_before = meanLoss(parent_, examples);
-  step.loss_after = meanLoss(adapted, examples);
-  model_ = std::move(adapted);
-  step.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return step;
-}
-
-CostModel CostModelTeacher::adaptLinear(const ExampleList& examples, TeachingStep& step) const {
-  const Eigen::VectorXd& w0 = parent_.weights();
-  const bool linear = parent_.form() == CostForm::Linear;
-  // The learner keeps loss-augmented costs positive with the bias floor training used; the parent's
-  // calibration (its bias below the floor) is the offset carried back afterwards.
-  const ProjectionPtr positive = linear ? positiveCostProjection(w0.size(), kBiasIndex, settings_.loss.scale, settings_.min_cost)
-                                        : noProjection();
-  Eigen::VectorXd prior = w0;
-  positive->project(prior);
-  const Eigen::VectorXd offset = w0 - prior;
-
-  // lambda/2 |w - w0|^2 + sum_i h_i(w): the online learner minimises lambda_t/2 |w - w0|^2 + mean_i h_i(w),
-  // so lambda_t = lambda / n -- the prior gives way as demonstrations arrive.
-  OnlineGreedyProjection::Params p;
-  p.lambda = settings_.lambda / static_cast<double>(examples.size());
-  p.projection = positive;
-  p.stop.max_iterations = settings_.epochs;
-  p.threads = settings_.threads;
-  p.prior = prior;
-  OnlineGreedyProjection learner(p);
-  std::vector<const FeatureMap*> maps;
-  for (const auto& image : images_) maps.push_back(image->map.get());
-  const CostForm form = parent_.form();
-  learner.setWeightCheck([&maps, &offset, form](const Eigen::VectorXd& w) {
-    return trainingCostFault(maps, w + offset, form);
-  });
-  Eigen::VectorXd w = learner.train(examples, prior);
-  step.info = learner.info();
-  step.message = learner.message();
-  return CostModel(parent_.features(), w + offset, form, parentInfo());
-}
-
-CostModel CostModelTeacher::adaptLearch(const std::vector<const PathExample*>& examples, TeachingStep& step) const {
-  // A cost exponent e is a factor on the log-cost: e (w . f + sum_t s_t h_t) is the parent's log-cost
-  // with the weights and the tree steps times e, so the new trees fit the costs the parent plans on.
-  const double e = parent_.costExponent();
-  const Eigen::VectorXd weights = e * parent_.weights();
-  TreeEnsemble trees;
-  for (std::size_t t = 0; t < parent_.trees().size(); ++t) trees.add(parent_.trees().trees()[t], e * parent_.trees().steps()[t]);
-  LearchResult result = learch(examples, weights, adaptationLearch(settings_), {}, trees);
-  step.info = result.info;
-  step.message = result.message;
-  return CostModel(parent_.features(), std::move(result.weights), std::move(result.trees), parentInfo());
-}
-
-CostModel CostModelTeacher::adaptNetwork(const std::vector<const PathExample*>& examples, TeachingStep& step) const {
-  // Every image the teacher holds: those with demonstrations are stepped on, every one is checked
-  // against CostLimits.  The linear part w0 . f is the parent's and stays.
-  std::vector<NetworkImage> images(images_.size());
-  for (std::size_t i = 0; i < images_.size(); ++i) {
-    const Image& entry = *images_[i];
-    NetworkImage& image = images[i];
-    image.name = entry.name;
-    image.rows = entry.map->rows();
-    image.cols = entry.map->cols();
-    image.inputs = *entry.inputs;
-    logCosts(*entry.map, parent_.weights(), {}, image.linear);  // +inf on blocked cells
+  std::map<int, std::vector<double>> adapted_costs;  // on each image with a demonstration
+  std::vector<int> taught_images = example_images;
+  for (const AvoidMark& mark : marks_) taught_images.push_back(mark.image);
+  for (const int image : taught_images) {
+    if (adapted_costs.count(image) == 0) teachingLogCosts(adapted, images_[static_cast<std::size_t>(image)], adapted_costs[image]);
   }
-  for (std::size_t k = 0; k < examples.size(); ++k) images[static_cast<std::size_t>(demonstrations_[k].image)].examples.push_back(examples[k]);
-  NetworkAdaptationSettings s;
-  s.lambda = settings_.network_lambda;
-  s.step = settings_.network_step;
-  s.epochs = settings_.network_epochs;
-  s.head_only = settings_.network_head_only;
-  s.threads = settings_.threads;
-  NetworkResult result = fineTuneNetwork(parent_.network(), images, s);
-  step.info = result.info;
-  step.message = result.message;
-  return CostModel(parent_.features(), parent_.weights(), std::move(result.network), parentInfo());
+  step.loss_before = meanLoss(examples, example_images, [this](int image) -> const std::vector<double>& { return parentLogCosts(image); });
+  step.loss_after = meanLoss(examples, example_images, [&adapted_costs](int image) -> const std::vector<double>& { return adapted_costs.at(image); });
+  warnOfUnshownMoves(adapted_costs, step);
+  model_ = std::move(adapted);
+  step.seconds = secondsSince(start);
+  return step;
 }
 
 std::map<std::string, std::string> CostModelTeacher::parentInfo() const {
@@ -347,34 +437,26 @@ void CostModelTeacher::recordProvenance(CostModel& model) const {
   model.setInfo("adapted_from", (parent_.source().empty() ? std::string("(a model in memory)") : parent_.source()) +
                                     (parent_fingerprint_.empty() ? "" : " " + parent_fingerprint_));
   std::ostringstream images, demos;
-  for (const auto& image : images_) {
-    images << (images.tellp() > 0 ? "\n" : "") << image->name << (image->fingerprint.empty() ? "" : " " + image->fingerprint);
+  for (const TeachingImage& image : images_) {
+    images << (images.tellp() > 0 ? "\n" : "") << image.name << (image.fingerprint.empty() ? "" : " " + image.fingerprint);
   }
   for (const TaughtDemonstration& d : demonstrations_) {
-    const int cols = images_[static_cast<std::size_t>(d.image)]->map->cols();
+    const int cols = images_[static_cast<std::size_t>(d.image)].map->cols();
     demos << (demos.tellp() > 0 ? "\n" : "") << d.image << ":";
     for (std::size_t k = 0; k < d.cells.size(); ++k) {
       demos << (k ? " " : "") << d.cells[k] / cols << "," << d.cells[k] % cols;
     }
   }
-  std::ostringstream how;
-  if (!parent_.network().empty()) {
-    how << "network fine-tuned" << (settings_.network_head_only ? " (its head only)" : "") << " toward the parent, Adam step "
-        << numberText(settings_.network_step) << ", proximal lambda " << numberText(settings_.network_lambda) << ", "
-        << settings_.network_epochs << " epochs";
-  } else if (parent_.trees().empty()) {
-    how << "online greedy projection toward the parent, lambda " << numberText(settings_.lambda) << ", " << settings_.epochs
-        << " epochs";
-  } else {
-    how << "LEARCH, " << settings_.learch_rounds << " new trees, step " << numberText(settings_.learch_step) << " / sqrt(t), depth "
-        << settings_.learch_depth;
-  }
-  how << "; loss radius " << numberText(settings_.loss.radius_px) << " px, scale " << numberText(settings_.loss.scale);
-  model.setInfo("adapted_by", how.str());
+  model.setInfo("adapted_by", describeAdaptation(parent_, settings_));
   model.setInfo("adapted_images", images.str());
   model.setInfo("adapted_demonstrations", demos.str());
+  std::ostringstream marks;
+  for (const AvoidMark& mark : marks_) {
+    const int cols = images_[static_cast<std::size_t>(mark.image)].map->cols();
+    marks << (marks.tellp() > 0 ? "\n" : "") << mark.image << ":";
+    for (std::size_t k = 0; k < mark.cells.size(); ++k) marks << (k ? " " : "") << mark.cells[k] / cols << "," << mark.cells[k] % cols;
+  }
+  if (!marks_.empty()) model.setInfo("adapted_avoid", marks.str());
 }
 
-
 }  // namespace mmp
-

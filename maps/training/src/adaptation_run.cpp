@@ -2,60 +2,28 @@
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/model_file.hpp>
+#include <mmp/core/numbers.hpp>
 #include <mmp/maps/training/regions.hpp>
+#include <mmp/maps/training/settings_selection.hpp>
 
+#include <algorithm>
 #include <limits>
-#include <optional>
 
 namespace mmp {
 namespace {
 
-// What a teacher needs of a teach image: its feature map, a network model's inputs and, for a network
-// model's costs, the image itself.
-struct TeachImage {
-  std::shared_ptr<const FeatureMap> map;
-  std::shared_ptr<const std::vector<float>> inputs;
-  GeoImage image;  ///< network models only
+// A teach image as a teacher holds it, and for a model that reads pixels the image itself (its costs
+// are computed from the image, tile by tile, as CostModel::costs gives them).
+struct RunImage {
+  TeachingImage teaching;
+  GeoImage image;
+
+  CostGrid costs(const CostModel& model) const { return model.readsPixels() ? model.costs(image) : model.costs(*teaching.map); }
 };
 
-CostGrid teachGrid(const CostModel& model, const TeachImage& image) {
-  return model.network().empty() ? model.costs(*image.map) : model.costs(image.image);
-}
-
-// Leave one demonstration out: for each, the model taught on the others plans between its ends.
-HeldOutReport heldOut(const CostModel& parent, const AdaptationRunSettings& settings,
-                      const std::vector<TeachImage>& maps, const std::vector<TeachingRecord>& taught,
-                      const StageCallback& progress) {
-  const int n = static_cast<int>(taught.size());
-  if (!settings.held_out || n < 2) return {};
-  const int cell_size = parent.features().settings().cell_size;
-  const PathExample::Params params = adaptationExampleParams(settings.adapt, parent);
-  std::vector<CostGrid> parent_grids;
-  for (const TeachImage& image : maps) parent_grids.push_back(teachGrid(parent, image));
-  HeldOutTally tally;
-  for (int d = 0; d < n; ++d) {
-    if (progress) progress("scoring each demonstration held out", d, n, taught[static_cast<std::size_t>(d)].name);
-    const TeachingRecord& held = taught[static_cast<std::size_t>(d)];
-    CostModelTeacher teacher(parent, settings.adapt);
-    for (std::size_t i = 0; i < maps.size(); ++i) teacher.addImage(maps[i].map, maps[i].inputs, "image " + std::to_string(i));
-    std::vector<TaughtDemonstration> others;
-    for (int o = 0; o < n; ++o) {
-      if (o != d) others.push_back({taught[static_cast<std::size_t>(o)].image, taught[static_cast<std::size_t>(o)].cells});
-    }
-    teacher.teach(others);
-    const TeachImage& image = maps[static_cast<std::size_t>(held.image)];
-    const PathExample example(image.map, held.cells, params);
-    tally.add(scoreHeldOut(parent_grids[static_cast<std::size_t>(held.image)], example, cell_size),
-              scoreHeldOut(teachGrid(teacher.model(), image), example, cell_size));
-  }
-  if (progress) progress("scoring each demonstration held out", n, n, "");
-  return tally.finish();
-}
-
-}  // namespace
-
-AdaptationRun adaptAndReport(const CostModel& parent, const AdaptationRunSettings& settings, const TeachingProgress& teaching,
-                             const StageCallback& progress) {
+// The settings the run's images are loaded with (the parent's features), after checking that what the
+// teach and holdout images need is there.
+PipelineSettings runSettings(const CostModel& parent, const AdaptationRunSettings& settings) {
   if (settings.train.empty()) throw ConfigError(prefix(settings) + "teach: give at least one image to teach on");
   settings.adapt.validate();
   PipelineSettings s = settings;
@@ -68,99 +36,169 @@ AdaptationRun adaptAndReport(const CostModel& parent, const AdaptationRunSetting
   if (!settings.holdout.empty() && s.behaviour.preferred < 0) {
     throw ConfigError(prefix(settings) + "holdout: scoring needs classes and a behaviour (its true costs)");
   }
+  return s;
+}
 
-  AdaptationRun run{parent, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
-  std::vector<TeachImage> maps;
-  std::vector<std::string> fingerprints;
-  for (std::size_t i = 0; i < settings.train.size(); ++i) {
-    const RegionSpec& spec = settings.train[i];
-    if (progress) progress("loading teach images", static_cast<long>(i), static_cast<long>(settings.train.size()), spec.name);
-    Region region = loadRegion(spec, s);
-    addDemonstrations(region, s, static_cast<int>(i));
-    region.map = regionMap(parent.features(), region);
-    std::vector<float>().swap(region.raw.values);  // the map holds what teaching needs
-    TeachImage teach{region.map, nullptr, {}};
-    if (!parent.network().empty()) {
-      if (!region.cell_sources.empty()) {
-        throw ConfigError(prefix(s) + spec.where + ": its resolution differs from the network model's imagery (" +
-                          numberText(parent.features().settings().ground_resolution) + " m per pixel); a network is "
-                          "taught on images at its own resolution: resample the image first");
-      }
-      teach.image.pixels = region.image;
-      teach.image.frame = region.frame;
-      teach.inputs = teachingInputs(parent, teach.image, *region.map);
+// Teach image i with its demonstrations (files, or generated on its labels), appended to run.taught.
+RunImage loadTeachImage(const CostModel& parent, const PipelineSettings& s, std::size_t i, AdaptationRun& run) {
+  const RegionSpec& spec = s.train[i];
+  Region region = loadRegion(spec, s);
+  addDemonstrations(region, s, static_cast<int>(i));
+  region.map = regionMap(parent.features(), region);
+  std::vector<float>().swap(region.raw.values);  // the map holds what teaching needs
+  RunImage image{{spec.name, spec.image.empty() ? "" : fileChecksum(spec.image), region.map, nullptr}, {}};
+  if (parent.readsPixels()) {
+    if (!region.cell_sources.empty()) {
+      throw ConfigError(prefix(s) + spec.where + ": its resolution differs from the network model's imagery (" +
+                        numberText(parent.features().settings().ground_resolution) + " m per pixel); a network is "
+                        "taught on images at its own resolution: resample the image first");
     }
-    maps.push_back(std::move(teach));
-    fingerprints.push_back(spec.image.empty() ? "" : fileChecksum(spec.image));
-    for (std::size_t d = 0; d < region.demonstrations.size(); ++d) {
-      const std::string name = d < spec.demonstrations.size() && !spec.demonstrations[d].name.empty()
-                                   ? spec.name + " path '" + spec.demonstrations[d].name + "'"
-                                   : spec.name + " demonstration " + std::to_string(d + 1);
-      run.taught.push_back({static_cast<int>(i), name, region.demonstrations[d], {}});
-    }
-    run.teach_regions.push_back(std::move(region));
+    image.image.pixels = region.image;
+    image.image.frame = region.frame;
+    image.teaching.inputs = teachingInputs(parent, image.image, *region.map);
   }
+  for (std::size_t d = 0; d < region.demonstrations.size(); ++d) {
+    const std::string name = d < spec.demonstrations.size() && !spec.demonstrations[d].name.empty()
+                                 ? spec.name + " path '" + spec.demonstrations[d].name + "'"
+                                 : spec.name + " demonstration " + std::to_string(d + 1);
+    run.taught.push_back({static_cast<int>(i), name, region.demonstrations[d], {}});
+  }
+  run.teach_regions.push_back(std::move(region));
+  return image;
+}
+
+// A teacher of the parent holding the run's images.
+std::unique_ptr<CostModelTeacher> teacherOf(const CostModel& parent, const AdaptationSettings& settings,
+                                            const std::vector<RunImage>& images) {
+  auto teacher = std::make_unique<CostModelTeacher>(parent, settings);
+  for (const RunImage& image : images) {
+    teacher->addImage(image.teaching.map, image.teaching.inputs, image.teaching.name, image.teaching.fingerprint);
+  }
+  return teacher;
+}
+
+// Leave one demonstration out: for each, the model taught on the others plans between its ends.
+HeldOutPathReport heldOut(const CostModel& parent, const AdaptationSettings& settings, const std::vector<RunImage>& images,
+                          const std::vector<TeachingRecord>& taught, const StageCallback& progress) {
+  const int n = static_cast<int>(taught.size());
+  const int cell_size = parent.features().settings().cell_size;
+  const PathExample::Params params = adaptationExampleParams(settings, parent);
+  std::vector<CostGrid> parent_grids;
+  for (const RunImage& image : images) parent_grids.push_back(image.costs(parent));
+  HeldOutTally tally;
+  for (int d = 0; d < n; ++d) {
+    if (progress) progress("scoring each demonstration held out", d, n, taught[static_cast<std::size_t>(d)].name);
+    const TeachingRecord& held = taught[static_cast<std::size_t>(d)];
+    const std::unique_ptr<CostModelTeacher> teacher = teacherOf(parent, settings, images);
+    std::vector<TaughtDemonstration> others;
+    for (int o = 0; o < n; ++o) {
+      if (o != d) others.push_back({taught[static_cast<std::size_t>(o)].image, taught[static_cast<std::size_t>(o)].cells});
+    }
+    teacher->teach(others);
+    const RunImage& image = images[static_cast<std::size_t>(held.image)];
+    const PathExample example(image.teaching.map, held.cells, params);
+    tally.add(scoreHeldOut(parent_grids[static_cast<std::size_t>(held.image)], example, cell_size),
+              scoreHeldOut(image.costs(teacher->model()), example, cell_size));
+  }
+  if (progress) progress("scoring each demonstration held out", n, n, "");
+  return tally.finish();
+}
+
+// Why adapt.lambda cannot be chosen here ("" if it can): another kind, or too few demonstrations.
+std::string selectionRefusal(const CostModel& parent, const AdaptationRunSettings& settings, int n) {
+  if (settings.lambdas.size() < 2) return "";
+  const std::string strength = adaptationStrength(parent);
+  if (strength != "adapt.lambda") {
+    return "adapt.lambda applies to linear models; a " + std::string(hypothesisName(parent.hypothesis())) + " model adapts with " +
+           strength;
+  }
+  if (n >= AdaptationRunSettings::kSelectionDemonstrations) return "";
+  return std::to_string(n) + " demonstration(s) are too few to choose adapt.lambda on (" +
+         std::to_string(AdaptationRunSettings::kSelectionDemonstrations) + " or more): " + numberText(settings.adapt.lambda) + " kept";
+}
+
+// adapt.lambda among settings.lambdas by the held-out loss, by the selection's lowest-score rule (ties,
+// and every candidate failing, to the larger lambda); the chosen one's held-out report in run.held_out.
+void chooseLambda(const CostModel& parent, const AdaptationRunSettings& settings, const std::vector<RunImage>& images,
+                  AdaptationRun& run, const StageCallback& progress) {
+  std::vector<double> lambdas = settings.lambdas;
+  std::sort(lambdas.begin(), lambdas.end(), std::greater<>());  // the first of equals is the larger lambda
+  std::vector<SelectionCandidate> candidates;
+  std::vector<HeldOutPathReport> reports;
+  for (double lambda : lambdas) {
+    AdaptationSettings candidate = settings.adapt;
+    candidate.lambda = lambda;
+    candidate.validate();
+    reports.push_back(heldOut(parent, candidate, images, run.taught, progress));
+    const HeldOutPathReport& r = reports.back();
+    candidates.emplace_back();
+    candidates.back().score = r.model.unplanned > 0 ? std::numeric_limits<double>::infinity() : r.model.loss;
+  }
+  std::vector<std::size_t> among(candidates.size());
+  for (std::size_t i = 0; i < among.size(); ++i) among[i] = i;
+  std::size_t best = pickCandidate(candidates, among, kNoCandidate, SelectionRule::Lowest, SelectionScore::Pooled);
+  if (best == kNoCandidate) best = 0;
+  for (std::size_t i = 0; i < settings.lambdas.size(); ++i) {  // reported in the order given
+    const std::size_t c = static_cast<std::size_t>(std::find(lambdas.begin(), lambdas.end(), settings.lambdas[i]) - lambdas.begin());
+    run.lambda_selection.push_back({settings.lambdas[i], candidates[c].score});
+  }
+  run.lambda = lambdas[best];
+  if (settings.held_out) run.held_out = reports[best];
+}
+
+// Teaches the demonstrations one at a time, in order (progress after each); the adapted model to run.model.
+void teachInOrder(const CostModel& parent, const AdaptationRunSettings& settings, const AdaptationSettings& adapt,
+                  const std::vector<RunImage>& images, AdaptationRun& run, const TeachingProgress& teaching) {
+  const std::unique_ptr<CostModelTeacher> teacher = teacherOf(parent, adapt, images);
   const int n = static_cast<int>(run.taught.size());
-  if (n == 0) throw DataError(prefix(settings) + "teach: no demonstration on any image");
-
-  AdaptationRunSettings chosen = settings;
-  run.lambda = settings.adapt.lambda;
-  if (settings.lambdas.size() > 1) {
-    if (!parent.network().empty()) {
-      run.selection_note = "adapt.lambda applies to linear models; a network model adapts with adapt.network_lambda";
-    } else if (!parent.trees().empty()) {
-      run.selection_note = "adapt.lambda applies to linear models; a LEARCH model adapts with adapt.learch_rounds";
-    } else if (n < AdaptationRunSettings::kSelectionDemonstrations) {
-      run.selection_note = std::to_string(n) + " demonstration(s) are too few to choose adapt.lambda on (" +
-                           std::to_string(AdaptationRunSettings::kSelectionDemonstrations) + " or more): " +
-                           numberText(run.lambda) + " kept";
-    } else {
-      chosen.held_out = true;
-      double best = std::numeric_limits<double>::infinity();
-      std::optional<HeldOutReport> best_report;
-      for (double lambda : settings.lambdas) {
-        chosen.adapt.lambda = lambda;
-        chosen.adapt.validate();
-        const HeldOutReport r = heldOut(parent, chosen, maps, run.taught, progress);
-        const double loss = r.model.unplanned > 0 ? std::numeric_limits<double>::infinity() : r.model.loss;
-        run.lambda_selection.push_back({lambda, loss});
-        if (!best_report || loss < best || (loss == best && lambda > run.lambda)) {
-          best = loss, run.lambda = lambda, best_report = r;
-        }
-      }
-      if (settings.held_out) run.held_out = *best_report;
-    }
-  }
-  chosen.adapt.lambda = run.lambda;
-  chosen.held_out = settings.held_out;
-
-  CostModelTeacher teacher(parent, chosen.adapt);
-  for (std::size_t i = 0; i < maps.size(); ++i) teacher.addImage(maps[i].map, maps[i].inputs, settings.train[i].name, fingerprints[i]);
   for (int k = 0; k < n; ++k) {
     TeachingRecord& record = run.taught[static_cast<std::size_t>(k)];
     try {
-      record.step = teacher.teach(record.image, record.cells);
+      record.step = teacher->teach(record.image, record.cells);
     } catch (const Error& e) {
       throw DataError(prefix(settings) + record.name + ": " + e.what());
     }
     if (teaching) teaching(k + 1, n, record);
   }
-  run.model = teacher.model();
-  if (run.lambda_selection.empty()) run.held_out = heldOut(parent, chosen, maps, run.taught, progress);
+  run.model = teacher->model();
+}
 
-  for (std::size_t i = 0; i < settings.holdout.size(); ++i) {
-    const std::string name = settings.holdout[i].name;
-    if (progress) progress("scoring the holdout", static_cast<long>(i), static_cast<long>(settings.holdout.size()), name);
+// The adapted model and the parent scored on the holdout images, as `mmp train` scores a holdout.
+void scoreHoldouts(const CostModel& parent, const PipelineSettings& s, AdaptationRun& run, const StageCallback& progress) {
+  for (std::size_t i = 0; i < s.holdout.size(); ++i) {
+    if (progress) progress("scoring the holdout", static_cast<long>(i), static_cast<long>(s.holdout.size()), s.holdout[i].name);
     const HoldoutImage image = loadHoldout(s, static_cast<int>(i), parent.features());
     run.holdouts.push_back(scoreHoldout(s, image, run.model, nullptr));
     run.parent_holdouts.push_back(scoreHoldout(s, image, parent, nullptr));
   }
-  if (!run.holdouts.empty()) {
-    run.report = reportHoldouts(run.holdouts, s.classes);
-    run.parent_report = reportHoldouts(run.parent_holdouts, s.classes);
-    run.versus_parent =
-        comparePaired(run.report.scores.at(Method::Learned), run.parent_report.scores.at(Method::Learned));
+  if (run.holdouts.empty()) return;
+  run.report = reportHoldouts(run.holdouts, s.classes);
+  run.parent_report = reportHoldouts(run.parent_holdouts, s.classes);
+  run.versus_parent = comparePaired(run.report.scores.at(Method::Learned), run.parent_report.scores.at(Method::Learned));
+}
+
+}  // namespace
+
+AdaptationRun adaptAndReport(const CostModel& parent, const AdaptationRunSettings& settings, const TeachingProgress& teaching,
+                             const StageCallback& progress) {
+  const PipelineSettings s = runSettings(parent, settings);
+  AdaptationRun run(parent);
+  std::vector<RunImage> images;
+  for (std::size_t i = 0; i < settings.train.size(); ++i) {
+    if (progress) progress("loading teach images", static_cast<long>(i), static_cast<long>(settings.train.size()), settings.train[i].name);
+    images.push_back(loadTeachImage(parent, s, i, run));
   }
+  const int n = static_cast<int>(run.taught.size());
+  if (n == 0) throw DataError(prefix(settings) + "teach: no demonstration on any image");
+
+  run.lambda = settings.adapt.lambda;
+  run.selection_note = selectionRefusal(parent, settings, n);
+  if (settings.lambdas.size() > 1 && run.selection_note.empty()) chooseLambda(parent, settings, images, run, progress);
+  AdaptationSettings chosen = settings.adapt;
+  chosen.lambda = run.lambda;
+  teachInOrder(parent, settings, chosen, images, run, teaching);
+  if (run.lambda_selection.empty() && settings.held_out && n >= 2) run.held_out = heldOut(parent, chosen, images, run.taught, progress);
+  scoreHoldouts(parent, s, run, progress);
   return run;
 }
 

@@ -61,14 +61,7 @@ PlanScore PlanScorer::score(const std::vector<int>& plan) const {
   if (!s.feasible) s.impassable_px = pathIntegral(plan, cols, on_impassable_) * cell_size_;
   // The other direction by brute force: paths hold hundreds of cells, not a map's worth.
   double to_plan = 0.0;
-  for (int r : reference_) {
-    double nearest = std::numeric_limits<double>::infinity();
-    for (int p : plan) {
-      const double dr = r / cols - p / cols, dc = r % cols - p % cols;
-      nearest = std::min(nearest, dr * dr + dc * dc);
-    }
-    to_plan += std::sqrt(nearest) * cell_size_;
-  }
+  for (int r : reference_) to_plan += nearestCellDistance(r, plan, cols) * cell_size_;
   s.mhd_px = std::max(to_reference / static_cast<double>(plan.size()), to_plan / static_cast<double>(reference_.size()));
   return s;
 }
@@ -108,6 +101,16 @@ const char* verdict(const PairedComparison& c) {
 
 PairedComparison comparePaired(const std::vector<PlanScore>& method, const std::vector<PlanScore>& other,
                                int resamples, std::uint64_t seed) {
+  const auto ratios = [](const std::vector<PlanScore>& scores) {
+    std::vector<double> r;
+    for (const PlanScore& s : scores) r.push_back(s.cost_ratio);
+    return r;
+  };
+  return comparePairedValues(ratios(method), ratios(other), resamples, seed);
+}
+
+PairedComparison comparePairedValues(const std::vector<double>& method, const std::vector<double>& other, int resamples,
+                                     std::uint64_t seed) {
   if (method.size() != other.size() || method.empty() || resamples < 1) {
     throw InvalidArgument("paired comparison: " + std::to_string(method.size()) + " and " +
                           std::to_string(other.size()) + " scores; needs the same non-zero number of pairs");
@@ -117,7 +120,7 @@ PairedComparison comparePaired(const std::vector<PlanScore>& method, const std::
   PairedComparison c;
   c.pairs = static_cast<int>(n);
   for (std::size_t k = 0; k < n; ++k) {
-    gains[k] = other[k].cost_ratio - method[k].cost_ratio;
+    gains[k] = other[k] - method[k];
     c.gain += gains[k] / static_cast<double>(n);
   }
   Random rng(seed);

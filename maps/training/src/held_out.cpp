@@ -16,11 +16,7 @@ namespace {
 double pathMhd(const std::vector<int>& a, const std::vector<int>& b, int cols, int cell_size) {
   const auto directed = [cols](const std::vector<int>& from, const std::vector<int>& to) {
     double sum = 0.0;
-    for (int s : from) {
-      double nearest = std::numeric_limits<double>::infinity();
-      for (int t : to) nearest = std::min(nearest, std::hypot(s / cols - t / cols, s % cols - t % cols));
-      sum += nearest;
-    }
+    for (int s : from) sum += nearestCellDistance(s, to, cols);
     return sum / static_cast<double>(from.size());
   };
   return cell_size * std::max(directed(a, b), directed(b, a));
@@ -55,24 +51,21 @@ void HeldOutTally::add(const HeldOutPlan& baseline, const HeldOutPlan& model) {
   count(report_.model, model, report_.model_loss);
   ++report_.demonstrations;
   if (baseline.planned && model.planned) {  // paired: both planned
-    PlanScore b, m;
-    b.cost_ratio = baseline.loss;
-    m.cost_ratio = model.loss;
-    baseline_.push_back(b);
-    model_.push_back(m);
+    baseline_.push_back(baseline.loss);
+    model_.push_back(model.loss);
   }
 }
 
-HeldOutReport HeldOutTally::finish() {
+HeldOutPathReport HeldOutTally::finish() {
   for (HeldOutFit* fit : {&report_.baseline, &report_.model}) {
     const double planned = report_.demonstrations - fit->unplanned;
     if (planned > 0) fit->loss /= planned, fit->mhd_px /= planned, fit->cost_ratio /= planned;
   }
-  if (!model_.empty()) report_.gain = comparePaired(model_, baseline_);
+  if (!model_.empty()) report_.gain = comparePairedValues(model_, baseline_);
   return report_;
 }
 
-HeldOutReport crossValidateDemonstrations(const PipelineSettings& settings, int folds, const StageCallback& progress) {
+HeldOutPathReport crossValidateDemonstrations(const PipelineSettings& settings, int folds, const StageCallback& progress) {
   struct Ref {
     std::size_t region, path;
   };

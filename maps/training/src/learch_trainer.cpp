@@ -3,6 +3,7 @@
 #include "trainer.hpp"
 
 #include <mmp/core/error.hpp>
+#include <mmp/core/numbers.hpp>
 #include <mmp/core/thread_pool.hpp>
 #include <mmp/maps/training/learch.hpp>
 
@@ -73,6 +74,27 @@ class LearchTrainer final : public CostModelTrainer {
 
  private:
   int threads_ = 1;
+
+  // New trees fitted to the functional gradient of the demonstrations, appended to the parent's.
+  CostModel adapt(const AdaptationInput& in, std::map<std::string, std::string> info, TeachingStep& step) const override {
+    // A cost exponent e is a factor on the log-cost: e (w . f + sum_t s_t h_t) is the parent's log-cost
+    // with the weights and the tree steps times e, so the new trees fit the costs the parent plans on.
+    const CostModel& parent = in.parent;
+    const double e = parent.costExponent();
+    const Eigen::VectorXd weights = e * parent.weights();
+    TreeEnsemble trees;
+    for (std::size_t t = 0; t < parent.trees().size(); ++t) trees.add(parent.trees().trees()[t], e * parent.trees().steps()[t]);
+    LearchResult result = learch(in.examples, weights, adaptationLearch(in.settings), {}, trees);
+    step.info = result.info;
+    step.message = result.message;
+    return CostModel(parent.features(), std::move(result.weights), std::move(result.trees), std::move(info));
+  }
+
+  std::string describeAdaptation(const AdaptationSettings& s) const override {
+    return "LEARCH, " + std::to_string(s.learch_rounds) + " new trees, step " + numberText(s.learch_step) + " / sqrt(t), depth " +
+           std::to_string(s.learch_depth);
+  }
+  const char* adaptationStrength() const override { return "adapt.learch_rounds"; }
 };
 
 }  // namespace

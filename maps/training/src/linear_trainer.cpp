@@ -3,9 +3,13 @@
 #include "trainer.hpp"
 
 #include <mmp/core/error.hpp>
+#include <mmp/core/numbers.hpp>
+#include <mmp/core/projection.hpp>
+#include <mmp/core/tasks/ranking.hpp>
 #include <mmp/core/objective.hpp>
 #include <mmp/core/thread_pool.hpp>
 #include <mmp/learners/learner_settings.hpp>
+#include <mmp/learners/online_greedy_projection.hpp>
 #include <mmp/planning/path.hpp>
 
 #include <algorithm>
@@ -134,6 +138,62 @@ class LinearTrainer final : public CostModelTrainer {
     info["bias_floor"] = std::to_string(report.bias_floor);
     return CostModel(in.training.stack, std::move(weights), config.learner.costs, std::move(info));
   }
+
+  // lambda/2 |w - w0|^2 + sum_i h_i(w) by the online learner from the parent (adaptation.hpp).
+  CostModel adapt(const AdaptationInput& in, std::map<std::string, std::string> info, TeachingStep& step) const override {
+    const CostModel& parent = in.parent;
+    const Eigen::VectorXd& w0 = parent.weights();
+    const bool linear = parent.form() == CostForm::Linear;
+    // The learner keeps loss-augmented costs positive with the bias floor training used; the parent's
+    // calibration (its bias below the floor) is the offset carried back afterwards.
+    const ProjectionPtr positive =
+        linear ? positiveCostProjection(w0.size(), kBiasIndex, in.settings.loss.scale, in.settings.min_cost) : noProjection();
+    Eigen::VectorXd prior = w0;
+    positive->project(prior);
+    const Eigen::VectorXd offset = w0 - prior;
+
+    // Each avoid mark: a ranking pair whose hinge is max(0, 1 - w . (f_m - r f_t) / g), zero once the
+    // marked ground costs at least r times the taught ground (log-costs: w . (f_m - f_t) >= g).
+    std::vector<std::unique_ptr<RankingPair>> marks;
+    ExampleList list(in.examples.begin(), in.examples.end());
+    for (const auto& [mark, taught] : in.marks) {
+      if (linear) {  // costs w . f: r = max(margin, the parent's ratio), g a tenth of r times the taught cost
+        const double taught_cost = std::max(w0.dot(taught), 1e-12);
+        const double r = std::max(kAvoidMargin, w0.dot(mark) / taught_cost), g = 0.1 * r * taught_cost;
+        marks.push_back(std::make_unique<RankingPair>(mark / g, r * taught / g));
+      } else {  // log-costs e w . f: g = max(log margin / e, the parent's gap)
+        const double g = std::max(std::log(kAvoidMargin) / parent.costExponent(), w0.dot(mark - taught));
+        marks.push_back(std::make_unique<RankingPair>(mark / g, taught / g));
+      }
+      list.push_back(marks.back().get());
+    }
+
+    // lambda/2 |w - w0|^2 + sum_i h_i(w): the online learner minimises lambda_t/2 |w - w0|^2 + mean_i h_i(w),
+    // so lambda_t = lambda / n -- the prior gives way as demonstrations (and marks) arrive.
+    OnlineGreedyProjection::Params p;
+    p.lambda = in.settings.lambda / static_cast<double>(list.size());
+    p.projection = positive;
+    p.stop.max_iterations = in.settings.epochs;
+    p.threads = in.settings.threads;
+    p.prior = prior;
+    OnlineGreedyProjection learner(p);
+    std::vector<const FeatureMap*> maps;
+    for (const TeachingImage& image : in.images) maps.push_back(image.map.get());
+    const CostForm form = parent.form();
+    learner.setWeightCheck([&maps, &offset, form](const Eigen::VectorXd& w) { return trainingCostFault(maps, w + offset, form); });
+    const Eigen::VectorXd w = learner.train(list, prior);
+    step.info = learner.info();
+    step.message = learner.message();
+    CostModel adapted(parent.features(), w + offset, form, std::move(info));
+    if (parent.costExponent() != 1.0) adapted.setCostExponent(parent.costExponent());
+    return adapted;
+  }
+
+  std::string describeAdaptation(const AdaptationSettings& s) const override {
+    return "online greedy projection toward the parent, lambda " + numberText(s.lambda) + ", " + std::to_string(s.epochs) + " epochs";
+  }
+  const char* adaptationStrength() const override { return "adapt.lambda"; }
+  bool takesMarks() const override { return true; }
 
   // A batch epoch on the given examples alone: the objective and its subgradient at the learner's
   // weights (the calibrated bias may be below the floor that keeps loss-augmented costs positive), with

@@ -233,7 +233,7 @@ void modelCosts(const std::vector<double>& l, double floor, std::vector<double>&
   costs.resize(l.size());
   log_costs.resize(l.size());
   for (std::size_t s = 0; s < l.size(); ++s) {
-    costs[s] = floor + std::exp(l[s]);
+    costs[s] = networkCost(l[s], floor);
     log_costs[s] = floor > 0.0 ? std::log(costs[s]) : l[s];
   }
 }

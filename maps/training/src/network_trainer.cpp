@@ -1,6 +1,7 @@
 #include "trainer.hpp"
 
 #include <mmp/core/error.hpp>
+#include <mmp/core/numbers.hpp>
 #include <mmp/maps/training/learch.hpp>
 #include <mmp/maps/training/network_training.hpp>
 #include <mmp/planning/path.hpp>
@@ -101,7 +102,48 @@ void modelFigures(const TrainerInput& in, const CostModel& model, const std::vec
 class NetworkTrainer final : public CostModelTrainer {
  public:
   CostModel fit(const TrainerInput& in, std::map<std::string, std::string> info, TrainingReport& report) override;
+  CostModel adapt(const AdaptationInput& in, std::map<std::string, std::string> info, TeachingStep& step) const override;
+  std::string describeAdaptation(const AdaptationSettings& s) const override {
+    return "network fine-tuned" + std::string(s.network_head_only ? " (its head only)" : "") + " toward the parent, Adam step " +
+           numberText(s.network_step) + ", proximal lambda " + numberText(s.network_lambda) + ", " + std::to_string(s.network_epochs) +
+           " epochs";
+  }
+  const char* adaptationStrength() const override { return "adapt.network_lambda"; }
+  std::string cannotAdapt(const CostModel& parent) const override {
+    if (parent.network().shape().classes == 0) return "";
+    return "a segmenter network (trained on labels, its costs a rule of its class probabilities) does not adapt to "
+           "demonstrations; adapt a cost network, a linear or a LEARCH model";
+  }
 };
+
+// The network fine-tuned from the parent's parameters (fineTuneNetwork); the linear part w0 . f, the
+// cost floor and the exponent are the parent's and stay.
+CostModel NetworkTrainer::adapt(const AdaptationInput& in, std::map<std::string, std::string> info, TeachingStep& step) const {
+  const CostModel& parent = in.parent;
+  std::vector<NetworkImage> images(in.images.size());
+  for (std::size_t i = 0; i < in.images.size(); ++i) {
+    const TeachingImage& entry = in.images[i];
+    NetworkImage& image = images[i];
+    image.name = entry.name;
+    image.rows = entry.map->rows();
+    image.cols = entry.map->cols();
+    image.inputs = *entry.inputs;
+    entry.map->costs(parent.weights(), image.linear);  // w0 . f, +inf on blocked cells
+  }
+  for (std::size_t k = 0; k < in.examples.size(); ++k) images[static_cast<std::size_t>(in.example_images[k])].examples.push_back(in.examples[k]);
+  NetworkAdaptationSettings s;
+  s.lambda = in.settings.network_lambda;
+  s.step = in.settings.network_step;
+  s.epochs = in.settings.network_epochs;
+  s.head_only = in.settings.network_head_only;
+  s.threads = in.settings.threads;
+  NetworkResult result = fineTuneNetwork(parent.network(), images, s);
+  step.info = result.info;
+  step.message = result.message;
+  CostModel adapted(parent.features(), parent.weights(), std::move(result.network), std::move(info));
+  if (parent.costExponent() != 1.0) adapted.setCostExponent(parent.costExponent());
+  return adapted;
+}
 
 CostModel NetworkTrainer::fit(const TrainerInput& in, std::map<std::string, std::string> info, TrainingReport& report) {
   const TrainingData& training = in.training;

@@ -17,6 +17,16 @@
 
 namespace mmp {
 
+std::unique_ptr<CostModelTrainer> makeTrainer(CostHypothesis hypothesis) {
+  switch (hypothesis) {
+    case CostHypothesis::Learch: return makeLearchTrainer();
+    case CostHypothesis::Network: return makeNetworkTrainer();
+    case CostHypothesis::Linear: break;
+  }
+  return makeLinearTrainer();
+}
+
+
 PathExample::Params exampleParams(const PipelineSettings& config) {
   PathExample::Params p;
   p.connectivity = Connectivity::Eight;
@@ -126,9 +136,7 @@ TrainedCostModel trainHypothesis(const TrainingData& training, const PipelineSet
   std::vector<std::size_t> owner;  // region of each example
   makeExamples(training, config, exampleParams(config), examples, owner);
   const TrainerInput in{training, config, examples, owner, progress};
-  const std::unique_ptr<CostModelTrainer> trainer = config.learner.hypothesis == CostHypothesis::Learch    ? makeLearchTrainer()
-                                                    : config.learner.hypothesis == CostHypothesis::Network ? makeNetworkTrainer()
-                                                                                                           : makeLinearTrainer();
+  const std::unique_ptr<CostModelTrainer> trainer = makeTrainer(config.learner.hypothesis);
   std::string trained_on;
   for (const Region& r : training.regions) trained_on += (trained_on.empty() ? "" : ",") + r.spec.name;
   std::map<std::string, std::string> info = {{"behaviour", config.behaviour.name}, {"trained_on", trained_on}};
@@ -256,7 +264,7 @@ HoldoutResult scoreHoldout(const PipelineSettings& config, const HoldoutImage& i
   result.references = image.references;
 
   std::map<Method, std::vector<double>> costs;
-  if (model.network().empty()) {
+  if (!model.readsPixels()) {
     result.learned_costs = model.costs(*region.map).costs;
   } else {  // a network sees the image, not the feature map
     result.learned_costs = model.costs(region.image, {}, metresPerPixel(region.frame)).costs;

@@ -7,6 +7,7 @@
 #include <mmp/maps/training/adaptation.hpp>
 #include <mmp/maps/training/learch.hpp>
 #include <mmp/planning/grid_planner.hpp>
+#include <mmp/planning/path.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -39,11 +40,7 @@ namespace {
 // The mean distance (cells) of the cells of `path` to the nearest cell of `to`.
 double strayCells(const std::vector<int>& path, const std::vector<int>& to, int cols) {
   double sum = 0.0;
-  for (int a : path) {
-    double best = std::numeric_limits<double>::infinity();
-    for (int b : to) best = std::min(best, std::hypot(a / cols - b / cols, a % cols - b % cols));
-    sum += best;
-  }
+  for (int a : path) sum += nearestCellDistance(a, to, cols);
   return path.empty() ? 0.0 : sum / static_cast<double>(path.size());
 }
 
@@ -77,7 +74,10 @@ Eigen::VectorXd pathFeatures(const FeatureMap& map, const std::vector<int>& path
 std::vector<double> demonstrationValues(const CostModel& model, const FeatureMap& map,
                                         const std::vector<std::pair<int, int>>& pairs, const SuggestionSettings& settings,
                                         const std::vector<const FeatureMap*>& ground) {
-  if (!model.network().empty()) throw InvalidArgument("suggestions for a network model are not built yet");
+  if (model.readsPixels()) {
+    throw InvalidArgument("suggestions: " + model.source() + " is a network model; the suggestion rules perturb a linear or LEARCH "
+                          "model's weights and tree steps, and a network's are not built (teach it with mmp adapt)");
+  }
   settings.validate();
   for (const FeatureMap* g : ground) {
     if (g == nullptr || g->features() != map.features()) {
@@ -94,7 +94,9 @@ std::vector<double> demonstrationValues(const CostModel& model, const FeatureMap
       for (Eigen::Index i = 0; i < w.size(); ++i) w[i] *= std::exp(settings.spread * rng.normal());
       for (double& s : steps) s *= std::exp(settings.spread * rng.normal());
     }
-    modelLogCosts(model, map, w, steps, costs[m]);
+    TreeEnsemble trees;  // the model's trees with the member's steps
+    for (std::size_t t = 0; t < steps.size(); ++t) trees.add(model.trees().trees()[t], steps[t]);
+    model.logCosts(map, w, trees, costs[m]);
     for (double& c : costs[m]) c = std::exp(c);
   }
   const bool change = settings.rule == "change";

@@ -1,10 +1,13 @@
-// One shape for the three cost hypotheses (settings.learner.hypothesis: linear, LEARCH, network):
-// train() (pipeline.cpp) makes the examples once and hands them to the hypothesis' CostModelTrainer,
-// which learns the CostModel and fills the algorithm's part of the report; what every kind reports
-// (hypothesis, learner, examples, training time, the largest image's oracle pass, the model's common
-// info) is filled in one place, trainHypothesis.  Private to maps/training.
+// One class per cost model kind (CostHypothesis: linear, LEARCH, network), which owns how that kind is
+// fitted, adapted and described: train() (pipeline.cpp) makes the examples once and hands them to the
+// hypothesis' CostModelTrainer, which learns the CostModel and fills the algorithm's part of the report
+// (what every kind reports -- hypothesis, learner, examples, training time, the largest image's oracle
+// pass, the model's common info -- is filled in one place, trainHypothesis); a CostModelTeacher
+// (adaptation.hpp) hands the parent's trainer the demonstrations taught so far.  makeTrainer is the one
+// place that chooses a class by kind.  Private to maps/training.
 #pragma once
 
+#include <mmp/maps/training/adaptation.hpp>
 #include <mmp/maps/training/pipeline.hpp>
 
 #include <functional>
@@ -30,6 +33,20 @@ struct TrainerInput {
   const StageCallback& progress;
 };
 
+/// What an adaptation learns from: the parent, the settings, one PathExample per demonstration taught
+/// so far (in the order taught) with the index of its image in `images` (every image the teacher holds:
+/// those with demonstrations are stepped on, every one is checked against CostLimits).
+struct AdaptationInput {
+  const CostModel& parent;
+  const AdaptationSettings& settings;
+  const std::vector<const PathExample*>& examples;
+  const std::vector<int>& example_images;
+  const std::vector<TeachingImage>& images;
+  /// The avoid marks (CostModelTeacher::avoid): each one's mean features, and the taught cells' mean
+  /// features its mean log-cost is held above.  Empty for a kind that takes none (takesMarks).
+  const std::vector<std::pair<Eigen::VectorXd, Eigen::VectorXd>>& marks;
+};
+
 class CostModelTrainer {
  public:
   virtual ~CostModelTrainer() = default;
@@ -40,6 +57,21 @@ class CostModelTrainer {
                bias_floor, bias, training_loss, cost_range, epoch_seconds (and validation for the network)
   !*/
   virtual CostModel fit(const TrainerInput& in, std::map<std::string, std::string> info, TrainingReport& report) = 0;
+  /*!
+      requires: in.parent of this kind, in.examples not empty, cannotAdapt(in.parent) == ""
+      ensures: the parent adapted to the demonstrations (adaptation.hpp says how each kind adapts), with
+               `info` as its info, the parent's cost exponent kept (or folded in); step.info and
+               step.message say how the learner stopped (the last good weights kept, ...)
+  !*/
+  virtual CostModel adapt(const AdaptationInput& in, std::map<std::string, std::string> info, TeachingStep& step) const = 0;
+  /// How a parent of this kind adapts with `settings`, in words (adapted_by, before the loss).
+  virtual std::string describeAdaptation(const AdaptationSettings& settings) const = 0;
+  /// The adapt.* key of the prior's strength for this kind ("adapt.lambda", ...).
+  virtual const char* adaptationStrength() const = 0;
+  /// Whether the kind's adaptation honours avoid marks (AdaptationInput::marks).
+  virtual bool takesMarks() const { return false; }
+  /// Why `parent` cannot adapt ("" if it can): a segmenter network, trained on labels.
+  virtual std::string cannotAdapt(const CostModel& /*parent*/) const { return ""; }
   /// One pass of loss-augmented oracle calls over `largest` (the examples of the largest training
   /// image) under the trained model, as the kind's training makes them; false if the kind has none
   /// to time (the network, whose passes are its epochs).  trainHypothesis times it.
@@ -49,6 +81,9 @@ class CostModelTrainer {
   }
 };
 
+/// The trainer of a kind: the one place that chooses a class by CostHypothesis (pipeline.cpp).
+std::unique_ptr<CostModelTrainer> makeTrainer(CostHypothesis hypothesis);
+/// Each kind's class (its own file); makeTrainer chooses among them.
 std::unique_ptr<CostModelTrainer> makeLinearTrainer();
 std::unique_ptr<CostModelTrainer> makeLearchTrainer();
 std::unique_ptr<CostModelTrainer> makeNetworkTrainer();

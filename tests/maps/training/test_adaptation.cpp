@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 using namespace mmp;
 
@@ -75,6 +76,103 @@ TEST_CASE("adaptation: the same demonstrations give the same model bit for bit, 
   a.undo();
   CHECK(a.model().weights() == s.model.weights());
   CHECK_THROWS_AS(a.undo(), InvalidArgument);
+}
+
+TEST_CASE("adaptation: the same set of demonstrations in any order gives the same model bit for bit") {
+  const Site s = site();
+  AdaptationSettings settings;
+  settings.epochs = 3;
+  CostModelTeacher a(s.model, settings), b(s.model, settings), c(s.model, settings);
+  const int ia = a.addImage(geoImage(s.region), "scene 5");
+  b.addImage(geoImage(s.region), "scene 5");
+  c.addImage(geoImage(s.region), "scene 5");
+  const int cols = a.cols(ia);
+  const std::vector<std::vector<int>> paths = {demonstration(s.region, cols, 2 * cols + 2, 60 * cols + 60),
+                                               demonstration(s.region, cols, 60 * cols + 2, 3 * cols + 61),
+                                               demonstration(s.region, cols, 30 * cols + 1, 31 * cols + 62)};
+  for (const int k : {0, 1, 2}) a.teach(ia, paths[k]);
+  for (const int k : {2, 0, 1}) b.teach(ia, paths[k]);
+  c.teach({{ia, paths[1]}, {ia, paths[2]}, {ia, paths[0]}});
+  CHECK(a.model().weights() != s.model.weights());
+  CHECK(a.model().weights() == b.model().weights());
+  CHECK(a.model().weights() == c.model().weights());
+  // undo drops the last one taught: b without paths[1] is a after paths[0] and paths[2]
+  CostModelTeacher d(s.model, settings);
+  d.addImage(geoImage(s.region), "scene 5");
+  d.teach({{ia, paths[2]}, {ia, paths[0]}});
+  b.undo();
+  CHECK(b.model().weights() == d.model().weights());
+}
+
+TEST_CASE("unshown moves: dear ground made cheaper relative to the taught cells is found, by decile, and nothing else") {
+  std::vector<double> parent(101), adapted(101);
+  for (int s = 0; s < 100; ++s) parent[s] = adapted[s] = 0.01 * s;  // decile d: cells 10 (d - 1) .. 10 d - 1
+  parent[100] = adapted[100] = std::numeric_limits<double>::infinity();  // blocked: left out
+  const std::vector<int> taught = {3, 4, 15};                      // deciles 1 and 2
+  CHECK(unshownMoves(parent, adapted, taught).empty());
+  for (int s = 0; s < 100; ++s) adapted[s] += 0.3;  // everything dearer alike: no move relative to the paths
+  CHECK(unshownMoves(parent, adapted, taught).empty());
+  for (int s = 80; s < 100; ++s) adapted[s] -= std::log(2.0);  // deciles 9 and 10 now half as dear relative to them
+  const std::vector<UnshownMove> moves = unshownMoves(parent, adapted, taught);
+  REQUIRE(moves.size() == 1);
+  CHECK(moves[0].dear);
+  CHECK(moves[0].first_decile == 9);
+  CHECK(moves[0].last_decile == 10);
+  CHECK(moves[0].share == doctest::Approx(0.2));
+  CHECK(moves[0].factor == doctest::Approx(0.5));
+  CHECK(describeUnshownMove(moves[0], "site.tif").find("'site.tif': ground the parent priced dearer") == 0);
+  CHECK(describeUnshownMove(moves[0], "site.tif").find("2x less") != std::string::npos);
+  // cheap ground made dearer is the other warning
+  for (int s = 20; s < 30; ++s) adapted[s] += std::log(3.0);
+  const std::vector<UnshownMove> both = unshownMoves(parent, adapted, {55, 61});
+  REQUIRE(both.size() == 2);
+  CHECK_FALSE(both[1].dear);
+  CHECK(both[1].first_decile == 3);
+  CHECK(both[1].factor == doctest::Approx(3.0));
+}
+
+TEST_CASE("adaptation: an avoid mark keeps its ground dearer than the taught paths', and undo drops it exactly") {
+  const Site s = site();
+  AdaptationSettings settings;
+  settings.lambda = 1e-2;  // a weak prior: the paths alone move the model a long way
+  CostModelTeacher plain(s.model, settings), marked(s.model, settings);
+  const int image = plain.addImage(geoImage(s.region), "scene 5");
+  marked.addImage(geoImage(s.region), "scene 5");
+  const int cols = plain.cols(image);
+  const std::vector<int> path = demonstration(s.region, cols, 2 * cols + 2, 60 * cols + 60);
+  plain.teach(image, path);
+  marked.teach(image, path);
+  const Eigen::VectorXd paths_only = marked.model().weights();
+  // the mark: the cells the behaviour finds dearest (passable), none on the path
+  std::vector<int> cells;
+  double dearest = 0.0;
+  for (const double c : s.region.true_costs) {
+    if (std::isfinite(c)) dearest = std::max(dearest, c);
+  }
+  for (int c = 0; c < static_cast<int>(s.region.true_costs.size()); ++c) {
+    if (s.region.true_costs[c] == dearest && std::find(path.begin(), path.end(), c) == path.end()) cells.push_back(c);
+  }
+  REQUIRE(cells.size() > 10);
+  const TeachingStep step = marked.avoid(image, cells);
+  CHECK(step.demonstrations == 1);
+  CHECK(marked.marks().size() == 1);
+  CHECK(marked.model().info().count("adapted_avoid") == 1);
+  // the marked ground's mean log-cost over the path's, under each model
+  const auto gap = [&](const CostModel& m) {
+    std::vector<double> log_costs;
+    m.logCosts(*marked.image(image).map, log_costs);
+    double mark = 0.0, taught = 0.0;
+    for (const int c : cells) mark += log_costs[c];
+    for (const int c : path) taught += log_costs[c];
+    return mark / static_cast<double>(cells.size()) - taught / static_cast<double>(path.size());
+  };
+  CHECK(gap(marked.model()) > gap(plain.model()));
+  CHECK(gap(marked.model()) >= std::min(gap(s.model), std::log(kAvoidMargin)) - 0.05);
+  marked.undo();
+  CHECK(marked.marks().empty());
+  CHECK(marked.model().weights() == paths_only);
+  CHECK_THROWS_AS(marked.avoid(image, {-1}), DataError);
+  CHECK(marked.model().weights() == paths_only);  // refused: nothing changed
 }
 
 TEST_CASE("adaptation: a demonstration the parent does not plan gets cheaper, and a strong prior keeps the parent") {
@@ -142,6 +240,13 @@ TEST_CASE("adaptation: a LEARCH model keeps its trees and adds new ones fitted t
   REQUIRE(trees.size() >= s.model.trees().size());
   CHECK(trees.size() <= s.model.trees().size() + 2);
   for (std::size_t t = 0; t < s.model.trees().size(); ++t) CHECK(trees.steps()[t] == s.model.trees().steps()[t]);
+}
+
+TEST_CASE("adaptation: a LEARCH model refuses avoid marks by name (linear models take them)") {
+  const Site s = site(CostHypothesis::Learch);
+  CostModelTeacher teacher(s.model);
+  const int image = teacher.addImage(geoImage(s.region), "scene 5");
+  CHECK_THROWS_WITH_AS(teacher.avoid(image, {0, 1, 2}), doctest::Contains("learch models take no marks"), InvalidArgument);
 }
 
 TEST_CASE("adaptation: settings outside their range are refused by name") {

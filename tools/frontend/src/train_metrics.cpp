@@ -131,7 +131,7 @@ Json gainJson(const PairedComparison& c) {
 
 }  // namespace
 
-Json heldOutJson(const HeldOutReport& h, const char* baseline, const char* model) {
+Json heldOutJson(const HeldOutPathReport& h, const char* baseline, const char* model) {
   return {{"demonstrations", h.demonstrations}, {baseline, fitJson(h.baseline)}, {model, fitJson(h.model)},
           {std::string(model) + "_vs_" + baseline + "_loss", gainJson(h.gain)}};
 }
@@ -143,7 +143,7 @@ Json adaptationMetricsJson(const AdaptationRun& run, const AdaptationRunSettings
   for (const TeachingRecord& r : run.taught) {
     teaching.push_back({{"name", r.name}, {"image", settings.train[static_cast<std::size_t>(r.image)].name},
                         {"loss_before", r.step.loss_before}, {"loss_after", r.step.loss_after}, {"seconds", r.step.seconds},
-                        {"info", r.step.info == Info::Success ? "success" : r.step.message}});
+                        {"info", r.step.info == Info::Success ? "success" : r.step.message}, {"warnings", r.step.warnings}});
   }
   metrics["teaching"] = teaching;
   if (!run.lambda_selection.empty() || !run.selection_note.empty()) {
@@ -153,7 +153,7 @@ Json adaptationMetricsJson(const AdaptationRun& run, const AdaptationRunSettings
     }
     metrics["lambda_selection"] = {{"candidates", candidates}, {"chosen", run.lambda}, {"note", run.selection_note}};
   }
-  const HeldOutReport& h = run.held_out;
+  const HeldOutPathReport& h = run.held_out;
   if (h.demonstrations > 0) {
     metrics["held_out"] = heldOutJson(h, "parent", "adapted");
   }

@@ -41,9 +41,8 @@ Json pixelPoints(const std::vector<int>& cells, int cols, int k) {
 }
 
 std::string kindOf(const CostModel& model) {
-  if (!model.network().empty()) return "network";
-  if (!model.trees().empty()) return "LEARCH";
-  return "linear";
+  const std::string kind = hypothesisName(model.hypothesis());
+  return kind == "learch" ? "LEARCH" : kind;
 }
 
 }  // namespace
@@ -250,7 +249,7 @@ struct Endpoints {
 
   Json stepJson(const TeachingStep& step) {
     return {{"demonstrations", step.demonstrations}, {"converged", step.info == Info::Success}, {"message", step.message},
-            {"seconds", step.seconds}, {"loss_before", step.loss_before}, {"loss_after", step.loss_after}};
+            {"seconds", step.seconds}, {"loss_before", step.loss_before}, {"loss_after", step.loss_after}, {"warnings", step.warnings}};
   }
 
   Response teach(ImageSlot& s, const Request& request) {

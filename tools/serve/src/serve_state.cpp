@@ -55,10 +55,10 @@ std::vector<std::string> listImages(const std::vector<std::string>& arguments) {
 }
 
 ServeState::ServeState(ServeSettings s, CostModel model) : settings(std::move(s)), parent(std::move(model)) {
-  if (parent.network().empty()) {
+  try {
     teacher = std::make_unique<CostModelTeacher>(parent, settings.adaptation);
-  } else {
-    teaching_refused = "a network model cannot be taught in this page yet (mmp adapt teaches it): the page shows its costs and plans";
+  } catch (const InvalidArgument& e) {  // a kind that cannot adapt (a segmenter): the page shows its costs and plans
+    teaching_refused = e.what();
   }
   for (const std::string& path : settings.images) {
     ImageRows rows(path);  // the size and frame without the pixels
@@ -99,35 +99,23 @@ ImageSlot& ServeState::slot(const std::string& id) {
 void ServeState::ensureLoaded(ImageSlot& s) {
   if (s.image) return;
   auto image = std::make_shared<GeoImage>(loadGeoImage(s.path));
-  if (parent.network().empty()) {
-    try {
-      s.map = teachingMap(parent, *image);
-    } catch (const Error& e) {
-      throw ApiError(422, "image '" + s.name + "' does not suit the model: " + e.what());
-    }
-  } else {
-    parent.checkImage(image->pixels.cols, image->pixels.rows);
+  std::shared_ptr<const std::vector<float>> inputs;
+  try {
+    s.map = teachingMap(parent, *image);  // its cells without data blocked, as CostModel::costs marks them unknown
+    inputs = teachingInputs(parent, *image, *s.map);
+  } catch (const Error& e) {
+    throw ApiError(422, "image '" + s.name + "' does not suit the model: " + e.what());
   }
-  const int k = parent.features().settings().cell_size;
-  const int rows = image->pixels.rows / k, cols = image->pixels.cols / k;
-  if (!image->valid.empty()) {  // a cell holding a pixel without data is unknown
-    s.unknown.assign(static_cast<std::size_t>(rows) * cols, 0);
-    for (int y = 0; y < rows * k; ++y) {
-      const std::uint8_t* v = image->valid.ptr<std::uint8_t>(y);
-      for (int x = 0; x < cols * k; ++x) {
-        if (v[x] == 0) s.unknown[static_cast<std::size_t>(y / k) * cols + x / k] = 1;
-      }
-    }
-  }
+  if (!image->valid.empty()) s.unknown = s.map->blocked();
   s.familiarity = parent.familiarity(image->pixels, image->valid);
-  if (teacher) s.teacher_index = teacher->addImage(s.map, s.path, fileChecksum(s.path));
+  if (teacher) s.teacher_index = teacher->addImage(s.map, std::move(inputs), s.path, fileChecksum(s.path));
   s.image = std::move(image);
 }
 
 CostView ServeState::costs(ImageSlot& s) {
   ensureLoaded(s);
   if (!s.grid || s.grid_revision != revision) {
-    auto grid = std::make_shared<CostGrid>(s.map ? model().costs(*s.map) : model().costs(*s.image));
+    auto grid = std::make_shared<CostGrid>(model().readsPixels() ? model().costs(*s.image) : model().costs(*s.map));
     if (!s.unknown.empty() && s.unknown.size() == grid->costs.size()) grid->unknown = s.unknown;
     double low = std::numeric_limits<double>::infinity(), high = 0.0;
     for (double c : grid->costs) {

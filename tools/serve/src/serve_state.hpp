@@ -61,7 +61,7 @@ struct CostView {
 struct ServeState {
   ServeSettings settings;
   CostModel parent;
-  std::unique_ptr<CostModelTeacher> teacher;  ///< null when the model cannot be taught (a network)
+  std::unique_ptr<CostModelTeacher> teacher;  ///< null when the model cannot be taught (a segmenter network)
   std::string teaching_refused;               ///< why, then
   std::vector<ImageSlot> images;
   long revision = 0;  ///< bumped by every teach and undo

@@ -380,6 +380,7 @@ async function afterTeaching(result, what) {
   const s = result.step;
   $('teach-result').textContent = `${what}: ${s.demonstrations} demonstration(s), ${s.seconds.toFixed(2)} s\n` +
     `prediction loss per cell of the taught paths (lower: plans closer to them): parent ${s.loss_before.toFixed(3)}, adapted ${s.loss_after.toFixed(3)}` + (s.converged ? '' : `\n${s.message}`);
+  $('teach-warnings').textContent = (s.warnings || []).map((w) => `warning: ${w}`).join('\n');
   renderDemonstrations();
   await refreshCosts();
   if (state.start && state.goal) await plan();

@@ -83,6 +83,15 @@ std::string trainingCostFault(const std::vector<const FeatureMap*>& maps, const 
 inline constexpr const char* kHoldoutClassCostPrefix = "holdout_class_cost.";
 inline constexpr const char* kHoldoutClassCostPreferred = "holdout_class_cost_preferred";
 
+/// The hypothesis class of a cost map, its kind: linear in the features (costs w . f or exp(w . f),
+/// learned by the online or batch subgradient learner), LEARCH's boosted trees on the log-cost, or a
+/// convolutional network of the image on the log-cost.  A model answers it (CostModel::hypothesis());
+/// what differs between the kinds -- how each is fitted, adapted and described -- is owned by one
+/// class per kind in mmp::maps_training (its CostModelTrainer), chosen once by this value.
+enum class CostHypothesis { Linear, Learch, Network };
+/// "linear", "learch" or "network": the kind as configs, metrics and `mmp info` name it.
+const char* hypothesisName(CostHypothesis hypothesis);
+
 class CostModel {
  public:
   /*!
@@ -169,6 +178,32 @@ class CostModel {
   /// The same on a feature map made by features().  Throws mmp::InvalidArgument for a network model,
   /// which needs the image.
   CostGrid costs(const FeatureMap& map) const;
+
+  /// The model's kind: Learch with trees, Network with a network, else Linear.
+  CostHypothesis hypothesis() const {
+    return !network_.empty() ? CostHypothesis::Network : !trees_.empty() ? CostHypothesis::Learch : CostHypothesis::Linear;
+  }
+  /// Its costs read the image's pixels (a network model): costs(FeatureMap) cannot give them, logCosts
+  /// needs the network's inputs.
+  bool readsPixels() const { return !network_.empty(); }
+  /*!
+      requires: map made by features() (its blocked cells: those of the image without data);
+                network_inputs: a network model's input planes on the same image (networkInputs of its
+                pixels, standardised as the network's shape says, then the map's feature planes if the
+                network reads them), map.cells() * network().shape().inputs() values; ignored otherwise
+      ensures: out[s] = log of the cost the model gives cell s, its cost exponent applied (+inf on
+               blocked cells): the one formula of each kind that planners on log-costs use --
+               e log(w . f) or e w . f (linear, by form), e (w . f + trees(f)) (LEARCH),
+               e log(floor + exp(w . f + net)) (network).  Throws mmp::InvalidArgument for a network
+               model without inputs or with inputs of another size.
+  !*/
+  void logCosts(const FeatureMap& map, std::vector<double>& out, const std::vector<float>* network_inputs = nullptr) const {
+    logCosts(map, weights_, trees_, out, network_inputs);
+  }
+  /// The same with weights w and trees in place of the model's own (same feature count; trees of a
+  /// LEARCH model): the log-costs of a model that differs from this one only in those.
+  void logCosts(const FeatureMap& map, const Eigen::VectorXd& w, const TreeEnsemble& trees, std::vector<double>& out,
+                const std::vector<float>* network_inputs = nullptr) const;
 
   const FeatureStack& features() const { return features_; }
   const Eigen::VectorXd& weights() const { return weights_; }

@@ -39,6 +39,7 @@
 #include <opencv2/core.hpp>
 
 #include <array>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,11 @@ struct ColourSums {
 ColourStatistics colourStatistics(const cv::Mat& bgr, const cv::Mat& valid = {});
 
 /// The architecture of a CostNetwork.
+/// A network model's cell cost from its log-cost sum l (w . f + the network's output) and the shape's
+/// cost floor f0: f0 + exp(l), the one formula of the forward pass (CostModel), teaching and network
+/// training.
+inline double networkCost(double log_sum, double floor) { return floor + std::exp(log_sum); }
+
 struct NetworkShape {
   int channels = 16;                        ///< width of every hidden layer, in [1, 256]
   std::vector<int> dilations = {1, 2, 4, 8, 16};  ///< of the 3 x 3 layers, each in [1, 64], 1 to 12 layers
@@ -81,6 +87,8 @@ struct NetworkShape {
   /// Maximum Entropy IRL (kMaxEntTrainingFloor), in [0, 1000].
   double cost_floor = 0.0;
 
+  /// A cell's cost from its log-cost sum (w . f + the network's output): networkCost.
+  double cost(double log_sum) const;
   /// Input planes: the colours' and the features'.
   int inputs() const { return kColourInputs + feature_inputs; }
 
@@ -95,6 +103,8 @@ struct NetworkShape {
   /// The cost a cell gets, in words: "exp(w . f + network(image))", with the floor or a segmenter's form.
   std::string formula() const;
 };
+
+inline double NetworkShape::cost(double log_sum) const { return networkCost(log_sum, cost_floor); }
 
 /// One convolution: weights [out][in][k][k] (k = 1 or 3, libtorch's layout), bias [out].
 struct ConvLayer {

@@ -19,6 +19,10 @@ namespace mmp {
 /// Euclidean length of a path in cells (1 per axis step, sqrt 2 per diagonal step).
 double pathLength(const std::vector<int>& path, int cols);
 
+/// The Euclidean distance in cells from cell `cell` to the nearest cell of `to` (+inf if `to` is empty):
+/// the one nearest-cell distance of path comparisons (MHD, the held-out plans, the suggestion rules).
+double nearestCellDistance(int cell, const std::vector<int>& to, int cols);
+
 /// Trapezoid integral of per-cell values along the path.
 double pathIntegral(const std::vector<int>& path, int cols, const std::vector<double>& values);
 

@@ -34,7 +34,7 @@ std::string learnerName(const TrainingReport& report);
 Json metricsJson(const TrainingRun& r, const Json& selection);
 /// Held-out demonstrations (held_out.hpp) as {demonstrations, <baseline>: {loss, mhd_px, cost_ratio,
 /// unplanned}, <model>: {...}, <model>_vs_<baseline>_loss: {gain, ci95_low, ci95_high, verdict}}.
-Json heldOutJson(const HeldOutReport& report, const char* baseline, const char* model);
+Json heldOutJson(const HeldOutPathReport& report, const char* baseline, const char* model);
 /// The metrics.json of a teaching run (`mmp adapt MODEL CONFIG`, mmp.teach): parent (`parent_name`),
 /// demonstrations, teaching (each step), held_out {demonstrations, parent, adapted: {loss, mhd_px,
 /// cost_ratio, unplanned}, adapted_vs_parent_loss}, and with a holdout the methods (learned = the

@@ -25,9 +25,10 @@
 //     exponent are the parent's (the network adapts its costs before the exponent, as a linear model
 //     does).  The image's pixels are needed (the network reads them): addImage(GeoImage), or a map with
 //     teachingInputs.  A segmenter is refused (mmp::InvalidArgument).
-// Each teach() re-runs the adaptation from the parent over every demonstration taught so far, so the
-// model is a function of the parent, the demonstrations in order and the settings: bit for bit the
-// same at a fixed thread count, and undo() is exact.  Every guarantee of training holds: the costs
+// Each teach() re-runs the adaptation from the parent over every demonstration taught so far, handed
+// to the learner in one canonical order (by image name and fingerprint, then by the path's cells), so
+// the model is a function of the parent, the SET of demonstrations and the settings: bit for bit the
+// same whatever order they were taught in (at a fixed thread count), and undo() is exact.  Every guarantee of training holds: the costs
 // stay inside CostLimits on the taught images (else the learner keeps the last good weights and the
 // step's message says so), and the parent is never modified.
 #pragma once
@@ -46,6 +47,8 @@
 #include <vector>
 
 namespace mmp {
+
+class CostModelTrainer;  // the kinds' fit and adapt (private to maps/training)
 
 struct AdaptationSettings {
   /// Linear models: the prior's strength lambda in lambda/2 |w - w0|^2 (> 0); larger keeps the
@@ -83,12 +86,6 @@ struct AdaptationSettings {
 PathExample::Params adaptationExampleParams(const AdaptationSettings& settings, const CostModel& parent);
 LearchSettings adaptationLearch(const AdaptationSettings& settings);
 
-/// The log-costs of `model` on `map` (made by model.features()) with weights w and tree steps `steps` in
-/// place of its own, its cost exponent applied; +inf on blocked cells: what a teacher and the
-/// suggestion rules plan on for a model that differs from `model` only in those.
-void modelLogCosts(const CostModel& model, const FeatureMap& map, const Eigen::VectorXd& w, const std::vector<double>& steps,
-                   std::vector<double>& out);
-
 /// The image's feature map under the model's feature stack, its cells without data blocked (an image
 /// without a frame stays in pixels): what the teacher and `mmp suggest` plan on.  Throws as
 /// CostModel::costs does if the image does not suit the model.
@@ -100,13 +97,72 @@ std::shared_ptr<const FeatureMap> teachingMap(const CostModel& model, const GeoI
 /// without a network.
 std::shared_ptr<const std::vector<float>> teachingInputs(const CostModel& model, const GeoImage& image, const FeatureMap& map);
 
+/// An image a teacher holds: its feature map under the parent's features (teachingMap), a network
+/// model's inputs on it (teachingInputs; null for other models), its name in messages and provenance
+/// and the fingerprint recorded beside it.
+struct TeachingImage {
+  std::string name, fingerprint;
+  std::shared_ptr<const FeatureMap> map;
+  std::shared_ptr<const std::vector<float>> inputs;
+};
+
+/// A model's log-costs on a teaching image (CostModel::logCosts with the image's network inputs).
+inline void teachingLogCosts(const CostModel& model, const TeachingImage& image, std::vector<double>& out) {
+  model.logCosts(*image.map, out, image.inputs.get());
+}
+
+/// How `parent` adapts with `settings`, in words (its kind's: "online greedy projection toward the
+/// parent, lambda 10, 10 epochs; loss radius ..."): what a teacher records as adapted_by.
+std::string describeAdaptation(const CostModel& parent, const AdaptationSettings& settings);
+/// The adapt.* key of the prior's strength for `parent`'s kind: adapt.lambda (linear),
+/// adapt.learch_rounds (LEARCH), adapt.network_lambda (network).
+std::string adaptationStrength(const CostModel& parent);
+
+/// Ground a teaching step moved without being shown it: cells of one image in deciles of the
+/// parent's costs there that hold no taught cell, whose cost moved against the taught cells' cost.
+struct UnshownMove {
+  bool dear = true;                       ///< above every taught decile (dear ground made cheaper), else below
+  int first_decile = 0, last_decile = 0;  ///< 1..10, 1 the parent's cheapest tenth of the image
+  double share = 0.0;                     ///< the ground's fraction of the image's passable cells
+  double factor = 1.0;                    ///< the strongest move: cost relative to the taught cells', adapted / parent
+};
+
+/// How far ground must move relative to the taught cells before a teacher warns (both ways).
+inline constexpr double kUnshownMoveFactor = 1.5;
+
+/*!
+    requires: parent and adapted: the log-costs of one image under the parent and the adapted model
+              (same size, +inf on blocked cells); taught: the cells there that demonstrations cover
+    ensures: splits the cells passable under both into ten deciles of the parent's log-cost and, per
+             decile without a taught cell, factor = exp(mean change of log-cost there - mean change on
+             the taught cells); returns at most two moves: the deciles above every taught one with
+             factor <= 1 / threshold (dear ground now cheaper relative to the paths) and those below
+             every taught one with factor >= threshold (cheap ground now dearer), each with the deciles'
+             range, their share of the image and the strongest factor.  Empty if nothing moved so far.
+!*/
+std::vector<UnshownMove> unshownMoves(const std::vector<double>& parent, const std::vector<double>& adapted, const std::vector<int>& taught,
+                                      double threshold = kUnshownMoveFactor);
+/// A user's warning for a move on `image`: what moved, how far and which mark would keep it.
+std::string describeUnshownMove(const UnshownMove& move, const std::string& image);
+
 /// A demonstration taught on one of the teacher's images.
 struct TaughtDemonstration {
   int image = 0;           ///< the image's index (CostModelTeacher::addImage)
   std::vector<int> cells;  ///< the path, start to goal, as cells of the image's grid (row * cols + col)
 };
 
-/// What one teach() or undo() did.
+/// Ground a user marked on one of the teacher's images as ground that must stay dear ("avoid here": a
+/// lake, roofs): its passable cells (blocked ones are left out).
+struct AvoidMark {
+  int image = 0;           ///< the image's index (CostModelTeacher::addImage)
+  std::vector<int> cells;  ///< cells of the image's grid (row * cols + col), in any order
+};
+
+/// How much dearer than the taught ground an avoid mark must stay at least (and at least as dear,
+/// relative to it, as the parent had it).
+inline constexpr double kAvoidMargin = 1.5;
+
+/// What one teach(), avoid() or undo() did.
 struct TeachingStep {
   int demonstrations = 0;  ///< taught so far
   Info info = Info::Success;
@@ -115,6 +171,9 @@ struct TeachingStep {
   /// The mean prediction loss per cell of demonstration of the taught demonstrations (plain A*
   /// between each one's ends, against it) under the parent and under the adapted model.
   double loss_before = 0.0, loss_after = 0.0;
+  /// Ground the step moved without being shown it (unshownMoves on each taught image, described):
+  /// "mark it avoid if it should stay dear".  Empty when nothing moved past kUnshownMoveFactor.
+  std::vector<std::string> warnings;
 };
 
 class CostModelTeacher {
@@ -141,6 +200,7 @@ class CostModelTeacher {
   int addImage(std::shared_ptr<const FeatureMap> map, std::shared_ptr<const std::vector<float>> inputs, const std::string& name,
                const std::string& fingerprint = "");
   int images() const;
+  const TeachingImage& image(int i) const { return images_.at(static_cast<std::size_t>(i)); }
   /// The grid of image i: rows x cols cells of cellSize() pixels.
   int rows(int image) const;
   int cols(int image) const;
@@ -154,10 +214,23 @@ class CostModelTeacher {
                model from the parent over every demonstration taught so far
   !*/
   TeachingStep teach(int image, std::vector<int> cells);
-  /// Several demonstrations at once, checked as teach(image, cells) checks one (all or none added),
-  /// then one adaptation: the model teach() would give after the same demonstrations one by one.
-  TeachingStep teach(const std::vector<TaughtDemonstration>& demonstrations);
-  /// Drops the last demonstration (mmp::InvalidArgument if there is none) and re-adapts.
+  /// Several demonstrations (and avoid marks) at once, checked as teach(image, cells) and avoid() check
+  /// one (all or none added), then one adaptation: the model teach() and avoid() would give after the
+  /// same demonstrations and marks one by one, in any order.
+  TeachingStep teach(const std::vector<TaughtDemonstration>& demonstrations, const std::vector<AvoidMark>& marks = {});
+  /// Throws what teach(image, cells) would throw for the path, and does nothing else.
+  void checkDemonstration(int image, const std::vector<int>& cells) const;
+  /*!
+      requires: image is an index addImage gave; a linear parent (LEARCH and network models take no
+                marks yet: mmp::InvalidArgument)
+      ensures: checks the cells (on the image's grid: else mmp::DataError naming the image and the
+               cell), adds the mark (its blocked cells left out) and adapts the model from the parent
+               over every demonstration and mark so far: the marked ground's mean log-cost is held
+               above the taught cells' by log(max(kAvoidMargin, the parent's ratio there)) as a
+               ranking constraint (core/tasks/ranking.hpp) beside the demonstrations' terms.
+  !*/
+  TeachingStep avoid(int image, std::vector<int> cells);
+  /// Drops the last demonstration or mark taught (mmp::InvalidArgument if there is none) and re-adapts.
   TeachingStep undo();
 
   /// The adapted model (the parent itself before any demonstration); its info records the parent's
@@ -165,26 +238,33 @@ class CostModelTeacher {
   const CostModel& model() const { return model_; }
   const CostModel& parent() const { return parent_; }
   const std::vector<TaughtDemonstration>& demonstrations() const { return demonstrations_; }
+  const std::vector<AvoidMark>& marks() const { return marks_; }
   const AdaptationSettings& settings() const { return settings_; }
 
  private:
-  struct Image;
   TeachingStep adapt();
-  void checkDemonstration(int image, const std::vector<int>& cells) const;
-  CostModel adaptLinear(const ExampleList& examples, TeachingStep& step) const;
-  CostModel adaptLearch(const std::vector<const PathExample*>& examples, TeachingStep& step) const;
-  CostModel adaptNetwork(const std::vector<const PathExample*>& examples, TeachingStep& step) const;
+  AvoidMark checkedMark(const AvoidMark& mark) const;
   std::map<std::string, std::string> parentInfo() const;
   void recordProvenance(CostModel& model) const;
-  double meanLoss(const CostModel& model, const std::vector<const PathExample*>& examples) const;
-  /// The model's log-costs on image i (its exponent applied; +inf on blocked cells).
-  void imageLogCosts(const CostModel& model, int image, std::vector<double>& out) const;
+  /// The demonstrations' indices in the order the learners see them (canonicalOrder: by image, then
+  /// by cells), which makes the adapted model independent of the order they were taught in.
+  std::vector<std::size_t> canonicalOrder() const;
+  /// The marks as the linear learner's constraints: each one's mean features against the taught cells'.
+  std::vector<std::pair<Eigen::VectorXd, Eigen::VectorXd>> markConstraints() const;
+  const std::vector<double>& parentLogCosts(int image) const;
+  void warnOfUnshownMoves(const std::map<int, std::vector<double>>& adapted_costs, TeachingStep& step) const;
 
   CostModel parent_;
   AdaptationSettings settings_;
+  /// The parent's kind's trainer (trainer.hpp), which owns how it adapts.
+  std::unique_ptr<const CostModelTrainer> trainer_;
   std::string parent_fingerprint_;
-  std::vector<std::unique_ptr<Image>> images_;
+  std::vector<TeachingImage> images_;
+  /// The parent's log-costs per image, once a step has needed them (a network's forward pass is not free).
+  mutable std::vector<std::vector<double>> parent_log_costs_;
   std::vector<TaughtDemonstration> demonstrations_;
+  std::vector<AvoidMark> marks_;
+  std::vector<bool> taught_marks_;  ///< what was taught, in order (true: a mark): what undo() drops
   CostModel model_;
 };
 

@@ -57,12 +57,13 @@ struct TeachingRecord {
 };
 
 struct AdaptationRun {
+  explicit AdaptationRun(CostModel parent) : model(std::move(parent)) {}
   CostModel model;                          ///< the adapted model (its info records what it was taught)
   std::vector<Region> teach_regions;        ///< without raw feature values; demonstrations as taught
   std::vector<TeachingRecord> taught;
   /// Each demonstration held out: baseline = the parent, model = the model taught on the others.  With a
   /// lambda selection, the chosen lambda's figures are the ones the selection saw, so they flatter it a little.
-  HeldOutReport held_out;
+  HeldOutPathReport held_out;
   std::vector<LambdaCandidate> lambda_selection;  ///< empty when no selection ran
   double lambda = 0.0;                            ///< the lambda taught with (linear models)
   std::string selection_note;                     ///< why no selection ran, when lambdas were given

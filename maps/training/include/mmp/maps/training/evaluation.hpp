@@ -109,6 +109,10 @@ const char* verdict(const PairedComparison& comparison);
 /// requires: the same pairs in the same order in both (throws mmp::InvalidArgument otherwise).
 PairedComparison comparePaired(const std::vector<PlanScore>& method, const std::vector<PlanScore>& other,
                                int resamples = 10000, std::uint64_t seed = 1);
+/// The same on any paired figure where lower is better (a loss, a cost ratio): the mean of other[k] -
+/// method[k] and its 95 % paired-bootstrap interval.
+PairedComparison comparePairedValues(const std::vector<double>& method, const std::vector<double>& other,
+                                     int resamples = 10000, std::uint64_t seed = 1);
 
 /// One scored plan: which region and pair, where it starts and ends (cells), by which method.
 struct PairRecord {

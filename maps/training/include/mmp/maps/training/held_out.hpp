@@ -4,7 +4,7 @@
 // parent); `mmp train` without holdout images scores folds of its demonstrations by the model trained
 // on the rest (against uniform costs).
 //
-//   const HeldOutReport r = crossValidateDemonstrations(settings, 5);   // training from paths alone
+//   const HeldOutPathReport r = crossValidateDemonstrations(settings, 5);   // training from paths alone
 //   r.model.loss;   r.baseline.loss;   r.gain;                          // lower loss: closer plans
 #pragma once
 
@@ -27,7 +27,7 @@ struct HeldOutFit {
   int unplanned = 0;       ///< demonstrations whose ends the model could not join
 };
 
-struct HeldOutReport {
+struct HeldOutPathReport {
   int demonstrations = 0;          ///< scored (0: none scored)
   HeldOutFit baseline, model;      ///< adapt: the parent and the adapted model; train: uniform costs and the learned model
   std::vector<double> baseline_loss, model_loss;  ///< per demonstration, in order (NaN: unplanned)
@@ -46,11 +46,11 @@ HeldOutPlan scoreHeldOut(const CostGrid& grid, const PathExample& example, int c
 class HeldOutTally {
  public:
   void add(const HeldOutPlan& baseline, const HeldOutPlan& model);
-  HeldOutReport finish();
+  HeldOutPathReport finish();
 
  private:
-  HeldOutReport report_;
-  std::vector<PlanScore> baseline_, model_;
+  HeldOutPathReport report_;
+  std::vector<double> baseline_, model_;  ///< the losses of the demonstrations both planned
 };
 
 /*!
@@ -62,6 +62,6 @@ class HeldOutTally {
              files keep their generated demonstrations in every fold.  Throws what training throws,
              and mmp::InvalidArgument with fewer than 2 demonstrations to hold out.
 !*/
-HeldOutReport crossValidateDemonstrations(const PipelineSettings& settings, int folds, const StageCallback& progress = {});
+HeldOutPathReport crossValidateDemonstrations(const PipelineSettings& settings, int folds, const StageCallback& progress = {});
 
 }  // namespace mmp

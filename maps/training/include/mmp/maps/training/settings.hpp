@@ -13,6 +13,7 @@
 
 #include <mmp/core/feature_map.hpp>
 #include <mmp/learners/learner_settings.hpp>
+#include <mmp/maps/cost_model.hpp>
 #include <mmp/maps/feature_stack.hpp>
 #include <mmp/maps/imagery.hpp>
 #include <mmp/maps/path_files.hpp>
@@ -88,11 +89,6 @@ struct LossSettings {
   bool by_class = false;  ///< scale the loss of each training cell by how dear its class is (classLossWeights)
   double impassable_factor = 1.0;  ///< with by_class: an impassable cell's factor over the dearest passable class's
 };
-
-/// The hypothesis class of a cost map: linear in the features (costs w . f or exp(w . f), learned by
-/// the online or batch subgradient learner of `kind`), LEARCH's boosted trees on the log-cost, or a
-/// convolutional network of the image on the log-cost (network_training.hpp).
-enum class CostHypothesis { Linear, Learch, Network };
 
 /// The learner of the cost map (batch subgradient by default, or LEARCH) and how costs are formed.
 struct CostLearnerSettings : LearnerSettings {
