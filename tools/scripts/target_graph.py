@@ -17,7 +17,7 @@ THIRD_PARTY = {"Eigen3::Eigen": "Eigen", "opencv_core": "OpenCV", "GDAL::GDAL": 
                "torch": "libtorch", "ompl::ompl": "OMPL", "yaml-cpp": "yaml-cpp", "CLI11::CLI11": "CLI11",
                "ZLIB::ZLIB": "zlib", "pybind11::module": "pybind11", "dlib::dlib": "dlib", "Boost::headers": "Boost",
                "/usr/lib/x86_64-linux-gnu/liblbfgs.so": "liblbfgs", "nlohmann_json::nlohmann_json": "nlohmann-json",
-               "httplib::httplib": "cpp-httplib", "MPI::MPI_CXX": "MPI"}
+               "httplib::httplib": "cpp-httplib", "PkgConfig::HTTPLIB": "cpp-httplib", "MPI::MPI_CXX": "MPI"}
 
 
 def own(label):

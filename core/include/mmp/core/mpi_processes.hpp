@@ -3,7 +3,7 @@
 // process of the job (MPI_COMM_WORLD), its sum one MPI_Allreduce.  The header needs no MPI: a
 // program links mmp::core_mpi, which brings it.
 //
-//   mmp::MpiSession mpi(&argc, &argv);               // or lazily, when a command needs it
+//   mmp::MpiSession mpi;                             // or lazily, when a command needs it
 //   auto processes = std::make_shared<mmp::MpiProcessGroup>();
 //   params.processes = processes;                    // BatchSubgradient: one allreduce an iteration
 //   mmp::computeRegion(region, *processes);          // region_costmap.hpp: windows over processes

@@ -3,7 +3,9 @@
 // mmp::learners need no MPI.  A batch learner given one (BatchSubgradient::Params::processes) calls
 // the oracles of its share of the examples (exampleShare) and sums its part of the objective and
 // subgradient with the other processes' once per iteration; the MPI implementation is
-// mmp::maps_mpi's MpiProcessGroup (maps/mpi/, built with MMP_WITH_MPI).
+// mmp::core_mpi's MpiProcessGroup (mmp/core/mpi_processes.hpp, core/src/mpi_processes.cpp; that
+// target is built with MMP_WITH_MPI), which the mmp command uses when mpirun or srun starts it
+// (tools/cli/processes.cpp).
 //
 //   class Mine : public mmp::ProcessGroup { ... };   // rank(), size(), sum()
 //   params.processes = std::make_shared<Mine>();     // every process runs the same training
