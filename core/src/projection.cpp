@@ -87,6 +87,24 @@ bool L2BallProjection::contains(const Eigen::VectorXd& w, double tolerance) cons
 
 std::string L2BallProjection::describe() const { return "l2_ball(radius " + std::to_string(radius_) + ")"; }
 
+HalfSpaceProjection::HalfSpaceProjection(Eigen::VectorXd a, double b) : a_(std::move(a)), b_(b) {
+  if (!a_.allFinite() || !(a_.squaredNorm() > 0.0) || !std::isfinite(b_)) {
+    throw InvalidArgument("half-space projection: a must be finite and non-zero and b finite");
+  }
+}
+
+void HalfSpaceProjection::project(Eigen::VectorXd& w) const {
+  checkSize("half-space projection", a_.size(), w);
+  const double gap = b_ - a_.dot(w);
+  if (gap > 0.0) w += (gap / a_.squaredNorm()) * a_;
+}
+
+bool HalfSpaceProjection::contains(const Eigen::VectorXd& w, double tolerance) const {
+  return a_.size() == w.size() && a_.dot(w) >= b_ - tolerance * std::max(1.0, a_.norm());
+}
+
+std::string HalfSpaceProjection::describe() const { return "half_space(" + std::to_string(a_.size()) + " coordinates)"; }
+
 IntersectionProjection::IntersectionProjection(std::vector<ProjectionPtr> sets, double tolerance, int max_sweeps)
     : sets_(std::move(sets)), tolerance_(tolerance), max_sweeps_(max_sweeps) {
   if (sets_.empty()) throw InvalidArgument("intersection projection: no sets given");

@@ -54,6 +54,16 @@ TEST_CASE("an intersection (nonnegative box with a bias floor, inside a ball) pr
   checkNearestPoint(*intersect({ball, box}), rng, 4, 3.0);
 }
 
+TEST_CASE("a half-space projects to the nearest point, alone and with a box") {
+  Random rng(4);
+  Eigen::VectorXd a(3);
+  a << 1.0, -2.0, 0.5;
+  checkNearestPoint(HalfSpaceProjection(a, 0.7), rng, 3, 2.0);
+  const auto box = std::make_shared<BoxProjection>(BoxProjection::nonnegative(3));
+  checkNearestPoint(IntersectionProjection({box, std::make_shared<HalfSpaceProjection>(a, 0.7)}), rng, 3, 3.0);
+  CHECK_THROWS_AS(HalfSpaceProjection(Eigen::VectorXd::Zero(3), 1.0), InvalidArgument);
+}
+
 TEST_CASE("projections refuse malformed sets") {
   CHECK_THROWS_AS(BoxProjection(Eigen::VectorXd::Ones(2), Eigen::VectorXd::Zero(2)), InvalidArgument);
   CHECK_THROWS_AS(BoxProjection(Eigen::VectorXd::Zero(2), Eigen::VectorXd::Ones(3)), InvalidArgument);

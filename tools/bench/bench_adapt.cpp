@@ -13,7 +13,10 @@
 // the training areas: "classifier", the per-pixel classifier baseline as `mmp train` builds it (its
 // figures do not depend on k), and "batch", the model trained again by the shipped model's own
 // procedure (its config with the values its selection chose, the model's "selected" info; no new
-// selection) on the training areas plus the k demonstrations, at the k of --batch-ks.  Prints a table
+// selection) on the training areas plus the k demonstrations, at the k of --batch-ks.  --marks N
+// teaches N avoid marks on each teaching half's dearest passable class as the half is first used
+// (linear models).  The "drift" column is the largest move of a class's mean cost relative to the
+// preferred class's on the scored halves, adapted against the parent (0.2: 20 %).  Prints a table
 // and, last, one JSON line; --png draws the curves.
 #include <mmp/core/error.hpp>
 #include <mmp/core/numbers.hpp>
@@ -330,11 +333,51 @@ CostModel learchFromScratch(const CostModel& parent, const std::vector<const Par
   return CostModel(parent.features(), std::move(r.weights), std::move(r.trees), {});
 }
 
+// Each class's mean cost over the cells of that true class on the scored halves of `area`, divided by
+// the preferred class's (NaN where the class has no passable cell there): how the model prices the
+// classes against the one a behaviour prefers.
+std::vector<double> classCostRatios(const CostModel& model, const std::vector<Part>& parts, const std::string& area,
+                                    const PipelineSettings& scoring) {
+  const std::size_t classes = scoring.classes.size();
+  std::vector<double> sum(classes, 0.0), count(classes, 0.0), log_costs;
+  for (const Part& p : parts) {
+    if (p.area != area || !p.scored) continue;
+    model.logCosts(*p.right.region.map, log_costs);
+    for (std::size_t s = 0; s < log_costs.size(); ++s) {
+      const std::size_t c = p.right.region.cell_labels[s];
+      if (c < classes && std::isfinite(log_costs[s])) {
+        sum[c] += std::exp(log_costs[s]);
+        count[c] += 1.0;
+      }
+    }
+  }
+  const std::size_t preferred = static_cast<std::size_t>(scoring.behaviour.preferred);
+  std::vector<double> ratios(classes, std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t c = 0; c < classes; ++c) {
+    if (count[c] > 0.0 && count[preferred] > 0.0) ratios[c] = (sum[c] / count[c]) / (sum[preferred] / count[preferred]);
+  }
+  return ratios;
+}
+
+// The largest relative move of a class's cost ratio (classCostRatios) from the parent's, over the
+// classes other than the preferred one: 0.2 means some class now costs 20 % more or less, relative to
+// the preferred class, than the parent had it.
+double classDrift(const std::vector<double>& parent, const std::vector<double>& adapted, int preferred) {
+  double largest = 0.0;
+  for (std::size_t c = 0; c < parent.size(); ++c) {
+    if (static_cast<int>(c) != preferred && std::isfinite(parent[c]) && std::isfinite(adapted[c])) {
+      largest = std::max(largest, std::abs(adapted[c] / parent[c] - 1.0));
+    }
+  }
+  return largest;
+}
+
 struct Curve {
   std::map<int, std::vector<std::vector<PlanScore>>> adapted, scratch;  // k -> per (area, seed) run: scores
   std::map<int, std::vector<std::vector<PlanScore>>> class_mean;         // k -> the adapted model's class_mean diagnostic
   std::map<int, std::vector<std::vector<PlanScore>>> suggested;         // k <= 5: the pool's most valuable pair next
   std::map<int, std::vector<double>> step_seconds;                      // k -> seconds of the k-th teach
+  std::map<int, std::vector<double>> drift;                             // k -> per run: classDrift of the adapted model
   std::vector<std::vector<PlanScore>> zero, uniform;                     // per (area, seed) run
   std::vector<std::vector<PlanScore>> classifier;                        // per (area, seed) run (--references classifier)
   std::map<int, std::vector<std::vector<PlanScore>>> batch;             // k -> per (area, seed) run (--references batch)
@@ -427,6 +470,7 @@ void runCurve(const std::string& behaviour, const CostModel& parent, const std::
   for (const std::string& area : areas) {
     std::vector<PlanScore> zero_class_mean, classifier_scores;
     const std::vector<PlanScore> zero = score(scoring, parts, area, parent, o.adapt.threads, &zero_class_mean, classifier, &classifier_scores);
+    const std::vector<double> parent_ratios = classCostRatios(parent, parts, area, scoring);
     const std::vector<PlanScore> flat = o.scratch ? score(scoring, parts, area, uniform, o.adapt.threads) : std::vector<PlanScore>{};
     std::vector<std::pair<const Part*, std::size_t>> pool;  // (part, demonstration) of the area
     for (const Part& p : parts) {
@@ -457,12 +501,14 @@ void runCurve(const std::string& behaviour, const CostModel& parent, const std::
         owners.push_back(part);
         demos.push_back(demo);
         const TeachingStep step = teacher.teach(index[part], demo);
+        if (step.info != Info::Success) std::fprintf(stderr, "  %s k = %d: %s\n", part->name.c_str(), k, step.message.c_str());
         if (o.scratch && parent.hypothesis() != CostHypothesis::Learch) scratch.teach(index[part], demo);
         c.step_seconds[k].push_back(step.seconds);
         if (!std::count(o.ks.begin(), o.ks.end(), k)) continue;
         std::vector<PlanScore> class_mean;
         c.adapted[k].push_back(score(scoring, parts, area, teacher.model(), o.adapt.threads, &class_mean));
         c.class_mean[k].push_back(std::move(class_mean));
+        c.drift[k].push_back(classDrift(parent_ratios, classCostRatios(teacher.model(), parts, area, scoring), scoring.behaviour.preferred));
         if (o.scratch) {
           const CostModel from_scratch =
               parent.hypothesis() != CostHypothesis::Learch ? scratch.model() : learchFromScratch(parent, owners, demos, o.adapt);
@@ -613,8 +659,8 @@ int main(int argc, char** argv) {
     }
     Json rows = Json::array();
     std::vector<PanelTile> charts;
-    std::printf("%-19s %3s %14s %26s %14s %26s %8s %10s %8s\n", "behaviour", "k", "adapted", "vs zero-shot", "scratch",
-                "adapted vs scratch", "uniform", "class_mean", "step s");
+    std::printf("%-19s %3s %14s %26s %14s %26s %8s %10s %8s %6s\n", "behaviour", "k", "adapted", "vs zero-shot", "scratch",
+                "adapted vs scratch", "uniform", "class_mean", "step s", "drift");
     for (const std::string& b : o.behaviours) {
       const Curve c = runBehaviour(b, o);
       double zero_feasible = 0.0, uniform_feasible = 0.0;
@@ -640,9 +686,13 @@ int main(int argc, char** argv) {
           for (double x : c.step_seconds.at(k)) step += x / static_cast<double>(c.step_seconds.at(k).size());
         }
         const double class_mean = meanRatio(seedMean(c.class_mean.at(k), o.seeds, nullptr));
-        std::printf("%-19s %3d %7.3f (%.2f) %+7.3f [%+.3f, %+.3f] %7.3f (%.2f) %+7.3f [%+.3f, %+.3f] %8.3f %10.3f %8.3f\n", b.c_str(), k,
+        double drift = 0.0;  // the mean over runs of the largest class move (classDrift)
+        if (k > 0) {
+          for (double x : c.drift.at(k)) drift += x / static_cast<double>(c.drift.at(k).size());
+        }
+        std::printf("%-19s %3d %7.3f (%.2f) %+7.3f [%+.3f, %+.3f] %7.3f (%.2f) %+7.3f [%+.3f, %+.3f] %8.3f %10.3f %8.3f %6.3f\n", b.c_str(), k,
                     meanRatio(a), feasible, vs_zero.gain, vs_zero.low, vs_zero.high, meanRatio(s), scratch_feasible,
-                    vs_scratch.gain, vs_scratch.low, vs_scratch.high, meanRatio(uniform), class_mean, step);
+                    vs_scratch.gain, vs_scratch.low, vs_scratch.high, meanRatio(uniform), class_mean, step, drift);
         Json suggested;
         if (c.suggested.count(k)) {
           double suggested_feasible = 0.0;
@@ -686,7 +736,7 @@ int main(int argc, char** argv) {
                         {"vs_zero_shot", {vs_zero.gain, vs_zero.low, vs_zero.high}}, {"scratch", meanRatio(s)},
                         {"scratch_feasible", scratch_feasible}, {"vs_scratch", {vs_scratch.gain, vs_scratch.low, vs_scratch.high}},
                         {"zero_shot", meanRatio(zero)}, {"uniform", meanRatio(uniform)}, {"class_mean", class_mean}, {"step_seconds", step},
-                        {"pairs", static_cast<int>(a.size())}, {"suggested", suggested}});
+                        {"class_drift", drift}, {"pairs", static_cast<int>(a.size())}, {"suggested", suggested}});
         if (!reference_row.empty()) rows.back()["references"] = reference_row;
         if (!references.empty() && k == o.ks.front()) rows.back()["reference_training"] = references;
         for (ChartSeries* line : {&adapted_line, &scratch_line, &zero_line, &uniform_line}) line->x.push_back(k);

@@ -5,7 +5,6 @@
 #include <mmp/core/error.hpp>
 #include <mmp/core/numbers.hpp>
 #include <mmp/core/projection.hpp>
-#include <mmp/core/tasks/ranking.hpp>
 #include <mmp/core/objective.hpp>
 #include <mmp/core/thread_pool.hpp>
 #include <mmp/learners/learner_settings.hpp>
@@ -139,7 +138,8 @@ class LinearTrainer final : public CostModelTrainer {
     return CostModel(in.training.stack, std::move(weights), config.learner.costs, std::move(info));
   }
 
-  // lambda/2 |w - w0|^2 + sum_i h_i(w) by the online learner from the parent (adaptation.hpp).
+  // lambda/2 |w - w0|^2 + sum_i h_i(w) by the online learner from the parent (adaptation.hpp), inside
+  // the avoid marks' half-spaces (markConstraints).
   CostModel adapt(const AdaptationInput& in, std::map<std::string, std::string> info, TeachingStep& step) const override {
     const CostModel& parent = in.parent;
     const Eigen::VectorXd& w0 = parent.weights();
@@ -151,28 +151,14 @@ class LinearTrainer final : public CostModelTrainer {
     Eigen::VectorXd prior = w0;
     positive->project(prior);
     const Eigen::VectorXd offset = w0 - prior;
-
-    // Each avoid mark: a ranking pair whose hinge is max(0, 1 - w . (f_m - r f_t) / g), zero once the
-    // marked ground costs at least r times the taught ground (log-costs: w . (f_m - f_t) >= g).
-    std::vector<std::unique_ptr<RankingPair>> marks;
-    ExampleList list(in.examples.begin(), in.examples.end());
-    for (const auto& [mark, taught] : in.marks) {
-      if (linear) {  // costs w . f: r = max(margin, the parent's ratio), g a tenth of r times the taught cost
-        const double taught_cost = std::max(w0.dot(taught), 1e-12);
-        const double r = std::max(kAvoidMargin, w0.dot(mark) / taught_cost), g = 0.1 * r * taught_cost;
-        marks.push_back(std::make_unique<RankingPair>(mark / g, r * taught / g));
-      } else {  // log-costs e w . f: g = max(log margin / e, the parent's gap)
-        const double g = std::max(std::log(kAvoidMargin) / parent.costExponent(), w0.dot(mark - taught));
-        marks.push_back(std::make_unique<RankingPair>(mark / g, taught / g));
-      }
-      list.push_back(marks.back().get());
-    }
+    const ProjectionPtr projection = in.marks.empty() ? positive : markConstraints(in, offset, positive);
+    projection->project(prior);  // a mark the parent breaks (below kAvoidMargin) moves the start
 
     // lambda/2 |w - w0|^2 + sum_i h_i(w): the online learner minimises lambda_t/2 |w - w0|^2 + mean_i h_i(w),
-    // so lambda_t = lambda / n -- the prior gives way as demonstrations (and marks) arrive.
+    // so lambda_t = lambda / n -- the prior gives way as demonstrations arrive.
     OnlineGreedyProjection::Params p;
-    p.lambda = in.settings.lambda / static_cast<double>(list.size());
-    p.projection = positive;
+    p.lambda = in.settings.lambda / static_cast<double>(std::max<std::size_t>(1, in.examples.size()));
+    p.projection = projection;
     p.stop.max_iterations = in.settings.epochs;
     p.threads = in.settings.threads;
     p.prior = prior;
@@ -181,12 +167,41 @@ class LinearTrainer final : public CostModelTrainer {
     for (const TeachingImage& image : in.images) maps.push_back(image.map.get());
     const CostForm form = parent.form();
     learner.setWeightCheck([&maps, &offset, form](const Eigen::VectorXd& w) { return trainingCostFault(maps, w + offset, form); });
-    const Eigen::VectorXd w = learner.train(list, prior);
-    step.info = learner.info();
-    step.message = learner.message();
+    const ExampleList list(in.examples.begin(), in.examples.end());
+    Eigen::VectorXd w = list.empty() ? prior : learner.train(list, prior);
+    positive->project(w);  // Dykstra's point with marks is in the box only to its tolerance (-1e-17)
+    if (!list.empty()) {
+      step.info = learner.info();
+      step.message = learner.message();
+    }
     CostModel adapted(parent.features(), w + offset, form, std::move(info));
     if (parent.costExponent() != 1.0) adapted.setCostExponent(parent.costExponent());
     return adapted;
+  }
+
+  // The avoid marks as half-spaces of the learner's weights w (the model's are w + offset), with the
+  // positive-cost set: each mark's mean features f_m held against the taught cells' f_t so that the
+  // constraint holds with equality at the parent when the parent's ratio R0 is at least kAvoidMargin
+  // (a mark takes back only what the paths would take away, and changes nothing while it holds), and
+  // lifts the marked ground to kAvoidMargin times the taught ground's cost otherwise.
+  //   costs w . f:        w . f_m >= R w . f_t,   R = max(kAvoidMargin, R0)
+  //   log-costs e w . f:  w . (f_m - f_t) >= max(log(kAvoidMargin) / e, the parent's gap)
+  static ProjectionPtr markConstraints(const AdaptationInput& in, const Eigen::VectorXd& offset, const ProjectionPtr& positive) {
+    const Eigen::VectorXd& w0 = in.parent.weights();
+    std::vector<ProjectionPtr> sets{positive};
+    for (const auto& [mark, taught] : in.marks) {
+      Eigen::VectorXd a;
+      double b = 0.0;
+      if (in.parent.form() == CostForm::Linear) {
+        const double R = std::max(kAvoidMargin, w0.dot(mark) / std::max(w0.dot(taught), 1e-12));
+        a = mark - R * taught;  // cost_m >= R cost_t: a ratio, whatever the costs' scale
+      } else {
+        a = mark - taught;
+        b = std::max(std::log(kAvoidMargin) / in.parent.costExponent(), w0.dot(a));
+      }
+      if (a.squaredNorm() > 0.0) sets.push_back(std::make_shared<HalfSpaceProjection>(a, b - a.dot(offset)));
+    }
+    return intersect(sets);
   }
 
   std::string describeAdaptation(const AdaptationSettings& s) const override {

@@ -68,6 +68,20 @@ class L2BallProjection final : public Projection {
   Eigen::VectorXd center_;
 };
 
+/// The half-space a . w >= b (a linear constraint, e.g. a marked region's cost held above another's).
+class HalfSpaceProjection final : public Projection {
+ public:
+  /// requires: a non-zero and finite, b finite.
+  HalfSpaceProjection(Eigen::VectorXd a, double b);
+  void project(Eigen::VectorXd& w) const override;
+  bool contains(const Eigen::VectorXd& w, double tolerance = 1e-12) const override;
+  std::string describe() const override;
+
+ private:
+  Eigen::VectorXd a_;
+  double b_;
+};
+
 /// The intersection of several convex sets, projected onto by Dykstra's algorithm.
 class IntersectionProjection final : public Projection {
  public:

@@ -225,9 +225,10 @@ class CostModelTeacher {
                 marks yet: mmp::InvalidArgument)
       ensures: checks the cells (on the image's grid: else mmp::DataError naming the image and the
                cell), adds the mark (its blocked cells left out) and adapts the model from the parent
-               over every demonstration and mark so far: the marked ground's mean log-cost is held
-               above the taught cells' by log(max(kAvoidMargin, the parent's ratio there)) as a
-               ranking constraint (core/tasks/ranking.hpp) beside the demonstrations' terms.
+               over every demonstration and mark so far: the marked ground's mean cost is held at
+               least max(kAvoidMargin, the parent's ratio there) times the taught cells' mean cost,
+               a hard linear constraint on the weights (a half-space the learner projects onto):
+               while the paths keep it, the mark changes nothing.
   !*/
   TeachingStep avoid(int image, std::vector<int> cells);
   /// Drops the last demonstration or mark taught (mmp::InvalidArgument if there is none) and re-adapts.
