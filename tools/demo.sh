@@ -7,7 +7,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 mmp_install_packages
-mmp_build
+mmp_build mmp  # the command alone: the demo runs nothing else
 cd "$MMP_SOURCE_DIR"
 "$MMP_BUILD_DIR/bin/mmp" train configs/demo.yaml "$@"
 "$MMP_BUILD_DIR/bin/mmp" train configs/demo_hide_in_vegetation.yaml "$@"

@@ -54,8 +54,10 @@ mmp_ccache_args() {
   if command -v ccache > /dev/null; then echo "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"; fi
 }
 
-mmp_build() {
+mmp_build() {  # [targets...]: only these (the demo builds the mmp command alone); none: everything
   # shellcheck disable=SC2086
   cmake -S "$MMP_SOURCE_DIR" -B "$MMP_BUILD_DIR" -DCMAKE_BUILD_TYPE=Release $(mmp_ccache_args) ${MMP_CMAKE_ARGS:-}
-  cmake --build "$MMP_BUILD_DIR" -j"$(nproc)"
+  local targets=()
+  for t in "$@"; do targets+=(--target "$t"); done
+  cmake --build "$MMP_BUILD_DIR" -j"$(nproc)" "${targets[@]}"
 }

@@ -4,8 +4,13 @@
 
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <mutex>
+#include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +18,36 @@ namespace mmp {
 namespace {
 
 std::string reason() { return std::strerror(errno); }
+
+// Removes what a killed writer of `path` left beside it: "<path>.tmp<pid>_<n>" of a process that no
+// longer runs (a live one, this process included, may still be writing it).  Once per folder and
+// process, so that writing many files into one folder does not scan it again each time.
+void removeStaleTemporaries(const std::string& path) {
+  static std::mutex mutex;
+  static std::set<std::string> scanned;
+  const std::filesystem::path target(path);
+  const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (!scanned.insert(folder.string()).second) return;
+  }
+  std::error_code error;
+  for (std::filesystem::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    const std::size_t tmp = name.rfind(".tmp");
+    if (tmp == std::string::npos) continue;
+    const std::string rest = name.substr(tmp + 4);
+    const std::size_t underscore = rest.find('_');
+    if (underscore == std::string::npos || underscore == 0 || underscore + 1 == rest.size() ||
+        rest.find_first_not_of("0123456789_") != std::string::npos || rest.find('_', underscore + 1) != std::string::npos) {
+      continue;
+    }
+    const long pid = std::strtol(rest.substr(0, underscore).c_str(), nullptr, 10);
+    if (pid <= 0 || pid == ::getpid() || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    std::error_code ignored;
+    std::filesystem::remove(it->path(), ignored);
+  }
+}
 
 }  // namespace
 
@@ -25,6 +60,7 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
     return;
   }
   // A unique temporary beside the target, so that the rename stays on one file system.
+  removeStaleTemporaries(path_);
   static std::atomic<unsigned> counter{0};
   temporary_ = path_ + ".tmp" + std::to_string(::getpid()) + "_" + std::to_string(counter.fetch_add(1));
   file_ = std::fopen(temporary_.c_str(), "wb");

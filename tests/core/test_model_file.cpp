@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace mmp;
 namespace fs = std::filesystem;
@@ -68,6 +70,24 @@ TEST_CASE("model files round-trip exactly and leave no temporary file") {
   other.weights *= 2.0;
   saveModel(file.string(), other);
   CHECK(loadModel(file.string()).weights == other.weights);
+}
+
+TEST_CASE("a temporary a killed writer left is removed by the next write into the folder, a live one's is not") {
+  TempDir dir;
+  const pid_t child = ::fork();  // a process that has ended: its pid runs nothing now
+  if (child == 0) ::_exit(0);
+  REQUIRE(child > 0);
+  ::waitpid(child, nullptr, 0);
+  const fs::path file = dir.path / "model.mmp";
+  const fs::path stale = dir.path / ("model.mmp.tmp" + std::to_string(child) + "_0");
+  const fs::path live = dir.path / ("model.mmp.tmp" + std::to_string(::getppid()) + "_3");
+  const fs::path other = dir.path / "notes.tmp12_x";  // not a writer's temporary
+  for (const fs::path& p : {stale, live, other}) writeBytes(p, "half a model");
+  saveModel(file.string(), sampleModel());
+  CHECK_FALSE(fs::exists(stale));
+  CHECK(fs::exists(live));
+  CHECK(fs::exists(other));
+  CHECK(loadModel(file.string()).weights == sampleModel().weights);
 }
 
 TEST_CASE("a model is written in the oldest format that reads it right, and both formats read back") {

@@ -81,7 +81,8 @@ void runAdapt(const AdaptOptions& o) {
   GeoImage first;
   for (std::size_t i = 0; i < o.images.size(); ++i) {
     GeoImage image = loadGeoImage(o.images[i]);
-    const int index = teacher.addImage(image, o.images[i], fileChecksum(o.images[i]));
+    // recorded as adapted_images: absolute, so that the record names the file wherever it is read
+    const int index = teacher.addImage(image, std::filesystem::absolute(o.images[i]).lexically_normal().string(), fileChecksum(o.images[i]));
     for (const PixelPath& path : readDemonstrationFile(o.demonstrations[i])) {
       const std::string where = o.demonstrations[i] + " path '" + path.name + "'";
       queue.push_back({index, where, pathCells(path, teacher.cellSize(), teacher.rows(index), teacher.cols(index), where, image.frame)});

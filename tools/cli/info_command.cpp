@@ -7,6 +7,9 @@
 #include <mmp/maps/cost_model.hpp>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
 #include <cstdio>
 #include <memory>
 
@@ -45,6 +48,30 @@ std::string printable(const std::string& text) {
   return out;
 }
 
+// The numbers written to full precision ("2.6451048626340397") shortened to 6 significant digits
+// ("2.6451") for reading; --json keeps every digit.
+std::string readableNumbers(const std::string& text) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const bool starts = std::isdigit(static_cast<unsigned char>(text[i])) && (i == 0 || !std::isalnum(static_cast<unsigned char>(text[i - 1])));
+    std::size_t end = i;
+    while (starts && end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || std::strchr(".eE+-", text[end]))) ++end;
+    const std::string token = text.substr(i, end - i);
+    char* stop = nullptr;
+    const double value = starts ? std::strtod(token.c_str(), &stop) : 0.0;
+    if (starts && token.find('.') != std::string::npos && token.size() > 9 && stop == token.c_str() + token.size()) {
+      char shorter[32];
+      std::snprintf(shorter, sizeof shorter, "%.6g", value);
+      out += shorter;
+      i = end;
+    } else {
+      out += text[i++];
+    }
+  }
+  return out;
+}
+
 void runInfo(const InfoOptions& o) {
   const CostModel model = CostModel::load(o.model);
   const auto summary = model.summary();
@@ -69,7 +96,7 @@ void runInfo(const InfoOptions& o) {
       text = std::to_string(std::count(value.begin(), value.end(), '\n')) + " files' fingerprints (--data prints them)";
     }
     while (!text.empty() && text.back() == '\n') text.pop_back();
-    text = printable(text);
+    text = printable(key == "config_effective" || key == "data" ? text : readableNumbers(text));
     std::string indented;  // continuation lines under the value
     for (char ch : text) indented += ch == '\n' ? "\n" + std::string(width + 4, ' ') : std::string(1, ch);
     std::printf("  %-*s  %s\n", static_cast<int>(width), printable(key).c_str(), indented.c_str());

@@ -5,6 +5,8 @@
 //
 // Targets that are not regular files (a device such as /dev/full or /dev/stdout, a pipe) cannot be
 // replaced by a rename; they are written in place, with the same checks of every write, flush and close.
+// A temporary a killed writer left ("<target>.tmp<pid>_<n>", its process gone) is removed by the next
+// write into that folder.
 #pragma once
 
 #include <cstddef>
