@@ -515,6 +515,48 @@ bool costRange(const std::vector<double>& l, double floor, std::array<double, 2>
   return true;
 }
 
+// The parameters fine-tuning moves: the last 1 x 1 layer alone (the others frozen), or all of them.
+std::vector<torch::Tensor> movingParameters(Net& net, bool head_only) {
+  if (!head_only) return net.parameters();
+  for (torch::Tensor& p : net.parameters()) p.requires_grad_(false);
+  std::vector<torch::Tensor> moving = {net.out->weight, net.out->bias};
+  for (torch::Tensor& p : moving) p.requires_grad_(true);
+  return moving;
+}
+
+// The mean hinge term over every demonstration as a function of the images' log-cost tensors (its
+// gradient the oracle's, per image); adds the term's value to `objective`.
+torch::Tensor meanHingeTerm(const std::vector<NetworkImage>& images, const std::vector<torch::Tensor>& log_cost,
+                            const std::vector<std::vector<double>>& log_costs, std::size_t total, ThreadPool& pool, double& objective) {
+  NetworkTrainingSettings oracle;  // the margin oracle, exact plans
+  oracle.smoothing_samples = 1;
+  Random rng(1);                   // unused with exact plans
+  torch::Tensor loss = torch::zeros({}, torch::kFloat);
+  for (std::size_t j = 0; j < images.size(); ++j) {
+    const NetworkImage& image = images[j];
+    if (image.examples.empty()) continue;
+    std::vector<double> gradient;
+    objective += oracleGradient(image, log_costs[j], oracle, rng, pool, gradient);
+    // oracleGradient divides by the image's demonstrations: the mean over all of them instead
+    const double share = static_cast<double>(image.examples.size()) / static_cast<double>(total);
+    for (double& g : gradient) g *= share;
+    const torch::Tensor g = torch::from_blob(gradient.data(), {1, 1, image.rows, image.cols}, torch::kDouble).to(torch::kFloat);
+    loss = loss + (log_cost[j] * g).sum();
+  }
+  return loss;
+}
+
+// The proximal step toward the parent, theta -> theta0 + (theta - theta0) shrink; returns |theta - theta0|^2.
+double proximalStep(std::vector<torch::Tensor>& moving, const std::vector<torch::Tensor>& anchor, double shrink) {
+  torch::NoGradGuard no_grad;
+  double moved = 0.0;
+  for (std::size_t k = 0; k < moving.size(); ++k) {
+    moving[k].sub_(anchor[k]).mul_(shrink).add_(anchor[k]);
+    moved += (moving[k] - anchor[k]).to(torch::kDouble).pow(2).sum().item<double>();
+  }
+  return moved;
+}
+
 // One member fine-tuned from its parameters (fineTuneNetwork's contract); appends its epochs to result
 // and returns how it ended.
 std::string fineTuneMember(Net& net, int member, const std::vector<NetworkImage>& images, const std::vector<torch::Tensor>& inputs,
@@ -525,14 +567,7 @@ std::string fineTuneMember(Net& net, int member, const std::vector<NetworkImage>
     for (const NetworkImage& image : images) n += image.examples.size();
     return n;
   }();
-  std::vector<torch::Tensor> moving;
-  if (settings.head_only) {
-    for (torch::Tensor& p : net.parameters()) p.requires_grad_(false);
-    moving = {net.out->weight, net.out->bias};
-    for (torch::Tensor& p : moving) p.requires_grad_(true);
-  } else {
-    moving = net.parameters();
-  }
+  std::vector<torch::Tensor> moving = movingParameters(net, settings.head_only);
   std::vector<torch::Tensor> anchor;  // theta0
   for (const torch::Tensor& p : moving) anchor.push_back(p.detach().clone());
   // Head only: the hidden layers do not move, so their output is computed once per image.
@@ -543,9 +578,6 @@ std::string fineTuneMember(Net& net, int member, const std::vector<NetworkImage>
   }
   torch::optim::Adam adam(moving, torch::optim::AdamOptions(settings.step));
   const double shrink = 1.0 / (1.0 + settings.step * settings.lambda);
-  NetworkTrainingSettings oracle;  // the margin oracle, exact plans
-  oracle.smoothing_samples = 1;
-  Random rng(1);                   // unused with exact plans
   std::vector<torch::Tensor> good = snapshot(net);
   const auto kept = [](int epoch) {
     return "kept the model of " + (epoch > 1 ? "epoch " + std::to_string(epoch - 1) : std::string("the parent"));
@@ -580,19 +612,9 @@ std::string fineTuneMember(Net& net, int member, const std::vector<NetworkImage>
     }
     good = snapshot(net);
     if (!stepping) break;
-    torch::Tensor loss = torch::zeros({}, torch::kFloat);
+    torch::Tensor loss;
     try {
-      for (std::size_t j = 0; j < images.size(); ++j) {
-        const NetworkImage& image = images[j];
-        if (image.examples.empty()) continue;
-        std::vector<double> gradient;
-        record.objective += oracleGradient(image, log_costs[j], oracle, rng, pool, gradient);
-        // oracleGradient divides by the image's demonstrations: the mean over all of them instead
-        const double share = static_cast<double>(image.examples.size()) / static_cast<double>(total);
-        for (double& g : gradient) g *= share;
-        const torch::Tensor g = torch::from_blob(gradient.data(), {1, 1, image.rows, image.cols}, torch::kDouble).to(torch::kFloat);
-        loss = loss + (log_cost[j] * g).sum();
-      }
+      loss = meanHingeTerm(images, log_cost, log_costs, total, pool, record.objective);
     } catch (const Error& e) {
       result.info = Info::NumericalIssue;
       return "epoch " + std::to_string(epoch + 1) + ": " + e.what() + "; " + kept(epoch + 1);
@@ -600,14 +622,7 @@ std::string fineTuneMember(Net& net, int member, const std::vector<NetworkImage>
     adam.zero_grad();
     loss.backward();
     adam.step();
-    double moved = 0.0;  // |theta - theta0|^2 after the proximal step
-    {
-      torch::NoGradGuard no_grad;
-      for (std::size_t k = 0; k < moving.size(); ++k) {
-        moving[k].sub_(anchor[k]).mul_(shrink).add_(anchor[k]);
-        moved += (moving[k] - anchor[k]).to(torch::kDouble).pow(2).sum().item<double>();
-      }
-    }
+    const double moved = proximalStep(moving, anchor, shrink);  // |theta - theta0|^2 after it
     for (const torch::Tensor& p : moving) {
       if (!torch::isfinite(p).all().item<bool>()) {
         restore(net, good);

@@ -5,6 +5,7 @@
 #include <mmp/core/error.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -91,96 +92,84 @@ std::string lowered(std::string_view s) {
 // label gets a column and a name, so a stray huge number must not become millions of them.
 constexpr int kMostLabels = 65536;
 
-MultilabelTable parseLibsvmMultilabel(std::istream& in, const std::string& source_name, int features, int labels) {
-  if (features < 0 || labels < 0) {
-    throw InvalidArgument("parseLibsvmMultilabel: features " + std::to_string(features) + " and labels " +
-                          std::to_string(labels) + ", expected >= 0 (0: infer from the data)");
-  }
-  // The examples as compressed sparse rows until the dimensions are known.
+namespace {
+
+// A LIBSVM multilabel file's examples as compressed sparse rows, until the dimensions are known.
+struct SparseRows {
   std::vector<std::size_t> feature_starts{0}, label_starts{0};
-  std::vector<int> indices, label_list;
+  std::vector<int> indices, labels;
   std::vector<double> values;
   std::vector<std::size_t> lines;
   int largest_index = 0, largest_label = -1;
-  std::string text;
-  std::size_t line = 0;
-  while (std::getline(in, text)) {
-    ++line;
-    const auto wrong = [&](const std::string& what) { failAtLine(source_name, line, what); };
-    std::string_view rest(text);
-    if (trim(rest).empty()) continue;
-    // 1) the labels: the first field, unless the line starts with a blank (no label)
-    if (!isBlank(rest.front())) {
-      std::size_t end = 0;
-      while (end < rest.size() && !isBlank(rest[end])) ++end;
-      const std::size_t first = label_list.size();
-      forEachPiece(rest.substr(0, end), ',', [&](std::string_view item) {
-        const std::optional<int> label = toInt(item);
-        if (!label || *label < 0) {
-          wrong("label " + quoted(item) + " is not an integer >= 0; expected a comma-separated list of 0-based "
-                "labels (a line without labels starts with a space or a tab)");
-        }
-        if (*label >= kMostLabels) {
-          wrong("label " + std::to_string(*label) + " is above the " + std::to_string(kMostLabels - 1) +
-                " that a table may hold; expected 0-based label numbers");
-        }
-        if (labels > 0 && *label >= labels) {
-          wrong("label " + std::to_string(*label) + " is out of range, expected 0.." + std::to_string(labels - 1) +
-                " (" + std::to_string(labels) + " labels declared)");
-        }
-        if (std::find(label_list.begin() + static_cast<std::ptrdiff_t>(first), label_list.end(), *label) !=
-            label_list.end()) {
-          wrong("label " + std::to_string(*label) + " is listed twice, expected each label once");
-        }
-        label_list.push_back(*label);
-        largest_label = std::max(largest_label, *label);
-      });
-      rest.remove_prefix(end);
-    }
-    // 2) the features: idx:value with 1-based, strictly increasing indices
-    int previous = 0;
-    forEachToken(rest, [&](std::string_view token) {
-      const std::size_t colon = token.find(':');
-      if (colon == std::string_view::npos) wrong("found " + quoted(token) + ", expected a feature index:value");
-      const std::string_view index_text = token.substr(0, colon), value_text = token.substr(colon + 1);
-      const std::optional<int> index = toInt(index_text);
-      if (!index) wrong("feature index " + quoted(index_text) + " is not an integer, expected index:value");
-      if (*index < 1) {
-        wrong("feature index " + std::to_string(*index) + ", expected indices from 1 (LIBSVM features are 1-based)");
-      }
-      if (*index <= previous) {
-        wrong("feature index " + std::to_string(*index) + " follows index " + std::to_string(previous) +
-              ", expected strictly increasing indices");
-      }
-      if (features > 0 && *index > features) {
-        wrong("feature index " + std::to_string(*index) + " is above the declared dimension " +
-              std::to_string(features) + ", expected 1.." + std::to_string(features));
-      }
-      const std::optional<double> value = toFiniteNumber(value_text);
-      if (!value) {
-        wrong("feature " + std::to_string(*index) + " is " + quoted(value_text) + ", expected a finite number");
-      }
-      previous = *index;
-      indices.push_back(*index - 1);
-      values.push_back(*value);
-    });
-    largest_index = std::max(largest_index, previous);
-    feature_starts.push_back(indices.size());
-    label_starts.push_back(label_list.size());
-    lines.push_back(line);
-  }
-  if (lines.empty()) throw DataError(source_name + ": no examples found (empty file?)");
+};
 
+using LineFault = std::function<void(const std::string& what)>;  // throws, naming the file and line
+
+// A line's labels: its first field, a comma-separated list of distinct 0-based labels (`declared` > 0:
+// below it).
+void readLabelField(std::string_view field, int declared, SparseRows& rows, const LineFault& wrong) {
+  const std::size_t first = rows.labels.size();
+  forEachPiece(field, ',', [&](std::string_view item) {
+    const std::optional<int> label = toInt(item);
+    if (!label || *label < 0) {
+      wrong("label " + quoted(item) + " is not an integer >= 0; expected a comma-separated list of 0-based "
+            "labels (a line without labels starts with a space or a tab)");
+    }
+    if (*label >= kMostLabels) {
+      wrong("label " + std::to_string(*label) + " is above the " + std::to_string(kMostLabels - 1) +
+            " that a table may hold; expected 0-based label numbers");
+    }
+    if (declared > 0 && *label >= declared) {
+      wrong("label " + std::to_string(*label) + " is out of range, expected 0.." + std::to_string(declared - 1) + " (" +
+            std::to_string(declared) + " labels declared)");
+    }
+    if (std::find(rows.labels.begin() + static_cast<std::ptrdiff_t>(first), rows.labels.end(), *label) != rows.labels.end()) {
+      wrong("label " + std::to_string(*label) + " is listed twice, expected each label once");
+    }
+    rows.labels.push_back(*label);
+    rows.largest_label = std::max(rows.largest_label, *label);
+  });
+}
+
+// A line's features: index:value pairs with 1-based, strictly increasing indices (`declared` > 0: up to it).
+void readFeatureFields(std::string_view rest, int declared, SparseRows& rows, const LineFault& wrong) {
+  int previous = 0;
+  forEachToken(rest, [&](std::string_view token) {
+    const std::size_t colon = token.find(':');
+    if (colon == std::string_view::npos) wrong("found " + quoted(token) + ", expected a feature index:value");
+    const std::string_view index_text = token.substr(0, colon), value_text = token.substr(colon + 1);
+    const std::optional<int> index = toInt(index_text);
+    if (!index) wrong("feature index " + quoted(index_text) + " is not an integer, expected index:value");
+    if (*index < 1) wrong("feature index " + std::to_string(*index) + ", expected indices from 1 (LIBSVM features are 1-based)");
+    if (*index <= previous) {
+      wrong("feature index " + std::to_string(*index) + " follows index " + std::to_string(previous) +
+            ", expected strictly increasing indices");
+    }
+    if (declared > 0 && *index > declared) {
+      wrong("feature index " + std::to_string(*index) + " is above the declared dimension " + std::to_string(declared) +
+            ", expected 1.." + std::to_string(declared));
+    }
+    const std::optional<double> value = toFiniteNumber(value_text);
+    if (!value) wrong("feature " + std::to_string(*index) + " is " + quoted(value_text) + ", expected a finite number");
+    previous = *index;
+    rows.indices.push_back(*index - 1);
+    rows.values.push_back(*value);
+  });
+  rows.largest_index = std::max(rows.largest_index, previous);
+}
+
+// The rows as a dense table of `features` x `labels` columns (0: as large as the data needs).
+MultilabelTable denseTable(SparseRows rows, const std::string& source_name, int features, int labels) {
   MultilabelTable data;
   data.source = source_name;
-  data.features = features > 0 ? features : largest_index;
-  data.labels = labels > 0 ? labels : largest_label + 1;
-  const auto n = static_cast<Eigen::Index>(lines.size());
+  data.features = features > 0 ? features : rows.largest_index;
+  data.labels = labels > 0 ? labels : rows.largest_label + 1;
+  const auto n = static_cast<Eigen::Index>(rows.lines.size());
   // The table is dense: refuse one that could not be held rather than ask for the memory.
   constexpr double kMostCells = 67108864.0;  // 2^26 values: 512 MiB of doubles
   if (static_cast<double>(n) * data.features > kMostCells || static_cast<double>(n) * data.labels > kMostCells) {
-    throw DataError(source_name + ": " + std::to_string(n) + " rows with feature indices up to " +
-                    std::to_string(data.features) + " and labels up to " + std::to_string(data.labels - 1) +
+    throw DataError(source_name + ": " + std::to_string(n) + " rows with feature indices up to " + std::to_string(data.features) +
+                    " and labels up to " + std::to_string(data.labels - 1) +
                     " would make a dense table of more than 2^26 values; a mistyped index? (declare the features and "
                     "labels to have such a line named)");
   }
@@ -188,12 +177,42 @@ MultilabelTable parseLibsvmMultilabel(std::istream& in, const std::string& sourc
   data.y = LabelMatrix::Zero(n, data.labels);
   for (Eigen::Index i = 0; i < n; ++i) {
     const auto row = static_cast<std::size_t>(i);
-    for (std::size_t k = feature_starts[row]; k < feature_starts[row + 1]; ++k) data.x(i, indices[k]) = values[k];
-    for (std::size_t k = label_starts[row]; k < label_starts[row + 1]; ++k) data.y(i, label_list[k]) = 1;
+    for (std::size_t k = rows.feature_starts[row]; k < rows.feature_starts[row + 1]; ++k) data.x(i, rows.indices[k]) = rows.values[k];
+    for (std::size_t k = rows.label_starts[row]; k < rows.label_starts[row + 1]; ++k) data.y(i, rows.labels[k]) = 1;
   }
   for (int l = 0; l < data.labels; ++l) data.label_names.push_back(std::to_string(l));
-  data.lines = std::move(lines);
+  data.lines = std::move(rows.lines);
   return data;
+}
+
+}  // namespace
+
+MultilabelTable parseLibsvmMultilabel(std::istream& in, const std::string& source_name, int features, int labels) {
+  if (features < 0 || labels < 0) {
+    throw InvalidArgument("parseLibsvmMultilabel: features " + std::to_string(features) + " and labels " +
+                          std::to_string(labels) + ", expected >= 0 (0: infer from the data)");
+  }
+  SparseRows rows;
+  std::string text;
+  std::size_t line = 0;
+  while (std::getline(in, text)) {
+    ++line;
+    const LineFault wrong = [&](const std::string& what) { failAtLine(source_name, line, what); };
+    std::string_view rest(text);
+    if (trim(rest).empty()) continue;
+    if (!isBlank(rest.front())) {  // the labels, unless the line starts with a blank (no label)
+      std::size_t end = 0;
+      while (end < rest.size() && !isBlank(rest[end])) ++end;
+      readLabelField(rest.substr(0, end), labels, rows, wrong);
+      rest.remove_prefix(end);
+    }
+    readFeatureFields(rest, features, rows, wrong);
+    rows.feature_starts.push_back(rows.indices.size());
+    rows.label_starts.push_back(rows.labels.size());
+    rows.lines.push_back(line);
+  }
+  if (rows.lines.empty()) throw DataError(source_name + ": no examples found (empty file?)");
+  return denseTable(std::move(rows), source_name, features, labels);
 }
 
 MultilabelTable readLibsvmMultilabel(const std::string& path, int features, int labels) {
@@ -318,155 +337,172 @@ MulanLabels parseMulanLabels(std::string_view xml, const std::string& source_nam
 
 // ---- MULAN ARFF -----------------------------------------------------------------------------------
 
-MultilabelTable parseMulanArff(std::istream& arff, const std::string& source_name, const MulanLabels& labels) {
+namespace {
+
+// What a MULAN ARFF file has declared and read so far (parseMulanArff).
+struct ArffState {
   struct Attribute {
     std::string name;
     bool is_label = false;
     int column = 0;  ///< the column of x, or of y for a label
   };
+  const MulanLabels& labels;
+  std::string xml_name;
   std::unordered_map<std::string, std::size_t> label_index;  // XML label name -> its place in `labels`
-  for (std::size_t k = 0; k < labels.names.size(); ++k) label_index.emplace(labels.names[k], k);
-  const std::string xml_name = labels.source.empty() ? std::string("the label file") : labels.source;
-
   MultilabelTable data;
-  data.source = source_name;
   std::vector<Attribute> attributes;
   std::unordered_map<std::string, std::size_t> attribute_line;
   std::vector<double> x;        // row-major, features per row
   std::vector<std::uint8_t> y;  // row-major, labels per row
   bool in_data = false;
+};
+
+// The name of "@attribute NAME TYPE" (quoted if it holds blanks), taken off the front of `rest`.
+std::string attributeName(std::string_view& rest, const LineFault& wrong) {
+  if (!rest.empty() && (rest.front() == '\'' || rest.front() == '"')) {
+    const std::size_t close = rest.find(rest.front(), 1);
+    if (close == std::string_view::npos) wrong("the attribute name " + quoted(rest) + " has no closing quote");
+    std::string name(rest.substr(1, close - 1));
+    rest = trim(rest.substr(close + 1));
+    return name;
+  }
+  std::size_t end = 0;
+  while (end < rest.size() && !isBlank(rest[end])) ++end;
+  std::string name(rest.substr(0, end));
+  rest = trim(rest.substr(end));
+  return name;
+}
+
+// "@attribute NAME TYPE" (rest: after the keyword): a label {0,1} if the XML names it, else numeric.
+void readAttribute(std::string_view row, std::string_view rest, std::size_t line, ArffState& st, const LineFault& wrong) {
+  const std::string name = attributeName(rest, wrong);
+  if (name.empty() || rest.empty()) wrong("found " + quoted(row) + ", expected @attribute NAME TYPE");
+  if (const auto [first, inserted] = st.attribute_line.emplace(name, line); !inserted) {
+    wrong("attribute '" + name + "' is declared a second time (first on line " + std::to_string(first->second) +
+          "), expected each name once");
+  }
+  ArffState::Attribute attribute{name, st.label_index.count(name) > 0, 0};
+  if (attribute.is_label) {
+    std::string type(rest);
+    type.erase(std::remove_if(type.begin(), type.end(), [](char c) { return isBlank(c); }), type.end());
+    if (type != "{0,1}") {
+      wrong("attribute '" + name + "' is a label (named in " + st.xml_name + ") of type " + quoted(rest) + ", expected {0,1}");
+    }
+    attribute.column = st.data.labels++;
+    st.data.label_names.push_back(name);
+  } else {
+    const std::string type = lowered(rest);
+    if (type != "numeric" && type != "real" && type != "integer") {
+      wrong("attribute '" + name + "' is of type " + quoted(rest) + ", expected numeric, real or integer (only the labels named in " +
+            st.xml_name + " may be nominal)");
+    }
+    attribute.column = st.data.features++;
+  }
+  st.attributes.push_back(std::move(attribute));
+}
+
+// A header line: @relation, @attribute NAME TYPE, or @data (after which every label must be declared).
+void readHeaderLine(std::string_view row, std::size_t line, const std::string& source_name, ArffState& st, const LineFault& wrong) {
+  std::size_t end = 0;
+  while (end < row.size() && !isBlank(row[end])) ++end;
+  const std::string keyword = lowered(row.substr(0, end));
+  if (keyword == "@relation") return;
+  if (keyword == "@data") {
+    if (st.attributes.empty()) wrong("@data before any @attribute, expected the attributes first");
+    for (std::size_t k = 0; k < st.labels.names.size(); ++k) {
+      if (st.attribute_line.count(st.labels.names[k]) == 0) {
+        failAtLine(st.xml_name, st.labels.lines[k], "label '" + st.labels.names[k] + "' is not an attribute of " + source_name +
+                                                        ", expected '@attribute " + st.labels.names[k] + " {0,1}' there");
+      }
+    }
+    st.in_data = true;
+    return;
+  }
+  if (keyword != "@attribute") {
+    wrong("found " + quoted(row) + (row.front() == '@' ? "" : " before @data") + ", expected @relation, @attribute or @data");
+  }
+  readAttribute(row, trim(row.substr(end)), line, st, wrong);
+}
+
+// A data row, dense "v_1,...,v_m" or sparse "{index value, ...}" (left-out values are 0).
+void readDataRow(std::string_view row, ArffState& st, const LineFault& wrong) {
+  const std::size_t x_start = st.x.size(), y_start = st.y.size();
+  st.x.resize(x_start + static_cast<std::size_t>(st.data.features), 0.0);
+  st.y.resize(y_start + static_cast<std::size_t>(st.data.labels), 0);
+  const auto store = [&](std::size_t a, std::string_view value) {
+    const ArffState::Attribute& attribute = st.attributes[a];
+    const std::string where =
+        "value " + std::to_string(a + 1) + " (" + (attribute.is_label ? "label" : "attribute") + " '" + attribute.name + "')";
+    const char* expected = attribute.is_label ? "0 or 1" : "a finite number";
+    if (value == "?") wrong(where + " is missing ('?'), expected " + expected);
+    if (attribute.is_label) {
+      if (value != "0" && value != "1") wrong(where + " is " + quoted(value) + ", expected " + expected);
+      st.y[y_start + static_cast<std::size_t>(attribute.column)] = static_cast<std::uint8_t>(value[0] - '0');
+    } else {
+      const std::optional<double> number = toFiniteNumber(value);
+      if (!number) wrong(where + " is " + quoted(value) + ", expected " + expected);
+      st.x[x_start + static_cast<std::size_t>(attribute.column)] = *number;
+    }
+  };
+  const std::string shape = std::to_string(st.attributes.size()) + " (" + std::to_string(st.data.features) + " features and " +
+                            std::to_string(st.data.labels) + " labels)";
+  if (row.front() != '{') {
+    std::size_t count = 0;
+    forEachPiece(row, ',', [&](std::string_view) { ++count; });
+    if (count != st.attributes.size()) wrong("found " + std::to_string(count) + " comma-separated values, expected " + shape);
+    std::size_t a = 0;
+    forEachPiece(row, ',', [&](std::string_view value) { store(a++, trim(value)); });
+    return;
+  }
+  if (row.back() != '}') wrong("a sparse row that does not end with '}', expected {index value, ...}");
+  const std::string_view inside = trim(row.substr(1, row.size() - 2));
+  long previous = -1;
+  if (inside.empty()) return;
+  forEachPiece(inside, ',', [&](std::string_view entry) {
+    entry = trim(entry);
+    std::size_t blank = 0;
+    while (blank < entry.size() && !isBlank(entry[blank])) ++blank;
+    const std::optional<int> index = toInt(entry.substr(0, blank));
+    if (!index || blank == entry.size()) wrong("sparse entry " + quoted(entry) + ", expected 'index value'");
+    if (*index < 0 || static_cast<std::size_t>(*index) >= st.attributes.size()) {
+      wrong("sparse index " + std::to_string(*index) + ", expected 0.." + std::to_string(st.attributes.size() - 1) + " (0-based, " +
+            shape + ")");
+    }
+    if (*index <= previous) {
+      wrong("sparse index " + std::to_string(*index) + " follows index " + std::to_string(previous) +
+            ", expected strictly increasing indices");
+    }
+    previous = *index;
+    store(static_cast<std::size_t>(*index), trim(entry.substr(blank)));
+  });
+}
+
+}  // namespace
+
+MultilabelTable parseMulanArff(std::istream& arff, const std::string& source_name, const MulanLabels& labels) {
+  ArffState st{labels, labels.source.empty() ? std::string("the label file") : labels.source, {}, {}, {}, {}, {}, {}, false};
+  for (std::size_t k = 0; k < labels.names.size(); ++k) st.label_index.emplace(labels.names[k], k);
+  st.data.source = source_name;
   std::string text;
   std::size_t line = 0;
   while (std::getline(arff, text)) {
     ++line;
-    const auto wrong = [&](const std::string& what) { failAtLine(source_name, line, what); };
+    const LineFault wrong = [&](const std::string& what) { failAtLine(source_name, line, what); };
     const std::string_view row = trim(text);
     if (row.empty() || row.front() == '%') continue;
-
-    if (!in_data) {
-      // 1) the header: @relation, @attribute NAME TYPE, @data
-      std::size_t end = 0;
-      while (end < row.size() && !isBlank(row[end])) ++end;
-      const std::string keyword = lowered(row.substr(0, end));
-      std::string_view rest = trim(row.substr(end));
-      if (keyword == "@relation") continue;
-      if (keyword == "@data") {
-        if (attributes.empty()) wrong("@data before any @attribute, expected the attributes first");
-        for (std::size_t k = 0; k < labels.names.size(); ++k) {
-          if (attribute_line.count(labels.names[k]) == 0) {
-            failAtLine(xml_name, labels.lines[k], "label '" + labels.names[k] + "' is not an attribute of " + source_name +
-                                                ", expected '@attribute " + labels.names[k] + " {0,1}' there");
-          }
-        }
-        in_data = true;
-        continue;
-      }
-      if (keyword != "@attribute") {
-        wrong("found " + quoted(row) + (row.front() == '@' ? "" : " before @data") +
-              ", expected @relation, @attribute or @data");
-      }
-      // the name, quoted if it holds blanks
-      std::string name;
-      if (!rest.empty() && (rest.front() == '\'' || rest.front() == '"')) {
-        const std::size_t close = rest.find(rest.front(), 1);
-        if (close == std::string_view::npos) wrong("the attribute name " + quoted(rest) + " has no closing quote");
-        name = std::string(rest.substr(1, close - 1));
-        rest = trim(rest.substr(close + 1));
-      } else {
-        std::size_t name_end = 0;
-        while (name_end < rest.size() && !isBlank(rest[name_end])) ++name_end;
-        name = std::string(rest.substr(0, name_end));
-        rest = trim(rest.substr(name_end));
-      }
-      if (name.empty() || rest.empty()) wrong("found " + quoted(row) + ", expected @attribute NAME TYPE");
-      if (const auto [first, inserted] = attribute_line.emplace(name, line); !inserted) {
-        wrong("attribute '" + name + "' is declared a second time (first on line " + std::to_string(first->second) +
-              "), expected each name once");
-      }
-      Attribute attribute{name, label_index.count(name) > 0, 0};
-      if (attribute.is_label) {
-        std::string type(rest);
-        type.erase(std::remove_if(type.begin(), type.end(), [](char c) { return isBlank(c); }), type.end());
-        if (type != "{0,1}") {
-          wrong("attribute '" + name + "' is a label (named in " + xml_name + ") of type " + quoted(rest) +
-                ", expected {0,1}");
-        }
-        attribute.column = data.labels++;
-        data.label_names.push_back(name);
-      } else {
-        const std::string type = lowered(rest);
-        if (type != "numeric" && type != "real" && type != "integer") {
-          wrong("attribute '" + name + "' is of type " + quoted(rest) +
-                ", expected numeric, real or integer (only the labels named in " + xml_name + " may be nominal)");
-        }
-        attribute.column = data.features++;
-      }
-      attributes.push_back(std::move(attribute));
+    if (!st.in_data) {
+      readHeaderLine(row, line, source_name, st, wrong);
       continue;
     }
-
-    // 2) a data row, dense "v_1,...,v_m" or sparse "{index value, ...}" (left-out values are 0)
-    const std::size_t x_start = x.size(), y_start = y.size();
-    x.resize(x_start + static_cast<std::size_t>(data.features), 0.0);
-    y.resize(y_start + static_cast<std::size_t>(data.labels), 0);
-    const auto store = [&](std::size_t a, std::string_view value) {
-      const Attribute& attribute = attributes[a];
-      const std::string where = "value " + std::to_string(a + 1) + " (" + (attribute.is_label ? "label" : "attribute") +
-                                " '" + attribute.name + "')";
-      const char* expected = attribute.is_label ? "0 or 1" : "a finite number";
-      if (value == "?") wrong(where + " is missing ('?'), expected " + expected);
-      if (attribute.is_label) {
-        if (value != "0" && value != "1") wrong(where + " is " + quoted(value) + ", expected " + expected);
-        y[y_start + static_cast<std::size_t>(attribute.column)] = static_cast<std::uint8_t>(value[0] - '0');
-      } else {
-        const std::optional<double> number = toFiniteNumber(value);
-        if (!number) wrong(where + " is " + quoted(value) + ", expected " + expected);
-        x[x_start + static_cast<std::size_t>(attribute.column)] = *number;
-      }
-    };
-    const std::string shape = std::to_string(attributes.size()) + " (" + std::to_string(data.features) +
-                              " features and " + std::to_string(data.labels) + " labels)";
-    if (row.front() == '{') {
-      if (row.back() != '}') wrong("a sparse row that does not end with '}', expected {index value, ...}");
-      const std::string_view inside = trim(row.substr(1, row.size() - 2));
-      long previous = -1;
-      if (!inside.empty()) {
-        forEachPiece(inside, ',', [&](std::string_view entry) {
-          entry = trim(entry);
-          std::size_t blank = 0;
-          while (blank < entry.size() && !isBlank(entry[blank])) ++blank;
-          const std::optional<int> index = toInt(entry.substr(0, blank));
-          if (!index || blank == entry.size()) wrong("sparse entry " + quoted(entry) + ", expected 'index value'");
-          if (*index < 0 || static_cast<std::size_t>(*index) >= attributes.size()) {
-            wrong("sparse index " + std::to_string(*index) + ", expected 0.." + std::to_string(attributes.size() - 1) +
-                  " (0-based, " + shape + ")");
-          }
-          if (*index <= previous) {
-            wrong("sparse index " + std::to_string(*index) + " follows index " + std::to_string(previous) +
-                  ", expected strictly increasing indices");
-          }
-          previous = *index;
-          store(static_cast<std::size_t>(*index), trim(entry.substr(blank)));
-        });
-      }
-    } else {
-      std::size_t count = 0;
-      forEachPiece(row, ',', [&](std::string_view) { ++count; });
-      if (count != attributes.size()) {
-        wrong("found " + std::to_string(count) + " comma-separated values, expected " + shape);
-      }
-      std::size_t a = 0;
-      forEachPiece(row, ',', [&](std::string_view value) { store(a++, trim(value)); });
-    }
-    data.lines.push_back(line);
+    readDataRow(row, st, wrong);
+    st.data.lines.push_back(line);
   }
-  if (!in_data) throw DataError(source_name + ": no @data section, expected @data after the attributes");
-  if (data.lines.empty()) throw DataError(source_name + ": no rows after @data, expected at least one example");
-
-  const auto n = static_cast<Eigen::Index>(data.lines.size());
-  data.x = Eigen::Map<const RowMajorXd>(x.data(), n, data.features);
-  data.y = Eigen::Map<const LabelMatrix>(y.data(), n, data.labels);
-  return data;
+  if (!st.in_data) throw DataError(source_name + ": no @data section, expected @data after the attributes");
+  if (st.data.lines.empty()) throw DataError(source_name + ": no rows after @data, expected at least one example");
+  const auto n = static_cast<Eigen::Index>(st.data.lines.size());
+  st.data.x = Eigen::Map<const RowMajorXd>(st.x.data(), n, st.data.features);
+  st.data.y = Eigen::Map<const LabelMatrix>(st.y.data(), n, st.data.labels);
+  return std::move(st.data);
 }
 
 MultilabelTable readMulanArff(const std::string& arff_path, const std::string& xml_path) {
