@@ -20,7 +20,7 @@ volatile std::sig_atomic_t stop_requested = 0;
 
 // cpp-httplib gives each connection a worker until it closes, and an idle keep-alive connection keeps
 // its worker until the keep-alive timeout: with its defaults (8 workers on this 2-core machine, 5 s),
-// 40 idle connections held every answer back 24 s.  64 workers leave room beside a browser's 6
+// 40 idle connections held every answer back about 24 s.  64 workers leave room beside a browser's 6
 // connections and many idle ones; 2 s of idleness closes a connection (the page's requests come in
 // bursts, and a new connection on the loopback costs well under a millisecond).  docs/serve.md says so.
 constexpr int kWorkers = 64;
