@@ -309,6 +309,9 @@ void geoTiffSeeds() {
   writeGeoTiff("tiled_deflate.tif", 16, 16, 3, GDT_Byte, true, {"TILED=YES", "BLOCKXSIZE=16", "BLOCKYSIZE=16", "COMPRESS=DEFLATE"});
 }
 
+// `depth` levels of nested JSON arrays, "[[...]]".
+std::string nested(int depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
 }  // namespace
 
 // The teaching page's requests (fuzzServe: "METHOD PATH?query" on the first line, the body after it), on
@@ -336,6 +339,14 @@ void serveSeeds() {
       {"nav2", "GET /api/images/0/nav2.tar?scale=linear&lethal_quantile=0.9\n"},
       {"bad_json", "POST /api/images/0/plan\n{\"start\": [3, "},
       {"unknown_image", "GET /api/images/99/info\n"},
+      // JSON nesting (refused above 16 levels before parsing): at the limit, one over, deep, and
+      // brackets the scanner must read as text (in strings, after escaped quotes and backslashes)
+      {"nested_at_limit", "POST /api/images/0/plan\n{\"start\": " + nested(15) + ", \"goal\": [6, 6]}"},
+      {"nested_over_limit", "POST /api/images/0/teach\n{\"points\": " + nested(16) + ", \"revision\": 0}"},
+      {"nested_objects", "POST /api/images/0/suggest\n" + std::string(40, '{') + std::string(40, '}')},
+      {"nested_deep", "POST /api/undo\n{\"revision\": " + nested(20000) + "}"},
+      {"nested_in_strings", "POST /api/images/0/plan\n{\"note\": \"[[[\\\"{{{\", \"x\": \"\\\\\", \"start\": [3, 3], "
+                            "\"goal\": [60, 50]}"},
   };
   for (const auto& [name, text] : requests) writeText(target("serve", name + ".req"), text);
 }

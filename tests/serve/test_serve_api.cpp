@@ -236,6 +236,21 @@ TEST_CASE("serve: a body over the bound is refused with 413") {
   refused(f.post("/api/images/0/teach", std::string(5000, ' ')), 413, "more than the 4096 allowed");
 }
 
+TEST_CASE("serve: a body nested deeper than 16 levels is refused before parsing and the server goes on") {
+  Fixture f;
+  // 500,000 levels, inside the 1 MiB bound, once overflowed the stack in the parsed value's copy.
+  const std::string deep = std::string(500000, '[') + std::string(500000, ']');
+  for (const char* path : {"/api/images/0/plan", "/api/images/0/teach", "/api/images/0/suggest", "/api/undo"}) {
+    CAPTURE(path);
+    refused(f.post(path, "{\"start\": " + deep + "}"), 400, "more than 16 levels deep");
+    refused(f.post(path, "{\"points\": " + std::string(17, '[') + std::string(17, ']') + "}"), 400, "at most 16");
+  }
+  CHECK(ok(f.get("/api/session"))["limits"]["max_json_depth"] == 16);
+  // Sixteen levels still reach the endpoint, which names the shape it wanted.
+  refused(f.post("/api/images/0/plan", "{\"start\": " + std::string(15, '[') + std::string(15, ']') + "}"), 400, "'start' must be [x, y]");
+  CHECK(ok(f.post("/api/images/0/plan", R"({"start": [6, 6], "goal": [180, 150]})"))["cost"].get<double>() > 0.0);
+}
+
 TEST_CASE("serve: teaching changes the costs and the plan and undo restores them exactly") {
   Fixture f;
   const std::string before = f.get("/api/images/0/costs.png").body;

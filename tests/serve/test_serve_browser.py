@@ -2,20 +2,31 @@
 chromium-driver.  Starts `mmp serve` on a shipped model and an image, loads the page, plans between two
 points (clicks on the canvas), draws a demonstration (clicks in draw mode), teaches, and checks that the
 cost overlay's pixels and the plan changed, that Save wrote a model `mmp info` loads with the
-demonstration recorded, and that an error from the server is shown in the page.
+demonstration recorded, that an error from the server is shown in the page, and that a page on another
+origin that POSTs to the server from the same browser is refused and changes nothing.
+
+Before the browser, raw HTTP requests (http.client) check the server's guard against other web pages
+(tools/serve/src/request_guard.hpp): a rebinding Host, a foreign Origin or Sec-Fetch-Site, a text/plain
+body, a deeply nested body; and that a request is answered beside 40 connections that hold a worker each.
 
     /usr/bin/python3 tests/serve/test_serve_browser.py MMP_EXECUTABLE MODEL IMAGE [--screenshot PNG]
     /usr/bin/python3 tests/serve/test_serve_browser.py MMP_EXECUTABLE MODEL --make-scene build/bin/serve_test_scene
 
-Exits 77 (CTest: skipped) with a message when chromium, chromium-driver or selenium is missing.
+Exits 77 (CTest: skipped) with a message when chromium, chromium-driver or selenium is missing (after
+the raw HTTP checks, which need none of them).
 """
 import argparse
+import functools
+import http.client
+import http.server
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 SKIP = 77
@@ -24,6 +35,131 @@ SKIP = 77
 def skip(message):
     print(f"SKIPPED: {message}")
     sys.exit(SKIP)
+
+
+def http_request(port, method, path, body=None, headers=None, timeout=60):
+    """One request to the server at 127.0.0.1:port: (status, the JSON answer or None).  A "Host" in
+    headers replaces the one http.client would send.  The timeout only keeps a hung server from hanging
+    the test; nothing asserts how long an answer took."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        connection.request(method, path, body=body, headers=headers or {})
+        response = connection.getresponse()
+        data = response.read()
+        try:
+            return response.status, json.loads(data)
+        except ValueError:
+            return response.status, None
+    finally:
+        connection.close()
+
+
+def expect_refusal(answer, status, *words):
+    got, body = answer
+    assert got == status, f"expected {status}, got {got}: {str(body)[:300]}"
+    message = (body or {}).get("error", "")
+    for word in words:
+        assert word in message, f"the refusal '{message}' does not name {word!r}"
+    print(f"  {status}: {message[:110]}")
+
+
+def check_http_guard(port):
+    """The rules of request_guard.hpp through the real HTTP layer."""
+    own = f"127.0.0.1:{port}"
+    json_type = {"Content-Type": "application/json"}
+    print("raw HTTP checks:")
+    # DNS rebinding: a page at http://127.0.0.1.evil.example:PORT/ sends its own name as Host
+    for host in (f"127.0.0.1.evil.example:{port}", f"127.evil.example:{port}", "localhost.evil", f"127.0.0.1:{port}0000"):
+        expect_refusal(http_request(port, "GET", "/api/session", headers={"Host": host}), 403, f"Host '{host}'")
+    for host in (own, f"localhost:{port}", "127.255.0.1"):
+        assert http_request(port, "GET", "/api/session", headers={"Host": host})[0] == 200, f"Host {host} refused"
+    # A foreign page's POST: its Origin, or the browser's Sec-Fetch-Site, names it
+    expect_refusal(http_request(port, "POST", "/api/undo", "{}", {"Origin": "http://evil.example", **json_type}), 403,
+                   "Origin 'http://evil.example'", f"http://{own}")
+    expect_refusal(http_request(port, "POST", "/api/save", "{}", {"Sec-Fetch-Site": "cross-site", **json_type}), 403,
+                   "Sec-Fetch-Site 'cross-site'")
+    # A body a form or a no-cors fetch can send without a preflight: not JSON by its type
+    expect_refusal(http_request(port, "POST", "/api/undo", "{}", {"Content-Type": "text/plain;charset=UTF-8"}), 415,
+                   "Content-Type 'text/plain;charset=UTF-8'", "application/json")
+    # The page's own POST passes all three and reaches the API (nothing to undo yet: 409)
+    own_post = {"Origin": f"http://{own}", "Sec-Fetch-Site": "same-origin", "Content-Type": "application/json; charset=utf-8"}
+    expect_refusal(http_request(port, "POST", "/api/undo", "{}", own_post), 409, "nothing to undo")
+    # 100,000 nested arrays (200 KB, inside the 1 MiB bound) once overflowed the server's stack
+    deep = '{"start": ' + "[" * 100000 + "]" * 100000 + ', "goal": [1, 1]}'
+    expect_refusal(http_request(port, "POST", "/api/images/0/plan", deep, json_type), 400, "at most 16")
+    assert http_request(port, "GET", "/api/session")[0] == 200, "the server stopped answering after a nested body"
+    check_busy_connections(port)
+
+
+def check_busy_connections(port):
+    """40 connections that each hold one of the server's workers -- 20 silent ones, and 20 that send a
+    request a byte at a time and go on doing so until the check ends -- and a request beside them is
+    answered.  With cpp-httplib's defaults (8 workers) it never was while the trickling went on; nothing
+    here depends on how fast the machine is (the trickle only has to beat the 5 s read timeout, and a
+    late byte could only let a broken server pass)."""
+    silent = [socket.create_connection(("127.0.0.1", port)) for _ in range(20)]
+    slow = [socket.create_connection(("127.0.0.1", port)) for _ in range(20)]
+    for s in slow:
+        s.sendall(f"GET /api/session HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Slow: ".encode())
+    answered = threading.Event()
+
+    def trickle():
+        while not answered.is_set():
+            for s in slow:
+                try:
+                    s.sendall(b"a")
+                except OSError:
+                    pass  # the server closed it (a late byte): it no longer holds a worker
+            answered.wait(0.5)
+
+    trickler = threading.Thread(target=trickle)
+    trickler.start()
+    try:
+        status, _ = http_request(port, "GET", "/api/session", timeout=60)
+    except TimeoutError:
+        raise AssertionError("no answer beside 40 connections that hold a worker each: they hold every worker") from None
+    finally:
+        answered.set()
+        trickler.join()
+        for s in silent + slow:
+            s.close()
+    assert status == 200, f"the request beside 40 busy connections got {status}"
+    print("  200: a request beside 40 connections that hold a worker each (20 silent, 20 trickling a byte at a time)")
+
+
+def check_foreign_page(browser, port, log_path, work):
+    """A page on another origin (http://localhost:OTHER/, served here) POSTs to the server from the same
+    browser, as an attack would: a no-cors fetch with a text/plain body, which needs no preflight.  The
+    server must see it, refuse it (403) and change nothing."""
+    folder = os.path.join(work, "foreign")
+    os.makedirs(folder)
+    with open(os.path.join(folder, "index.html"), "w") as f:
+        f.write("<!doctype html><title>another site</title><p>another site</p>")
+    class QuietHandler(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    foreign = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=folder))
+    threading.Thread(target=foreign.serve_forever, daemon=True).start()
+    try:
+        before = http_request(port, "GET", "/api/session")[1]
+        browser.get(f"http://localhost:{foreign.server_address[1]}/")
+        sent = browser.execute_script(
+            "return fetch(arguments[0], {method: 'POST', mode: 'no-cors', headers: {'Content-Type': 'text/plain'}, body: arguments[1]})"
+            ".then(() => 'sent', (e) => 'failed: ' + e)", f"http://127.0.0.1:{port}/api/undo", json.dumps({"revision": before["revision"]}))
+        assert sent == "sent", f"the foreign page's fetch {sent}"
+        deadline = time.time() + 30  # (the fetch has resolved: the log line is written before the answer is sent)
+        while time.time() < deadline and "POST /api/undo" not in open(log_path).read():
+            time.sleep(0.05)
+        undo_lines = [line for line in open(log_path).read().splitlines() if line.startswith("POST /api/undo")]
+        assert undo_lines and undo_lines[-1] == "POST /api/undo 403", f"the server logged {undo_lines[-1:]} for the foreign page's POST"
+        after = http_request(port, "GET", "/api/session")[1]
+        assert after["revision"] == before["revision"] and len(after["demonstrations"]) == len(before["demonstrations"]), \
+            "the foreign page's POST changed the model"
+        print("a foreign page's POST from the same browser: refused (403), the model unchanged")
+    finally:
+        foreign.shutdown()
+        foreign.server_close()
 
 
 def main():
@@ -37,6 +173,8 @@ def main():
     parser.add_argument("--goal", default="0.88,0.70")
     args = parser.parse_args()
 
+    # Without a browser the raw HTTP checks still run; the test is reported skipped after them.
+    missing = None
     try:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
@@ -44,11 +182,11 @@ def main():
         from selenium.webdriver.common.by import By
         from selenium.webdriver.support.ui import WebDriverWait
     except ImportError:
-        skip("python3-selenium is not installed (apt-get install python3-selenium chromium chromium-driver)")
+        missing = "python3-selenium is not installed (apt-get install python3-selenium chromium chromium-driver)"
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     driver_path = shutil.which("chromedriver")
-    if not chromium or not driver_path:
-        skip("chromium or chromium-driver is not installed (apt-get install chromium chromium-driver)")
+    if not missing and (not chromium or not driver_path):
+        missing = "chromium or chromium-driver is not installed (apt-get install chromium chromium-driver)"
     work = tempfile.mkdtemp(prefix="mmp-serve-browser-")
     if args.make_scene:
         args.image = os.path.join(work, "scene.png")
@@ -58,8 +196,10 @@ def main():
         skip(f"no image {args.image} (the shared data sets are not beside the checkout)")
 
     saved = os.path.join(work, "adapted.mmp")
-    server = subprocess.Popen([args.mmp, "serve", "--model", args.model, "--images", args.image, "--port", "0",
-                               "--out", saved, "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    log_path = os.path.join(work, "server.log")  # one line a request: "METHOD PATH STATUS"
+    with open(log_path, "w") as log:
+        server = subprocess.Popen([args.mmp, "serve", "--model", args.model, "--images", args.image, "--port", "0",
+                                   "--out", saved], stdout=subprocess.PIPE, stderr=log, text=True)
     browser = None
     try:
         url = None
@@ -71,8 +211,13 @@ def main():
             if "open http://" in line:
                 url = line.split("open ")[1].split()[0]
         if url is None:
-            raise AssertionError(f"mmp serve did not start: {server.stderr.read()}")
+            raise AssertionError(f"mmp serve did not start: {open(log_path).read()}")
         print(f"page at {url}")
+        port = int(url.rstrip("/").rsplit(":", 1)[1])
+        check_http_guard(port)
+        if missing:
+            print("the raw HTTP checks passed; the browser part is skipped")
+            skip(missing)
 
         options = webdriver.ChromeOptions()
         options.binary_location = chromium
@@ -150,6 +295,10 @@ def main():
         taught = info.get("adapted_demonstrations", "")
         assert taught and len(taught.strip().splitlines()) == 1, f"mmp info shows adapted_demonstrations = {taught!r}"
         print(f"saved {saved}: mmp info records 1 demonstration")
+        # the page's downloads pass the request guard: fetched from the page as its Download buttons do
+        for path in ("/api/model.mmp", "/api/images/0/demonstrations.csv", "/api/images/0/costmap.tif"):
+            status = js("return fetch(arguments[0]).then((r) => r.blob().then(() => r.status))", path)
+            assert status == 200, f"the page's download {path} answered {status}"
 
         if args.screenshot:
             # the page as a user leaves it: the plan after teaching, the demonstration, hover read-out
@@ -158,6 +307,9 @@ def main():
             time.sleep(0.3)
             browser.save_screenshot(args.screenshot)
             print(f"wrote {args.screenshot}")
+
+        # 5. a page on another origin, in the same browser, cannot undo the teaching (after the screenshot: it leaves the page)
+        check_foreign_page(browser, port, log_path, work)
         print("browser test passed")
     finally:
         if browser is not None:

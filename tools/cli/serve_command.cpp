@@ -43,7 +43,8 @@ void runServe(ServeOptions& o) {
   if (!serve::isLoopback(o.server.host)) {
     std::fprintf(stderr,
                  "\n*** WARNING: mmp serve listens on %s, not on 127.0.0.1: anyone who can reach this machine on port %d can see "
-                 "the images, teach the model and save it to %s. There is no password. ***\n\n",
+                 "the images, teach the model and save it to %s. There is no password. Open it by this machine's IP address or "
+                 "by the --host name: other names are refused (DNS rebinding). ***\n\n",
                  o.server.host.c_str(), o.server.port, o.settings.out.empty() ? "(saving is off)" : o.settings.out.c_str());
   }
   std::printf("mmp serve: model %s, %zu image(s); Save writes %s\n", o.settings.model.c_str(), o.settings.images.size(),

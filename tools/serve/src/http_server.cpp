@@ -1,6 +1,8 @@
 // ServeApi behind cpp-httplib (http_server.hpp).
 #include <mmp/serve/http_server.hpp>
 
+#include "request_guard.hpp"
+
 #include <mmp/core/error.hpp>
 
 #include <httplib.h>
@@ -8,6 +10,7 @@
 #include <atomic>
 #include <csignal>
 #include <chrono>
+#include <optional>
 #include <thread>
 
 namespace mmp::serve {
@@ -15,31 +18,45 @@ namespace {
 
 volatile std::sig_atomic_t stop_requested = 0;
 
+// cpp-httplib gives each connection a worker until it closes, and an idle keep-alive connection keeps
+// its worker until the keep-alive timeout: with its defaults (8 workers on this 2-core machine, 5 s),
+// 40 idle connections held every answer back about 24 s.  64 workers leave room beside a browser's 6
+// connections and many idle ones; 2 s of idleness closes a connection (the page's requests come in
+// bursts, and a new connection on the loopback costs well under a millisecond).  docs/serve.md says so.
+constexpr int kWorkers = 64;
+constexpr int kKeepAliveSeconds = 2;
+constexpr int kKeepAliveRequests = 100;  ///< requests one connection may carry (a zoom asks for dozens of pictures)
+constexpr int kReadTimeoutSeconds = 5;   ///< each read of a request's headers or body
+constexpr int kWriteTimeoutSeconds = 30; ///< each write of an answer (a large download to a slow reader)
+
+std::optional<std::string> headerOf(const httplib::Request& req, const char* name) {
+  if (!req.has_header(name)) return std::nullopt;
+  return req.get_header_value(name);
+}
+
 }  // namespace
 
-bool isLoopback(const std::string& host) {
-  return host == "localhost" || host == "::1" || host == "[::1]" || host.rfind("127.", 0) == 0;
-}
+bool isLoopback(const std::string& host) { return isLoopbackAddress(host); }
 
 void runServer(ServeApi& api, const ServerOptions& options, const std::function<void(int)>& on_listening,
                const std::function<void(const std::string&)>& log) {
   httplib::Server server;
   server.set_payload_max_length(api.settings().max_body_bytes);  // longer bodies: 413 before they are read
-  server.set_read_timeout(10, 0);
-  server.set_write_timeout(30, 0);
+  server.new_task_queue = [] { return new httplib::ThreadPool(kWorkers); };
+  server.set_keep_alive_timeout(kKeepAliveSeconds);
+  server.set_keep_alive_max_count(kKeepAliveRequests);
+  server.set_read_timeout(kReadTimeoutSeconds, 0);
+  server.set_write_timeout(kWriteTimeoutSeconds, 0);
   server.set_default_headers({{"Cache-Control", "no-store"}, {"X-Content-Type-Options", "nosniff"},
                               {"Content-Security-Policy", "default-src 'self'; img-src 'self' blob: data:; frame-ancestors 'none'"}});
-  const bool loopback = isLoopback(options.host);
   int port = 0;
   const auto answer = [&](const httplib::Request& req, httplib::Response& res) {
     Response r;
-    // A loopback server answers only requests addressed to a loopback name: a page elsewhere that
-    // rebinds its own host name to 127.0.0.1 sends its own name as Host.
-    const std::string host = req.get_header_value("Host");
-    const std::string name = host.substr(0, host.rfind(':') == std::string::npos || host.back() == ']' ? host.size() : host.rfind(':'));
-    if (loopback && !isLoopback(name)) {
-      r.status = 403;
-      r.body = errorBody("Host '" + host.substr(0, 80) + "' refused: this server answers only requests to 127.0.0.1 or localhost");
+    const GuardedRequest guarded{req.method, headerOf(req, "Host"), headerOf(req, "Origin"), headerOf(req, "Sec-Fetch-Site"),
+                                 headerOf(req, "Content-Type")};
+    if (const std::optional<Refusal> refused = checkRequest(guarded, options.host)) {
+      r.status = refused->status;
+      r.body = errorBody(refused->message);
     } else {
       Request request{req.method, req.path, {}, req.body};
       for (const auto& [key, value] : req.params) request.query.emplace(key, value);

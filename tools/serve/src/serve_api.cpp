@@ -1,6 +1,7 @@
 // The teaching page's endpoints (serve_api.hpp; docs/serve.md lists them): routing, the views (session,
 // image, pictures, cell), planning and teaching.  The downloads are in downloads.cpp.
 #include "downloads.hpp"
+#include "request_guard.hpp"
 #include "serve_state.hpp"
 #include "web_files.hpp"
 
@@ -93,7 +94,8 @@ struct Endpoints {
                          {"images", images},
                          {"demonstrations", demonstrations()},
                          {"limits", {{"max_picture_px", st.settings.max_picture_px}, {"max_points", st.settings.max_points},
-                                     {"max_body_bytes", st.settings.max_body_bytes}, {"max_ompl_budget", st.settings.max_ompl_budget}}}});
+                                     {"max_body_bytes", st.settings.max_body_bytes}, {"max_json_depth", kMaxJsonDepth},
+                                     {"max_ompl_budget", st.settings.max_ompl_budget}}}});
   }
 
   Response imageInfo(ImageSlot& s) {

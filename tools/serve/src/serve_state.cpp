@@ -1,6 +1,8 @@
 // The teaching page's server state and request helpers (serve_state.hpp), and listImages.
 #include "serve_state.hpp"
 
+#include "request_guard.hpp"
+
 #include <mmp/core/model_file.hpp>
 #include <mmp/maps/imagery.hpp>
 
@@ -163,6 +165,9 @@ double queryNumber(const Request& request, const std::string& key, double low, d
 }
 
 Json parseBody(const Request& request) {
+  // Before parsing: the parsed value's copies and dumps recurse once per level (500,000 levels, well
+  // inside the body limit, overflowed the stack).
+  if (const std::optional<Refusal> refused = checkJsonNesting(request.body)) throw ApiError(refused->status, refused->message);
   Json json;
   try {
     json = Json::parse(request.body);

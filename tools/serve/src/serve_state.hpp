@@ -89,7 +89,8 @@ struct ServeState {
 double parseNumber(const std::string& text, const std::string& what);
 /// The query parameter `key` as a number in [low, high]; `fallback` if absent (NaN: required).
 double queryNumber(const Request& request, const std::string& key, double low, double high, double fallback);
-/// The request body as a JSON object (400 for anything else, with the parser's reason).
+/// The request body as a JSON object (400 for anything else, with the parser's reason, and for one nested
+/// deeper than kMaxJsonDepth, request_guard.hpp).
 Json parseBody(const Request& request);
 /// An [x, y] pair of finite numbers at json[key] (400 naming key otherwise).
 std::pair<double, double> jsonPoint(const Json& json, const std::string& key);

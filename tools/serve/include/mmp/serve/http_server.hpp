@@ -1,7 +1,8 @@
 // `mmp serve`'s HTTP layer: ServeApi (serve_api.hpp) behind cpp-httplib (Debian's libcpp-httplib-dev),
-// which parses HTTP; this file only binds, bounds request bodies, checks the Host header of a loopback
-// server (so that a web page elsewhere cannot reach it through DNS rebinding) and copies requests and
-// responses across.
+// which parses HTTP; this file only binds, bounds request bodies and idle connections, refuses what
+// src/request_guard.hpp refuses (a Host that is not the server's, a state-changing request from another
+// origin or not in JSON: so that a web page elsewhere cannot drive the server through the user's
+// browser) and copies requests and responses across.
 #pragma once
 
 #include <mmp/serve/serve_api.hpp>
@@ -16,7 +17,8 @@ struct ServerOptions {
   int port = 8080;                 ///< 0: any free port (on_listening says which)
 };
 
-/// Whether host is a loopback address ("127.0.0.1", "::1", "localhost", any 127.x.y.z).
+/// Whether host is a loopback address: "localhost", "::1", "[::1]" or a 127.0.0.0/8 literal (four decimal
+/// octets); not "127.0.0.1.example.org".
 bool isLoopback(const std::string& host);
 
 /*!
