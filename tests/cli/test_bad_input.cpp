@@ -814,6 +814,26 @@ TEST_CASE("bad input: round 4 -- the last silent inputs are refused or warned of
   runRows(rows);
 }
 
+TEST_CASE("mmp adapt --image: a file of paths in one adaptation, each path scored held out, avoid strokes taken") {
+  const auto adapt = [](std::vector<std::string> more) {
+    return [=](Fixtures& f) {
+      std::vector<std::string> args{"adapt", f.dir.file("model.mmp"), "--image", f.image, "--demonstrations",
+                                    f.write("p.csv", "path,x,y\n1,4,4\n1,4,100\n1,100,100\n2,120,10\n2,60,60\n3,10,120\n3,90,20\n"),
+                                    "--out", f.dir.file("a.mmp")};
+      for (const std::string& m : more) args.push_back(m == "STROKES" ? f.write("s.csv", "path,x,y\n1,40,40\n1,80,80\n") : m);
+      return args;
+    };
+  };
+  const std::vector<Row> rows = {
+      {"works", "three paths: one adaptation, then each scored held out (the config form's figure)", adapt({}), 0,
+       "taught 3 demonstration\\(s\\) in one adaptation[^]*each demonstration held out \\(the model taught on the other 2[^]*"
+       "adapted vs parent: prediction loss"},
+      {"works", "an avoid stroke beside the paths", adapt({"--avoid", "STROKES"}), 0,
+       "taught 3 demonstration\\(s\\) and 1 avoid mark\\(s\\) in one adaptation"},
+  };
+  runRows(rows);
+}
+
 TEST_CASE("bad input: round 4 -- mmp info escapes the control characters of a model's settings") {
   Fixtures f;
   // A terminal title, a colour, a cursor move and a C1 CSI (U+009B) in a setting of the model.

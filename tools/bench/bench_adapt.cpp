@@ -13,10 +13,13 @@
 // the training areas: "classifier", the per-pixel classifier baseline as `mmp train` builds it (its
 // figures do not depend on k), and "batch", the model trained again by the shipped model's own
 // procedure (its config with the values its selection chose, the model's "selected" info; no new
-// selection) on the training areas plus the k demonstrations, at the k of --batch-ks.  --marks N
+// selection) on the training areas plus the k demonstrations, at the k of --batch-ks.
+// --demonstrations drawn replaces each planned demonstration by what a person would draw over it: its
+// ends and four waypoints joined straight.  --marks N
 // teaches N avoid marks on each teaching half's dearest passable class as the half is first used
 // (linear models).  The "drift" column is the largest move of a class's mean cost relative to the
-// preferred class's on the scored halves, adapted against the parent (0.2: 20 %).  Prints a table
+// preferred class's on the scored halves, adapted against the parent (0.2: 20 %); "warned" the share
+// of runs whose k-th teaching step warned of ground it moved unshown (unshownMoves).  Prints a table
 // and, last, one JSON line; --png draws the curves.
 #include <mmp/core/error.hpp>
 #include <mmp/core/numbers.hpp>
@@ -32,6 +35,7 @@
 #include <mmp/maps/training/regions.hpp>
 #include <mmp/maps/training/setting_keys.hpp>
 #include <mmp/maps/training/settings_selection.hpp>
+#include <mmp/planning/path.hpp>
 
 #include <CLI/CLI.hpp>
 #include <opencv2/core.hpp>
@@ -72,6 +76,7 @@ struct Options {
   std::vector<std::string> folds;       ///< --areas left-out: the training areas left out (default: every one)
   bool scratch = true;                  ///< also the learner from scratch and uniform costs (off for --areas left-out)
   int marks = 0;                        ///< avoid marks per teaching half, on the behaviour's dearest passable class (linear models)
+  std::string demonstrations = "planned";  ///< "planned": A* on the true costs; "drawn": a few waypoints of it joined straight
   bool wants(const std::string& reference) const {
     return std::find(references.begin(), references.end(), reference) != references.end();
   }
@@ -135,6 +140,19 @@ std::vector<std::vector<int>> avoidMarks(const Region& region, int n, const std:
   return marks;
 }
 
+// A path as a person draws it over a planned one: its start, goal and four waypoints evenly spaced along
+// it, joined by straight lines -- near the preferred ground, not optimal, and possibly across a corner
+// of ground the planned path went round.
+std::vector<int> drawnPath(const std::vector<int>& planned, int cols) {
+  constexpr int kWaypoints = 4;
+  std::vector<std::pair<int, int>> points;
+  for (int w = 0; w <= kWaypoints + 1; ++w) {
+    const int cell = planned[static_cast<std::size_t>(w) * (planned.size() - 1) / (kWaypoints + 1)];
+    if (points.empty() || points.back() != std::make_pair(cell / cols, cell % cols)) points.push_back({cell / cols, cell % cols});
+  }
+  return rasterizePolyline(points, cols);
+}
+
 std::vector<Part> loadParts(const TrainConfig& config, const CostModel& model, const Options& o, PipelineSettings& scoring) {
   const int k = config.features.cell_size;
   const bool across = o.protocol == "across";
@@ -163,6 +181,9 @@ std::vector<Part> loadParts(const TrainConfig& config, const CostModel& model, c
       if (teach[i]) {
         Region left = loadRegion(*teach[i], config);
         parts[i].pool = plannedPaths(left, o.pool, config.evaluation.min_separation_px, k, 1000 + i, "bench_adapt pool");
+        if (o.demonstrations == "drawn") {
+          for (std::vector<int>& path : parts[i].pool) path = drawnPath(path, left.cols());
+        }
         if (parts[i].pool.empty()) throw DataError("no demonstration could be planned on it");
         parts[i].marks = avoidMarks(left, o.marks, parts[i].pool, 2000 + i);
         parts[i].left = std::make_shared<const FeatureMap>(model.features().map(left.image));
@@ -378,6 +399,7 @@ struct Curve {
   std::map<int, std::vector<std::vector<PlanScore>>> suggested;         // k <= 5: the pool's most valuable pair next
   std::map<int, std::vector<double>> step_seconds;                      // k -> seconds of the k-th teach
   std::map<int, std::vector<double>> drift;                             // k -> per run: classDrift of the adapted model
+  std::map<int, std::vector<double>> warned;                            // k -> per run: 1 if the k-th step warned of unshown moves
   std::vector<std::vector<PlanScore>> zero, uniform;                     // per (area, seed) run
   std::vector<std::vector<PlanScore>> classifier;                        // per (area, seed) run (--references classifier)
   std::map<int, std::vector<std::vector<PlanScore>>> batch;             // k -> per (area, seed) run (--references batch)
@@ -502,6 +524,8 @@ void runCurve(const std::string& behaviour, const CostModel& parent, const std::
         demos.push_back(demo);
         const TeachingStep step = teacher.teach(index[part], demo);
         if (step.info != Info::Success) std::fprintf(stderr, "  %s k = %d: %s\n", part->name.c_str(), k, step.message.c_str());
+        c.warned[k].push_back(step.warnings.empty() ? 0.0 : 1.0);
+        if (!step.warnings.empty() && seed == 1) std::fprintf(stderr, "  k = %d warning: %s\n", k, step.warnings.front().c_str());
         if (o.scratch && parent.hypothesis() != CostHypothesis::Learch) scratch.teach(index[part], demo);
         c.step_seconds[k].push_back(step.seconds);
         if (!std::count(o.ks.begin(), o.ks.end(), k)) continue;
@@ -629,6 +653,9 @@ int main(int argc, char** argv) {
   app.add_option("--batch-ks", o.batch_ks, "the k at which the batch retrain runs (each one of --ks)")->capture_default_str();
   app.add_option("--marks", o.marks, "avoid marks per teaching half on the behaviour's dearest passable class (linear models)")
       ->capture_default_str()->check(CLI::Range(0, 20));
+  app.add_option("--demonstrations", o.demonstrations,
+                 "planned: A* on the behaviour's true costs; drawn: start, goal and four waypoints of that path joined straight")
+      ->capture_default_str()->check(CLI::IsMember({"planned", "drawn"}));
   app.add_option("--lambdas", o.lambdas, "--areas left-out: the lambdas to try (default: --lambda)");
   app.add_option("--folds", o.folds, "--areas left-out: the training areas to leave out (default: every one)");
   CLI11_PARSE(app, argc, argv);
@@ -659,8 +686,8 @@ int main(int argc, char** argv) {
     }
     Json rows = Json::array();
     std::vector<PanelTile> charts;
-    std::printf("%-19s %3s %14s %26s %14s %26s %8s %10s %8s %6s\n", "behaviour", "k", "adapted", "vs zero-shot", "scratch",
-                "adapted vs scratch", "uniform", "class_mean", "step s", "drift");
+    std::printf("%-19s %3s %14s %26s %14s %26s %8s %10s %8s %6s %6s\n", "behaviour", "k", "adapted", "vs zero-shot", "scratch",
+                "adapted vs scratch", "uniform", "class_mean", "step s", "drift", "warned");
     for (const std::string& b : o.behaviours) {
       const Curve c = runBehaviour(b, o);
       double zero_feasible = 0.0, uniform_feasible = 0.0;
@@ -686,13 +713,14 @@ int main(int argc, char** argv) {
           for (double x : c.step_seconds.at(k)) step += x / static_cast<double>(c.step_seconds.at(k).size());
         }
         const double class_mean = meanRatio(seedMean(c.class_mean.at(k), o.seeds, nullptr));
-        double drift = 0.0;  // the mean over runs of the largest class move (classDrift)
+        double drift = 0.0, warned = 0.0;  // the mean over runs of the largest class move (classDrift), of warnings
         if (k > 0) {
           for (double x : c.drift.at(k)) drift += x / static_cast<double>(c.drift.at(k).size());
+          for (double x : c.warned.at(k)) warned += x / static_cast<double>(c.warned.at(k).size());
         }
-        std::printf("%-19s %3d %7.3f (%.2f) %+7.3f [%+.3f, %+.3f] %7.3f (%.2f) %+7.3f [%+.3f, %+.3f] %8.3f %10.3f %8.3f %6.3f\n", b.c_str(), k,
+        std::printf("%-19s %3d %7.3f (%.2f) %+7.3f [%+.3f, %+.3f] %7.3f (%.2f) %+7.3f [%+.3f, %+.3f] %8.3f %10.3f %8.3f %6.3f %6.2f\n", b.c_str(), k,
                     meanRatio(a), feasible, vs_zero.gain, vs_zero.low, vs_zero.high, meanRatio(s), scratch_feasible,
-                    vs_scratch.gain, vs_scratch.low, vs_scratch.high, meanRatio(uniform), class_mean, step, drift);
+                    vs_scratch.gain, vs_scratch.low, vs_scratch.high, meanRatio(uniform), class_mean, step, drift, warned);
         Json suggested;
         if (c.suggested.count(k)) {
           double suggested_feasible = 0.0;
@@ -736,7 +764,7 @@ int main(int argc, char** argv) {
                         {"vs_zero_shot", {vs_zero.gain, vs_zero.low, vs_zero.high}}, {"scratch", meanRatio(s)},
                         {"scratch_feasible", scratch_feasible}, {"vs_scratch", {vs_scratch.gain, vs_scratch.low, vs_scratch.high}},
                         {"zero_shot", meanRatio(zero)}, {"uniform", meanRatio(uniform)}, {"class_mean", class_mean}, {"step_seconds", step},
-                        {"class_drift", drift}, {"pairs", static_cast<int>(a.size())}, {"suggested", suggested}});
+                        {"class_drift", drift}, {"warned_share", warned}, {"pairs", static_cast<int>(a.size())}, {"suggested", suggested}});
         if (!reference_row.empty()) rows.back()["references"] = reference_row;
         if (!references.empty() && k == o.ks.front()) rows.back()["reference_training"] = references;
         for (ChartSeries* line : {&adapted_line, &scratch_line, &zero_line, &uniform_line}) line->x.push_back(k);
@@ -777,6 +805,7 @@ int main(int argc, char** argv) {
     }
     const Json settings = {{"lambda", o.adapt.lambda}, {"epochs", o.adapt.epochs}, {"learch_rounds", o.adapt.learch_rounds},
                            {"seeds", o.seeds}, {"pool", o.pool}, {"pairs", o.pairs}, {"marks", o.marks},
+                           {"demonstrations", o.demonstrations},
                            {"suggest_rule", o.suggestion.rule}, {"suggest_spread", o.suggestion.spread},
                            {"suggest_ground", o.suggest_ground},
                            {"references", o.references}, {"batch_ks", o.wants("batch") ? Json(o.batch_ks) : Json::array()}};

@@ -57,6 +57,18 @@ void writePicture(const AdaptOptions& o, const CostModelTeacher& teacher, const 
   std::printf("wrote %s\n", o.png.c_str());
 }
 
+// Each demonstration held out (heldOutDemonstrations, or the config run's), as a table and a verdict.
+void printHeldOut(const HeldOutPathReport& h, const char* note) {
+  std::printf("\neach demonstration held out (the model taught on the other %d plans between its ends): mean over %d%s\n",
+              h.demonstrations - 1, h.demonstrations, note);
+  std::printf("%-8s %22s %10s %28s %10s\n", "model", "prediction loss/cell", "MHD (px)", "demo cost / plan cost (model)", "unplanned");
+  for (const auto& [name, f] : {std::pair<const char*, const HeldOutFit&>{"parent", h.baseline}, {"adapted", h.model}}) {
+    std::printf("%-8s %22.4f %10.1f %28.3f %10d\n", name, f.loss, f.mhd_px, f.cost_ratio, f.unplanned);
+  }
+  std::printf("adapted vs parent: prediction loss %.4f lower, 95 %% paired-bootstrap interval [%.4f, %.4f]: %s\n", h.gain.gain,
+              h.gain.low, h.gain.high, verdict(h.gain));
+}
+
 void runAdapt(const AdaptOptions& o) {
   if (o.images.size() != o.demonstrations.size()) {
     throw InvalidArgument("mmp adapt: " + std::to_string(o.images.size()) + " --image and " +
@@ -118,6 +130,13 @@ void runAdapt(const AdaptOptions& o) {
               demonstrations.size(), marks.empty() ? "" : (" and " + std::to_string(marks.size()) + " avoid mark(s)").c_str(),
               step.loss_before, step.loss_after, step.seconds, step.info == Info::Success ? "" : ("; " + step.message).c_str());
   for (const std::string& warning : step.warnings) std::printf("  warning: %s\n", warning.c_str());
+  if (demonstrations.size() >= 2) {  // the one figure without labels, as the config form gives it
+    Progress progress("");
+    const HeldOutPathReport held_out = heldOutDemonstrations(
+        teacher, [&](const std::string& stage, long done, long total, const std::string& detail) { progress.update(stage, done, total, detail); });
+    progress.finish();
+    printHeldOut(held_out, "");
+  }
   CostModel adapted = teacher.model();
   adapted.setInfo("mmp_version", provenance());
   adapted.save(o.out);  // atomically
@@ -161,17 +180,8 @@ void runAdaptConfig(const AdaptOptions& o) {
   } else if (!run.selection_note.empty()) {
     std::printf("\nno lambda selection: %s\n", run.selection_note.c_str());
   }
-  const HeldOutPathReport& h = run.held_out;
-  if (h.demonstrations > 0) {
-    std::printf("\neach demonstration held out (the model taught on the other %d plans between its ends): mean over %d%s\n",
-                h.demonstrations - 1, h.demonstrations,
-                run.lambda_selection.empty() ? "" : " (the figures the selection saw: they flatter the chosen lambda a little)");
-    std::printf("%-8s %22s %10s %28s %10s\n", "model", "prediction loss/cell", "MHD (px)", "demo cost / plan cost (model)", "unplanned");
-    for (const auto& [name, f] : {std::pair<const char*, const HeldOutFit&>{"parent", h.baseline}, {"adapted", h.model}}) {
-      std::printf("%-8s %22.4f %10.1f %28.3f %10d\n", name, f.loss, f.mhd_px, f.cost_ratio, f.unplanned);
-    }
-    std::printf("adapted vs parent: prediction loss %.4f lower, 95 %% paired-bootstrap interval [%.4f, %.4f]: %s\n",
-                h.gain.gain, h.gain.low, h.gain.high, verdict(h.gain));
+  if (run.held_out.demonstrations > 0) {
+    printHeldOut(run.held_out, run.lambda_selection.empty() ? "" : " (the figures the selection saw: they flatter the chosen lambda a little)");
   } else {
     std::printf("\nheld-out scoring: %s\n", config.held_out ? "needs at least 2 demonstrations" : "off (adapt.held_out)");
   }

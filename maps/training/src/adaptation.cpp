@@ -459,4 +459,52 @@ void CostModelTeacher::recordProvenance(CostModel& model) const {
   if (!marks_.empty()) model.setInfo("adapted_avoid", marks.str());
 }
 
+namespace {
+
+// The costs a teacher's image has under `model` (from its log-costs for a network, which reads pixels).
+CostGrid teachingGrid(const CostModel& model, const TeachingImage& image) {
+  if (!model.readsPixels()) return model.costs(*image.map);
+  std::vector<double> log_costs;
+  teachingLogCosts(model, image, log_costs);
+  CostGrid grid;
+  grid.rows = image.map->rows();
+  grid.cols = image.map->cols();
+  grid.cell_size = model.features().settings().cell_size;
+  grid.frame = image.map->frame();
+  grid.costs.resize(log_costs.size());
+  for (std::size_t s = 0; s < log_costs.size(); ++s) grid.costs[s] = std::exp(log_costs[s]);  // +inf stays +inf
+  return grid;
+}
+
+}  // namespace
+
+HeldOutPathReport heldOutDemonstrations(const CostModelTeacher& teacher, const StageCallback& progress) {
+  const std::vector<TaughtDemonstration>& demonstrations = teacher.demonstrations();
+  const int n = static_cast<int>(demonstrations.size());
+  if (n < 2) return {};
+  const CostModel& parent = teacher.parent();
+  const int cell_size = teacher.cellSize();
+  const PathExample::Params params = adaptationExampleParams(teacher.settings(), parent);
+  std::map<int, CostGrid> parent_grids;
+  HeldOutTally tally;
+  for (int d = 0; d < n; ++d) {
+    if (progress) progress("scoring each demonstration held out", d, n, "");
+    CostModelTeacher others(parent, teacher.settings());
+    for (int i = 0; i < teacher.images(); ++i) {
+      const TeachingImage& image = teacher.image(i);
+      others.addImage(image.map, image.inputs, image.name, image.fingerprint);
+    }
+    std::vector<TaughtDemonstration> rest = demonstrations;
+    rest.erase(rest.begin() + d);
+    others.teach(rest, teacher.marks());
+    const int image = demonstrations[static_cast<std::size_t>(d)].image;
+    const TeachingImage& held = teacher.image(image);
+    if (parent_grids.count(image) == 0) parent_grids[image] = teachingGrid(parent, held);
+    const PathExample example(held.map, demonstrations[static_cast<std::size_t>(d)].cells, params);
+    tally.add(scoreHeldOut(parent_grids.at(image), example, cell_size), scoreHeldOut(teachingGrid(others.model(), held), example, cell_size));
+  }
+  if (progress) progress("scoring each demonstration held out", n, n, "");
+  return tally.finish();
+}
+
 }  // namespace mmp

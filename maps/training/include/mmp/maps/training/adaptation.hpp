@@ -36,6 +36,7 @@
 #include <mmp/core/oracle.hpp>
 #include <mmp/maps/cost_model.hpp>
 #include <mmp/maps/georeference.hpp>
+#include <mmp/maps/training/held_out.hpp>
 #include <mmp/maps/training/learch.hpp>
 #include <mmp/maps/training/settings.hpp>
 #include <mmp/planning/path_example.hpp>
@@ -268,6 +269,14 @@ class CostModelTeacher {
   std::vector<bool> taught_marks_;  ///< what was taught, in order (true: a mark): what undo() drops
   CostModel model_;
 };
+
+/*!
+    ensures: each of the teacher's demonstrations held out: a teacher of the same parent, settings and
+             images, taught the others and every mark, plans between its ends; its loss against it
+             beside the parent's (held_out.hpp) -- the one figure a user without labels has.  Empty
+             (demonstrations 0) with fewer than 2 demonstrations.  The teacher is not changed.
+!*/
+HeldOutPathReport heldOutDemonstrations(const CostModelTeacher& teacher, const StageCallback& progress = {});
 
 }  // namespace mmp
 
