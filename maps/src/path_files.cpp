@@ -105,6 +105,9 @@ std::vector<PixelPath> readPathCsv(const std::string& file) {
     if (it == index.end()) {
       it = index.emplace(name, paths.size()).first;
       paths.push_back({name, {}, world});
+    } else if (it->second + 1 != paths.size()) {  // merged, its points would jump between the two runs
+      throw DataError(where + "path '" + name + "' continues after path '" + paths.back().name +
+                      "' began; give each path's points in one run of lines (or another id to each path)");
     }
     paths[it->second].points.push_back(p);
   }

@@ -36,7 +36,7 @@ TEST_CASE("demonstrations are read from CSV and YAML") {
   test::TempDir dir;
   SUBCASE("CSV with a path column, comments and a header") {
     const auto paths = readDemonstrationFile(writeDemonstrations(dir, "d.csv",
-                                                   "# two paths\npath,x,y\na,1,2\na,10.5,20\nb,5,5\n\nb,6,7\na,30,40\n"));
+                                                   "# two paths\npath,x,y\na,1,2\na,10.5,20\na,30,40\nb,5,5\n\nb,6,7\n"));
     REQUIRE(paths.size() == 2);
     CHECK(paths[0].name == "a");
     REQUIRE(paths[0].points.size() == 3);
@@ -71,6 +71,9 @@ TEST_CASE("demonstration file errors name the file, the line or key, and the exp
   CHECK(demonstrationError(writeDemonstrations(dir, "v.csv", "world_x,world_y\n1,abc\n")).find("v.csv:2: world_y 'abc' is not a number") !=
         std::string::npos);
   CHECK(demonstrationError(writeDemonstrations(dir, "d.csv", "x,y\n1,2\n")).find("path 1 has 1 point") != std::string::npos);
+  // A path id that comes back after another path's lines (merged before, with an invented jump).
+  CHECK(demonstrationError(writeDemonstrations(dir, "r.csv", "path,x,y\na,1,2\na,3,4\nb,5,6\nb,7,8\na,9,9\n"))
+            .find("r.csv:6: path 'a' continues after path 'b' began") != std::string::npos);
   CHECK(demonstrationError(writeDemonstrations(dir, "e.csv", "# nothing\n")).find("holds no points") != std::string::npos);
   CHECK(demonstrationError(writeDemonstrations(dir, "f.yaml", "- [[1, 2], [3]]\n")).find("f.yaml: top level[0][1]: expected a point") !=
         std::string::npos);
