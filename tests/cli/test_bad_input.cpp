@@ -834,6 +834,11 @@ TEST_CASE("mmp adapt --image: a file of paths in one adaptation, each path score
   runRows(rows);
 }
 
+TEST_CASE("bad input: round 5 -- mmp --version with more after it is refused, not ignored") {
+  runRows({{"silent", "mmp --version extra (printed the version and dropped the rest)",
+            [](Fixtures&) { return std::vector<std::string>{"--version", "extra"}; }, 1, "--version takes nothing after it; got 'extra'"}});
+}
+
 TEST_CASE("bad input: round 4 -- mmp info escapes the control characters of a model's settings") {
   Fixtures f;
   // A terminal title, a colour, a cursor move and a C1 CSI (U+009B) in a setting of the model.

@@ -34,6 +34,10 @@ int mmp_cli_main(int argc, char** argv) {
     commands += (commands.empty() ? "" : ", ") + sub->get_name();
     known = known || (argc > 1 && sub->get_name() == argv[1]);
   }
+  if (argc > 2 && std::string(argv[1]) == "--version") {  // CLI11 would print the version and drop the rest
+    std::cerr << "mmp: error: --version takes nothing after it; got '" << argv[2] << "'\n";
+    return 1;
+  }
   if (argc > 1 && argv[1][0] != '-' && !known) {
     std::cerr << "mmp: error: unknown command '" << argv[1] << "'; the commands are " << commands << " (mmp --help)\n";
     return 1;
