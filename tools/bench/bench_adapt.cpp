@@ -66,6 +66,7 @@ struct Options {
   AdaptationSettings adapt;
   std::string configs = "configs", models = "models", data_root, png;
   bool suggest = false;  ///< also teach in the order mmp suggest asks for (k <= 5)
+  bool held_out = false;  ///< at each scored k >= 2: the held-out demonstrations' verdict against the scored halves'
   SuggestionSettings suggestion;  ///< its rule and committee (--suggest-rule, --suggest-spread)
   std::string suggest_ground = "teaching";  ///< where "change" measures the cost change: teaching or scored images
   std::string areas = "holdout";  ///< "holdout": tiles 3 and 8, final figures; "train": the training areas, to choose settings
@@ -393,6 +394,9 @@ double classDrift(const std::vector<double>& parent, const std::vector<double>& 
   return largest;
 }
 
+// +1 better, -1 worse, 0 could be chance: the sign of a paired interval that excludes 0.
+int verdictSign(const PairedComparison& c) { return c.low > 0.0 ? 1 : c.high < 0.0 ? -1 : 0; }
+
 struct Curve {
   std::map<int, std::vector<std::vector<PlanScore>>> adapted, scratch;  // k -> per (area, seed) run: scores
   std::map<int, std::vector<std::vector<PlanScore>>> class_mean;         // k -> the adapted model's class_mean diagnostic
@@ -400,6 +404,7 @@ struct Curve {
   std::map<int, std::vector<double>> step_seconds;                      // k -> seconds of the k-th teach
   std::map<int, std::vector<double>> drift;                             // k -> per run: classDrift of the adapted model
   std::map<int, std::vector<double>> warned;                            // k -> per run: 1 if the k-th step warned of unshown moves
+  std::map<int, std::vector<std::pair<int, int>>> verdicts;             // k -> per run: (held-out verdict, scored verdict), -1/0/+1
   std::vector<std::vector<PlanScore>> zero, uniform;                     // per (area, seed) run
   std::vector<std::vector<PlanScore>> classifier;                        // per (area, seed) run (--references classifier)
   std::map<int, std::vector<std::vector<PlanScore>>> batch;             // k -> per (area, seed) run (--references batch)
@@ -531,6 +536,9 @@ void runCurve(const std::string& behaviour, const CostModel& parent, const std::
         if (!std::count(o.ks.begin(), o.ks.end(), k)) continue;
         std::vector<PlanScore> class_mean;
         c.adapted[k].push_back(score(scoring, parts, area, teacher.model(), o.adapt.threads, &class_mean));
+        if (o.held_out && k >= 2) {  // what a user without labels is told, against what the labels say
+          c.verdicts[k].push_back({verdictSign(heldOutDemonstrations(teacher).gain), verdictSign(comparePaired(c.adapted[k].back(), zero))});
+        }
         c.class_mean[k].push_back(std::move(class_mean));
         c.drift[k].push_back(classDrift(parent_ratios, classCostRatios(teacher.model(), parts, area, scoring), scoring.behaviour.preferred));
         if (o.scratch) {
@@ -653,6 +661,9 @@ int main(int argc, char** argv) {
   app.add_option("--batch-ks", o.batch_ks, "the k at which the batch retrain runs (each one of --ks)")->capture_default_str();
   app.add_option("--marks", o.marks, "avoid marks per teaching half on the behaviour's dearest passable class (linear models)")
       ->capture_default_str()->check(CLI::Range(0, 20));
+  app.add_flag("--held-out", o.held_out,
+               "at each k >= 2: each demonstration held out (what mmp adapt tells a user without labels), its verdict "
+               "counted against the scored halves' paired interval per run");
   app.add_option("--demonstrations", o.demonstrations,
                  "planned: A* on the behaviour's true costs; drawn: start, goal and four waypoints of that path joined straight")
       ->capture_default_str()->check(CLI::IsMember({"planned", "drawn"}));
@@ -721,7 +732,7 @@ int main(int argc, char** argv) {
         std::printf("%-19s %3d %7.3f (%.2f) %+7.3f [%+.3f, %+.3f] %7.3f (%.2f) %+7.3f [%+.3f, %+.3f] %8.3f %10.3f %8.3f %6.3f %6.2f\n", b.c_str(), k,
                     meanRatio(a), feasible, vs_zero.gain, vs_zero.low, vs_zero.high, meanRatio(s), scratch_feasible,
                     vs_scratch.gain, vs_scratch.low, vs_scratch.high, meanRatio(uniform), class_mean, step, drift, warned);
-        Json suggested;
+        Json suggested, held_out_row;
         if (c.suggested.count(k)) {
           double suggested_feasible = 0.0;
           const std::vector<PlanScore> g = seedMean(c.suggested.at(k), o.seeds, &suggested_feasible);
@@ -738,6 +749,19 @@ int main(int argc, char** argv) {
                         three_vs_five.low, three_vs_five.high);
             suggested["k3_vs_random_k5"] = {three_vs_five.gain, three_vs_five.low, three_vs_five.high};
           }
+        }
+        if (c.verdicts.count(k)) {  // among runs whose scored halves tell (interval excludes 0)
+          int told = 0, agreed = 0, contradicted = 0, runs = 0;
+          for (const auto& [held, scored] : c.verdicts.at(k)) {
+            ++runs;
+            if (scored == 0) continue;
+            ++told;
+            agreed += held == scored;
+            contradicted += held == -scored;
+          }
+          std::printf("%-19s %3d held-out verdict against the scored halves': of %d runs, %d where the halves tell; agrees %d, "
+                      "contradicts %d, says 'could be chance' %d\n", "", k, runs, told, agreed, contradicted, told - agreed - contradicted);
+          held_out_row = {{"runs", runs}, {"scored_tell", told}, {"agrees", agreed}, {"contradicts", contradicted}};
         }
         Json reference_row = Json::object();
         if (!classifier.empty()) {
@@ -764,7 +788,8 @@ int main(int argc, char** argv) {
                         {"vs_zero_shot", {vs_zero.gain, vs_zero.low, vs_zero.high}}, {"scratch", meanRatio(s)},
                         {"scratch_feasible", scratch_feasible}, {"vs_scratch", {vs_scratch.gain, vs_scratch.low, vs_scratch.high}},
                         {"zero_shot", meanRatio(zero)}, {"uniform", meanRatio(uniform)}, {"class_mean", class_mean}, {"step_seconds", step},
-                        {"class_drift", drift}, {"warned_share", warned}, {"pairs", static_cast<int>(a.size())}, {"suggested", suggested}});
+                        {"class_drift", drift}, {"warned_share", warned}, {"held_out_verdicts", held_out_row},
+                        {"pairs", static_cast<int>(a.size())}, {"suggested", suggested}});
         if (!reference_row.empty()) rows.back()["references"] = reference_row;
         if (!references.empty() && k == o.ks.front()) rows.back()["reference_training"] = references;
         for (ChartSeries* line : {&adapted_line, &scratch_line, &zero_line, &uniform_line}) line->x.push_back(k);

@@ -19,6 +19,7 @@
 // Runs are serial: one planner at a time (PRM* and Lazy PRM* themselves run a second thread while
 // they plan).  Budgets are wall clock, so on a shared machine every figure is under that machine's
 // load.  Prints one line per run to stderr, a table per planner and budget, and, last, one JSON line.
+#include <mmp/learners/learner.hpp>
 #include <mmp/frontend/config.hpp>
 #include <mmp/core/numbers.hpp>
 #include <mmp/frontend/json_output.hpp>
@@ -49,10 +50,10 @@
 namespace {
 
 using mmp::kInf;
+using mmp::secondsSince;  // learners/learner.hpp
 
 using Clock = std::chrono::steady_clock;
 
-double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 struct Pair {
   int start = 0, goal = 0;

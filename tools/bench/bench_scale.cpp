@@ -16,6 +16,7 @@
 //      tile 8_004 (3.2 Mpx) and on a 60 Mpx image made by upscaling it with OpenCV (deleted
 //      afterwards): wall seconds, Mpx/s and the child's peak RSS, side by side.
 // Prints a table and, last, one JSON line.
+#include <mmp/learners/learner.hpp>
 #include <mmp/frontend/json_output.hpp>
 #include <mmp/frontend/train_config.hpp>
 
@@ -51,8 +52,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
+using mmp::secondsSince;  // learners/learner.hpp
 
-double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 struct ChildRun {
   double seconds = 0.0;

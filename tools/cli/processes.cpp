@@ -186,7 +186,6 @@ std::shared_ptr<ProcessGroup> trainingProcesses(const std::string& learner, bool
 #endif
 }
 
-bool firstProcess() { return first_process; }
 
 std::string trainingOutputDir(const std::string& wanted) {
   if (first_process) return wanted;

@@ -41,8 +41,6 @@ void runRegionCostmap(const RegionRequest& request);
 /// one (MPI's, for the batch learner; a refusal naming the learner otherwise, and when mmp is built
 /// without MPI); null for one process.  Processes other than the first print nothing.
 std::shared_ptr<ProcessGroup> trainingProcesses(const std::string& learner, bool batch);
-/// Whether this is the job's first process (the one that writes and prints); true without a job.
-bool firstProcess();
 /// The output folder of a training process: `wanted` for the first, for the others a private
 /// temporary folder (removed when the program ends), so that one process writes the outputs.
 std::string trainingOutputDir(const std::string& wanted);
