@@ -882,7 +882,7 @@ TEST_CASE("bad input: every flag of mmp adapt, suggest and serve takes its range
        1, "suggest: the settings of mmp suggest .*; mmp train does not read them"},
       {"listed", "mmp train --keys lists the adapt.*, suggest.* and serve.* keys",
        [](Fixtures&) { return std::vector<std::string>{"train", "--keys"}; }, 0,
-       "`adapt\\.lambda` \\| a number in \\(0, 1000000000\\][^]*`suggest\\.rule` \\| one of change, committee \\| change[^]*"
+       "`adapt\\.lambda` \\| a number in \\(0, 1000000000000\\][^]*`suggest\\.rule` \\| one of change, committee \\| change[^]*"
        "`serve\\.max_points`"},
   };
   runRows(rows);

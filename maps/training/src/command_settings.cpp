@@ -23,7 +23,7 @@ SettingKey forCommand(SettingCommand command, SettingKey k) {
 
 // adapt.lambda: one value, or a list of candidates chosen by the held-out loss (adaptAndReport).
 SettingKey adaptLambdaKey() {
-  SettingKey k = numberKey("adapt.lambda", kPositive, 1e9,
+  SettingKey k = numberKey("adapt.lambda", kPositive, 1e12,
                            "linear models: the prior's strength toward the parent's weights (larger: closer to the parent; "
                            "online steps 1/(lambda t)); a list: each a candidate, chosen by the held-out loss of the "
                            "demonstrations (3 or more)",
@@ -47,7 +47,7 @@ void adaptKeys(std::vector<SettingKey>& keys) {
                            [](S& s) -> double& { return s.adapt.learch_step; }));
   keys.push_back(integerKey<int>("adapt.learch_depth", 1, 16, "LEARCH models: the depth of the new trees",
                                  [](S& s) -> int& { return s.adapt.learch_depth; }));
-  keys.push_back(numberKey("adapt.network_lambda", kPositive, 1e9,
+  keys.push_back(numberKey("adapt.network_lambda", kPositive, 1e12,
                            "network models: the proximal pull toward the parent's parameters (larger: closer)",
                            [](S& s) -> double& { return s.adapt.network_lambda; }));
   keys.push_back(numberKey("adapt.network_step", kPositive, 10.0, "network models: Adam's step",

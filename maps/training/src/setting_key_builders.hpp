@@ -42,7 +42,7 @@ inline std::string boolean(bool b) { return b ? "true" : "false"; }
 
 // Key builders: the common shapes of a setting.
 inline SettingKey numberKey(std::string key, double low, double high, std::string meaning,
-                     std::function<double&(PipelineSettings&)> field) {
+                            std::function<double&(PipelineSettings&)> field) {
   SettingKey k;
   k.key = std::move(key);
   k.type = SettingType::Number;
@@ -78,8 +78,8 @@ inline SettingKey booleanKey(std::string key, std::string meaning, std::function
 }
 
 inline SettingKey choiceKey(std::string key, std::vector<std::string> valid, std::string meaning,
-                     std::function<std::string(const PipelineSettings&)> get,
-                     std::function<void(PipelineSettings&, const std::string&)> set) {
+                            std::function<std::string(const PipelineSettings&)> get,
+                            std::function<void(PipelineSettings&, const std::string&)> set) {
   SettingKey k;
   k.key = std::move(key);
   k.type = SettingType::Choice;
@@ -92,7 +92,7 @@ inline SettingKey choiceKey(std::string key, std::vector<std::string> valid, std
 
 // A list of numbers, each in [low, high]; `empty` is the reason a list may not be empty ("" allows it).
 inline SettingKey numbersKey(std::string key, double low, double high, std::string meaning, std::string empty,
-                      std::function<std::vector<double>&(PipelineSettings&)> field) {
+                             std::function<std::vector<double>&(PipelineSettings&)> field) {
   SettingKey k;
   k.key = std::move(key);
   k.type = SettingType::Numbers;
