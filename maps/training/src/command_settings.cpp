@@ -121,31 +121,23 @@ void commandKeys(std::vector<SettingKey>& keys) {
 
 }  // namespace setting_rows
 
-// Each struct's check: its values in a default PipelineSettings, checked by the command's rows (the
-// rows of the command's other structs see their defaults, which are in range).
-void AdaptationSettings::validate() const {
+namespace {
+
+// A struct's check: its values in a default PipelineSettings, checked by its command's rows (the rows
+// of the command's other structs see their defaults, which are in range).
+template <class T>
+void checkAs(const T& value, T PipelineSettings::*member, SettingCommand command) {
   PipelineSettings s;
-  s.adapt = *this;
-  checkSettings(s, SettingCommand::Adapt);
+  s.*member = value;
+  checkSettings(s, command);
 }
 
-void SuggestionSettings::validate() const {
-  PipelineSettings s;
-  s.suggest = *this;
-  checkSettings(s, SettingCommand::Suggest);
-}
+}  // namespace
 
-void SuggestionSearch::validate() const {
-  PipelineSettings s;
-  s.suggestion_search = *this;
-  checkSettings(s, SettingCommand::Suggest);
-}
-
-void PageLimits::validate() const {
-  PipelineSettings s;
-  s.page = *this;
-  checkSettings(s, SettingCommand::Serve);
-}
+void AdaptationSettings::validate() const { checkAs(*this, &PipelineSettings::adapt, SettingCommand::Adapt); }
+void SuggestionSettings::validate() const { checkAs(*this, &PipelineSettings::suggest, SettingCommand::Suggest); }
+void SuggestionSearch::validate() const { checkAs(*this, &PipelineSettings::suggestion_search, SettingCommand::Suggest); }
+void PageLimits::validate() const { checkAs(*this, &PipelineSettings::page, SettingCommand::Serve); }
 
 std::string describe(SuggestionRule rule) { return rule == SuggestionRule::Committee ? "committee" : "change"; }
 
