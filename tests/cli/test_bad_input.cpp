@@ -852,3 +852,63 @@ TEST_CASE("bad input: round 4 -- mmp info escapes the control characters of a mo
   CHECK(out.find('\x07') == std::string::npos);
   CHECK(out.find("\xc2\x9b") == std::string::npos);
 }
+
+TEST_CASE("bad input: every flag of mmp adapt, suggest and serve takes its range from the settings table (issue 67)") {
+  const auto adapt = [](std::vector<std::string> flags) {
+    return [flags](Fixtures& f) {
+      std::vector<std::string> args{"adapt", f.dir.file("model.mmp"), "--image", f.image, "--demonstrations",
+                                    f.write("p.csv", "path,x,y\n1,10,10\n1,60,60\n"), "--out", f.dir.file("a.mmp")};
+      args.insert(args.end(), flags.begin(), flags.end());
+      return args;
+    };
+  };
+  const auto suggest = [](std::vector<std::string> flags) {
+    return [flags](Fixtures& f) {
+      std::vector<std::string> args{"suggest", f.dir.file("model.mmp"), "--image", f.image, "--out", f.dir.file("s.csv")};
+      args.insert(args.end(), flags.begin(), flags.end());
+      return args;
+    };
+  };
+  const auto serve = [](std::vector<std::string> flags) {
+    return [flags](Fixtures& f) {
+      std::vector<std::string> args{"serve", "--model", f.dir.file("model.mmp"), "--images", f.image, "--port", "0"};
+      args.insert(args.end(), flags.begin(), flags.end());
+      return args;
+    };
+  };
+  const std::vector<Row> rows = {
+      {"silent", "mmp adapt --epochs 2000000000 (ran on for hours before)", adapt({"--epochs", "2000000000"}), 1,
+       "--epochs: adapt\\.epochs: expected a whole number 1\\.\\.100000, got '2000000000'"},
+      {"silent", "mmp adapt --learch-rounds 100000000", adapt({"--learch-rounds", "100000000"}), 1,
+       "--learch-rounds: adapt\\.learch_rounds: expected a whole number 1\\.\\.10000, got '100000000'"},
+      {"crash", "mmp adapt --threads 100000 (an unnamed 'out of memory' before)", adapt({"--threads", "100000"}), 1,
+       "--threads: adapt\\.threads: expected a whole number 0\\.\\.256, got '100000'"},
+      {"silent", "mmp adapt --loss-radius nan", adapt({"--loss-radius", "nan"}), 1,
+       "--loss-radius: adapt\\.loss\\.radius_px: expected a number in \\(0, 1000000\\], got 'nan'"},
+      {"silent", "mmp suggest --min-separation-px -5 (one pair listed four times before)", suggest({"--min-separation-px", "-5"}), 1,
+       "--min-separation-px: suggest\\.min_separation_px: expected a number in \\(0, 10000000\\], got '-5'"},
+      {"silent", "mmp suggest --min-separation-px 0", suggest({"--min-separation-px", "0"}), 1, "suggest\\.min_separation_px"},
+      {"silent", "mmp suggest --seed -1 (taken as 2^64 - 1 before)", suggest({"--seed", "-1"}), 1,
+       "--seed: suggest\\.seed: expected a whole number 0\\.\\.2\\^63-1, got '-1'"},
+      {"silent", "mmp suggest --spread 1e308 (every pair valued 0 before)", suggest({"--spread", "1e308"}), 1,
+       "--spread: suggest\\.spread: expected a number in \\(0, 5\\], got '1e308'"},
+      {"crash", "mmp suggest --threads 100000", suggest({"--threads", "100000"}), 1, "--threads: suggest\\.threads: expected a whole number 0\\.\\.256"},
+      {"silent", "mmp suggest --rule density", suggest({"--rule", "density"}), 1,
+       "--rule: suggest\\.rule: expected one of change, committee, got 'density'"},
+      {"crash", "mmp serve --threads 100000", serve({"--threads", "100000"}), 1, "--threads: adapt\\.threads: expected a whole number 0\\.\\.256"},
+      {"silent", "mmp serve --max-pixels 0", serve({"--max-pixels", "0"}), 1,
+       "--max-pixels: serve\\.max_image_pixels: expected a whole number 1\\.\\.4000000000, got '0'"},
+      {"meaningless", "adapt: in a train config (the settings of mmp adapt)",
+       [](Fixtures& f) { return std::vector<std::string>{"train", f.write("c.yaml", trainConfig("adapt: {lambda: 3}"))}; }, 1,
+       "c\\.yaml: adapt: the settings of mmp adapt .*; mmp train does not read them"},
+      {"meaningless", "mmp train --set suggest.rule=committee", [](Fixtures& f) {
+         return std::vector<std::string>{"train", f.write("c.yaml", trainConfig("")), "--set", "suggest.rule=committee"};
+       },
+       1, "suggest: the settings of mmp suggest .*; mmp train does not read them"},
+      {"listed", "mmp train --keys lists the adapt.*, suggest.* and serve.* keys",
+       [](Fixtures&) { return std::vector<std::string>{"train", "--keys"}; }, 0,
+       "`adapt\\.lambda` \\| a number in \\(0, 1000000000000\\][^]*`suggest\\.rule` \\| one of change, committee \\| change[^]*"
+       "`serve\\.max_points`"},
+  };
+  runRows(rows);
+}

@@ -618,6 +618,10 @@ TEST_CASE("mmp adapt MODEL CONFIG: paths alone, held-out scores, pictures, and b
   const std::string chosen((std::istreambuf_iterator<char>(chosen_in)), std::istreambuf_iterator<char>());
   CHECK(chosen.find("\"lambda_selection\"") != std::string::npos);
   CHECK(chosen.find("\"held_out_loss\"") != std::string::npos);
+  CLI::App flagged;  // a setting flag beside a config acts as its --set: over the file's epochs: 2
+  addAdaptCommand(flagged);
+  flagged.parse(std::vector<std::string>{"3", "--epochs", dir.file("teach.yaml"), dir.file("m.mmp"), "adapt"});
+  CHECK(CostModel::load(dir.file("out/model.mmp")).info().at("adapted_by").find(", 3 epochs") != std::string::npos);
 
   const auto refused = [&](const std::string& yaml, const char* message) {
     std::ofstream(dir.file("bad.yaml")) << "output_dir: " << dir.file("bad_out") << "\n" << yaml;
@@ -695,7 +699,7 @@ TEST_CASE("mmp suggest writes the pairs it values most, their ends apart, and a 
   addSuggestCommand(bad);
   CHECK_THROWS_WITH_AS(bad.parse(std::vector<std::string>{"density", "--rule", dir.file("d.csv"), "--out", dir.file("scene.png"),
                                                           "--image", dir.file("m.mmp"), "suggest"}),
-                       doctest::Contains("suggest.rule = 'density' is not a rule; the rules are 'committee', 'change'"), InvalidArgument);
+                       doctest::Contains("--rule: suggest.rule: expected one of change, committee, got 'density'"), CLI::ValidationError);
   CHECK_FALSE(std::filesystem::exists(dir.file("d.csv")));
 }
 

@@ -2,6 +2,7 @@
 #include "support.hpp"
 #include "test_paths.hpp"
 
+#include <mmp/frontend/adapt_config.hpp>
 #include <mmp/frontend/train_config.hpp>
 
 #include <mmp/maps/training/setting_keys.hpp>
@@ -412,12 +413,17 @@ TEST_CASE("docs/config.md names every key a train config can hold, and its setti
     return std::string(std::istreambuf_iterator<char>(in), {});
   }();
   REQUIRE_FALSE(doc.empty());
-  const std::string begin = "<!-- settings:begin -->\n", end = "<!-- settings:end -->";
-  const std::size_t from = doc.find(begin), to = doc.find(end);
-  REQUIRE(from != std::string::npos);
-  REQUIRE(to != std::string::npos);
-  // regenerate with: build/bin/mmp train --keys
-  CHECK(doc.substr(from + begin.size(), to - from - begin.size()) == settingsReference());
+  const auto block = [&](const std::string& name) {
+    const std::string begin = "<!-- " + name + ":begin -->\n", end = "<!-- " + name + ":end -->";
+    const std::size_t from = doc.find(begin), to = doc.find(end);
+    REQUIRE(from != std::string::npos);
+    REQUIRE(to != std::string::npos);
+    return doc.substr(from + begin.size(), to - from - begin.size());
+  };
+  // regenerate with: build/bin/mmp train --keys (mmp train's table, then from "### `mmp adapt`" the other
+  // commands', settings:other)
+  CHECK(block("settings") == settingsReference(SettingCommand::Train));
+  CHECK(block("settings") + block("settings:other") == settingsReference());
 
   // Every key the reader allows in every section it reads, on configs that visit every section.
   std::set<std::string> keys;
@@ -451,6 +457,61 @@ TEST_CASE("docs/config.md names every key a train config can hold, and its setti
     CAPTURE(key);
     CHECK(doc.find("`" + key + "`") != std::string::npos);
   }
+}
+
+TEST_CASE("an adapt config reads adapt.* by the settings table's rows, and another command's section is refused naming it") {
+  test::TempDir dir;
+  cv::imwrite(dir.file("a.png"), test::randomImage(1, 64, 64));
+  std::ofstream(dir.file("a.csv")) << "path,x,y\n0,1,1\n0,40,40\n";
+  const std::string teach = "teach: [{image: a.png, demonstrations: a.csv}]\n";
+  const auto adaptError = [&](const std::string& yaml, const std::vector<std::string>& overrides = {}) -> std::string {
+    try {
+      loadAdaptConfig(write(dir, teach + yaml, "adapt.yaml"), "", "", overrides);
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const AdaptConfig c = loadAdaptConfig(
+      write(dir, teach + "adapt: {lambda: [3, 30], epochs: 5, threads: 2, held_out: false, loss: {radius_px: 12}}\n", "adapt.yaml"));
+  CHECK(c.adapt.lambdas == std::vector<double>{3, 30});
+  CHECK(c.adapt.lambda == 3);
+  CHECK(c.adapt.epochs == 5);
+  CHECK(c.adapt.threads == 2);
+  CHECK_FALSE(c.adapt.held_out);
+  CHECK(c.adapt.loss.radius_px == 12);
+  CHECK(c.adapt.learch_rounds == AdaptationSettings{}.learch_rounds);  // the defaults stay
+  CHECK(adaptError("adapt: {epochs: 2000000000}\n").find("adapt.epochs: expected an integer in [1, 100000], got 2000000000") !=
+        std::string::npos);
+  CHECK(adaptError("adapt: {threads: 100000}\n").find("adapt.threads: expected an integer in [0, 256]") != std::string::npos);
+  CHECK(adaptError("adapt: {lambda: [3, 0]}\n").find("adapt.lambda[1]") != std::string::npos);  // each candidate in range
+  CHECK(adaptError("adapt: {lambda: []}\n").find("adapt.lambda: give a number in (0, ") != std::string::npos);
+  CHECK(adaptError("adapt: {epoch: 5}\n").find("adapt.epoch: unknown key; did you mean 'adapt.epochs'?") != std::string::npos);
+  CHECK(adaptError("adapt: {loss: {shape: step}}\n").find("adapt.loss.shape: unknown key") != std::string::npos);
+  CHECK(adaptError("suggest: {rule: committee}\n").find("suggest: the settings of mmp suggest") != std::string::npos);
+  CHECK(adaptError("", {"adapt.epochs=0"}).find("adapt.epochs") != std::string::npos);  // --set: the same rows
+  CHECK(loadAdaptConfig(write(dir, teach, "adapt.yaml"), "", "", {"adapt.epochs=7"}).adapt.epochs == 7);
+  // and a train config refuses them, naming the command they belong to
+  const std::string m = errorOf(write(dir, minimalConfig() + "adapt: {lambda: 3}\n"));
+  CHECK(m.find("adapt: the settings of mmp adapt (adapt.*: an adapt config's adapt: section, mmp adapt --set or its flags); "
+               "mmp train does not read them") != std::string::npos);
+  CHECK(errorOf(write(dir, minimalConfig() + "serve: {max_points: 3}\n")).find("serve: the settings of mmp serve") != std::string::npos);
+}
+
+TEST_CASE("every row of the settings table checks a program's values as it checks a config's") {
+  PipelineSettings s;
+  for (const SettingCommand command : {SettingCommand::Train, SettingCommand::Adapt, SettingCommand::Suggest, SettingCommand::Serve}) {
+    CHECK_NOTHROW(checkSettings(s, command));  // the defaults are in range
+  }
+  s.page.max_points = 1;
+  CHECK_THROWS_WITH_AS(s.page.validate(), doctest::Contains("serve.max_points: expected a whole number 2..1000000, got '1'"), InvalidArgument);
+  s.suggestion_search.n = 0;
+  CHECK_THROWS_WITH_AS(checkSettings(s, SettingCommand::Suggest), doctest::Contains("suggest.n: expected a whole number 1..1000, got '0'"),
+                       InvalidArgument);
+  const std::string reference = settingsReference();
+  for (const SettingKey& k : settingKeys()) CHECK(reference.find("| `" + k.key + "`") != std::string::npos);
+  CHECK(reference.find("### `mmp adapt`") != std::string::npos);
+  CHECK(findSettingKey("adapt.lambda")->command == SettingCommand::Adapt);
 }
 
 TEST_CASE("--print-config: the effective config loads as the same settings, and prints itself") {

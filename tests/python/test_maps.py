@@ -241,8 +241,35 @@ def test_suggest_ranks_pairs_by_the_rule_and_refuses_an_unknown_rule(trained, sc
     assert pairs == model.suggest(image, n=3, min_separation_px=40, candidates=30, threads=2)  # reproducible
     committee = model.suggest(image, n=3, min_separation_px=40, candidates=30, rule="committee")
     assert [v for _, _, v in committee] != values  # another rule, other values
-    with pytest.raises(mmp.InvalidArgument, match="suggest.rule = 'density' is not a rule; the rules are 'committee', 'change'"):
+    with pytest.raises(mmp.InvalidArgument, match=r"suggest: rule=density: expected one of change, committee \(the setting suggest.rule\)"):
         model.suggest(image, rule="density")
+
+
+def test_adapt_and_suggest_keywords_take_their_ranges_from_the_settings_table(trained, scenes):
+    # Each keyword is a row of the settings table (docs/config.md): refused by name, before any work.
+    model = trained.model
+    image = scenes[2][0]
+    path = mmp.plan(np.ones((64, 64)), (5, 5), (5, 50)).path
+    with pytest.raises(mmp.InvalidArgument, match=r"adapt: epochs=2147483647: expected a whole number 1\.\.100000 \(the setting adapt.epochs\)"):
+        model.adapt(image, [path], epochs=2**31 - 1)
+    with pytest.raises(mmp.InvalidArgument, match=r"adapt: threads=100000: expected a whole number 0\.\.256 \(the setting adapt.threads\)"):
+        model.adapt(image, [path], threads=100000)
+    with pytest.raises(mmp.InvalidArgument, match=r"adapt: lambda_=nan: expected a number in \(0, "):
+        model.adapt(image, [path], lambda_=float("nan"))
+    with pytest.raises(mmp.InvalidArgument, match=r"suggest: min_separation_px=nan: expected a number in \(0, 10000000\] "
+                                                  r"\(the setting suggest.min_separation_px\)"):
+        model.suggest(image, min_separation_px=float("nan"))
+    with pytest.raises(mmp.InvalidArgument, match=r"suggest: candidates=1000000000: expected a whole number 1\.\.100000"):
+        model.suggest(image, candidates=10**9)
+    with pytest.raises(mmp.InvalidArgument, match=r"suggest: seed=-1: expected a whole number 0\.\.2\^63-1"):
+        model.suggest(image, seed=-1)
+    with pytest.raises(mmp.ConfigError, match=r"adapt.epochs"):
+        mmp.teach(model, [{"image": image, "demonstrations": [path]}], adapt={"epochs": 2**31 - 1})
+    with pytest.raises(mmp.ConfigError, match=r"adapt: the settings of mmp adapt .*mmp train does not read them"):
+        mmp.train([{"image": image, "demonstrations": [path]}], adapt={"lambda": 3})
+    keys = {k["key"]: k for k in mmp.setting_keys()}
+    assert keys["adapt.epochs"]["valid"] == "a whole number 1..100000" and keys["adapt.epochs"]["command"] == "mmp adapt"
+    assert keys["suggest.rule"]["default"] == "change" and keys["suggest.rule"]["command"] == "mmp suggest"
 
 
 def test_teach_is_mmp_adapt_with_a_config_paths_alone_or_labels_with_a_holdout(trained, scenes):

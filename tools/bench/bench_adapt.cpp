@@ -641,7 +641,9 @@ int main(int argc, char** argv) {
   app.add_option("--data-root", o.data_root, "the shared data folder (default: the configs' data_root)");
   app.add_option("--png", o.png, "a picture of the curves");
   app.add_flag("--suggest", o.suggest, "also teach the pairs mmp suggest values most, one at a time (k <= 5)");
-  app.add_option("--suggest-rule", o.suggestion.rule, "with --suggest: how pairs are valued (committee, change)")->capture_default_str();
+  app.add_option_function<std::string>("--suggest-rule", [&o](const std::string& rule) { o.suggestion.rule = parseSuggestionRule(rule); },
+                                       "with --suggest: how pairs are valued (change, committee; default change)")
+      ->check(CLI::IsMember(suggestionRules()));
   app.add_option("--suggest-spread", o.suggestion.spread, "with --suggest: the committee's spread")->capture_default_str();
   app.add_option("--suggest-ground", o.suggest_ground, "with --suggest and the change rule: the cells whose cost change "
                                                        "is measured: teaching (the image of the pair) or scored (the "
@@ -831,7 +833,7 @@ int main(int argc, char** argv) {
     const Json settings = {{"lambda", o.adapt.lambda}, {"epochs", o.adapt.epochs}, {"learch_rounds", o.adapt.learch_rounds},
                            {"seeds", o.seeds}, {"pool", o.pool}, {"pairs", o.pairs}, {"marks", o.marks},
                            {"demonstrations", o.demonstrations},
-                           {"suggest_rule", o.suggestion.rule}, {"suggest_spread", o.suggestion.spread},
+                           {"suggest_rule", describe(o.suggestion.rule)}, {"suggest_spread", o.suggestion.spread},
                            {"suggest_ground", o.suggest_ground},
                            {"references", o.references}, {"batch_ks", o.wants("batch") ? Json(o.batch_ks) : Json::array()}};
     std::printf("%s\n", tools::jsonText(Json{{"bench", "adapt"}, {"protocol", o.protocol}, {"areas", o.areas}, {"settings", settings}, {"rows", rows}}, -1).c_str());

@@ -5,13 +5,15 @@
 // panel_*.png and pairs.csv) all at once; the parent is never written.
 // `mmp adapt MODEL --image A --demonstrations A.csv [--avoid S.csv] [--image B ...] --out M.mmp [--png P]`: the same
 // teaching from flags, writing the adapted model (atomically) and, with --png, the picture of the
-// first image.
+// first image.  The setting flags (--epochs, ...) are rows of the settings table (setting_flags.hpp);
+// beside a config they act as its --set.
 #include "commands.hpp"
 #include "failure.hpp"
 #include "output_folder.hpp"
 #include "progress.hpp"
 #include "pictures.hpp"
 #include "provenance.hpp"
+#include "setting_flags.hpp"
 #include "tables.hpp"
 
 #include <mmp/core/error.hpp>
@@ -39,7 +41,8 @@ struct AdaptOptions {
   std::string model, config, out, png, data_root, output_dir;
   std::vector<std::string> overrides;
   std::vector<std::string> images, demonstrations, avoid;
-  AdaptationSettings settings;
+  PipelineSettings settings;         ///< the setting flags' (adapt.*): settings.adapt
+  std::vector<std::string> given;    ///< the setting flags given, as KEY=VALUE: with a config, applied after --set
 };
 
 // How the model adapts, for the first line of the output.
@@ -82,7 +85,7 @@ void runAdapt(const AdaptOptions& o) {
   if (std::filesystem::equivalent(o.model, o.out, ignored)) {
     throw InvalidArgument("mmp adapt: --out '" + o.out + "' is the parent model; write the adapted model to another file");
   }
-  CostModelTeacher teacher(CostModel::load(o.model), o.settings);
+  CostModelTeacher teacher(CostModel::load(o.model), o.settings.adapt);
   struct Taught {
     int image;
     std::string name;
@@ -149,7 +152,9 @@ void runAdaptConfig(const AdaptOptions& o) {
     throw InvalidArgument("mmp adapt: with a config, its teach: list gives the images and output_dir the outputs; "
                           "leave out --image, --demonstrations, --out and --png (or --output-dir)");
   }
-  const AdaptConfig config = loadAdaptConfig(o.config, o.data_root, o.output_dir, o.overrides);
+  std::vector<std::string> overrides = o.overrides;  // a setting flag beside a config acts as its --set
+  overrides.insert(overrides.end(), o.given.begin(), o.given.end());
+  const AdaptConfig config = loadAdaptConfig(o.config, o.data_root, o.output_dir, overrides);
   const CostModel parent = CostModel::load(o.model);
   OutputFolder output(config.output_dir);
   for (const std::string& stale : output.removedStale()) std::printf("removed '%s', left by a run that was killed\n", stale.c_str());
@@ -183,7 +188,7 @@ void runAdaptConfig(const AdaptOptions& o) {
   if (run.held_out.demonstrations > 0) {
     printHeldOut(run.held_out, run.lambda_selection.empty() ? "" : " (the figures the selection saw: they flatter the chosen lambda a little)");
   } else {
-    std::printf("\nheld-out scoring: %s\n", config.held_out ? "needs at least 2 demonstrations" : "off (adapt.held_out)");
+    std::printf("\nheld-out scoring: %s\n", config.adapt.held_out ? "needs at least 2 demonstrations" : "off (adapt.held_out)");
   }
   CostModel model = run.model;
   model.setInfo("mmp_version", provenance());
@@ -265,22 +270,26 @@ void addAdaptCommand(CLI::App& app) {
   cmd->add_option("--data-root", o->data_root, "with a config: the folder its paths start from (default: $MMP_DATA_ROOT or data_root)");
   cmd->add_option("--output-dir", o->output_dir, "with a config: where to write (default: its output_dir)");
   cmd->add_option("--set", o->overrides, "with a config: KEY=VALUE changes one setting (repeatable)")->allow_extra_args(false);
-  cmd->add_option("--lambda", o->settings.lambda, "linear models: the pull toward the parent (larger: closer)")->capture_default_str();
-  cmd->add_option("--epochs", o->settings.epochs, "linear models: passes over the demonstrations")->capture_default_str();
-  cmd->add_option("--learch-rounds", o->settings.learch_rounds, "LEARCH models: trees added")->capture_default_str();
-  cmd->add_option("--network-lambda", o->settings.network_lambda, "network models: the proximal pull toward the parent's parameters")
-      ->capture_default_str();
-  cmd->add_option("--network-step", o->settings.network_step, "network models: Adam's step")->capture_default_str();
-  cmd->add_option("--network-epochs", o->settings.network_epochs, "network models: steps over the demonstrations")->capture_default_str();
-  cmd->add_flag("--network-head-only", o->settings.network_head_only, "network models: fine-tune the last layer only");
-  cmd->add_option("--loss-radius", o->settings.loss.radius_px, "the demonstrations' loss radius in pixels")->capture_default_str();
-  cmd->add_option("--threads", o->settings.threads, "oracle calls at once (0: every core); the result does not depend on it")
-      ->capture_default_str();
+  declareOtherFlags(*cmd, {"model", "config", "--image", "--demonstrations", "--avoid", "--out", "--png", "--data-root", "--output-dir", "--set"});
+  // The settings, each a row of the settings table (its range and message); with a config, as its --set.
+  PipelineSettings& s = o->settings;
+  addSettingOption(*cmd, "--lambda", "adapt.lambda", s, "linear models: the pull toward the parent (larger: closer)");
+  addSettingOption(*cmd, "--epochs", "adapt.epochs", s, "linear models: passes over the demonstrations");
+  addSettingOption(*cmd, "--learch-rounds", "adapt.learch_rounds", s, "LEARCH models: trees added");
+  addSettingOption(*cmd, "--network-lambda", "adapt.network_lambda", s, "network models: the proximal pull toward the parent's parameters");
+  addSettingOption(*cmd, "--network-step", "adapt.network_step", s, "network models: Adam's step");
+  addSettingOption(*cmd, "--network-epochs", "adapt.network_epochs", s, "network models: steps over the demonstrations");
+  addSettingOption(*cmd, "--network-head-only", "adapt.network_head_only", s, "network models: fine-tune the last layer only");
+  addSettingOption(*cmd, "--loss-radius", "adapt.loss.radius_px", s, "the demonstrations' loss radius in pixels");
+  addSettingOption(*cmd, "--threads", "adapt.threads", s, "oracle calls at once (0: every core); the result does not depend on it");
   cmd->footer("Examples:\n  mmp adapt models/follow_road.mmp configs/adapt_follow_road.yaml\n"
               "  mmp adapt models/follow_road.mmp --image site.tif --demonstrations paths.csv --out site.mmp\n"
               "  mmp adapt models/follow_road.mmp --image a.jpg --demonstrations a.csv --image b.jpg --demonstrations b.csv "
               "--out site.mmp --png adapt.png");
-  cmd->callback([o] { runAdaptCommand(*o); });
+  cmd->callback([o, cmd] {
+    o->given = givenSettings(*cmd, o->settings);
+    runAdaptCommand(*o);
+  });
 }
 
 }  // namespace mmp::tools

@@ -4,6 +4,7 @@
 // settings in, mmp::serve::ServeApi behind runServer, until Ctrl-C.
 #include "commands.hpp"
 #include "provenance.hpp"
+#include "setting_flags.hpp"
 
 #include <mmp/core/error.hpp>
 #include <mmp/serve/http_server.hpp>
@@ -18,6 +19,7 @@ namespace {
 
 struct ServeOptions {
   serve::ServeSettings settings;
+  PipelineSettings flags;  ///< the setting flags' (adapt.*, serve.*): into settings.adaptation and its bounds
   std::vector<std::string> images;
   serve::ServerOptions server;
   bool quiet = false;
@@ -36,6 +38,8 @@ std::string defaultModel() {
 }
 
 void runServe(ServeOptions& o) {
+  o.settings.adaptation = o.flags.adapt;
+  static_cast<PageLimits&>(o.settings) = o.flags.page;
   if (o.settings.model.empty()) o.settings.model = defaultModel();
   o.settings.images = serve::listImages(o.images);
   o.settings.provenance = provenance();
@@ -78,15 +82,14 @@ void addServeCommand(CLI::App& app) {
   cmd->add_option("--port", o->server.port, "the port (0: any free one)")->capture_default_str()->check(CLI::Range(0, 65535));
   cmd->add_option("--out", o->settings.out, "where the page's Save writes the adapted model (atomically); '' turns saving off")
       ->capture_default_str();
-  cmd->add_option("--max-pixels", o->settings.max_image_pixels, "refuse images larger than this")
-      ->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--lambda", o->settings.adaptation.lambda, "linear models: the pull toward the parent (larger: closer)")
-      ->capture_default_str();
-  cmd->add_option("--learch-rounds", o->settings.adaptation.learch_rounds, "LEARCH models: trees added per teaching")
-      ->capture_default_str();
-  cmd->add_option("--threads", o->settings.adaptation.threads, "oracle calls at once when teaching (0: every core)")
-      ->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "do not log each request on stderr");
+  declareOtherFlags(*cmd, {"--model", "--images", "--host", "--port", "--out", "--quiet"});
+  // The settings, each a row of the settings table (its range and message).
+  PipelineSettings& s = o->flags;
+  addSettingOption(*cmd, "--max-pixels", "serve.max_image_pixels", s, "refuse images larger than this");
+  addSettingOption(*cmd, "--lambda", "adapt.lambda", s, "linear models: the pull toward the parent (larger: closer)");
+  addSettingOption(*cmd, "--learch-rounds", "adapt.learch_rounds", s, "LEARCH models: trees added per teaching");
+  addSettingOption(*cmd, "--threads", "adapt.threads", s, "oracle calls at once when teaching (0: every core)");
   cmd->footer("Examples:\n  mmp serve --model models/follow_road.mmp --images site.tif\n"
               "  mmp serve --model models/amphibious.mmp --images parts/ --port 8081 --out site.mmp");
   cmd->callback([o] { runServe(*o); });

@@ -4,6 +4,7 @@
 // the change of the image's costs such a demonstration would make), the K most valuable kept (their
 // ends apart), written as CSV and drawn on the cost map.
 #include "commands.hpp"
+#include "setting_flags.hpp"
 
 #include <mmp/core/error.hpp>
 #include <mmp/core/file_io.hpp>
@@ -22,32 +23,27 @@ namespace {
 
 struct SuggestOptions {
   std::string model, image, out, png;
-  int n = 5, candidates = 200;
-  double min_separation_px = 250.0;
-  SuggestionSettings settings;
+  PipelineSettings settings;  ///< the setting flags' (suggest.*): settings.suggest and settings.suggestion_search
 };
 
 void runSuggest(const SuggestOptions& o) {
-  o.settings.validate();  // a bad rule is refused before the model and image are read
+  const SuggestionSettings& settings = o.settings.suggest;
+  const SuggestionSearch& search = o.settings.suggestion_search;
   const CostModel model = CostModel::load(o.model);
   const GeoImage image = loadGeoImage(o.image);
   const CostGrid grid = model.costs(image);
   const std::shared_ptr<const FeatureMap> map = teachingMap(model, image);
   const int k = grid.cell_size;
-  SuggestionSearch search;
-  search.n = o.n;
-  search.candidates = o.candidates;
-  search.min_separation_px = o.min_separation_px;
-  std::fprintf(stderr, "valuing up to %d candidate pairs with %d perturbed copies of the model (rule %s)\n", o.candidates,
-               o.settings.members, o.settings.rule.c_str());
+  std::fprintf(stderr, "valuing up to %d candidate pairs with %d perturbed copies of the model (rule %s)\n", search.candidates,
+               settings.members, describe(settings.rule).c_str());
   int drawn = 0;
-  const std::vector<SuggestedPair> chosen = suggestDemonstrations(model, *map, search, o.settings, &drawn);
+  const std::vector<SuggestedPair> chosen = suggestDemonstrations(model, *map, search, settings, &drawn);
   if (drawn == 0) {
-    throw DataError("mmp suggest: '" + o.image + "' has no two passable cells " + std::to_string(o.min_separation_px) +
+    throw DataError("mmp suggest: '" + o.image + "' has no two passable cells " + numberText(search.min_separation_px) +
                     " px apart; lower --min-separation-px");
   }
   std::ostringstream csv;
-  const bool committee = o.settings.rule == "committee";
+  const bool committee = settings.rule == SuggestionRule::Committee;
   csv << "pair,start_x,start_y,goal_x,goal_y," << (committee ? "value_cells" : "value") << "\n";
   std::printf("pair  start (x, y px)  goal (x, y px)  value (%s)\n",
               committee ? "cells a perturbed plan strays" : "the image's cost change per cell of the plan");
@@ -91,15 +87,18 @@ void addSuggestCommand(CLI::App& app) {
   cmd->add_option("--image", o->image, "the image to demonstrate on")->required()->check(CLI::ExistingFile);
   cmd->add_option("--out", o->out, "CSV of the suggested pairs (pixel coordinates)")->required();
   cmd->add_option("--png", o->png, "the cost map with the suggested pairs and the model's plans");
-  cmd->add_option("--n", o->n, "pairs to suggest")->capture_default_str()->check(CLI::Range(1, 1000));
-  cmd->add_option("--candidates", o->candidates, "seeded candidate pairs valued")->capture_default_str()->check(CLI::Range(1, 100000));
-  cmd->add_option("--min-separation-px", o->min_separation_px, "least distance between a pair's ends")->capture_default_str();
-  cmd->add_option("--rule", o->settings.rule, "how pairs are valued: change (the expected change of the image's costs a "
-                                             "demonstration would make) or committee (how far perturbed plans stray); docs/teaching.md")->capture_default_str();
-  cmd->add_option("--members", o->settings.members, "perturbed copies of the model")->capture_default_str()->check(CLI::Range(1, 1000));
-  cmd->add_option("--spread", o->settings.spread, "each weight times exp(spread N(0, 1))")->capture_default_str();
-  cmd->add_option("--seed", o->settings.seed, "of the candidates and the perturbations")->capture_default_str();
-  cmd->add_option("--threads", o->settings.threads, "plans at once (0: every core)")->capture_default_str();
+  declareOtherFlags(*cmd, {"model", "--image", "--out", "--png"});
+  // The settings, each a row of the settings table (its range and message).
+  PipelineSettings& s = o->settings;
+  addSettingOption(*cmd, "--n", "suggest.n", s, "pairs to suggest");
+  addSettingOption(*cmd, "--candidates", "suggest.candidates", s, "seeded candidate pairs valued");
+  addSettingOption(*cmd, "--min-separation-px", "suggest.min_separation_px", s, "least distance between a pair's ends");
+  addSettingOption(*cmd, "--rule", "suggest.rule", s, "how pairs are valued: change (the expected change of the image's costs a "
+                                                     "demonstration would make) or committee (how far perturbed plans stray); docs/teaching.md");
+  addSettingOption(*cmd, "--members", "suggest.members", s, "perturbed copies of the model");
+  addSettingOption(*cmd, "--spread", "suggest.spread", s, "each weight times exp(spread N(0, 1))");
+  addSettingOption(*cmd, "--seed", "suggest.seed", s, "of the candidates and the perturbations");
+  addSettingOption(*cmd, "--threads", "suggest.threads", s, "plans at once (0: every core)");
   cmd->footer("Example:\n  mmp suggest models/follow_road.mmp --image site.tif --n 5 --out next.csv --png next.png");
   cmd->callback([o] { runSuggest(*o); });
 }

@@ -540,7 +540,7 @@ void addTrainCommand(CLI::App& app) {
                 "(holdout images unused); writes validation.json instead of a model");
   cmd->add_flag("--print-config", options->print_config,
                 "print the config as it is read -- merged with its bases and --set, every setting at its value -- and stop");
-  cmd->add_flag("--keys", options->keys, "print the table of settings (key, valid values, default, meaning) and stop");
+  cmd->add_flag("--keys", options->keys, "print the table of settings (key, valid values, default, meaning), mmp train's and those of mmp adapt, suggest and serve, and stop");
   cmd->footer("Examples:\n  mmp train configs/demo.yaml\n  mmp train configs/follow_road.yaml --set learner.online.epochs=10 "
               "--output-dir out/quick\n  mmp train configs/follow_road.yaml --validate\n  mmp train configs/demo.yaml --print-config");
   cmd->callback([options] { runTrainCommand(*options); });

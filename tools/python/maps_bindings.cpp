@@ -9,6 +9,7 @@
 #include <mmp/maps/nav2_map.hpp>
 #include <mmp/maps/synthetic_scene.hpp>
 #include <mmp/maps/training/adaptation.hpp>
+#include <mmp/maps/training/setting_keys.hpp>
 
 #include <pybind11/stl.h>
 
@@ -20,6 +21,33 @@ namespace mmp::python {
 namespace {
 
 std::string colourText(const LabelClass& c) { return c.rgb ? hexColour(*c.rgb) : std::string(); }
+
+// Keyword arguments that set rows of the settings table (setting_keys.hpp): each checked by its row's
+// range, as a config key or a flag is, and refused naming the keyword.
+class SettingKeywords {
+ public:
+  explicit SettingKeywords(std::string function) : function_(std::move(function)) {}
+  void set(const char* keyword, const std::string& key, double value) { apply(keyword, key, exactNumberText(value)); }
+  void set(const char* keyword, const std::string& key, long long value) { apply(keyword, key, std::to_string(value)); }
+  void set(const char* keyword, const std::string& key, bool value) { apply(keyword, key, value ? "true" : "false"); }
+  void set(const char* keyword, const std::string& key, const std::string& value) { apply(keyword, key, value); }
+  const PipelineSettings& settings() const { return settings_; }
+
+ private:
+  void apply(const char* keyword, const std::string& key, const std::string& text) {
+    const SettingKey& k = *findSettingKey(key);
+    SettingValue v;
+    try {
+      v = parseSettingValue(k, text);
+    } catch (const InvalidArgument&) {
+      throw InvalidArgument(function_ + ": " + keyword + "=" + text + ": expected " + rangeText(k) + " (the setting " + key + ")");
+    }
+    k.set(settings_, v);
+  }
+
+  std::string function_;
+  PipelineSettings settings_;
+};
 
 // (N, 2) or (2,) points in, the same shape out, each point mapped by f.
 template <class F>
@@ -232,19 +260,20 @@ pixels is read in place): a rows x cols float32 array, rows = H // cell_size, co
 georeference) keeps its world frame; a plain image or an array takes one from resolution (world units
 per pixel), origin ((x, y) of its lower-left corner) and crs, or stays in cells.  Cells holding pixels
 without data are +inf and marked in grid.unknown.)")
-      .def("adapt", [](const CostModel& model, const py::object& image, const py::list& paths, double lambda, int epochs,
-                       int learch_rounds, double loss_radius_px, int threads, const std::string& channels, double network_lambda,
-                       double network_step, int network_epochs, bool network_head_only, const py::list& avoid) {
-        AdaptationSettings settings;
-        settings.lambda = lambda;
-        settings.epochs = epochs;
-        settings.learch_rounds = learch_rounds;
-        settings.network_lambda = network_lambda;
-        settings.network_step = network_step;
-        settings.network_epochs = network_epochs;
-        settings.network_head_only = network_head_only;
-        settings.loss.radius_px = loss_radius_px;
-        settings.threads = threads;
+      .def("adapt", [](const CostModel& model, const py::object& image, const py::list& paths, double lambda, long long epochs,
+                       long long learch_rounds, double loss_radius_px, long long threads, const std::string& channels, double network_lambda,
+                       double network_step, long long network_epochs, bool network_head_only, const py::list& avoid) {
+        SettingKeywords keywords("adapt");
+        keywords.set("lambda_", "adapt.lambda", lambda);
+        keywords.set("epochs", "adapt.epochs", epochs);
+        keywords.set("learch_rounds", "adapt.learch_rounds", learch_rounds);
+        keywords.set("loss_radius_px", "adapt.loss.radius_px", loss_radius_px);
+        keywords.set("threads", "adapt.threads", threads);
+        keywords.set("network_lambda", "adapt.network_lambda", network_lambda);
+        keywords.set("network_step", "adapt.network_step", network_step);
+        keywords.set("network_epochs", "adapt.network_epochs", network_epochs);
+        keywords.set("network_head_only", "adapt.network_head_only", network_head_only);
+        const AdaptationSettings settings = keywords.settings().adapt;
         GeoImage geo;
         std::string name = "image";
         if (py::isinstance<py::str>(image) || py::hasattr(image, "__fspath__")) {
@@ -299,18 +328,23 @@ models by new trees (learch_rounds), network models by fine-tuning (network_lamb
 network_epochs, network_head_only: the last layer alone).  This model is not changed; the new one's
 info records what it was taught.  avoid: ground that must stay dear (a lake, roofs), each an N x 2 array
 of (row, col) cells, held dearer than the paths' ground (linear models).  Ground the paths did not show whose cost moved past 1.5x relative to
-theirs raises a UserWarning naming it.)")
-      .def("suggest", [](const CostModel& model, const py::object& image, int n, const std::string& rule, int candidates,
-                         double min_separation_px, int members, double spread, std::uint64_t seed, int threads,
+theirs raises a UserWarning naming it.  Each keyword but image, paths, channels and avoid is an adapt.*
+setting (docs/config.md: its range): a value outside it raises InvalidArgument naming the keyword and the
+range.)")
+      .def("suggest", [](const CostModel& model, const py::object& image, long long n, const std::string& rule, long long candidates,
+                         double min_separation_px, long long members, double spread, long long seed, long long threads,
                          const std::string& channels) {
-        SuggestionSettings settings;
-        settings.rule = rule;
-        settings.members = members;
-        settings.spread = spread;
-        settings.seed = seed;
-        settings.threads = threads;
-        settings.validate();
-        if (n < 1 || candidates < 1) throw InvalidArgument("suggest: n and candidates must be >= 1");
+        SettingKeywords keywords("suggest");
+        keywords.set("n", "suggest.n", n);
+        keywords.set("rule", "suggest.rule", rule);
+        keywords.set("candidates", "suggest.candidates", candidates);
+        keywords.set("min_separation_px", "suggest.min_separation_px", min_separation_px);
+        keywords.set("members", "suggest.members", members);
+        keywords.set("spread", "suggest.spread", spread);
+        keywords.set("seed", "suggest.seed", seed);
+        keywords.set("threads", "suggest.threads", threads);
+        const SuggestionSettings settings = keywords.settings().suggest;
+        const SuggestionSearch search = keywords.settings().suggestion_search;
         GeoImage geo;
         if (py::isinstance<py::str>(image) || py::hasattr(image, "__fspath__")) {
           geo = loadGeoImage(py::str(py::module_::import("os").attr("fspath")(image)).cast<std::string>());
@@ -319,10 +353,6 @@ theirs raises a UserWarning naming it.)")
           if (!array) throw InvalidArgument("suggest: image: expected an array or a file path");
           geo.pixels = bgrImage(array, channels, "image");
         }
-        SuggestionSearch search;
-        search.n = n;
-        search.candidates = candidates;
-        search.min_separation_px = min_separation_px;
         std::vector<SuggestedPair> chosen;
         int cols = 0;
         {
@@ -336,13 +366,15 @@ theirs raises a UserWarning naming it.)")
           out.append(py::make_tuple(py::make_tuple(p.start / cols, p.start % cols), py::make_tuple(p.goal / cols, p.goal % cols), p.value));
         }
         return out;
-      }, py::arg("image"), py::arg("n") = 5, py::arg("rule") = SuggestionSettings{}.rule, py::arg("candidates") = 200,
-         py::arg("min_separation_px") = 250.0, py::arg("members") = SuggestionSettings{}.members,
-         py::arg("spread") = SuggestionSettings{}.spread, py::arg("seed") = 1, py::arg("threads") = 1, py::arg("channels") = "rgb",
+      }, py::arg("image"), py::arg("n") = SuggestionSearch{}.n, py::arg("rule") = describe(SuggestionSettings{}.rule),
+         py::arg("candidates") = SuggestionSearch{}.candidates, py::arg("min_separation_px") = SuggestionSearch{}.min_separation_px,
+         py::arg("members") = SuggestionSettings{}.members, py::arg("spread") = SuggestionSettings{}.spread,
+         py::arg("seed") = SuggestionSettings{}.seed, py::arg("threads") = 1, py::arg("channels") = "rgb",
          R"(Where to demonstrate next on an image (`mmp suggest`; docs/teaching.md): up to n start/goal pairs, the most
 valuable first, as ((row, col), (row, col), value) in cells.  rule: "change" (the expected change of the image's
-costs a demonstration would make) or "committee" (how far perturbed plans stray); an unknown rule raises
-InvalidArgument naming the rules.  Reproducible for a seed, whatever threads.)")
+costs a demonstration would make) or "committee" (how far perturbed plans stray).  Each keyword is a
+suggest.* setting (docs/config.md: its range): a value outside it raises InvalidArgument naming the keyword
+and the range.  Reproducible for a seed, whatever threads.)")
       .def_property_readonly("info", &CostModel::info, "what produced the model (behaviour, learner, training images, ...)")
       .def_property_readonly("summary", [](const CostModel& model) {
         py::dict out;  // in summary()'s order (Python dicts keep it)

@@ -131,6 +131,7 @@ std::vector<RegionSpec> regionsOf(const py::handle& entries, const std::string& 
 PipelineSettings pipelineSettings(const py::object& settings, const py::object& train, const py::object& holdout,
                                   int threads, const std::string& caller) {
   const tools::ConfigNode config = configNode(settings, caller);
+  tools::refuseOtherCommands(config, SettingCommand::Train);  // adapt: belongs to mmp.teach, ...
   config.expectKeys(kSettingsKeys);
   PipelineSettings s;
   s.source = caller;
@@ -234,11 +235,12 @@ void bindTraining(py::module_& m) {
                      const py::object& settings, const py::object& progress) {
     const std::string caller = "mmp.teach";
     const tools::ConfigNode config = configNode(settings, caller);
+    tools::refuseOtherCommands(config, SettingCommand::Adapt);
     config.expectKeys({"data_root", "classes", "behaviour", "demonstrations", "evaluation", "adapt"});
     AdaptationRunSettings s;
     s.source = caller;
     if (config.has("behaviour")) tools::readPipelineSections(config, s);
-    tools::readAdaptSection(config.child("adapt"), s.adapt, s.held_out, s.lambdas);
+    tools::readAdaptSection(config, s);
     const std::string base = tools::resolveDataRoot("", config);
     const int cell_size = model.features().settings().cell_size;
     s.train = regionsOf(teach_entries, "teach", true, base, cell_size, caller);
@@ -261,11 +263,14 @@ void bindTraining(py::module_& m) {
       if (!k.in_config) continue;
       const std::string value = k.get(defaults);
       out.append(py::dict(py::arg("key") = k.key, py::arg("valid") = rangeText(k),
-                          py::arg("default") = value.empty() ? k.unset : value, py::arg("meaning") = k.meaning));
+                          py::arg("default") = value.empty() ? k.unset : value, py::arg("meaning") = k.meaning,
+                          py::arg("command") = describe(k.command)));
     }
     return out;
-  }, R"(The settings table of docs/config.md: [{key, valid, default, meaning}] for every dotted key a
-settings dict may hold ("loss.scale" is settings["loss"]["scale"]).  The learner's online and batch
+  }, R"(The settings table of docs/config.md: [{key, valid, default, meaning, command}] for every dotted key
+("loss.scale" is settings["loss"]["scale"]); command says which reads it: "mmp train" (mmp.train's
+settings), "mmp adapt" (mmp.teach's adapt dict, CostModel.adapt's keywords), "mmp suggest"
+(CostModel.suggest's keywords) or "mmp serve" (the teaching page's bounds).  The learner's online and batch
 sections (learner.online.epochs, ...) are read as in a config too; see docs/config.md.)");
 }
 

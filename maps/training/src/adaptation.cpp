@@ -23,24 +23,6 @@
 
 namespace mmp {
 
-void AdaptationSettings::validate() const {
-  const auto fail = [](const std::string& key, const std::string& what) {
-    throw InvalidArgument("adapt." + key + " " + what);
-  };
-  if (!(lambda > 0.0) || !std::isfinite(lambda)) fail("lambda", "= " + numberText(lambda) + " must be finite and > 0");
-  if (epochs < 1) fail("epochs", "= " + std::to_string(epochs) + " must be >= 1");
-  if (learch_rounds < 1) fail("learch_rounds", "= " + std::to_string(learch_rounds) + " must be >= 1");
-  if (!(learch_step > 0.0) || !std::isfinite(learch_step)) fail("learch_step", "= " + numberText(learch_step) + " must be finite and > 0");
-  if (learch_depth < 1 || learch_depth > 16) fail("learch_depth", "= " + std::to_string(learch_depth) + " must be in [1, 16]");
-  if (!(loss.radius_px > 0.0) || !std::isfinite(loss.radius_px)) fail("loss.radius_px", "= " + numberText(loss.radius_px) + " must be finite and > 0");
-  if (!(loss.scale > 0.0) || !std::isfinite(loss.scale)) fail("loss.scale", "= " + numberText(loss.scale) + " must be finite and > 0");
-  if (!(min_cost > 0.0) || !std::isfinite(min_cost)) fail("min_cost", "= " + numberText(min_cost) + " must be finite and > 0");
-  if (!(network_lambda > 0.0) || !std::isfinite(network_lambda)) fail("network_lambda", "= " + numberText(network_lambda) + " must be finite and > 0");
-  if (!(network_step > 0.0) || !std::isfinite(network_step)) fail("network_step", "= " + numberText(network_step) + " must be finite and > 0");
-  if (network_epochs < 1 || network_epochs > 10000) fail("network_epochs", "= " + std::to_string(network_epochs) + " must be in [1, 10000]");
-  if (threads < 0) fail("threads", "= " + std::to_string(threads) + " must be >= 0 (0: all cores)");
-}
-
 PathExample::Params adaptationExampleParams(const AdaptationSettings& settings, const CostModel& parent) {
   PathExample::Params params;
   params.connectivity = Connectivity::Eight;

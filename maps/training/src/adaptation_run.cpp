@@ -106,7 +106,7 @@ HeldOutPathReport heldOut(const CostModel& parent, const AdaptationSettings& set
 
 // Why adapt.lambda cannot be chosen here ("" if it can): another kind, or too few demonstrations.
 std::string selectionRefusal(const CostModel& parent, const AdaptationRunSettings& settings, int n) {
-  if (settings.lambdas.size() < 2) return "";
+  if (settings.adapt.lambdas.size() < 2) return "";
   const std::string strength = adaptationStrength(parent);
   if (strength != "adapt.lambda") {
     return "adapt.lambda applies to linear models; a " + std::string(hypothesisName(parent.hypothesis())) + " model adapts with " +
@@ -117,11 +117,11 @@ std::string selectionRefusal(const CostModel& parent, const AdaptationRunSetting
          std::to_string(AdaptationRunSettings::kSelectionDemonstrations) + " or more): " + numberText(settings.adapt.lambda) + " kept";
 }
 
-// adapt.lambda among settings.lambdas by the held-out loss, by the selection's lowest-score rule (ties,
+// adapt.lambda among settings.adapt.lambdas by the held-out loss, by the selection's lowest-score rule (ties,
 // and every candidate failing, to the larger lambda); the chosen one's held-out report in run.held_out.
 void chooseLambda(const CostModel& parent, const AdaptationRunSettings& settings, const std::vector<RunImage>& images,
                   AdaptationRun& run, const StageCallback& progress) {
-  std::vector<double> lambdas = settings.lambdas;
+  std::vector<double> lambdas = settings.adapt.lambdas;
   std::sort(lambdas.begin(), lambdas.end(), std::greater<>());  // the first of equals is the larger lambda
   std::vector<SelectionCandidate> candidates;
   std::vector<HeldOutPathReport> reports;
@@ -138,12 +138,12 @@ void chooseLambda(const CostModel& parent, const AdaptationRunSettings& settings
   for (std::size_t i = 0; i < among.size(); ++i) among[i] = i;
   std::size_t best = pickCandidate(candidates, among, kNoCandidate, SelectionRule::Lowest, SelectionScore::Pooled);
   if (best == kNoCandidate) best = 0;
-  for (std::size_t i = 0; i < settings.lambdas.size(); ++i) {  // reported in the order given
-    const std::size_t c = static_cast<std::size_t>(std::find(lambdas.begin(), lambdas.end(), settings.lambdas[i]) - lambdas.begin());
-    run.lambda_selection.push_back({settings.lambdas[i], candidates[c].score});
+  for (std::size_t i = 0; i < settings.adapt.lambdas.size(); ++i) {  // reported in the order given
+    const std::size_t c = static_cast<std::size_t>(std::find(lambdas.begin(), lambdas.end(), settings.adapt.lambdas[i]) - lambdas.begin());
+    run.lambda_selection.push_back({settings.adapt.lambdas[i], candidates[c].score});
   }
   run.lambda = lambdas[best];
-  if (settings.held_out) run.held_out = reports[best];
+  if (settings.adapt.held_out) run.held_out = reports[best];
 }
 
 // Teaches the demonstrations one at a time, in order (progress after each); the adapted model to run.model.
@@ -193,11 +193,11 @@ AdaptationRun adaptAndReport(const CostModel& parent, const AdaptationRunSetting
 
   run.lambda = settings.adapt.lambda;
   run.selection_note = selectionRefusal(parent, settings, n);
-  if (settings.lambdas.size() > 1 && run.selection_note.empty()) chooseLambda(parent, settings, images, run, progress);
+  if (settings.adapt.lambdas.size() > 1 && run.selection_note.empty()) chooseLambda(parent, settings, images, run, progress);
   AdaptationSettings chosen = settings.adapt;
   chosen.lambda = run.lambda;
   teachInOrder(parent, settings, chosen, images, run, teaching);
-  if (run.lambda_selection.empty() && settings.held_out && n >= 2) run.held_out = heldOut(parent, chosen, images, run.taught, progress);
+  if (run.lambda_selection.empty() && settings.adapt.held_out && n >= 2) run.held_out = heldOut(parent, chosen, images, run.taught, progress);
   scoreHoldouts(parent, s, run, progress);
   return run;
 }

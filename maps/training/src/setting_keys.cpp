@@ -1,5 +1,7 @@
 #include <mmp/maps/training/setting_keys.hpp>
 
+#include "setting_key_builders.hpp"
+
 #include <mmp/maps/cost_model.hpp>
 #include <mmp/core/numbers.hpp>
 
@@ -13,105 +15,7 @@
 namespace mmp {
 namespace {
 
-constexpr double kPositive = 1e-9;  // "> 0" for the settings whose smallest useful value is far above it
-constexpr long kMaxSeed = std::numeric_limits<long>::max();
-
-std::string number(double v) {
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return exactNumberText(v);
-}
-
-template <class T>
-std::string list(const std::vector<T>& values) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    std::ostringstream item;
-    if constexpr (std::is_same_v<T, double>) item << number(values[i]);
-    else item << values[i];
-    out += (i == 0 ? "" : ", ") + item.str();
-  }
-  return out + "]";
-}
-
-std::string boolean(bool b) { return b ? "true" : "false"; }
-
-// Key builders: the common shapes of a setting.
-SettingKey numberKey(std::string key, double low, double high, std::string meaning,
-                     std::function<double&(PipelineSettings&)> field) {
-  SettingKey k;
-  k.key = std::move(key);
-  k.type = SettingType::Number;
-  k.low = low;
-  k.high = high;
-  k.meaning = std::move(meaning);
-  k.get = [field](const PipelineSettings& s) { return number(field(const_cast<PipelineSettings&>(s))); };
-  k.set = [field](PipelineSettings& s, const SettingValue& v) { field(s) = v.number; };
-  return k;
-}
-
-template <class Int>
-SettingKey integerKey(std::string key, long low, long high, std::string meaning, std::function<Int&(PipelineSettings&)> field) {
-  SettingKey k;
-  k.key = std::move(key);
-  k.type = SettingType::Integer;
-  k.low = static_cast<double>(low);
-  k.high = static_cast<double>(high);
-  k.meaning = std::move(meaning);
-  k.get = [field](const PipelineSettings& s) { return std::to_string(field(const_cast<PipelineSettings&>(s))); };
-  k.set = [field](PipelineSettings& s, const SettingValue& v) { field(s) = static_cast<Int>(v.integer); };
-  return k;
-}
-
-SettingKey booleanKey(std::string key, std::string meaning, std::function<bool&(PipelineSettings&)> field) {
-  SettingKey k;
-  k.key = std::move(key);
-  k.type = SettingType::Boolean;
-  k.meaning = std::move(meaning);
-  k.get = [field](const PipelineSettings& s) { return boolean(field(const_cast<PipelineSettings&>(s))); };
-  k.set = [field](PipelineSettings& s, const SettingValue& v) { field(s) = v.boolean; };
-  return k;
-}
-
-SettingKey choiceKey(std::string key, std::vector<std::string> valid, std::string meaning,
-                     std::function<std::string(const PipelineSettings&)> get,
-                     std::function<void(PipelineSettings&, const std::string&)> set) {
-  SettingKey k;
-  k.key = std::move(key);
-  k.type = SettingType::Choice;
-  k.valid = std::move(valid);
-  k.meaning = std::move(meaning);
-  k.get = std::move(get);
-  k.set = [set](PipelineSettings& s, const SettingValue& v) { set(s, v.choice); };
-  return k;
-}
-
-// A list of numbers, each in [low, high]; `empty` is the reason a list may not be empty ("" allows it).
-SettingKey numbersKey(std::string key, double low, double high, std::string meaning, std::string empty,
-                      std::function<std::vector<double>&(PipelineSettings&)> field) {
-  SettingKey k;
-  k.key = std::move(key);
-  k.type = SettingType::Numbers;
-  k.low = low;
-  k.high = high;
-  k.meaning = std::move(meaning);
-  k.get = [field](const PipelineSettings& s) { return list(field(const_cast<PipelineSettings&>(s))); };
-  k.set = [field, empty](PipelineSettings& s, const SettingValue& v) {
-    if (v.numbers.empty() && !empty.empty()) throw InvalidArgument(empty);
-    field(s) = v.numbers;
-  };
-  return k;
-}
-
-SettingKey selectOnly(SettingKey k) {
-  k.in_config = false;
-  k.selectable = true;
-  return k;
-}
-
-SettingKey selectable(SettingKey k) {
-  k.selectable = true;
-  return k;
-}
+using namespace setting_rows;
 
 using S = PipelineSettings;
 
@@ -501,7 +405,7 @@ void classifierKeys(std::vector<SettingKey>& keys) {
 std::vector<SettingKey> makeKeys() {
   std::vector<SettingKey> keys;
   for (const auto add :
-       {featureKeys, demonstrationKeys, lossKeys, learnerKeys, learchKeys, networkKeys, evaluationKeys, classifierKeys}) {
+       {featureKeys, demonstrationKeys, lossKeys, learnerKeys, learchKeys, networkKeys, evaluationKeys, classifierKeys, commandKeys}) {
     add(keys);
   }
   return keys;
@@ -552,13 +456,15 @@ std::string rangeText(const SettingKey& k) {
     return out;
   };
   const auto interval = [&](bool whole) {
-    if (k.low > 0.0 && k.low <= kPositive && std::isinf(k.high)) return std::string("> 0");
+    const bool positive = k.low > 0.0 && k.low <= kPositive;  // "> 0" for the settings whose low end is far below use
+    if (positive && std::isinf(k.high)) return std::string("> 0");
+    if (positive) return "in (0, " + number(k.high) + "]";
     if (std::isinf(k.high)) return ">= " + number(k.low);
     if (whole) return number(k.low) + ".." + (k.high >= static_cast<double>(kMaxSeed) ? std::string("2^63-1") : number(k.high));
     return "[" + number(k.low) + ", " + number(k.high) + "]";
   };
   switch (k.type) {
-    case SettingType::Number: return "a number " + interval(false);
+    case SettingType::Number: return "a number " + interval(false) + (k.candidates ? " (in a config also a list of them, to choose among)" : "");
     case SettingType::Integer: return "a whole number " + interval(true);
     case SettingType::Boolean: return "true or false";
     case SettingType::Choice: return "one of " + oneOf();
@@ -585,7 +491,15 @@ SettingValue parseSettingValue(const SettingKey& k, const std::string& text) {
   };
   SettingValue v;
   switch (k.type) {
-    case SettingType::Number: v.number = numberOf(trim(text), false); break;
+    case SettingType::Number:
+      if (k.candidates && trim(text).rfind('[', 0) == 0) {
+        for (const std::string& item : listItems(text)) v.numbers.push_back(numberOf(item, false));
+        if (v.numbers.empty()) fail();
+        v.number = v.numbers.front();
+      } else {
+        v.number = numberOf(trim(text), false);
+      }
+      break;
     case SettingType::Integer: v.integer = static_cast<long>(numberOf(trim(text), true)); break;
     case SettingType::Boolean:
       if (trim(text) != "true" && trim(text) != "false") fail();
@@ -620,14 +534,63 @@ void applySetting(PipelineSettings& settings, const std::string& key, const std:
   }
 }
 
-std::string settingsReference() {
+std::string describe(SettingCommand command) {
+  switch (command) {
+    case SettingCommand::Train: return "mmp train";
+    case SettingCommand::Adapt: return "mmp adapt";
+    case SettingCommand::Suggest: return "mmp suggest";
+    case SettingCommand::Serve: return "mmp serve";
+  }
+  return "";
+}
+
+void checkSettings(const PipelineSettings& settings, SettingCommand command) {
+  for (const SettingKey& k : settingKeys()) {
+    if (k.command != command) continue;
+    const std::string value = k.get(settings);
+    if (!value.empty()) parseSettingValue(k, value);  // throws "KEY: expected RANGE, got 'VALUE'"
+  }
+}
+
+namespace {
+
+// Where a command's keys are read, under its table's heading.
+const char* commandSurfaces(SettingCommand command) {
+  switch (command) {
+    case SettingCommand::Train: return "";
+    case SettingCommand::Adapt:
+      return "an adapt config's `adapt:` section (`adapt.loss.radius_px` is `radius_px:` under `loss:` there), "
+             "`mmp adapt --set`, the flags of `mmp adapt` and `mmp serve`, Python's `CostModel.adapt` and `mmp.teach`";
+    case SettingCommand::Suggest: return "the flags of `mmp suggest`, Python's `CostModel.suggest`";
+    case SettingCommand::Serve: return "the teaching page (what one image or request may ask of it) and `mmp serve --max-pixels`";
+  }
+  return "";
+}
+
+std::string referenceRow(const SettingKey& k, const PipelineSettings& defaults) {
+  std::string where;
+  if (!k.in_config) where = " (`select:` only)";
+  else if (k.selectable) where = k.after_training ? " (also in `select:`, after training)" : " (also in `select:`)";
+  const std::string value = k.get(defaults);
+  return "| `" + k.key + "`" + where + " | " + rangeText(k) + " | " + (value.empty() ? k.unset : value) + " | " + k.meaning + " |\n";
+}
+
+}  // namespace
+
+std::string settingsReference(SettingCommand command) {
   const PipelineSettings defaults;
   std::string out = "| key | valid values | default | meaning |\n|---|---|---|---|\n";
   for (const SettingKey& k : settingKeys()) {
-    std::string where;
-    if (!k.in_config) where = " (`select:` only)";
-    else if (k.selectable) where = k.after_training ? " (also in `select:`, after training)" : " (also in `select:`)";
-    out += "| `" + k.key + "`" + where + " | " + rangeText(k) + " | " + (k.get(defaults).empty() ? k.unset : k.get(defaults)) + " | " + k.meaning + " |\n";
+    if (k.command == command) out += referenceRow(k, defaults);
+  }
+  return out;
+}
+
+std::string settingsReference() {
+  std::string out = settingsReference(SettingCommand::Train);
+  for (const SettingCommand command : {SettingCommand::Adapt, SettingCommand::Suggest, SettingCommand::Serve}) {
+    out += "\n### `" + describe(command) + "`\n\nRead by " + commandSurfaces(command) + "; a train config may not set them.\n\n" +
+           settingsReference(command);
   }
   return out;
 }

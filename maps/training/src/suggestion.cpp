@@ -17,22 +17,8 @@
 namespace mmp {
 
 const std::vector<std::string>& suggestionRules() {
-  static const std::vector<std::string> rules{"committee", "change"};
+  static const std::vector<std::string> rules{describe(SuggestionRule::Change), describe(SuggestionRule::Committee)};
   return rules;
-}
-
-void SuggestionSettings::validate() const {
-  const auto fail = [](const std::string& key, const std::string& what) { throw InvalidArgument("suggest." + key + " " + what); };
-  const std::vector<std::string>& rules = suggestionRules();
-  if (std::find(rules.begin(), rules.end(), rule) == rules.end()) {
-    std::string names;
-    for (const std::string& r : rules) names += (names.empty() ? "'" : ", '") + r + "'";
-    fail("rule", "= '" + rule + "' is not a rule; the rules are " + names);
-  }
-  if (members < 1) fail("members", "= " + std::to_string(members) + " must be >= 1");
-  if (!(spread > 0.0) || !std::isfinite(spread)) fail("spread", "= " + numberText(spread) + " must be finite and > 0");
-  if (threads < 0) fail("threads", "= " + std::to_string(threads) + " must be >= 0 (0: all cores)");
-  if (sample_cells < 10) fail("sample_cells", "= " + std::to_string(sample_cells) + " must be >= 10");
 }
 
 namespace {
@@ -99,7 +85,7 @@ std::vector<double> demonstrationValues(const CostModel& model, const FeatureMap
     model.logCosts(map, w, trees, costs[m]);
     for (double& c : costs[m]) c = std::exp(c);
   }
-  const bool change = settings.rule == "change";
+  const bool change = settings.rule == SuggestionRule::Change;
   const Eigen::MatrixXd sample =
       change ? centredSample(ground.empty() ? std::vector<const FeatureMap*>{&map} : ground, settings.sample_cells)
              : Eigen::MatrixXd();
@@ -132,6 +118,7 @@ std::vector<SuggestedPair> suggestDemonstrations(const CostModel& model, const F
                                                  const SuggestionSettings& settings, int* drawn,
                                                  const std::vector<const FeatureMap*>& ground) {
   settings.validate();
+  search.validate();
   const int k = model.features().settings().cell_size;
   const int cols = map.cols(), cells = map.rows() * map.cols();
   const auto distance_px = [cols, k](int a, int b) { return std::hypot(a / cols - b / cols, a % cols - b % cols) * k; };

@@ -257,6 +257,21 @@ TEST_CASE("adaptation: settings outside their range are refused by name") {
   bad = {};
   bad.epochs = 0;
   CHECK_THROWS_WITH_AS(CostModelTeacher(s.model, bad), doctest::Contains("adapt.epochs"), InvalidArgument);
+  // The bounds of the settings table's rows, the same as a config's (and a flag's): no run that never
+  // ends, no thread count that cannot be started.
+  bad = {};
+  bad.epochs = 2000000000;
+  CHECK_THROWS_WITH_AS(CostModelTeacher(s.model, bad), doctest::Contains("adapt.epochs: expected a whole number 1..100000, got '2000000000'"),
+                       InvalidArgument);
+  bad = {};
+  bad.threads = 100000;
+  CHECK_THROWS_WITH_AS(CostModelTeacher(s.model, bad), doctest::Contains("adapt.threads: expected a whole number 0..256, got '100000'"),
+                       InvalidArgument);
+  bad = {};
+  bad.loss.radius_px = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_WITH_AS(CostModelTeacher(s.model, bad), doctest::Contains("adapt.loss.radius_px: expected a number in (0, 1000000], got 'nan'"),
+                       InvalidArgument);
+  CHECK_NOTHROW(AdaptationSettings{}.validate());
 }
 
 TEST_CASE("demonstration values: seeded, zero when the copies cannot move the plan, larger with a wider spread") {
@@ -265,7 +280,7 @@ TEST_CASE("demonstration values: seeded, zero when the copies cannot move the pl
   const int cols = map.cols();
   const std::vector<std::pair<int, int>> pairs = {{2 * cols + 2, 60 * cols + 60}, {60 * cols + 2, 3 * cols + 61}, {5, 5 + cols}};
   SuggestionSettings settings;
-  settings.rule = "committee";  // the change rule: test_suggestion.cpp
+  settings.rule = SuggestionRule::Committee;  // the change rule: test_suggestion.cpp
   const std::vector<double> a = demonstrationValues(s.model, map, pairs, settings);
   CHECK(a == demonstrationValues(s.model, map, pairs, settings));  // the same seed, the same values
   settings.threads = 2;
@@ -310,7 +325,7 @@ TEST_CASE("adaptation run: teaches generated demonstrations, scores each held ou
   CHECK(b.model.weights() == a.model.weights());
   CHECK(b.held_out.model.loss == a.held_out.model.loss);
 
-  settings.held_out = false;
+  settings.adapt.held_out = false;
   CHECK(adaptAndReport(s.model, settings).held_out.demonstrations == 0);
   AdaptationRunSettings unlabelled;  // paths alone: no behaviour for labels or a holdout
   unlabelled.train = {test::scene(5)};

@@ -11,6 +11,8 @@
 
 #include <doctest/doctest.h>
 
+#include <limits>
+
 using namespace mmp;
 
 namespace {
@@ -34,7 +36,7 @@ TEST_CASE("suggestion: the change rule gives the same values bit for bit at any 
     const int cols = map.cols();
     const std::vector<std::pair<int, int>> pairs = {{2 * cols + 2, 60 * cols + 60}, {60 * cols + 2, 3 * cols + 61}, {5, 5 + cols}};
     SuggestionSettings settings;
-    settings.rule = "change";
+    settings.rule = SuggestionRule::Change;
     const std::vector<double> one = demonstrationValues(model, map, pairs, settings);
     for (int threads : {2, 0}) {
       settings.threads = threads;
@@ -76,22 +78,43 @@ TEST_CASE("suggestion: settings outside their range and unknown rules are refuse
     CHECK_THROWS_WITH_AS(demonstrationValues(model, map, pairs, bad), doctest::Contains(message), InvalidArgument);
     CHECK_THROWS_WITH_AS(suggestDemonstrations(model, map, {}, bad), doctest::Contains(message), InvalidArgument);
   };
+  // An unknown rule cannot be held (the rule is a SuggestionRule): its name is refused where it is read.
+  CHECK_THROWS_WITH_AS(parseSuggestionRule("comittee"), doctest::Contains("suggest.rule: expected one of change, committee, got 'comittee'"),
+                       InvalidArgument);
+  CHECK(parseSuggestionRule("committee") == SuggestionRule::Committee);
+  CHECK(describe(SuggestionRule::Change) == "change");
   SuggestionSettings bad;
-  bad.rule = "comittee";
-  refused(bad, "suggest.rule = 'comittee' is not a rule; the rules are 'committee', 'change'");
-  bad = {};
   bad.members = 0;
-  refused(bad, "suggest.members = 0 must be >= 1");
+  refused(bad, "suggest.members: expected a whole number 1..1000, got '0'");
   bad = {};
   bad.spread = 0.0;
   refused(bad, "suggest.spread");
   bad = {};
+  bad.spread = 1e308;  // every pair valued 0 before it had a bound
+  refused(bad, "suggest.spread: expected a number in (0, 5], got '1e+308'");
+  bad = {};
   bad.threads = -1;
   refused(bad, "suggest.threads");
   bad = {};
+  bad.threads = 100000;
+  refused(bad, "suggest.threads: expected a whole number 0..256, got '100000'");
+  bad = {};
   bad.sample_cells = 9;
-  refused(bad, "suggest.sample_cells = 9 must be >= 10");
+  refused(bad, "suggest.sample_cells: expected a whole number 10..10000000, got '9'");
   CHECK_NOTHROW(SuggestionSettings{}.validate());
+  // The search: a separation of 0 or less listed one pair several times; NaN found nothing.
+  for (const double separation : {0.0, -5.0, std::numeric_limits<double>::quiet_NaN()}) {
+    SuggestionSearch search;
+    search.min_separation_px = separation;
+    CAPTURE(separation);
+    CHECK_THROWS_WITH_AS(search.validate(), doctest::Contains("suggest.min_separation_px: expected a number in (0, 10000000]"),
+                         InvalidArgument);
+    CHECK_THROWS_WITH_AS(suggestDemonstrations(model, map, search), doctest::Contains("suggest.min_separation_px"), InvalidArgument);
+  }
+  SuggestionSearch many;
+  many.candidates = 1000000000;
+  CHECK_THROWS_WITH_AS(suggestDemonstrations(model, map, many), doctest::Contains("suggest.candidates: expected a whole number 1..100000"),
+                       InvalidArgument);
 }
 
 // A 60 x 30 cell map of open ground (bias only) whose rows 0-29 hold a patch of ground "a" across the
@@ -125,13 +148,13 @@ TEST_CASE("suggestion: the change rule values more the pair whose disputed groun
   const FeatureMap rare = makeMap(false), common = makeMap(true);
   const std::vector<std::pair<int, int>> pairs = {{15 * cols + 2, 15 * cols + 27}};
   SuggestionSettings settings;
-  settings.rule = "committee";
+  settings.rule = SuggestionRule::Committee;
   settings.members = 16;
   const std::vector<double> committee_rare = demonstrationValues(model, rare, pairs, settings);
   const std::vector<double> committee_common = demonstrationValues(model, common, pairs, settings);
   REQUIRE(committee_rare[0] > 0.0);  // the committee disputes the pair: some copies cross, some go round
   CHECK(committee_rare == committee_common);  // the same plans: committee cannot tell the maps apart
-  settings.rule = "change";
+  settings.rule = SuggestionRule::Change;
   const double change_rare = demonstrationValues(model, rare, pairs, settings)[0];
   const double change_common = demonstrationValues(model, common, pairs, settings)[0];
   CHECK(change_rare > 0.0);

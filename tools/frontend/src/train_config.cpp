@@ -244,17 +244,24 @@ ConfigNode sectionOf(const ConfigNode& config, const std::string& dotted) {
   return sectionOf(config.child(dotted.substr(0, dot)), dotted.substr(dot + 1));
 }
 
-// Every key of the settings table (setting_keys.hpp) the config sets, read through its section's node
-// (so errors name the file and the key path) with the table's range, in the table's order.
-void readSettingKeys(const ConfigNode& config, PipelineSettings& s) {
+}  // namespace
+
+void readSettingKeys(const ConfigNode& config, PipelineSettings& s, SettingCommand command) {
   for (const SettingKey& k : settingKeys()) {
-    if (!k.in_config) continue;
+    if (!k.in_config || k.command != command) continue;
     const std::string leaf = k.key.substr(k.key.rfind('.') + 1);
     const ConfigNode node = sectionOf(config, k.key.substr(0, k.key.rfind('.')));
     if (!node.has(leaf)) continue;
     SettingValue v;
     switch (k.type) {
-      case SettingType::Number: v.number = node.number(leaf, 0.0, k.low, k.high); break;
+      case SettingType::Number:
+        if (k.candidates && node.isList(leaf)) {
+          v.numbers = node.numbers(leaf, {}, k.low, k.high);
+          if (v.numbers.empty()) node.fail(leaf, "give " + rangeText(k));
+        } else {
+          v.number = node.number(leaf, 0.0, k.low, k.high);
+        }
+        break;
       case SettingType::Integer: v.integer = node.integer(leaf, 0, longBound(k.low), longBound(k.high)); break;
       case SettingType::Boolean: v.boolean = node.boolean(leaf, false); break;
       case SettingType::Choice: v.choice = node.choice(leaf, k.valid.front(), k.valid); break;
@@ -272,17 +279,26 @@ void readSettingKeys(const ConfigNode& config, PipelineSettings& s) {
   }
 }
 
-// The keys a section of the config may hold: the table's keys in it and the named sub-sections.
-std::vector<std::string> sectionKeys(const std::string& section, std::vector<std::string> more = {}) {
+std::vector<std::string> sectionKeys(const std::string& section, SettingCommand command, std::vector<std::string> more) {
   for (const SettingKey& k : settingKeys()) {
-    if (k.in_config && k.key.rfind(section + ".", 0) == 0 && k.key.find('.', section.size() + 1) == std::string::npos) {
+    if (k.in_config && k.command == command && k.key.rfind(section + ".", 0) == 0 &&
+        k.key.find('.', section.size() + 1) == std::string::npos) {
       more.push_back(k.key.substr(section.size() + 1));
     }
   }
   return more;
 }
 
-}  // namespace
+void refuseOtherCommands(const ConfigNode& config, SettingCommand command) {
+  for (const SettingKey& k : settingKeys()) {
+    const std::string section = k.key.substr(0, k.key.find('.'));
+    if (k.command == command || k.command == SettingCommand::Train || !config.has(section)) continue;
+    std::string of = "the settings of " + describe(k.command) + " (" + section + ".*";
+    of += k.command == SettingCommand::Adapt ? ": an adapt config's adapt: section, mmp adapt --set or its flags)"
+                                             : ": its flags)";
+    config.fail(section, of + "; " + describe(command) + " does not read them");
+  }
+}
 
 std::vector<RegionSpec> readRegionEntry(const ConfigNode& item, bool training, const std::string& base) {
   std::vector<std::string> keys = {"image", "images", "area", "labels", "synthetic", "resolution", "origin", "crs"};
@@ -321,19 +337,19 @@ void readPipelineSections(const ConfigNode& config, PipelineSettings& c, bool be
     config.fail("behaviour", "required: {name, preferred, costs}");
   }
   for (const char* section : {"features", "demonstrations", "loss", "evaluation", "classifier"}) {
-    config.child(section).expectKeys(sectionKeys(section));
+    config.child(section).expectKeys(sectionKeys(section, SettingCommand::Train));
   }
   const ConfigNode learner = config.child("learner");
   // learner.lambda and learner.passes set both learners at once, for a search space alone.
   if (learner.has("lambda")) learner.fail("lambda", "a select: key only; here set learner.online.lambda or learner.batch.lambda");
   if (learner.has("passes")) learner.fail("passes", "a select: key only; here set learner.online.epochs or learner.batch.iterations");
-  learner.expectKeys(sectionKeys("learner", {"online", "batch", "learch", "network"}));
-  learner.child("learch").expectKeys(sectionKeys("learner.learch"));
-  learner.child("network").expectKeys(sectionKeys("learner.network"));
+  learner.expectKeys(sectionKeys("learner", SettingCommand::Train, {"online", "batch", "learch", "network"}));
+  learner.child("learch").expectKeys(sectionKeys("learner.learch", SettingCommand::Train));
+  learner.child("network").expectKeys(sectionKeys("learner.network", SettingCommand::Train));
   // The online and batch sections, shared with the other commands (learner_config.hpp); the kind is
   // the table's learner.kind, which the sections leave alone.
   static_cast<LearnerSettings&>(c.learner) = learnerSettings(learner, "kind", c.learner, {"learch", "network"}, {"margin", "maxent"});
-  readSettingKeys(config, c);
+  readSettingKeys(config, c, SettingCommand::Train);
   if (learner.has("learch") && c.learner.hypothesis != CostHypothesis::Learch) {
     learner.fail("learch", "applies with kind: learch only");
   }
@@ -408,6 +424,7 @@ Behaviour parseBehaviour(const ConfigNode& node, const std::vector<LabelClass>& 
 TrainConfig loadTrainConfig(const std::string& path, const std::string& data_root_flag, const std::string& output_flag,
                             const std::vector<std::string>& overrides) {
   const ConfigNode config = ConfigNode::load(path, overrides);
+  refuseOtherCommands(config, SettingCommand::Train);
   config.expectKeys({"data_root", "output_dir", "classes", "behaviour", "train", "holdout", "features",
                      "demonstrations", "loss", "learner", "evaluation", "classifier", "select"});
   TrainConfig c;
@@ -438,7 +455,7 @@ std::string effectiveTrainConfig(const std::string& path, const std::string& dat
   root.remove("base");  // merged in already
   for (const SettingKey& k : settingKeys()) {
     const std::string value = k.get(c);
-    if (!k.in_config || value.empty()) continue;  // a setting without a value: its rule applies
+    if (!k.in_config || k.command != SettingCommand::Train || value.empty()) continue;  // without a value: its rule applies
     YAML::Node node = root;
     std::string rest = k.key;
     for (std::size_t dot = rest.find('.'); dot != std::string::npos; dot = rest.find('.')) {

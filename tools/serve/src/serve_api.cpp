@@ -345,9 +345,11 @@ struct Endpoints {
 };
 
 ServeApi::ServeApi(ServeSettings settings) {
-  settings.adaptation.validate();
-  if (settings.max_picture_px < 16 || settings.max_points < 2 || settings.max_image_pixels < 1) {
-    throw InvalidArgument("mmp serve: the bounds must be positive (pictures >= 16 px, points >= 2)");
+  try {  // each by its row of the settings table
+    settings.adaptation.validate();
+    settings.validate();
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(std::string("mmp serve: ") + e.what());
   }
   if (!settings.out.empty()) {
     std::error_code ignored;

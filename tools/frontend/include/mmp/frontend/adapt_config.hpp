@@ -7,6 +7,7 @@
 //   adapt:     {lambda: 10 (or a list: chosen by the demonstrations' held-out loss), epochs: 10, learch_rounds: 2, learch_step: 0.5, learch_depth: 3,
 //               network_lambda: 100, network_step: 0.001, network_epochs: 10, network_head_only: false,
 //               min_cost: 0.05, threads: 1, held_out: true, loss: {radius_px: .., scale: ..}}
+//              (the adapt.* rows of the settings table, setting_keys.hpp: their ranges, docs/config.md)
 //   classes, behaviour, demonstrations, evaluation: as in a train config, needed only for
 //              demonstrations generated on labels and for the holdout
 //   base:      another config this one starts from; a train config lends its classes, behaviour,
@@ -37,8 +38,9 @@ struct AdaptConfig : AdaptationRunSettings {
 AdaptConfig loadAdaptConfig(const std::string& path, const std::string& data_root_flag = "",
                             const std::string& output_flag = "", const std::vector<std::string>& overrides = {});
 
-/// The adapt: section into `settings` (each key range-checked with its path; the Python module reads a
-/// dict of the same keys); `lambda` may be a list, whose values go to `lambdas` (the first to settings).
-void readAdaptSection(const ConfigNode& node, AdaptationSettings& settings, bool& held_out, std::vector<double>& lambdas);
+/// The config's adapt: section into settings.adapt: the adapt.* keys of the settings table, each checked
+/// by its row with its path (the Python module reads a dict of the same keys); `lambda` may be a list,
+/// whose values go to adapt.lambdas (the first to adapt.lambda).
+void readAdaptSection(const ConfigNode& config, PipelineSettings& settings);
 
 }  // namespace mmp::tools

@@ -28,6 +28,7 @@
 
 #include <mmp/frontend/config.hpp>
 
+#include <mmp/maps/training/setting_keys.hpp>
 #include <mmp/maps/training/settings.hpp>
 #include <mmp/maps/training/settings_selection.hpp>
 
@@ -63,6 +64,17 @@ std::string effectiveTrainConfig(const std::string& path, const std::string& dat
 /// it; the other top-level keys are the caller's.  For the front ends that hold no whole config file
 /// (the Python module's dict of the same keys).  Throws mmp::ConfigError naming the key path.
 void readPipelineSections(const ConfigNode& config, PipelineSettings& settings, bool behaviour_required = true);
+
+/// Every key of `command` in the settings table (setting_keys.hpp) that the config sets ("adapt.epochs"
+/// is epochs: under adapt:), into `settings`, read through its section's node (so errors name the file
+/// and the key path) with the table's range, in the table's order.  A key that takes candidates
+/// (adapt.lambda) may be a list of them.  Does not check for unknown keys (the caller's expectKeys).
+void readSettingKeys(const ConfigNode& config, PipelineSettings& settings, SettingCommand command);
+/// The keys of `command` that a section ("adapt", "adapt.loss") of a config may hold, and `more`.
+std::vector<std::string> sectionKeys(const std::string& section, SettingCommand command, std::vector<std::string> more = {});
+/// Throws mmp::ConfigError if the config gives the section of another command's settings -- adapt:,
+/// suggest: or serve: (adapt: in a train config) -- naming the command the keys belong to.
+void refuseOtherCommands(const ConfigNode& config, SettingCommand command);
 
 /// The keys `config` gives that `settings` (read from it) do not use, one sentence each naming the
 /// key, what it applies to and what the config chose: demonstrations.temperature without boltzmann

@@ -45,18 +45,14 @@ struct Response {
   std::map<std::string, std::string> headers;
 };
 
-struct ServeSettings {
+/// The page's bounds (max_image_pixels, max_body_bytes, max_picture_px, max_points, max_ompl_budget) are
+/// PageLimits' (maps/training/settings.hpp): rows serve.* of the settings table, with their ranges.
+struct ServeSettings : PageLimits {
   std::string model;                ///< the parent model (a file mmp train or mmp adapt wrote); never modified
   std::vector<std::string> images;  ///< image files, in the order the page lists them (ids 0, 1, ...)
   std::string out;                  ///< where "save" writes the adapted model (atomically); empty: saving refused
   std::string provenance;           ///< recorded as the saved model's mmp_version ("" leaves it out)
   AdaptationSettings adaptation;
-  /// Images larger than this are refused at start (a 60 Mpx image fits; memory grows with it).
-  long long max_image_pixels = 150'000'000;
-  std::size_t max_body_bytes = 1 << 20;  ///< request bodies (the HTTP layer refuses longer ones, 413)
-  int max_picture_px = 2048;             ///< the long side of any picture sent (overview or region)
-  int max_points = 20000;                ///< points of a drawn demonstration
-  double max_ompl_budget = 10.0;         ///< seconds an OMPL planner may be given
 };
 
 /// The image files of each argument: a file itself, a folder's files with an image extension (.png,

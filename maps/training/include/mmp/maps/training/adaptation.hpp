@@ -51,35 +51,8 @@ namespace mmp {
 
 class CostModelTrainer;  // the kinds' fit and adapt (private to maps/training)
 
-struct AdaptationSettings {
-  /// Linear models: the prior's strength lambda in lambda/2 |w - w0|^2 (> 0); larger keeps the
-  /// adapted model closer to the parent, and the online steps are 1/(lambda t).  The default was chosen
-  /// on training areas each left out of the model's training, by tools/scripts/adapt_selection.py
-  /// --left-out (docs/teaching.md).
-  double lambda = 10.0;
-  /// Linear models: passes of the online learner over the demonstrations taught so far (>= 1).
-  int epochs = 10;
-  /// LEARCH models: trees added (learch.rounds; chosen as lambda is), their step (eta_t = step / sqrt(t))
-  /// and depth.
-  int learch_rounds = 2;
-  double learch_step = 0.5;
-  int learch_depth = 3;
-  /// Network models: the proximal term's strength (> 0; larger: closer to the parent), Adam's step
-  /// (> 0), the steps (epochs, in [1, 10000]) and whether only the head (the last 1 x 1 layer) moves.
-  /// Chosen on the training areas (docs/teaching.md, "How a model adapts").
-  double network_lambda = 100.0;
-  double network_step = 1e-3;
-  int network_epochs = 10;
-  bool network_head_only = false;
-  /// The demonstrations' loss (radius in pixels, scale, length weighting), as in training.
-  LossSettings loss;
-  /// The smallest loss-augmented cell cost the linear projection allows (learner.min_cost).
-  double min_cost = 0.05;
-  /// Oracle calls at once (0: all cores); the result does not depend on it.
-  int threads = 1;
-  /// Throws mmp::InvalidArgument naming the first setting (as "adapt.lambda") outside its range.
-  void validate() const;
-};
+// AdaptationSettings, the adapt.* keys: settings.hpp (PipelineSettings::adapt).
+
 
 /// The PathExample parameters a teacher gives the demonstrations of `parent` (the loss on its cell grid,
 /// q = 1, its cost form; exponential for LEARCH), and the LEARCH settings it adapts with: also what the

@@ -30,15 +30,11 @@ namespace mmp {
 
 /// PipelineSettings whose `train` images are the images to teach on; their features are the parent
 /// model's (the settings' `features` are ignored), classes and behaviour serve generated
-/// demonstrations and holdout scoring only.
+/// demonstrations and holdout scoring only; `adapt` (PipelineSettings::adapt) says how the parent
+/// adapts, whether each demonstration is scored held out (adapt.held_out) and, for linear models, the
+/// candidates of adapt.lambda (adapt.lambdas, more than one: chosen by the held-out loss of the
+/// demonstrations, with at least kSelectionDemonstrations of them; with fewer, adapt.lambda stays).
 struct AdaptationRunSettings : PipelineSettings {
-  AdaptationSettings adapt;
-  /// Score each demonstration held out (the model taught on the others), with >= 2 demonstrations.
-  bool held_out = true;
-  /// Linear models, more than one value: adapt.lambda is chosen among them by the held-out loss of
-  /// the demonstrations (each taught on the others; the lowest mean, ties to the larger lambda),
-  /// with at least kSelectionDemonstrations demonstrations; with fewer, adapt.lambda stays.
-  std::vector<double> lambdas;
   static constexpr int kSelectionDemonstrations = 3;
 };
 

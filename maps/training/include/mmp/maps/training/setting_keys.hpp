@@ -1,9 +1,12 @@
-// The settings of PipelineSettings that a config file or a `select:` search space names by a dotted key
-// ("loss.scale", "learner.learch.depth"): one table, each key with its type, valid range, meaning and
-// setter.  The config reader (tools/frontend/src/train_config.cpp), the search space (settings_selection.hpp) and
-// the reference of every key (docs/config.md, settingsReference()) all read it, so a key is parsed and
-// range-checked in one place.  What involves several keys at once is checked by validate()
-// (settings.hpp).
+// The settings of PipelineSettings that a config file, a flag, a Python keyword or a `select:` search
+// space names by a dotted key ("loss.scale", "learner.learch.depth", "adapt.epochs"): one table, each
+// key with its type, valid range, meaning, setter and the command it belongs to.  The config readers
+// (tools/frontend: train_config.cpp, adapt_config.cpp), `--set`, the command-line flags of `mmp adapt`,
+// `mmp suggest` and `mmp serve` (tools/cli/setting_flags.hpp), the Python keywords, the search space
+// (settings_selection.hpp), the library's own checks (AdaptationSettings::validate, ... through
+// checkSettings) and the reference of every key (docs/config.md, settingsReference()) all read it, so a
+// key is parsed and range-checked in one place.  What involves several keys at once is checked by
+// validate() (settings.hpp).
 //
 //   applySetting(settings, "loss.scale", "3");            // throws naming the key and its range
 //   for (const SettingKey& k : settingKeys()) std::cout << k.key << ": " << rangeText(k) << "\n";
@@ -18,6 +21,13 @@
 namespace mmp {
 
 enum class SettingType { Number, Integer, Boolean, Choice, Numbers, Integers, Choices };
+
+/// The command a setting belongs to: `mmp train` (a train config, its --set, `select:`), `mmp adapt` (an
+/// adapt config's adapt: section, its --set and flags; the teaching page's teacher), `mmp suggest` (its
+/// flags) or `mmp serve` (the page's bounds).  A train config that gives another command's key is
+/// refused, naming that command.
+enum class SettingCommand { Train, Adapt, Suggest, Serve };
+std::string describe(SettingCommand command);  ///< "mmp train", "mmp adapt", "mmp suggest", "mmp serve"
 
 /// A value of a setting, of the key's type (the other members unused).
 struct SettingValue {
@@ -41,6 +51,10 @@ struct SettingKey {
   /// It acts on the trained model alone (learner.cost_exponent: applyAfterTraining, pipeline.hpp):
   /// `select:` scores each of its values on every trained candidate's models, without training again.
   bool after_training = false;
+  SettingCommand command = SettingCommand::Train;
+  /// A config may give a list of values of this Number key to choose among (adapt.lambda: by the
+  /// held-out loss), each in the range: the list comes to `set` in SettingValue::numbers.
+  bool candidates = false;
   /// The setting's value in `s`, as a config would write it ("3", "[0, 4, 12]", "linear"); "" when it
   /// holds no value (the rule in `unset` applies).
   std::function<std::string(const PipelineSettings& s)> get;
@@ -72,8 +86,18 @@ SettingValue parseSettingValue(const SettingKey& key, const std::string& text);
 !*/
 void applySetting(PipelineSettings& settings, const std::string& key, const std::string& value);
 
-/// docs/config.md's table of these keys: key, type and range, default (of a default PipelineSettings),
-/// meaning; Markdown.
+/*!
+    ensures: throws mmp::InvalidArgument "KEY: expected RANGE, got 'VALUE'" for the first key of
+             `command` whose value in `settings` is outside its range: the check of settings a program
+             filled in (AdaptationSettings::validate, ...), by the rows that check configs and flags.
+!*/
+void checkSettings(const PipelineSettings& settings, SettingCommand command);
+
+/// docs/config.md's table of the keys of `command`: key, type and range, default (of a default
+/// PipelineSettings), meaning; Markdown.
+std::string settingsReference(SettingCommand command);
+/// Every command's table (`mmp train --keys`): `mmp train`'s, then each other command's under a heading
+/// that says where its keys are read.
 std::string settingsReference();
 
 }  // namespace mmp

@@ -23,6 +23,7 @@
 #include <mmp/planning/demonstrations.hpp>
 #include <mmp/planning/loss.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -152,6 +153,95 @@ struct ClassifierSettings {
   std::vector<double> cost_scales = {1, 3, 10, 30, 100};
 };
 
+// The settings of the commands beside `mmp train` -- teaching (`mmp adapt`, the page), suggestions
+// (`mmp suggest`) and the page's bounds (`mmp serve`) -- are members of PipelineSettings too, so that
+// the one settings table (setting_keys.hpp) holds every setting with one range: their rows (adapt.*,
+// suggest.*, serve.*) check the configs, flags and Python keywords, and validate() below checks a
+// program's values against the same rows.  Training ignores them.
+
+/// How a saved model adapts to demonstrations on a new site (adaptation.hpp; the adapt.* keys).
+struct AdaptationSettings {
+  /// Linear models: the prior's strength lambda in lambda/2 |w - w0|^2; larger keeps the adapted model
+  /// closer to the parent, and the online steps are 1/(lambda t).  The default was chosen on training
+  /// areas each left out of the model's training, by tools/scripts/adapt_selection.py --left-out
+  /// (docs/teaching.md).
+  double lambda = 10.0;
+  /// Linear models: passes of the online learner over the demonstrations taught so far.
+  int epochs = 10;
+  /// LEARCH models: trees added (learch.rounds; chosen as lambda is), their step (eta_t = step / sqrt(t))
+  /// and depth.
+  int learch_rounds = 2;
+  double learch_step = 0.5;
+  int learch_depth = 3;
+  /// Network models: the proximal term's strength (larger: closer to the parent), Adam's step, the steps
+  /// (epochs) and whether only the head (the last 1 x 1 layer) moves.  Chosen on the training areas
+  /// (docs/teaching.md, "How a model adapts").
+  double network_lambda = 100.0;
+  double network_step = 1e-3;
+  int network_epochs = 10;
+  bool network_head_only = false;
+  /// The demonstrations' loss (radius in pixels, scale, length weighting), as in training.
+  LossSettings loss;
+  /// The smallest loss-augmented cell cost the linear projection allows (learner.min_cost).
+  double min_cost = 0.05;
+  /// Oracle calls at once (0: all cores); the result does not depend on it.
+  int threads = 1;
+  /// A whole teaching run (adaptAndReport, adaptation_run.hpp; a teacher ignores both): score each
+  /// demonstration held out (the model taught on the others), with >= 2 demonstrations; and, for linear
+  /// models, more than one value in `lambdas`: lambda chosen among them by the held-out loss of the
+  /// demonstrations (each taught on the others; the lowest mean, ties to the larger lambda).
+  bool held_out = true;
+  std::vector<double> lambdas;
+  /// Throws mmp::InvalidArgument naming the first setting (as "adapt.lambda") outside its row's range.
+  void validate() const;
+};
+
+/// How `mmp suggest` values a start/goal pair (suggestion.hpp): "change", the expected change of the
+/// image's costs a demonstration would make, or "committee", how far perturbed plans stray.
+enum class SuggestionRule { Change, Committee };
+std::string describe(SuggestionRule rule);  ///< "change", "committee"
+/// Throws mmp::InvalidArgument naming the rules if `name` is none of them.
+SuggestionRule parseSuggestionRule(const std::string& name);
+
+/// Which demonstration to ask for next (`mmp suggest`; the suggest.* keys but n, candidates and
+/// min_separation_px, SuggestionSearch's).
+struct SuggestionSettings {
+  /// How a pair is valued (suggestion.hpp).  Change was chosen on the training areas (bench_adapt
+  /// --areas train, docs/teaching.md).
+  SuggestionRule rule = SuggestionRule::Change;
+  int members = 8;        ///< perturbed copies of the model
+  double spread = 0.3;    ///< each weight (and tree step) times exp(spread N(0, 1))
+  std::uint64_t seed = 1;
+  int threads = 1;        ///< plans at once (0: all cores); the values do not depend on it
+  /// Change: cells of the image (a regular sample of its passable cells) over which the cost change is
+  /// measured.
+  int sample_cells = 4000;
+  /// Throws mmp::InvalidArgument naming the first setting (as "suggest.rule") outside its row's range.
+  void validate() const;
+};
+
+/// The search of suggestDemonstrations (suggest.n, suggest.candidates, suggest.min_separation_px).
+struct SuggestionSearch {
+  int n = 5;                          ///< pairs wanted
+  int candidates = 200;               ///< seeded random candidate pairs valued
+  double min_separation_px = 250.0;   ///< between a pair's ends; chosen pairs' ends at least half of it apart
+  /// Throws mmp::InvalidArgument naming the first setting (as "suggest.n") outside its row's range.
+  void validate() const;
+};
+
+/// The teaching page's bounds (`mmp serve`, tools/serve; the serve.* keys): what one request or image
+/// may ask of the server.
+struct PageLimits {
+  /// Images larger than this are refused at start (a 60 Mpx image fits; memory grows with it).
+  long long max_image_pixels = 150'000'000;
+  std::size_t max_body_bytes = 1 << 20;  ///< request bodies (the HTTP layer refuses longer ones, 413)
+  int max_picture_px = 2048;             ///< the long side of any picture sent (overview or region)
+  int max_points = 20000;                ///< points of a drawn demonstration
+  double max_ompl_budget = 10.0;         ///< seconds an OMPL planner may be given
+  /// Throws mmp::InvalidArgument naming the first bound (as "serve.max_points") outside its row's range.
+  void validate() const;
+};
+
 struct PipelineSettings {
   std::string source;          ///< where the settings came from (a config file), prefixed to messages
   std::vector<LabelClass> classes = syntheticClasses();
@@ -171,6 +261,11 @@ struct PipelineSettings {
   /// Threads for the batch and online learners' oracle calls and the classifiers (-1: the learners' settings,
   /// 0: all cores).  The results do not depend on it.
   int threads = -1;
+  /// The other commands' settings (above): `mmp adapt`, `mmp suggest`, `mmp serve`.
+  AdaptationSettings adapt;
+  SuggestionSettings suggest;
+  SuggestionSearch suggestion_search;
+  PageLimits page;
 
   /// The behaviour's cost of a class index (NaN if undeclared).
   double classCost(int index) const { return behaviour.cost_by_index[static_cast<std::size_t>(index)]; }

@@ -1,9 +1,9 @@
 // Which demonstration to ask for next on an image (`mmp suggest`, bench_adapt --suggest): start/goal
 // pairs valued by how much a demonstration between them would teach a linear or LEARCH cost model,
-// under one of two rules (SuggestionSettings::rule), both built on a committee of perturbed copies of
+// under one of two rules (SuggestionSettings::rule, a SuggestionRule), both built on a committee of perturbed copies of
 // the model (each weight and tree step times exp(spread N(0, 1)), seeded):
-//   - "committee": how far the copies' A* plans stray from the model's own plan (query by committee).
-//   - "change": the expected model change -- the size of the cost change the update of a
+//   - committee: how far the copies' A* plans stray from the model's own plan (query by committee).
+//   - change: the expected model change -- the size of the cost change the update of a
 //     demonstration would make on the image, if the demonstration were a copy's plan: the update
 //     direction is the difference g of the path features F(copy's plan) - F(model's plan), and its
 //     size is the standard deviation over the image's cells of f(s) . g, per cell of the model's plan
@@ -15,6 +15,7 @@
 
 #include <mmp/core/feature_map.hpp>
 #include <mmp/maps/cost_model.hpp>
+#include <mmp/maps/training/settings.hpp>
 
 #include <cstdint>
 #include <string>
@@ -23,25 +24,10 @@
 
 namespace mmp {
 
-/// Which demonstration to ask for next (`mmp suggest`).
-struct SuggestionSettings {
-  /// How a pair is valued: "change" (the expected change of the image's costs a demonstration would
-  /// make) or "committee" (how far perturbed plans stray); see the header's paragraph.  "change" was
-  /// chosen on the training areas (bench_adapt --areas train, docs/teaching.md).
-  std::string rule = "change";
-  int members = 8;        ///< perturbed copies of the model, >= 1
-  double spread = 0.3;    ///< each weight (and tree step) times exp(spread N(0, 1)), > 0
-  std::uint64_t seed = 1;
-  int threads = 1;        ///< plans at once (0: all cores); the values do not depend on it
-  /// "change": cells of the image (a regular sample of its passable cells) over which the cost change
-  /// is measured, >= 10.
-  int sample_cells = 4000;
-  /// Throws mmp::InvalidArgument naming the first setting (as "suggest.rule") outside its range; an
-  /// unknown rule's message lists the rules.
-  void validate() const;
-};
+// SuggestionSettings (how a pair is valued) and SuggestionSearch (how many are drawn and kept), the
+// suggest.* keys: settings.hpp.
 
-/// The rules SuggestionSettings::rule accepts.
+/// The rules' names ("change", "committee"): describe(SuggestionRule) of each.
 const std::vector<std::string>& suggestionRules();
 
 /*!
@@ -50,11 +36,11 @@ const std::vector<std::string>& suggestionRules();
               valid (settings.validate() throws otherwise)
     ensures: for each (start, goal), how much a demonstration between them would teach the model, by
              settings.rule, averaged over `members` perturbed copies of the model (seeded):
-               - "committee": how far their A* plans stray from the model's own plan -- the mean
+               - committee: how far their A* plans stray from the model's own plan -- the mean
                  distance, in cells, of a perturbed plan's cells to the nearest cell of the model's
                  plan.  Where small changes of the costs move the plan, the model is unsure (query by
                  committee, Silver, Bagnell and Stentz 2012).
-               - "change": sd over the sampled cells s of f(s) . (F(perturbed plan) - F(model's plan)),
+               - change: sd over the sampled cells s of f(s) . (F(perturbed plan) - F(model's plan)),
                  divided by the model's plan's cells (F: the sum of a path's cell features).  The cells
                  are sampled from `ground` (the maps the model will plan on, made by model.features(),
                  sample_cells shared evenly among them) or, if it is empty, from `map` itself.
@@ -71,15 +57,9 @@ struct SuggestedPair {
   double value = 0.0;
 };
 
-/// The search of suggestDemonstrations.
-struct SuggestionSearch {
-  int n = 5;                          ///< pairs wanted, >= 1
-  int candidates = 200;               ///< seeded random candidate pairs valued, >= 1
-  double min_separation_px = 250.0;   ///< between a pair's ends; chosen pairs' ends at least half of it apart
-};
 
 /*!
-    requires: as demonstrationValues (ground: as there)
+    requires: as demonstrationValues (ground: as there); search valid (search.validate() throws otherwise)
     ensures: up to search.n pairs, most valuable first: search.candidates pairs of passable cells at
              least min_separation_px apart, drawn with settings.seed (at most 1000 tries each), valued by
              demonstrationValues; taken in order of value, skipping a pair with an end within half the
