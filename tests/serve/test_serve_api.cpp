@@ -186,7 +186,7 @@ TEST_CASE("serve: pictures are bounded and regions outside the image are refused
   refused(f.get("/api/images/0/image.jpg", {{"region", "-5,0,10,10"}}), 400, "not inside the image");
   refused(f.get("/api/images/0/image.jpg", {{"region", "1,2,3"}}), 400, "expected x0,y0,x1,y1");
   refused(f.get("/api/images/0/image.jpg", {{"region", "a,b,c,d"}}), 400, "region value 'a': expected a");
-  refused(f.get("/api/images/0/image.jpg", {{"region", "0,0,nan,10"}}), 400, "finite");
+  refused(f.get("/api/images/0/image.jpg", {{"region", "0,0,nan,10"}}), 400, "region value 'nan': expected a decimal number");
   refused(f.get("/api/images/0/costs.png", {{"max", "100000"}}), 400, "out of range");
   refused(f.get("/api/images/0/costs.png", {{"max", "1e400"}}), 400, "finite");
   CHECK(picture(f.get("/api/legend.png")).cols == 256);
@@ -204,7 +204,9 @@ TEST_CASE("serve: the cell read-out gives the cost and world coordinates and ref
   refused(f.get("/api/images/0/cell", {{"x", "192"}, {"y", "6"}}), 400, "outside the image's whole cells");
   refused(f.get("/api/images/0/cell", {{"x", "-1"}, {"y", "6"}}), 400, "outside the image's whole cells");
   refused(f.get("/api/images/0/cell", {{"x", "1"}}), 400, "missing query parameter 'y'");
-  refused(f.get("/api/images/0/cell", {{"x", "1"}, {"y", "inf"}}), 400, "finite");
+  refused(f.get("/api/images/0/cell", {{"x", "1"}, {"y", "inf"}}), 400, "expected a decimal number");
+  refused(f.get("/api/images/0/cell", {{"x", "0x10"}, {"y", "2"}}), 400, "query parameter 'x' '0x10': expected a decimal number");
+  refused(f.get("/api/images/0/cell", {{"x", "nan"}, {"y", "2"}}), 400, "expected a decimal number");
   refused(f.get("/api/images/0/cell", {{"x", "1"}, {"y", "2px"}}), 400, "'y'");
 }
 

@@ -138,8 +138,9 @@ std::string ServeState::tempFile(const std::string& name) {
 
 double parseNumber(const std::string& text, const std::string& what) {
   const std::string shown = text.size() > 40 ? text.substr(0, 40) + "..." : text;
-  if (text.empty() || text.size() > 64 || std::isspace(static_cast<unsigned char>(text.front()))) {
-    throw ApiError(400, what + " '" + shown + "': expected a number");
+  // Decimal only: strtod would also read hexadecimal ("0x10" as 16), "inf" and "nan".
+  if (text.empty() || text.size() > 64 || text.find_first_not_of("0123456789+-.eE") != std::string::npos) {
+    throw ApiError(400, what + " '" + shown + "': expected a decimal number");
   }
   char* end = nullptr;
   errno = 0;
