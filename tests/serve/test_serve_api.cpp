@@ -17,7 +17,12 @@
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -118,6 +123,29 @@ cv::Mat picture(const Response& r) {
 }
 
 }  // namespace
+
+TEST_CASE("serve: a killed server's temporary folder is removed by the next server, a running one's is kept") {
+  namespace fs = std::filesystem;
+  const std::string tag = std::to_string(::getpid());
+  const fs::path abandoned = fs::temp_directory_path() / ("mmp-serve.abandoned" + tag);
+  const fs::path running = fs::temp_directory_path() / ("mmp-serve.running" + tag);
+  for (const fs::path& folder : {abandoned, running}) {
+    fs::create_directories(folder);
+    std::ofstream(folder / ".lock") << "";
+    std::ofstream(folder / "1_download.tif") << "bytes a killed server left";
+  }
+  const int held = ::open((running / ".lock").c_str(), O_RDWR);  // as a running server holds its own
+  REQUIRE(held >= 0);
+  REQUIRE(::flock(held, LOCK_EX) == 0);
+  {
+    Fixture f;  // a server starting
+    CHECK_FALSE(fs::exists(abandoned));
+    CHECK(fs::exists(running / "1_download.tif"));
+  }
+  ::close(held);
+  std::error_code ignored;
+  fs::remove_all(running, ignored);
+}
 
 TEST_CASE("serve: the page's own files are served by exact name and no request path reaches the file system") {
   Fixture f;

@@ -8,6 +8,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -78,14 +81,33 @@ ServeState::ServeState(ServeSettings s, CostModel model) : settings(std::move(s)
     slot.georeferenced = rows.frame().hasWorld();
     images.push_back(std::move(slot));
   }
+  removeAbandonedFolders();
   std::string pattern = (fs::temp_directory_path() / "mmp-serve.XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr) throw Error("mmp serve: cannot make a temporary folder: " + std::string(std::strerror(errno)));
   temp_dir = pattern;
+  // Held for the server's life: a folder whose lock can be taken belongs to no running server.
+  temp_lock = ::open((fs::path(temp_dir) / ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+  if (temp_lock >= 0) ::flock(temp_lock, LOCK_EX);
 }
 
 ServeState::~ServeState() {
   std::error_code ignored;
   fs::remove_all(temp_dir, ignored);
+  if (temp_lock >= 0) ::close(temp_lock);
+}
+
+void removeAbandonedFolders() {
+  std::error_code error;
+  for (fs::directory_iterator it(fs::temp_directory_path(), error), end; !error && it != end; it.increment(error)) {
+    if (it->path().filename().string().rfind("mmp-serve.", 0) != 0) continue;
+    const int lock = ::open((it->path() / ".lock").c_str(), O_RDWR | O_CLOEXEC);
+    if (lock < 0) continue;  // no lock file: not ours to judge (a folder of an older mmp, or not yet locked)
+    if (::flock(lock, LOCK_EX | LOCK_NB) == 0) {  // its server is gone (killed): nothing holds it
+      std::error_code ignored;
+      fs::remove_all(it->path(), ignored);
+    }
+    ::close(lock);
+  }
 }
 
 ImageSlot& ServeState::slot(const std::string& id) {

@@ -66,6 +66,7 @@ struct ServeState {
   std::vector<ImageSlot> images;
   long revision = 0;  ///< bumped by every teach and undo
   std::string temp_dir;
+  int temp_lock = -1;  ///< flock'ed on temp_dir/.lock while the server runs (removeAbandonedFolders)
   long temp_count = 0;
   std::mutex mutex;  ///< guards everything above but settings and temp_dir
 
@@ -86,6 +87,10 @@ struct ServeState {
 // --- request helpers ---
 
 /// A finite number, all of `text` (else 400 naming `what`).
+/// Removes the temporary folders (mmp-serve.*) of servers that no longer run: a killed server's folder,
+/// whose .lock no process holds.  ServeState calls it before making its own.
+void removeAbandonedFolders();
+
 double parseNumber(const std::string& text, const std::string& what);
 /// The query parameter `key` as a number in [low, high]; `fallback` if absent (NaN: required).
 double queryNumber(const Request& request, const std::string& key, double low, double high, double fallback);
