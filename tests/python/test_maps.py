@@ -1,7 +1,6 @@
 """mmp.CostModel, CostGrid, Frame, load_image, synthetic_scene and write_nav2."""
 
 import os
-import warnings
 
 import numpy as np
 import pytest
@@ -190,7 +189,7 @@ def test_adapt_returns_a_new_model_taught_on_the_paths_and_leaves_this_one(train
         model.adapt(image, [np.array([[5, 5], [5, 9]])])
 
 
-def test_adapt_takes_avoid_marks_in_any_order_and_warns_when_unshown_ground_moves(trained, scenes):
+def test_adapt_learns_from_a_set_and_takes_avoid_marks(trained, scenes):
     model = trained.model
     image = scenes[2][0]
     first = mmp.plan(np.ones(model.costs(image).shape), (5, 5), (5, 50)).path
@@ -203,10 +202,6 @@ def test_adapt_takes_avoid_marks_in_any_order_and_warns_when_unshown_ground_move
     assert "adapted_avoid" in marked.info and "adapted_avoid" not in a.info
     with pytest.raises(mmp.InvalidArgument, match=r"avoid\[0\]\[0\] = \(-1, 0\) is off the image"):
         model.adapt(image, [first], avoid=[np.array([[-1, 0]])])
-    with warnings.catch_warnings(record=True) as caught:  # a very weak prior: the paths move far
-        warnings.simplefilter("always")
-        model.adapt(image, [first], lambda_=1e-4)
-    assert all("relative to your paths" in str(w.message) for w in caught)
 
 
 def test_a_network_model_adapts_by_fine_tuning_through_adapt_and_teach(scenes):

@@ -22,6 +22,21 @@ namespace {
 
 std::string colourText(const LabelClass& c) { return c.rgb ? hexColour(*c.rgb) : std::string(); }
 
+// The image keyword of adapt and suggest: a file path (its georeference kept; `name` set to it) or an
+// H x W x 3 array in `channels` order.
+GeoImage imageArgument(const py::object& image, const std::string& channels, const char* caller, std::string* name = nullptr) {
+  GeoImage geo;
+  if (py::isinstance<py::str>(image) || py::hasattr(image, "__fspath__")) {
+    const std::string path = py::str(py::module_::import("os").attr("fspath")(image)).cast<std::string>();
+    if (name) *name = path;
+    return loadGeoImage(path);
+  }
+  const py::array array = py::array::ensure(image);
+  if (!array) throw InvalidArgument(std::string(caller) + ": image: expected an array or a file path");
+  geo.pixels = bgrImage(array, channels, "image");
+  return geo;
+}
+
 // Keyword arguments that set rows of the settings table (setting_keys.hpp): each checked by its row's
 // range, as a config key or a flag is, and refused naming the keyword.
 class SettingKeywords {
@@ -274,16 +289,8 @@ without data are +inf and marked in grid.unknown.)")
         keywords.set("network_epochs", "adapt.network_epochs", network_epochs);
         keywords.set("network_head_only", "adapt.network_head_only", network_head_only);
         const AdaptationSettings settings = keywords.settings().adapt;
-        GeoImage geo;
         std::string name = "image";
-        if (py::isinstance<py::str>(image) || py::hasattr(image, "__fspath__")) {
-          name = py::str(py::module_::import("os").attr("fspath")(image)).cast<std::string>();
-          geo = loadGeoImage(name);
-        } else {
-          const py::array array = py::array::ensure(image);
-          if (!array) throw InvalidArgument("adapt: image: expected an array or a file path");
-          geo.pixels = bgrImage(array, channels, "image");
-        }
+        const GeoImage geo = imageArgument(image, channels, "adapt", &name);
         std::vector<TaughtDemonstration> demos;
         CostModelTeacher teacher(model, settings);
         const int index = teacher.addImage(geo, name);
@@ -303,13 +310,12 @@ without data are +inf and marked in grid.unknown.)")
           return out;
         };
         for (std::size_t d = 0; d < paths.size(); ++d) demos.push_back({index, cellsOf(paths[d], "paths[" + std::to_string(d) + "]")});
-        std::vector<std::vector<int>> marks;
-        for (std::size_t m = 0; m < avoid.size(); ++m) marks.push_back(cellsOf(avoid[m], "avoid[" + std::to_string(m) + "]"));
+        std::vector<AvoidMark> marks;
+        for (std::size_t m = 0; m < avoid.size(); ++m) marks.push_back({index, cellsOf(avoid[m], "avoid[" + std::to_string(m) + "]")});
         TeachingStep step;
         {
           py::gil_scoped_release release;
-          if (!demos.empty()) step = teacher.teach(demos);
-          for (std::vector<int>& mark : marks) step = teacher.avoid(index, std::move(mark));
+          if (!demos.empty() || !marks.empty()) step = teacher.teach(demos, marks);  // one adaptation over the set
         }
         for (const std::string& warning : step.warnings) {  // ground moved that no path showed
           if (PyErr_WarnEx(PyExc_UserWarning, warning.c_str(), 1) != 0) throw py::error_already_set();
@@ -345,14 +351,7 @@ range.)")
         keywords.set("threads", "suggest.threads", threads);
         const SuggestionSettings settings = keywords.settings().suggest;
         const SuggestionSearch search = keywords.settings().suggestion_search;
-        GeoImage geo;
-        if (py::isinstance<py::str>(image) || py::hasattr(image, "__fspath__")) {
-          geo = loadGeoImage(py::str(py::module_::import("os").attr("fspath")(image)).cast<std::string>());
-        } else {
-          const py::array array = py::array::ensure(image);
-          if (!array) throw InvalidArgument("suggest: image: expected an array or a file path");
-          geo.pixels = bgrImage(array, channels, "image");
-        }
+        const GeoImage geo = imageArgument(image, channels, "suggest");
         std::vector<SuggestedPair> chosen;
         int cols = 0;
         {
