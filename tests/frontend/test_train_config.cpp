@@ -5,6 +5,7 @@
 #include <mmp/frontend/adapt_config.hpp>
 #include <mmp/frontend/train_config.hpp>
 
+#include <mmp/maps/training/network_training.hpp>
 #include <mmp/maps/training/setting_keys.hpp>
 
 #include <mmp/core/error.hpp>
@@ -531,4 +532,20 @@ TEST_CASE("--print-config: the effective config loads as the same settings, and 
   CHECK(b.learner.online.lambda == 0.1);
   const std::string printed = effectiveTrainConfig(again);
   CHECK(printed.substr(printed.find('\n')) == effective.substr(effective.find('\n')));  // but the first line (the file's name)
+}
+
+// This suite registers no network backend (tests/network_backend.cpp registers one for test_maps_training
+// only), as a C++ program that links mmp and trains a network without registering would.
+TEST_CASE("network training without a registered backend says how to register one, and passes on a loader's reason") {
+  if (!networkTrainingAvailable()) return;
+  CHECK_THROWS_WITH_AS(torchLogCosts(CostNetwork{}, {}, 1, 1),
+                       doctest::Contains("registered no libtorch backend (the mmp command and Python's mmp register "
+                                         "theirs at start; a C++ program links <libdir>/mmp/libmmp_torch.so and calls "
+                                         "mmp::setNetworkBackend(mmp_network_torch_module())"),
+                       Error);
+  setNetworkBackend([](std::string& why) -> const NetworkTorchModule* {
+    why = "no module here";
+    return nullptr;
+  });
+  CHECK_THROWS_WITH_AS(torchLogCosts(CostNetwork{}, {}, 1, 1), "network training: no module here", Error);
 }

@@ -4,6 +4,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -173,3 +174,49 @@ def test_setting_keys_list_the_config_table():
     assert keys["loss.scale"]["default"] == "1" and keys["loss.scale"]["valid"] == "a number > 0"
     assert "learner.kind" in keys and "features.cell_size" in keys
     assert os.path.basename(__file__)  # the table is the library's: docs/config.md checks the same keys
+
+
+def torch_module_or_skip():
+    """The package's path of libtorch's module (mmp/_runtime.py), or a skip for a build without libtorch."""
+    path = os.path.normpath(os.path.join(os.path.dirname(mmp._runtime.__file__), mmp._runtime.MODULE_DIR, "libmmp_torch.so"))
+    if not os.path.exists(path):
+        pytest.skip(f"no libtorch module at {path}: a build without libtorch (MMP_WITH_TORCH=OFF) trains no network")
+    return path
+
+
+def test_import_registers_libtorch_and_a_network_trains_on_the_kernels_it_names():
+    torch_module_or_skip()
+    assert mmp._mmp._kernel_pins == mmp._runtime.KERNEL_PINS  # set before the extension loads, so kept twice
+    settings = dict(SETTINGS, learner={"kind": "network", "network": {"epochs": 1, "channels": 2, "dilations": [1]}})
+    run = mmp.train(SYNTHETIC_TRAIN, [], settings, threads=1)
+    assert run.model.info["learner"] == "network"
+    assert "kernels " in run.metrics["learner_info"]
+
+
+def test_import_pins_the_kernels_as_the_mmp_command_does_but_not_openblas_once_numpy_loaded_it():
+    torch_module_or_skip()
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "ONEDNN_MAX_CPU_ISA", "MMP_NATIVE_KERNELS")}
+    show = "import os; print(os.environ.get('OPENBLAS_CORETYPE'), os.environ.get('ONEDNN_MAX_CPU_ISA'))"
+    first = subprocess.run([sys.executable, "-c", "import mmp; " + show], env=env, capture_output=True, text=True, check=True)
+    after_numpy = subprocess.run([sys.executable, "-c", "import numpy, mmp; " + show], env=env, capture_output=True, text=True,
+                                 check=True)
+    native = subprocess.run([sys.executable, "-c", "import mmp; " + show], env=dict(env, MMP_NATIVE_KERNELS="1"),
+                            capture_output=True, text=True, check=True)
+    if {"avx2", "fma"} <= mmp._runtime._cpu_flags():
+        assert first.stdout.split() == ["Haswell", "AVX2"]
+        assert after_numpy.stdout.split() == ["None", "AVX2"]  # OpenBLAS read its (absent) pin when numpy loaded it
+    else:
+        assert first.stdout.split() == ["None", "None"]
+    assert native.stdout.split() == ["None", "None"]
+
+
+def test_a_libtorch_module_that_cannot_be_loaded_is_an_error_naming_it():
+    torch_module_or_skip()
+    code = ("import mmp\n"
+            "try:\n"
+            f"    mmp.train({SYNTHETIC_TRAIN!r}, [], dict({SETTINGS!r}, learner={{'kind': 'network'}}))\n"
+            "except mmp.Error as e:\n"
+            "    print(e)\n")
+    env = dict(os.environ, MMP_TORCH_MODULE="/nonexistent/libmmp_torch.so")
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert "network training: cannot find mmp's libtorch module: no readable file /nonexistent/libmmp_torch.so" in result.stdout

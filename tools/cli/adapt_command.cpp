@@ -230,8 +230,6 @@ void runAdaptConfig(const AdaptOptions& o) {
 }
 
 void runAdaptCommand(const AdaptOptions& o) {
-  // A network parent fine-tunes on libtorch's kernels, pinned as `mmp train` pins them (commands.hpp).
-  if (CostModel::load(o.model).readsPixels()) pinNetworkKernels();
   if (o.config.empty()) {
     if (o.images.empty() || o.out.empty()) {
       throw InvalidArgument("mmp adapt: give a config (mmp adapt MODEL CONFIG.yaml) or --image, --demonstrations and --out");

@@ -10,8 +10,17 @@
 #include <iostream>
 #include <string>
 
-int mmp_cli_main(int argc, char** argv) {
-  mmp::tools::keepArguments(argv);  // mmp train may run this program again, with libtorch's kernels pinned
+namespace {
+
+std::string program_folder;  // programFolder(): the launcher's
+
+}  // namespace
+
+const std::string& mmp::tools::programFolder() { return program_folder; }
+
+int mmp_cli_main(int argc, char** argv, const char* folder, const mmp::NetworkTorchModule* (*load_torch)(std::string& why)) {
+  program_folder = folder != nullptr ? folder : "";
+  if (load_torch != nullptr) mmp::setNetworkBackend(load_torch);
   CLI::App app{"mmp: learn planning cost maps and structured predictors by maximum margin"};
   app.set_version_flag("--version", "mmp " + mmp::tools::version());
   app.require_subcommand(1);

@@ -2,6 +2,9 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <mmp/maps/training/network_backend.hpp>
+
+#include <string>
 
 namespace mmp::tools {
 
@@ -14,15 +17,6 @@ void addMultilabelCommand(CLI::App& app);
 
 /// `mmp train CONFIG.yaml`: maximum margin planning on imagery, evaluation against baselines, panels.
 void addTrainCommand(CLI::App& app);
-/// Keeps main's argv so that `mmp train`, when its config trains a network, can run the program again
-/// with libtorch's kernels pinned (kNetworkKernelPins, network_training.hpp): the kernels of the
-/// documented figures.  It does not run again if MMP_NATIVE_KERNELS is set (not "0"), if the CPU lacks
-/// AVX2 or FMA, or if the environment already holds every pin; nor without kept arguments (the tests'
-/// in-process calls).
-void keepArguments(char** argv);
-/// Runs this program again with libtorch's kernels pinned as keepArguments says (`mmp train` for a
-/// network, `mmp adapt` for a network parent); returns if it does not.
-void pinNetworkKernels();
 
 /// `mmp compare A B`: two runs' cost ratios on the same pairs, with a paired-bootstrap interval.
 void addCompareCommand(CLI::App& app);
@@ -44,10 +38,17 @@ void addServeCommand(CLI::App& app);
 /// `mmp info MODEL`: what a model file holds and where it came from.
 void addInfoCommand(CLI::App& app);
 
+/// The folder of the running `mmp` program, as the launcher gave it ("" in a program that calls the
+/// commands itself): an installed mmp's configs and models are in <it>/../share/mmp.
+const std::string& programFolder();
+
 }  // namespace mmp::tools
 
 /// The `mmp` command itself, with main's arguments: what the launcher (mmp.cpp) calls in libmmp_cli.so.
-/// Returns the exit status (0, or 1 after an "mmp: error: ..." line on standard error).
-extern "C" int mmp_cli_main(int argc, char** argv);
+/// `program_folder` is the launcher's own folder (programFolder); `load_torch` loads libtorch's module when a network is first trained (registered as the network
+/// backend, network_backend.hpp; the launcher's is network_module.hpp's loadTorchModule).  Returns the
+/// exit status (0, or 1 after an "mmp: error: ..." line on standard error).
+extern "C" int mmp_cli_main(int argc, char** argv, const char* program_folder,
+                            const mmp::NetworkTorchModule* (*load_torch)(std::string& why));
 /// The version libmmp_cli.so was built as ("0.2.0"), for the launcher to check it against its own.
 extern "C" const char* mmp_cli_version();

@@ -128,7 +128,7 @@ void addLettersCommand(CLI::App& app) {
       ->check(CLI::Range(0, 256));
   cmd->footer("Examples:\n  mmp letters\n  mmp letters configs/letters.yaml --data-root ../shared/data");
   cmd->callback([options] {
-    if (options->config.empty()) options->config = defaultConfigPath("letters.yaml", "--config");
+    if (options->config.empty()) options->config = defaultConfigPath("letters.yaml", "--config", programFolder());
     runLetters(*options);
   });
 }

@@ -6,6 +6,13 @@
 // brings) would otherwise spin forever in its start-up allocation, or the dynamic loader fail before
 // any `main` could say why.  libmmp_cli.so is found at the same place relative to this program in the
 // build tree and in an install: <bin>/../<libdir>/mmp (MMP_CLI_DIRS).
+//
+// It is also the command line's one runtime seam (network_backend.hpp): before it loads the commands
+// it pins libtorch's kernels (OpenBLAS reads its pin when it loads, and the commands' libraries load
+// it), and it hands them the loader of libtorch's module, libmmp_torch.so, which sits beside
+// libmmp_cli.so; the module is loaded only when a network is trained.
+#include "network_module.hpp"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -46,6 +53,10 @@ std::string addressSpaceLimit() {
   return std::to_string(limit.rlim_cur / (1024 * 1024)) + " MiB";
 }
 
+std::string module_folder;  // where libmmp_cli.so, and so libmmp_torch.so, was found
+
+const mmp::NetworkTorchModule* loadTorch(std::string& why) { return mmp::tools::loadTorchModule(module_folder, why); }
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -60,10 +71,12 @@ int main(int argc, char** argv) {
                 " MiB of address space to load, and this process is limited to " + limit +
                 " (ulimit -v): raise the limit to " + std::to_string(kLoadMiB) + " MiB or more");
   }
+  mmp::tools::pinNetworkKernels();
   // The folder relative to this program, as installed and as built (the same with the default bin/).
   std::string tried;
   for (const char* relative : {MMP_CLI_INSTALL_DIR, MMP_CLI_BUILD_DIR}) {
-    const std::string path = exeFolder() + "/" + relative + "/libmmp_cli.so";
+    module_folder = exeFolder() + "/" + relative;
+    const std::string path = module_folder + "/libmmp_cli.so";
     if (tried.find(path) != std::string::npos) continue;
     if (access(path.c_str(), R_OK) != 0) {
       tried += "\n  " + path + ": " + std::strerror(errno);
@@ -76,14 +89,14 @@ int main(int argc, char** argv) {
                   (limit.empty() ? "" : " (the process is limited to " + limit + " of address space, ulimit -v: raise it)"));
     }
     using Version = const char* (*)();
-    using Main = int (*)(int, char**);
+    using Main = int (*)(int, char**, const char*, const mmp::NetworkTorchModule* (*)(std::string&));
     const auto version = reinterpret_cast<Version>(dlsym(cli, "mmp_cli_version"));
     const auto cli_main = reinterpret_cast<Main>(dlsym(cli, "mmp_cli_main"));
     if (version == nullptr || cli_main == nullptr) return fail(path + " is not mmp's command library (reinstall mmp)");
     if (std::strcmp(version(), MMP_VERSION) != 0) {
       return fail(path + " is mmp " + version() + ", this program mmp " + MMP_VERSION + ": reinstall mmp");
     }
-    return cli_main(argc, argv);
+    return cli_main(argc, argv, exeFolder().c_str(), &loadTorch);
   }
   return fail("cannot find mmp's command library, libmmp_cli.so; looked at:" + tried + "\n(reinstall mmp)");
 }

@@ -120,7 +120,7 @@ void addMultilabelCommand(CLI::App& app) {
   cmd->add_option("--output-dir", options->output_dir, "folder for results.json (default: the config's output_dir)");
   cmd->footer("Examples:\n  mmp multilabel\n  mmp multilabel configs/multilabel_scene.yaml");
   cmd->callback([options] {
-    if (options->config.empty()) options->config = defaultConfigPath("multilabel_yeast.yaml", "--config");
+    if (options->config.empty()) options->config = defaultConfigPath("multilabel_yeast.yaml", "--config", programFolder());
     runMultilabelCommand(*options);
   });
 }

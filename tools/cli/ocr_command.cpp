@@ -208,7 +208,7 @@ void addOcrCommand(CLI::App& app) {
   cmd->add_option("--output-dir", options->output_dir, "folder for results.json and error_per_epoch.png (default: the config's output_dir)");
   cmd->footer("Examples:\n  mmp ocr --folds 1\n  mmp ocr configs/ocr_large.yaml");
   cmd->callback([options] {
-    if (options->config.empty()) options->config = defaultConfigPath("ocr_small.yaml", "--config");
+    if (options->config.empty()) options->config = defaultConfigPath("ocr_small.yaml", "--config", programFolder());
     runOcr(*options);
   });
 }

@@ -30,9 +30,9 @@ std::string defaultModel() {
   const std::string here = "models/follow_road.mmp";
   std::error_code error;
   if (std::filesystem::is_regular_file(here, error)) return here;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
-  const std::filesystem::path installed = exe.parent_path().parent_path() / "share/mmp/models/follow_road.mmp";
-  if (!error && std::filesystem::is_regular_file(installed, error)) return installed.string();
+  const std::filesystem::path installed =
+      (std::filesystem::path(programFolder()) / ".." / "share/mmp/models/follow_road.mmp").lexically_normal();
+  if (!programFolder().empty() && std::filesystem::is_regular_file(installed, error)) return installed.string();
   throw InvalidArgument("mmp serve: no --model given and no models/follow_road.mmp here or in " + installed.string() +
                         ": give --model FILE");
 }

@@ -32,47 +32,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
-#include <unistd.h>
 
 namespace mmp::tools {
 namespace {
-
-char** kept_arguments = nullptr;
-
-}  // namespace
-
-// Runs this program again with the missing pins set (commands.hpp says when it does not); returns
-// only if it does not, a failed exec unsetting what it set (networkKernels() then says so).
-void pinNetworkKernels() {
-  if (kept_arguments == nullptr || kept_arguments[0] == nullptr) return;
-  const char* native = std::getenv("MMP_NATIVE_KERNELS");
-  if ((native != nullptr && *native != '\0' && std::string(native) != "0") || !__builtin_cpu_supports("avx2") ||
-      !__builtin_cpu_supports("fma")) {
-    return;
-  }
-  std::vector<const char*> added;
-  for (const KernelPin& pin : kNetworkKernelPins) {
-    const char* value = std::getenv(pin.variable);
-    if (value != nullptr && *value != '\0') continue;
-    if (::setenv(pin.variable, pin.value, 1) == 0) added.push_back(pin.variable);
-  }
-  if (added.empty()) return;
-  std::fflush(stdout);
-  ::execv("/proc/self/exe", kept_arguments);
-  for (const char* variable : added) ::unsetenv(variable);
-}
-
-namespace {
-
-// Whether the run trains a network: the config's learner, or a value of learner.kind that select: tries.
-bool trainsNetwork(const TrainConfig& config) {
-  if (config.learner.hypothesis == CostHypothesis::Network) return true;
-  if (!config.select) return false;
-  for (const SelectionKey& key : config.select->keys) {
-    if (key.name == "learner.kind" && std::find(key.values.begin(), key.values.end(), "network") != key.values.end()) return true;
-  }
-  return false;
-}
 
 struct TrainOptions {
   std::string config;
@@ -502,7 +464,6 @@ void runTrainCommand(const TrainOptions& options) {
   }
   TrainConfig config = loadTrainConfig(options.config, options.data_root, options.output_dir, options.overrides);
   for (const std::string& w : config.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-  if (trainsNetwork(config)) pinNetworkKernels();
   config.threads = options.threads;
   // Under mpirun or srun: the batch learner's examples spread over the processes (processes.hpp).
   config.learner.batch.processes = trainingProcesses(costLearnerName(config.learner),
@@ -519,8 +480,6 @@ void runTrainCommand(const TrainOptions& options) {
 }
 
 }  // namespace
-
-void keepArguments(char** argv) { kept_arguments = argv; }
 
 void addTrainCommand(CLI::App& app) {
   auto options = std::make_shared<TrainOptions>();

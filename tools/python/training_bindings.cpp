@@ -15,10 +15,15 @@
 
 #include <mmp/core/error.hpp>
 #include <mmp/maps/training/adaptation_run.hpp>
+#include <mmp/maps/training/network_backend.hpp>
 #include <mmp/maps/training/setting_keys.hpp>
 #include <mmp/maps/training/training_run.hpp>
 
 #include <pybind11/stl.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
 
 namespace mmp::python {
 namespace {
@@ -182,6 +187,24 @@ py::tuple runResult(const TrainingRun& run) {
 }  // namespace
 
 void bindTraining(py::module_& m) {
+  // The runtime seam (network_backend.hpp): the package registers the loader of libtorch's module at
+  // import (mmp/_runtime.py), a callable that returns the module's table as an address; it runs on the
+  // first network trained, from whichever thread trains it.
+  m.def("_set_network_backend", [](py::object load) {
+    const auto* kept = new py::object(std::move(load));  // never freed: it may run until the process ends
+    setNetworkBackend([kept](std::string& why) -> const NetworkTorchModule* {
+      const py::gil_scoped_acquire gil;
+      try {
+        return reinterpret_cast<const NetworkTorchModule*>((*kept)().cast<std::uintptr_t>());
+      } catch (py::error_already_set& e) {
+        why = py::str(e.value());
+        return nullptr;
+      }
+    });
+  });
+  py::list pins;
+  for (const KernelPin& pin : kNetworkKernelPins) pins.append(py::make_tuple(pin.variable, pin.value));
+  m.attr("_kernel_pins") = py::tuple(pins);  // the package sets them before it loads this module; a test compares
   m.def("_train", [](const py::object& train_entries, const py::object& holdout_entries, const py::object& settings,
                      const py::object& progress, int threads) {
     const PipelineSettings s = pipelineSettings(settings, train_entries, holdout_entries, threads, "mmp.train");

@@ -681,7 +681,7 @@ NetworkResult torchFineTune(const CostNetwork& parent, const std::vector<Network
 
 }  // namespace mmp
 
-extern "C" MMP_TORCH_MODULE_EXPORT const mmp::NetworkTorchModule* mmp_network_torch_module() {
+extern "C" const mmp::NetworkTorchModule* mmp_network_torch_module() {
   static const mmp::NetworkTorchModule module{mmp::kNetworkTorchVersion, mmp::NetworkTorchLayout{}, &mmp::torchTrainNetwork,
                                               &mmp::torchForward, &mmp::torchFineTune};
   return &module;

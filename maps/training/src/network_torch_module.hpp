@@ -2,19 +2,17 @@
 // the only code of mmp that needs libtorch, and libtorch with what it pulls in (oneDNN, OpenBLAS: about
 // 200 shared libraries, 150 MB resident and 600 MB of address space) would otherwise load into every
 // program that links maps_training, `mmp --version` included.  So src/network_torch.cpp is built as a
-// module of its own, libmmp_torch.so (a CMake MODULE beside libmmp_cli.so, in <libdir>/mmp), that
-// trainNetwork loads with dlopen the first time a network is trained.  The module links mmp's static
-// libraries privately (their symbols hidden) and exports one C function, mmp_network_torch_module(),
-// that returns this table; the loader refuses a module whose signature is not its own (a module of
-// another mmp build, whose structures may be laid out otherwise).
+// module of its own, libmmp_torch.so (a CMake MODULE beside libmmp_cli.so, in <libdir>/mmp), that the
+// program's registered backend loads the first time a network is trained (network_backend.hpp).  The
+// module links mmp's static libraries privately (their symbols hidden) and exports one C function,
+// mmp_network_torch_module(), that returns this table; network_training.cpp refuses a table whose
+// signature is not its own (a module of another mmp build, whose structures may be laid out otherwise).
 #pragma once
 
 #include <mmp/maps/training/network_training.hpp>
 
 #include <cstddef>
 #include <vector>
-
-#define MMP_TORCH_MODULE_EXPORT __attribute__((visibility("default")))
 
 namespace mmp {
 
@@ -48,5 +46,3 @@ struct NetworkTorchModule {
 
 }  // namespace mmp
 
-/// The module's one exported symbol.
-extern "C" MMP_TORCH_MODULE_EXPORT const mmp::NetworkTorchModule* mmp_network_torch_module();

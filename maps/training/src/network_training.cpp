@@ -1,23 +1,17 @@
-// Network training's settings, and the loader of the libtorch module that trains (network_torch_module.hpp
-// says why it is a module; src/network_torch.cpp is the training).
+// Network training's settings, and the registered backend that gives it the libtorch module
+// (network_backend.hpp; network_torch_module.hpp says why a module; src/network_torch.cpp is the training).
 #include <mmp/maps/training/network_training.hpp>
 
 #include "network_torch_module.hpp"
 
 #include <mmp/core/error.hpp>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <sstream>
 #include <string>
-#include <vector>
-
-#include <dlfcn.h>
-#include <sys/resource.h>
+#include <utility>
 
 namespace mmp {
 
@@ -74,7 +68,7 @@ std::string networkKernels() {
   }
   if (pinned) return "kernels pinned (" + set + "), those the documented figures were trained on";
   return "kernels " + set + (set.empty() || own.empty() ? "" : ", ") + (own.empty() ? "" : "this CPU's own for " + own) +
-         ": results can differ from another CPU's (docs/results-network.md; mmp train pins them)";
+         ": results can differ from another CPU's (docs/results-network.md; the mmp command and Python's mmp pin them)";
 }
 
 bool networkTrainingAvailable() {
@@ -87,113 +81,57 @@ bool networkTrainingAvailable() {
 
 namespace {
 
-#ifdef MMP_WITH_TORCH
-/// Address space that loading libtorch and training a small network adds to a process, with a margin.
-/// Measured with tests/maps/training's "network training follows the demonstrations" under `ulimit -v`
-/// (577 MiB in use when the module loaded): it trained at 900 MiB, hung at 850 (a start-up allocation
-/// retried forever) and could not map libtorch at 800 and below; so about 330 MiB beyond what is in use.
-constexpr long long kTorchAddressSpaceMiB = 512;
+struct Backend {
+  std::mutex mutex;
+  NetworkBackendLoader load;
+  const NetworkTorchModule* module = nullptr;  // once loaded, kept for the process: libtorch cannot unload
+};
 
-long long addressSpaceInUseMiB() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmSize:", 0) == 0) return std::stoll(line.substr(7)) / 1024;  // kB
-  }
-  return 0;
+Backend& backend() {
+  static Backend registered;
+  return registered;
 }
 
-void checkAddressSpace() {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return;
-  const long long limit_mib = static_cast<long long>(limit.rlim_cur / (1024 * 1024));
-  const long long in_use = addressSpaceInUseMiB();
-  if (in_use + kTorchAddressSpaceMiB > limit_mib) {
-    throw Error("network training needs more memory: libtorch needs about " + std::to_string(kTorchAddressSpaceMiB) +
-                " MiB of address space beyond the " + std::to_string(in_use) + " MiB in use, and this process is limited to " +
-                std::to_string(limit_mib) + " MiB (ulimit -v): raise the limit to " +
-                std::to_string(in_use + kTorchAddressSpaceMiB) + " MiB or more");
-  }
-}
-
-/// The folders of a ':'-separated list.
-std::vector<std::string> splitFolders(const std::string& list) {
-  std::vector<std::string> folders;
-  std::stringstream stream(list);
-  for (std::string folder; std::getline(stream, folder, ':');) folders.push_back(folder);
-  return folders;
-}
-
-/// Where the module may be: $MMP_TORCH_MODULE if set; else relative to the program or library that holds
-/// this code (MMP_TORCH_RELATIVE_DIRS: beside it, as the mmp command's libmmp_cli.so is, and <libdir>/mmp
-/// as the Python package and a program in <bindir> see it, in whatever prefix they were installed), then
-/// MMP_TORCH_DIRS (the build tree's folder and the configured install folder).
-std::vector<std::string> moduleCandidates() {
-  const char* given = std::getenv("MMP_TORCH_MODULE");
-  if (given != nullptr && *given != '\0') return {given};
-  std::vector<std::string> paths;
-  Dl_info self{};
-  if (dladdr(reinterpret_cast<void*>(&addressSpaceInUseMiB), &self) != 0 && self.dli_fname != nullptr) {
-    const std::filesystem::path holder = std::filesystem::path(self.dli_fname).parent_path();
-    for (const std::string& relative : splitFolders(MMP_TORCH_RELATIVE_DIRS)) {
-      paths.push_back((holder / relative / "libmmp_torch.so").lexically_normal().string());
-    }
-  }
-  for (const std::string& folder : splitFolders(MMP_TORCH_DIRS)) paths.push_back(folder + "/libmmp_torch.so");
-  std::vector<std::string> unique;
-  for (const std::string& path : paths) {
-    if (std::find(unique.begin(), unique.end(), path) == unique.end()) unique.push_back(path);
-  }
-  return unique;
-}
-#endif
-
-/// The module, loaded on first use (then kept for the process); throws mmp::Error saying where it
-/// looked and what each place held.
+/// The registered backend's module, loaded on first use; throws mmp::Error saying why it has none.
 const NetworkTorchModule& torchModule() {
-#ifndef MMP_WITH_TORCH
-  throw Error("network training: this build of mmp has no libtorch (configure with -DMMP_WITH_TORCH=ON and "
-              "Debian's libtorch-dev); network models still load and compute costs");
-#else
-  static std::mutex mutex;
-  static const NetworkTorchModule* loaded = nullptr;
-  const std::lock_guard<std::mutex> lock(mutex);
-  if (loaded != nullptr) return *loaded;
-  checkAddressSpace();
-  std::string tried;
-  for (const std::string& path : moduleCandidates()) {
-    tried += "\n  " + path + ": ";
-    std::error_code error;
-    if (!std::filesystem::exists(path, error)) {
-      tried += "no such file";
-      continue;
-    }
-    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) {
-      const char* why = dlerror();
-      tried += why != nullptr ? why : "dlopen failed";
-      continue;
-    }
-    using Entry = const NetworkTorchModule* (*)();
-    const auto entry = reinterpret_cast<Entry>(dlsym(handle, "mmp_network_torch_module"));
-    const NetworkTorchModule* module = entry != nullptr ? entry() : nullptr;
-    if (module == nullptr) {
-      tried += "not mmp's libtorch module (no mmp_network_torch_module)";
-    } else if (module->version != kNetworkTorchVersion || !(module->layout == NetworkTorchLayout{})) {
-      tried += "made by another build of mmp (interface " + std::to_string(module->version) + ", this build's " +
-               std::to_string(kNetworkTorchVersion) + ", or other structure sizes)";
-    } else {
-      loaded = module;  // never unloaded: libtorch does not support it
-      return *loaded;
-    }
-    dlclose(handle);
+  if (!networkTrainingAvailable()) {
+    throw Error("network training: this build of mmp has no libtorch (configure with -DMMP_WITH_TORCH=ON and "
+                "Debian's libtorch-dev); network models still load and compute costs");
   }
-  throw Error("network training: cannot load mmp's libtorch module, libmmp_torch.so; looked at:" + tried +
-              "\n(reinstall mmp, or set MMP_TORCH_MODULE to the module's path)");
-#endif
+  Backend& b = backend();
+  const std::lock_guard<std::mutex> lock(b.mutex);
+  if (b.module != nullptr) return *b.module;
+  if (!b.load) {
+    throw Error("network training: this program registered no libtorch backend (the mmp command and Python's mmp "
+                "register theirs at start; a C++ program links <libdir>/mmp/libmmp_torch.so and calls "
+                "mmp::setNetworkBackend(mmp_network_torch_module()), network_backend.hpp)");
+  }
+  std::string why;
+  const NetworkTorchModule* module = b.load(why);
+  if (module == nullptr) throw Error("network training: " + why);
+  if (module->version != kNetworkTorchVersion || !(module->layout == NetworkTorchLayout{})) {
+    throw Error("network training: the libtorch module was made by another build of mmp (interface " +
+                std::to_string(module->version) + ", this build's " + std::to_string(kNetworkTorchVersion) +
+                ", or other structure sizes): reinstall mmp");
+  }
+  b.module = module;
+  return *module;
 }
 
 }  // namespace
+
+void setNetworkBackend(NetworkBackendLoader load) {
+  Backend& b = backend();
+  const std::lock_guard<std::mutex> lock(b.mutex);
+  if (b.module == nullptr) b.load = std::move(load);
+}
+
+void setNetworkBackend(const NetworkTorchModule* module) {
+  setNetworkBackend([module](std::string& why) {
+    if (module == nullptr) why = "the registered libtorch module is null";
+    return module;
+  });
+}
 
 NetworkResult trainNetwork(const std::vector<NetworkImage>& images, const NetworkTrainingSettings& settings, int classes,
                            const NetworkCallback& callback) {

@@ -16,7 +16,11 @@ Errors raise mmp.Error and its subclasses (InvalidArgument, DataError, ConfigErr
 ModelFileError, ValidationFailure) with the library's messages.
 """
 
-from ._mmp import (  # noqa: F401  (the module's public names)
+from . import _runtime
+
+_runtime.pin_kernels()  # before the extension loads OpenBLAS (network_backend.hpp)
+
+from ._mmp import (  # noqa: F401,E402  (the module's public names)
     ConfigError,
     CostGrid,
     CostModel,
@@ -37,8 +41,11 @@ from ._mmp import (  # noqa: F401  (the module's public names)
     validation_folds,
     write_nav2,
 )
-from .estimators import ChainSSVM, MultilabelSSVM  # noqa: F401
-from .training import TrainingRun, evaluate, teach, train  # noqa: F401
+from ._mmp import _set_network_backend  # noqa: E402
+from .estimators import ChainSSVM, MultilabelSSVM  # noqa: F401,E402
+from .training import TrainingRun, evaluate, teach, train  # noqa: F401,E402
+
+_set_network_backend(_runtime.load_torch_module)  # loads libtorch's module on the first network trained
 
 __all__ = [
     "ChainSSVM", "ConfigError", "CostGrid", "CostModel", "DataError", "Error", "Frame", "InvalidArgument",

@@ -1,9 +1,10 @@
 // Network training: the convolutional cost network of cost_network.hpp learned by maximum margin
 // planning through the path oracle (PathExample), with libtorch (PyTorch's C++ API) behind this one
 // header: nothing here includes torch, and only src/network_torch.cpp does, built as the module
-// libmmp_torch.so that the first network trained loads (src/network_torch_module.hpp), so that no other
-// program or command loads libtorch.  fineTuneNetwork (below) adapts a trained network to new
-// demonstrations through the same oracle (the teacher's adaptation, adaptation.hpp).
+// libmmp_torch.so that the program's registered backend loads on the first network trained
+// (network_backend.hpp), so that no other program or command loads libtorch.  fineTuneNetwork (below)
+// adapts a trained network to new demonstrations through the same oracle (the teacher's adaptation,
+// adaptation.hpp).
 //
 // The log-cost of cell s of image j is l_j(s) = w0 . f(s) + net(x_j)(s) (w0 fixed: 0, or a trained
 // linear start).  For each demonstration y_i on image j the oracle gives the loss-augmented plan
@@ -63,10 +64,12 @@
 // count and kernels it is the same bit for bit.  The kernels are chosen by the CPU unless the
 // environment pins them (kNetworkKernelPins), and training amplifies their last-bit differences: on
 // the Dubai behaviours the holdout cost ratio of one config moved by up to 0.57 between this CPU's own
-// AVX-512 kernels and the AVX2 ones (docs/results-network.md).  `mmp train` pins them.
+// AVX-512 kernels and the AVX2 ones (docs/results-network.md).  The `mmp` command and Python's package
+// pin them at start (network_backend.hpp).
 #pragma once
 
 #include <mmp/learners/learner.hpp>
+#include <mmp/maps/training/network_backend.hpp>
 #include <mmp/maps/cost_network.hpp>
 #include <mmp/planning/path_example.hpp>
 
@@ -191,22 +194,11 @@ NetworkResult fineTuneNetwork(const CostNetwork& parent, const std::vector<Netwo
 std::vector<double> torchLogCosts(const CostNetwork& network, const std::vector<float>& inputs, int rows, int cols);
 
 /// Whether this build has libtorch (MMP_WITH_TORCH); without it trainNetwork throws mmp::Error saying so.
-/// With it, trainNetwork and torchLogCosts load libtorch's module on first use and throw mmp::Error if
-/// it cannot be found (naming where they looked; $MMP_TORCH_MODULE names it) or if the process's
-/// address-space limit (ulimit -v) leaves too little room for libtorch ("needs more memory").
+/// With it, trainNetwork, fineTuneNetwork and torchLogCosts get libtorch's module from the program's
+/// registered backend (network_backend.hpp) on first use and throw mmp::Error with the loader's reason
+/// if it cannot load it (where it looked, or an address-space limit too small for libtorch), or saying
+/// how to register one if the program registered none.
 bool networkTrainingAvailable();
-
-/// The environment that pins libtorch's convolution kernels to those the documented figures were
-/// trained on (any x86-64 CPU with AVX2 and FMA runs them): OpenBLAS's core type (its GEMM; read when
-/// the library loads, so it must be set before the process starts) and oneDNN's instruction set.  A
-/// user's own value of either is respected.  Measured: this project's AVX-512 CPU, pinned, reproduced
-/// the figures an earlier machine made, bit for bit; oneDNN also sizes its blocks by the CPU's caches,
-/// so a CPU unlike both is not guaranteed the same bits.
-struct KernelPin {
-  const char* variable;
-  const char* value;
-};
-inline constexpr KernelPin kNetworkKernelPins[] = {{"OPENBLAS_CORETYPE", "Haswell"}, {"ONEDNN_MAX_CPU_ISA", "AVX2"}};
 
 /// Which kernels a network trained in this process runs on, from the environment: "pinned (...)" when
 /// every kNetworkKernelPins value is in effect, else the values set and "this CPU's own" for the rest,
