@@ -86,11 +86,16 @@ class MiniBatch {
   /// 3) next = (1 - eta lambda) w [+ eta lambda w0] - eta/m sum_j (q beta_j h_j^(q-1) (psi_j* - psi_j)), or with the
   /// likelihood's terms beta_j (E[psi_j] - psi_j); sparse psi touch only their entries.  With m = 1
   /// the scale is -eta exactly: the single-example learner, bit for bit.
+  /// With a prior metric M the pull is eta lambda M (w - w0).
   void step(const Eigen::VectorXd& w, double eta, double lambda, int q, const Eigen::VectorXd& prior,
-            Eigen::VectorXd& next) const {
+            const Eigen::MatrixXd& metric, Eigen::VectorXd& next) const {
     const double scale = -eta / static_cast<double>(m_);
-    next = (1.0 - eta * lambda) * w;
-    if (prior.size() > 0) next += (eta * lambda) * prior;  // lambda (w - w0): the pull toward the prior
+    if (metric.size() > 0) {
+      next = w - (eta * lambda) * (metric * (w - prior));
+    } else {
+      next = (1.0 - eta * lambda) * w;
+      if (prior.size() > 0) next += (eta * lambda) * prior;  // lambda (w - w0): the pull toward the prior
+    }
     for (std::size_t j = 0; j < m_; ++j) {
       if (likelihood_) {
         addLikelihoodGradient(marginals_[j], w, scale, next);
@@ -139,6 +144,11 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
     throw InvalidArgument("online greedy projection: the prior has " + std::to_string(params_.prior.size()) +
                           " weights, the examples " + std::to_string(d) + " features");
   }
+  if (params_.prior_metric.size() > 0 &&
+      (params_.prior.size() != d || params_.prior_metric.rows() != d || params_.prior_metric.cols() != d)) {
+    throw InvalidArgument("online greedy projection: a prior metric needs a prior, both of the examples' " + std::to_string(d) +
+                          " features");
+  }
 
   const std::size_t n = examples.size();
   const std::size_t batch = std::min(n, static_cast<std::size_t>(params_.batch));
@@ -174,7 +184,7 @@ const Eigen::VectorXd& OnlineGreedyProjection::train(const ExampleList& examples
       }
       // 3) the subgradient of the step's mean term, step 1/(lambda t) and project, formed on a copy
       //    so that a non-finite step leaves the last good w in place
-      calls.step(w, steps.stepSize(t), params_.lambda, params_.q, params_.prior, next);
+      calls.step(w, steps.stepSize(t), params_.lambda, params_.q, params_.prior, params_.prior_metric, next);
       params_.projection->project(next);
       if (!next.allFinite()) {
         run.fail("the step of round " + std::to_string(t) + " is not finite; kept the last good weights");

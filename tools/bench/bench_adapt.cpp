@@ -635,6 +635,9 @@ int main(int argc, char** argv) {
   app.add_option("--pool", o.pool, "demonstrations planned on each left half")->capture_default_str()->check(CLI::Range(1, 100));
   app.add_option("--pairs", o.pairs, "scored pairs on each right half")->capture_default_str()->check(CLI::Range(1, 1000));
   app.add_option("--lambda", o.adapt.lambda, "the prior's strength (linear models)")->capture_default_str();
+  app.add_option_function<std::string>("--prior", [&o](const std::string& prior) { o.adapt.prior = prior == "costs" ? AdaptationPrior::Costs : AdaptationPrior::Weights; },
+                                       "what the prior keeps near the parent's (linear models): weights or costs")
+      ->check(CLI::IsMember({"weights", "costs"}));
   app.add_option("--epochs", o.adapt.epochs, "passes over the demonstrations (linear models)")->capture_default_str();
   app.add_option("--learch-rounds", o.adapt.learch_rounds, "trees added (LEARCH models)")->capture_default_str();
   app.add_option("--threads", o.adapt.threads, "oracle calls at once")->capture_default_str();
@@ -830,7 +833,7 @@ int main(int argc, char** argv) {
       writeImage(o.png, picture);
       std::printf("wrote %s\n", o.png.c_str());
     }
-    const Json settings = {{"lambda", o.adapt.lambda}, {"epochs", o.adapt.epochs}, {"learch_rounds", o.adapt.learch_rounds},
+    const Json settings = {{"lambda", o.adapt.lambda}, {"prior", describe(o.adapt.prior)}, {"epochs", o.adapt.epochs}, {"learch_rounds", o.adapt.learch_rounds},
                            {"seeds", o.seeds}, {"pool", o.pool}, {"pairs", o.pairs}, {"marks", o.marks},
                            {"demonstrations", o.demonstrations},
                            {"suggest_rule", describe(o.suggestion.rule)}, {"suggest_spread", o.suggestion.spread},

@@ -272,6 +272,7 @@ void addAdaptCommand(CLI::App& app) {
   // The settings, each a row of the settings table (its range and message); with a config, as its --set.
   PipelineSettings& s = o->settings;
   addSettingOption(*cmd, "--lambda", "adapt.lambda", s, "linear models: the pull toward the parent (larger: closer)");
+  addSettingOption(*cmd, "--prior", "adapt.prior", s, "linear models: what the prior keeps near the parent's: weights or costs");
   addSettingOption(*cmd, "--epochs", "adapt.epochs", s, "linear models: passes over the demonstrations");
   addSettingOption(*cmd, "--learch-rounds", "adapt.learch_rounds", s, "LEARCH models: trees added");
   addSettingOption(*cmd, "--network-lambda", "adapt.network_lambda", s, "network models: the proximal pull toward the parent's parameters");

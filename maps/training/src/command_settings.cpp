@@ -39,6 +39,11 @@ SettingKey adaptLambdaKey() {
 
 void adaptKeys(std::vector<SettingKey>& keys) {
   keys.push_back(adaptLambdaKey());
+  keys.push_back(choiceKey("adapt.prior", {"weights", "costs"},
+                           "linear models: what the prior keeps near the parent's: weights (lambda/2 |w - w0|^2) or costs "
+                           "(the mean squared change of log-cost over the taught images' cells); docs/teaching.md",
+                           [](const S& s) { return describe(s.adapt.prior); },
+                           [](S& s, const std::string& v) { s.adapt.prior = v == "costs" ? AdaptationPrior::Costs : AdaptationPrior::Weights; }));
   keys.push_back(integerKey<int>("adapt.epochs", 1, 100000, "linear models: passes of the online learner over the demonstrations",
                                  [](S& s) -> int& { return s.adapt.epochs; }));
   keys.push_back(integerKey<int>("adapt.learch_rounds", 1, 10000, "LEARCH models: trees added",
@@ -138,6 +143,8 @@ void AdaptationSettings::validate() const { checkAs(*this, &PipelineSettings::ad
 void SuggestionSettings::validate() const { checkAs(*this, &PipelineSettings::suggest, SettingCommand::Suggest); }
 void SuggestionSearch::validate() const { checkAs(*this, &PipelineSettings::suggestion_search, SettingCommand::Suggest); }
 void PageLimits::validate() const { checkAs(*this, &PipelineSettings::page, SettingCommand::Serve); }
+
+std::string describe(AdaptationPrior prior) { return prior == AdaptationPrior::Costs ? "costs" : "weights"; }
 
 std::string describe(SuggestionRule rule) { return rule == SuggestionRule::Committee ? "committee" : "change"; }
 

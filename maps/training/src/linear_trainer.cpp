@@ -11,10 +11,14 @@
 #include <mmp/learners/online_greedy_projection.hpp>
 #include <mmp/planning/path.hpp>
 
+#include <Eigen/Eigenvalues>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <tuple>
+#include <vector>
 
 namespace mmp {
 
@@ -26,6 +30,10 @@ TrainedCostModel linearStart(const TrainingData& training, const PipelineSetting
 }
 
 namespace {
+
+// adapt.prior costs (costMetric): the cells an image contributes at most, and the identity's share.
+constexpr int kCostMetricCells = 50000;
+constexpr double kCostMetricRidge = 1e-3;
 
 // Mean prediction loss per cell of demonstration at w (plain A*, no loss augmentation).
 double predictionLoss(const std::vector<std::unique_ptr<PathExample>>& examples, const Eigen::VectorXd& w,
@@ -162,6 +170,7 @@ class LinearTrainer final : public CostModelTrainer {
     p.stop.max_iterations = in.settings.epochs;
     p.threads = in.settings.threads;
     p.prior = prior;
+    if (in.settings.prior == AdaptationPrior::Costs) p.prior_metric = costMetric(in);
     OnlineGreedyProjection learner(p);
     std::vector<const FeatureMap*> maps;
     for (const TeachingImage& image : in.images) maps.push_back(image.map.get());
@@ -204,8 +213,43 @@ class LinearTrainer final : public CostModelTrainer {
     return intersect(sets);
   }
 
+  // adapt.prior costs: M, the mean over the taught images' passable cells of g g^T with g the gradient
+  // in w of the cell's log-cost at the parent (f / (w0 . f) for costs w . f; f for log-costs, whose
+  // exponent only scales M): (w - w0)^T M (w - w0) is, to first order, the mean squared change of
+  // log-cost over the site.  Scaled to largest eigenvalue 1 (so the online steps stay stable), with
+  // kCostMetricRidge of the identity for the directions no cell moves.  At most kCostMetricCells cells
+  // an image (every stride-th), the images summed by name so that the teaching order does not matter.
+  static Eigen::MatrixXd costMetric(const AdaptationInput& in) {
+    const Eigen::VectorXd& w0 = in.parent.weights();
+    const bool linear = in.parent.form() == CostForm::Linear;
+    std::vector<const TeachingImage*> images;
+    for (const TeachingImage& image : in.images) images.push_back(&image);
+    std::sort(images.begin(), images.end(), [](const TeachingImage* a, const TeachingImage* b) {
+      return std::tie(a->fingerprint, a->name) < std::tie(b->fingerprint, b->name);
+    });
+    Eigen::MatrixXd m = Eigen::MatrixXd::Zero(w0.size(), w0.size());
+    long cells = 0;
+    for (const TeachingImage* image : images) {
+      const FeatureMap& map = *image->map;
+      const int stride = std::max(1, map.cells() / kCostMetricCells);
+      for (int s = 0; s < map.cells(); s += stride) {
+        if (map.isBlocked(s)) continue;
+        Eigen::VectorXd g = map.cellVector(s).cast<double>();
+        const double cost = linear ? w0.dot(g) : 1.0;
+        if (!(cost > 0.0) || !std::isfinite(cost)) continue;
+        m.selfadjointView<Eigen::Lower>().rankUpdate(g / cost);
+        ++cells;
+      }
+    }
+    m = Eigen::MatrixXd(m.selfadjointView<Eigen::Lower>()) / static_cast<double>(std::max(1L, cells));
+    const double largest = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(m, Eigen::EigenvaluesOnly).eigenvalues().maxCoeff();
+    if (largest > 0.0) m /= largest;
+    return (m + kCostMetricRidge * Eigen::MatrixXd::Identity(m.rows(), m.cols())) / (1.0 + kCostMetricRidge);
+  }
+
   std::string describeAdaptation(const AdaptationSettings& s) const override {
-    return "online greedy projection toward the parent, lambda " + numberText(s.lambda) + ", " + std::to_string(s.epochs) + " epochs";
+    return "online greedy projection toward the parent" + std::string(s.prior == AdaptationPrior::Costs ? "'s costs" : "") +
+           ", lambda " + numberText(s.lambda) + ", " + std::to_string(s.epochs) + " epochs";
   }
   const char* adaptationStrength() const override { return "adapt.lambda"; }
   bool takesMarks() const override { return true; }

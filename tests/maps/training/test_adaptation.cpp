@@ -175,6 +175,37 @@ TEST_CASE("adaptation: an avoid mark keeps its ground dearer than the taught pat
   CHECK(marked.model().weights() == paths_only);  // refused: nothing changed
 }
 
+TEST_CASE("adaptation with the prior on the site's costs: order-free, another model than the weights' prior, and a strong one keeps the costs") {
+  const Site s = site();
+  AdaptationSettings costs;
+  costs.epochs = 3;
+  costs.prior = AdaptationPrior::Costs;
+  AdaptationSettings weights = costs;
+  weights.prior = AdaptationPrior::Weights;
+  AdaptationSettings strong = costs;
+  strong.lambda = 1e6;
+  CostModelTeacher a(s.model, costs), b(s.model, costs), w(s.model, weights), firm(s.model, strong);
+  const int image = a.addImage(geoImage(s.region), "scene 5");
+  for (CostModelTeacher* t : {&b, &w, &firm}) t->addImage(geoImage(s.region), "scene 5");
+  const int cols = a.cols(image);
+  const std::vector<std::vector<int>> paths = {demonstration(s.region, cols, 2 * cols + 2, 60 * cols + 60),
+                                               demonstration(s.region, cols, 60 * cols + 2, 3 * cols + 61)};
+  a.teach({{image, paths[0]}, {image, paths[1]}});
+  b.teach({{image, paths[1]}, {image, paths[0]}});
+  w.teach({{image, paths[0]}, {image, paths[1]}});
+  firm.teach({{image, paths[0]}, {image, paths[1]}});
+  CHECK(a.model().weights() != s.model.weights());
+  CHECK(a.model().weights() == b.model().weights());
+  CHECK(a.model().weights() != w.model().weights());
+  CHECK(a.model().info().at("adapted_by").find("toward the parent's costs, lambda 10") != std::string::npos);
+  const std::vector<double> parent = s.model.costs(s.region.image).costs, kept = firm.model().costs(s.region.image).costs;
+  double largest = 0.0;
+  for (std::size_t c = 0; c < parent.size(); ++c) {
+    if (std::isfinite(parent[c])) largest = std::max(largest, std::abs(kept[c] - parent[c]) / parent[c]);
+  }
+  CHECK(largest < 1e-2);
+}
+
 TEST_CASE("adaptation: a demonstration the parent does not plan gets cheaper, and a strong prior keeps the parent") {
   const Site s = site();
   AdaptationSettings weak;

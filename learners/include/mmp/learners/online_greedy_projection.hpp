@@ -56,6 +56,10 @@ class OnlineGreedyProjection : public Learner {
     /// toward w0 instead of 0 (w <- P_W[w - 1/(lambda t) (lambda (w - w0) + ...)]): adapting a trained
     /// model to new examples, with lambda the prior's strength.  Empty: 0 (the learner above, bit for bit).
     Eigen::VectorXd prior;
+    /// The prior's metric M (d x d, symmetric positive semi-definite, largest eigenvalue <= 1 so that the
+    /// steps stay stable): the regulariser becomes lambda/2 (w - w0)^T M (w - w0) and its pull
+    /// lambda M (w - w0).  Needs a prior.  Empty: the identity (above).
+    Eigen::MatrixXd prior_metric;
   };
 
   explicit OnlineGreedyProjection(Params params);

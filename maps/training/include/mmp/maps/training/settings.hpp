@@ -159,6 +159,12 @@ struct ClassifierSettings {
 // suggest.*, serve.*) check the configs, flags and Python keywords, and validate() below checks a
 // program's values against the same rows.  Training ignores them.
 
+/// What a linear model's prior keeps (adapt.prior): Weights, lambda/2 |w - w0|^2; Costs, the mean
+/// squared change of log-cost over the taught images' cells, lambda/2 (w - w0)^T M (w - w0)
+/// (adaptation.hpp says which M).
+enum class AdaptationPrior { Weights, Costs };
+std::string describe(AdaptationPrior prior);  ///< "weights", "costs"
+
 /// How a saved model adapts to demonstrations on a new site (adaptation.hpp; the adapt.* keys).
 struct AdaptationSettings {
   /// Linear models: the prior's strength lambda in lambda/2 |w - w0|^2; larger keeps the adapted model
@@ -166,6 +172,8 @@ struct AdaptationSettings {
   /// areas each left out of the model's training, by tools/scripts/adapt_selection.py --left-out
   /// (docs/teaching.md).
   double lambda = 10.0;
+  /// Linear models: what the prior keeps close to the parent's (the weights, or the site's costs).
+  AdaptationPrior prior = AdaptationPrior::Weights;
   /// Linear models: passes of the online learner over the demonstrations taught so far.
   int epochs = 10;
   /// LEARCH models: trees added (learch.rounds; chosen as lambda is), their step (eta_t = step / sqrt(t))
