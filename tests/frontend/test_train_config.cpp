@@ -499,6 +499,26 @@ TEST_CASE("an adapt config reads adapt.* by the settings table's rows, and anoth
   CHECK(errorOf(write(dir, minimalConfig() + "serve: {max_points: 3}\n")).find("serve: the settings of mmp serve") != std::string::npos);
 }
 
+TEST_CASE("an adapt config's teach entry may name avoid strokes, a train config's entry may not, and adapt.prior is a row") {
+  test::TempDir dir;
+  cv::imwrite(dir.file("a.png"), test::randomImage(1, 64, 64));
+  std::ofstream(dir.file("a.csv")) << "path,x,y\n0,1,1\n0,40,40\n";
+  std::ofstream(dir.file("lake.csv")) << "path,x,y\nlake,50,5\nlake,60,20\n";
+  const AdaptConfig c = loadAdaptConfig(write(
+      dir, "teach: [{image: a.png, demonstrations: a.csv, avoid: lake.csv}]\nadapt: {prior: costs}\n", "adapt.yaml"));
+  REQUIRE(c.train.size() == 1);
+  CHECK(c.train[0].avoid.size() == 1);
+  CHECK(c.train[0].avoid[0].name == "lake");
+  CHECK(c.adapt.prior == AdaptationPrior::Costs);
+  CHECK_THROWS_WITH_AS(loadAdaptConfig(write(dir, "teach: [{image: a.png, demonstrations: a.csv, avoid: none.csv}]\n", "adapt.yaml")),
+                       doctest::Contains("teach[0].avoid: file '"), ConfigError);
+  CHECK_THROWS_WITH_AS(loadAdaptConfig(write(dir, "teach: [{image: a.png, demonstrations: a.csv}]\nadapt: {prior: both}\n", "adapt.yaml")),
+                       doctest::Contains("adapt.prior: 'both' is not one of: weights, costs"), ConfigError);
+  const std::string train = "behaviour: {name: follow_road, preferred: Road, costs: {Road: 1, Land: 5, Vegetation: 5, Water: inf, "
+                            "Building: 10}}\ntrain: [{image: a.png, demonstrations: a.csv, avoid: lake.csv}]\n";
+  CHECK(errorOf(write(dir, train)).find("train[0].avoid: unknown key") != std::string::npos);
+}
+
 TEST_CASE("every row of the settings table checks a program's values as it checks a config's") {
   PipelineSettings s;
   for (const SettingCommand command : {SettingCommand::Train, SettingCommand::Adapt, SettingCommand::Suggest, SettingCommand::Serve}) {

@@ -174,6 +174,10 @@ void runAdaptConfig(const AdaptOptions& o) {
       },
       [&](const std::string& stage, long done, long total, const std::string& detail) { progress.update(stage, done, total, detail); });
   progress.finish();
+  for (std::size_t m = 0; m < run.marks.size(); ++m) {
+    std::printf("avoid mark from %s: %zu cells held dearer than the taught paths' ground\n", run.mark_files[m].c_str(),
+                run.marks[m].cells.size());
+  }
 
   Json metrics = adaptationMetricsJson(run, config, o.model);
   if (!run.lambda_selection.empty()) {

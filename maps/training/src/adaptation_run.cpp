@@ -63,6 +63,16 @@ RunImage loadTeachImage(const CostModel& parent, const PipelineSettings& s, std:
                                  : spec.name + " demonstration " + std::to_string(d + 1);
     run.taught.push_back({static_cast<int>(i), name, region.demonstrations[d], {}});
   }
+  if (!spec.avoid.empty()) {
+    AvoidMark mark{static_cast<int>(i), {}};  // every cell a stroke crosses
+    for (const PixelPath& stroke : spec.avoid) {
+      const std::vector<int> cells = pathCells(stroke, s.features.cell_size, region.rows(), region.cols(),
+                                               prefix(s) + spec.where + ": '" + spec.avoid_file + "' stroke '" + stroke.name + "'", region.frame);
+      mark.cells.insert(mark.cells.end(), cells.begin(), cells.end());
+    }
+    run.marks.push_back(std::move(mark));
+    run.mark_files.push_back(spec.where + ": '" + spec.avoid_file + "'");
+  }
   run.teach_regions.push_back(std::move(region));
   return image;
 }
@@ -79,7 +89,8 @@ std::unique_ptr<CostModelTeacher> teacherOf(const CostModel& parent, const Adapt
 
 // Leave one demonstration out: for each, the model taught on the others plans between its ends.
 HeldOutPathReport heldOut(const CostModel& parent, const AdaptationSettings& settings, const std::vector<RunImage>& images,
-                          const std::vector<TeachingRecord>& taught, const StageCallback& progress) {
+                          const std::vector<TeachingRecord>& taught, const std::vector<AvoidMark>& marks,
+                          const StageCallback& progress) {
   const int n = static_cast<int>(taught.size());
   const int cell_size = parent.features().settings().cell_size;
   const PathExample::Params params = adaptationExampleParams(settings, parent);
@@ -94,7 +105,7 @@ HeldOutPathReport heldOut(const CostModel& parent, const AdaptationSettings& set
     for (int o = 0; o < n; ++o) {
       if (o != d) others.push_back({taught[static_cast<std::size_t>(o)].image, taught[static_cast<std::size_t>(o)].cells});
     }
-    teacher->teach(others);
+    teacher->teach(others, marks);
     const RunImage& image = images[static_cast<std::size_t>(held.image)];
     const PathExample example(image.teaching.map, held.cells, params);
     tally.add(scoreHeldOut(parent_grids[static_cast<std::size_t>(held.image)], example, cell_size),
@@ -129,7 +140,7 @@ void chooseLambda(const CostModel& parent, const AdaptationRunSettings& settings
     AdaptationSettings candidate = settings.adapt;
     candidate.lambda = lambda;
     candidate.validate();
-    reports.push_back(heldOut(parent, candidate, images, run.taught, progress));
+    reports.push_back(heldOut(parent, candidate, images, run.taught, run.marks, progress));
     const HeldOutPathReport& r = reports.back();
     candidates.emplace_back();
     candidates.back().score = r.model.unplanned > 0 ? std::numeric_limits<double>::infinity() : r.model.loss;
@@ -150,6 +161,15 @@ void chooseLambda(const CostModel& parent, const AdaptationRunSettings& settings
 void teachInOrder(const CostModel& parent, const AdaptationRunSettings& settings, const AdaptationSettings& adapt,
                   const std::vector<RunImage>& images, AdaptationRun& run, const TeachingProgress& teaching) {
   const std::unique_ptr<CostModelTeacher> teacher = teacherOf(parent, adapt, images);
+  if (!run.marks.empty()) {
+    try {
+      teacher->teach({}, run.marks);
+    } catch (const Error& e) {
+      std::string files;
+      for (const std::string& file : run.mark_files) files += (files.empty() ? "" : ", ") + file;
+      throw ConfigError(prefix(settings) + "avoid (" + files + "): " + e.what());
+    }
+  }
   const int n = static_cast<int>(run.taught.size());
   for (int k = 0; k < n; ++k) {
     TeachingRecord& record = run.taught[static_cast<std::size_t>(k)];
@@ -197,7 +217,9 @@ AdaptationRun adaptAndReport(const CostModel& parent, const AdaptationRunSetting
   AdaptationSettings chosen = settings.adapt;
   chosen.lambda = run.lambda;
   teachInOrder(parent, settings, chosen, images, run, teaching);
-  if (run.lambda_selection.empty() && settings.adapt.held_out && n >= 2) run.held_out = heldOut(parent, chosen, images, run.taught, progress);
+  if (run.lambda_selection.empty() && settings.adapt.held_out && n >= 2) {
+    run.held_out = heldOut(parent, chosen, images, run.taught, run.marks, progress);
+  }
   scoreHoldouts(parent, s, run, progress);
   return run;
 }

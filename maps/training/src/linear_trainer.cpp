@@ -32,7 +32,7 @@ TrainedCostModel linearStart(const TrainingData& training, const PipelineSetting
 namespace {
 
 // adapt.prior costs (costMetric): the cells an image contributes at most, and the identity's share.
-constexpr int kCostMetricCells = 50000;
+constexpr int kCostMetricCells = 5000;
 constexpr double kCostMetricRidge = 1e-3;
 
 // Mean prediction loss per cell of demonstration at w (plain A*, no loss augmentation).

@@ -326,6 +326,34 @@ TEST_CASE("demonstration values: seeded, zero when the copies cannot move the pl
   CHECK_THROWS_AS(demonstrationValues(s.model, map, pairs, settings), InvalidArgument);
 }
 
+TEST_CASE("adaptation run: a teach image's avoid strokes are one mark, taught with the paths and kept held out") {
+  const Site s = site();
+  AdaptationRunSettings settings;
+  static_cast<PipelineSettings&>(settings) = test::syntheticSettings();
+  settings.train = {test::scene(5)};
+  settings.train[0].avoid_file = "lake.csv";
+  PixelPath stroke;
+  stroke.name = "lake";
+  stroke.points = {{100.0, 20.0}, {140.0, 60.0}};
+  settings.train[0].avoid = {stroke};
+  settings.demonstrations.per_region = 3;
+  settings.adapt.epochs = 3;
+  const AdaptationRun run = adaptAndReport(s.model, settings);
+  REQUIRE(run.marks.size() == 1);
+  CHECK(run.marks[0].cells.size() >= 10);  // every cell the stroke crosses (cells of 4 px)
+  CHECK(run.mark_files[0].find("lake.csv") != std::string::npos);
+  CHECK(run.model.info().count("adapted_avoid") == 1);
+  CostModelTeacher teacher(s.model, settings.adapt);  // the same as a teacher given the paths and the mark
+  teacher.addImage(run.teach_regions[0].map, "scene 5");
+  std::vector<TaughtDemonstration> paths;
+  for (const TeachingRecord& r : run.taught) paths.push_back({0, r.cells});
+  teacher.teach(paths, run.marks);
+  CHECK(teacher.model().weights() == run.model.weights());
+  // a LEARCH parent takes no marks: the run says which file
+  settings.train[0].avoid_file = "roofs.csv";
+  CHECK_THROWS_WITH_AS(adaptAndReport(site(CostHypothesis::Learch).model, settings), doctest::Contains("roofs.csv"), ConfigError);
+}
+
 TEST_CASE("adaptation run: teaches generated demonstrations, scores each held out and the holdout, reproducibly") {
   const Site s = site();
   AdaptationRunSettings settings;

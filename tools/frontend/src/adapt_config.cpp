@@ -45,7 +45,7 @@ AdaptConfig loadAdaptConfig(const std::string& path, const std::string& data_roo
   const std::string base = !c.data_root.empty() ? c.data_root : config.folder();
   if (!config.has("teach")) config.fail("teach", "required: the images to teach on, each with demonstrations or labels");
   for (const ConfigNode& item : config.items("teach")) {
-    for (RegionSpec& spec : readRegionEntry(item, true, base)) c.train.push_back(std::move(spec));
+    for (RegionSpec& spec : readRegionEntry(item, true, base, true)) c.train.push_back(std::move(spec));
   }
   if (c.train.empty()) config.fail("teach", "the list is empty");
   for (const ConfigNode& item : config.items("holdout")) {

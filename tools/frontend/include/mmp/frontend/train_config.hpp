@@ -85,8 +85,9 @@ std::vector<std::string> inapplicableSettings(const ConfigNode& config, const Pi
 
 /// The images of one train (`training`) or holdout entry: {image, labels, demonstrations}, {images:
 /// pattern, ...} or {synthetic: {...}}, with resolution, origin, crs and area; file paths relative to
-/// `base`.  Throws mmp::ConfigError naming the entry's key path.
-std::vector<RegionSpec> readRegionEntry(const ConfigNode& item, bool training, const std::string& base);
+/// `base`.  A teach entry of `mmp adapt`'s config (`teaching`) may also name `avoid`, a file of strokes
+/// over ground that must stay dear (RegionSpec::avoid).  Throws mmp::ConfigError naming the entry's key path.
+std::vector<RegionSpec> readRegionEntry(const ConfigNode& item, bool training, const std::string& base, bool teaching = false);
 
 /// A plain image's world frame from an entry's resolution (world units per pixel), origin [x, y] of
 /// its lower-left corner and crs (none of them: no frame).  Throws mmp::ConfigError naming the key.

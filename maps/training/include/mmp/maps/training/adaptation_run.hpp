@@ -57,6 +57,10 @@ struct AdaptationRun {
   CostModel model;                          ///< the adapted model (its info records what it was taught)
   std::vector<Region> teach_regions;        ///< without raw feature values; demonstrations as taught
   std::vector<TeachingRecord> taught;
+  /// The teach images' avoid marks (RegionSpec::avoid: every cell its strokes cross, one mark an
+  /// image), taught with the first demonstration and kept in every held-out model; and where each came from.
+  std::vector<AvoidMark> marks;
+  std::vector<std::string> mark_files;
   /// Each demonstration held out: baseline = the parent, model = the model taught on the others.  With a
   /// lambda selection, the chosen lambda's figures are the ones the selection saw, so they flatter it a little.
   HeldOutPathReport held_out;
@@ -77,8 +81,9 @@ using TeachingProgress = std::function<void(int k, int n, const TeachingRecord& 
 /*!
     ensures: loads the teach images (`train`) under the parent's features, gives each its
              demonstrations (addDemonstrations: its files, or generated on its labels with the
-             settings' demonstrations section), teaches them one at a time in order (progress after
-             each), scores them held out, and scores the holdout images (if any) with the adapted
+             settings' demonstrations section) and avoid marks (RegionSpec::avoid), teaches the marks
+             and then the demonstrations one at a time in order (progress after each), scores the
+             demonstrations held out (every model with the marks), and scores the holdout images (if any) with the adapted
              model, uniform costs and the parent.  The parent is never modified.
              Throws mmp::ConfigError / mmp::DataError naming the image or demonstration, as training
              does: no teach image, a demonstration off its image's grid, an image of another size than

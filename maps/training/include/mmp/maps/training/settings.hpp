@@ -63,6 +63,10 @@ struct RegionSpec {
   cv::Mat label_pixels;
   std::string demonstrations_file;        ///< where `demonstrations` came from, for messages
   std::vector<PixelPath> demonstrations;  ///< demonstrated paths; none: generated from the labels
+  /// A teach image's avoid strokes (`avoid:` of mmp adapt's config): every cell a stroke crosses is
+  /// ground that must stay dear, one avoid mark for the image (CostModelTeacher::avoid).
+  std::string avoid_file;
+  std::vector<PixelPath> avoid;
   std::optional<SyntheticSceneParams> synthetic;
   bool hasLabels() const { return synthetic.has_value() || !labels.empty() || !label_pixels.empty(); }
   /// area, or the image's name if it has none.
