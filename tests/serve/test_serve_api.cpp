@@ -398,6 +398,17 @@ TEST_CASE("serve: suggest gives pairs of passable cells and refuses a bad count"
   CHECK(s["pairs"].size() <= 2);
   refused(f.post("/api/images/0/suggest", R"({"n": 0})"), 400, "'n' must be an integer from 1 to 10");
   refused(f.post("/api/images/0/suggest", R"({"n": "many"})"), 400, "'n'");
+  // within the view the page sends, out of an excluded box
+  const Json in_view = ok(f.post("/api/images/0/suggest", R"({"n": 2, "region": [0, 0, 96, 160], "exclude": [[0, 0, 96, 48]]})"));
+  REQUIRE(in_view["pairs"].size() >= 1);
+  for (const Json& pair : in_view["pairs"]) {
+    for (const char* end : {"start", "goal"}) {
+      CHECK(pair[end][0].get<double>() <= 96.0);
+      CHECK(pair[end][1].get<double>() >= 48.0);
+    }
+  }
+  refused(f.post("/api/images/0/suggest", R"({"region": [0, 0, 1e9, 10]})"), 400, "'region' must be [x0, y0, x1, y1] in pixels");
+  refused(f.post("/api/images/0/suggest", R"({"exclude": [[5, 5, 1, 1]]})"), 400, "'exclude[0]' must be");
 }
 
 TEST_CASE("serve: images are listed from files and folders and bounded in size") {

@@ -13,8 +13,13 @@
 #include <mmp/maps/training/adaptation.hpp>
 #include <mmp/planning/grid_planner.hpp>
 
+#include <mmp/frontend/demonstration_file.hpp>
+#include <mmp/maps/training/regions.hpp>
+
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <memory>
 
@@ -23,8 +28,43 @@ namespace {
 
 struct SuggestOptions {
   std::string model, image, out, png;
+  std::string region, skip_taught;     ///< --region x0,y0,x1,y1 (pixels), --skip-taught PATHS
+  std::vector<std::string> exclude;    ///< --exclude x0,y0,x1,y1, repeatable
   PipelineSettings settings;  ///< the setting flags' (suggest.*): settings.suggest and settings.suggestion_search
 };
+
+// "x0,y0,x1,y1" in pixels: the cells it covers (any part of), or an error naming the flag.
+SuggestionArea::Box pixelBox(const std::string& text, const std::string& flag, int k, const CostGrid& grid) {
+  std::vector<double> v;
+  bool numbers = true;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, ',');) {
+    char* end = nullptr;
+    v.push_back(std::strtod(part.c_str(), &end));
+    numbers = numbers && !part.empty() && end == part.c_str() + part.size() && std::isfinite(v.back());
+  }
+  const double width = grid.cols * k, height = grid.rows * k;
+  if (!numbers || v.size() != 4 || v[0] < 0 || v[1] < 0 || v[2] > width || v[3] > height || v[2] <= v[0] || v[3] <= v[1]) {
+    throw InvalidArgument(flag + " '" + text + "': give x0,y0,x1,y1 in pixels with 0 <= x0 < x1 <= " + numberText(width) +
+                          " and 0 <= y0 < y1 <= " + numberText(height) + " (the image's whole cells)");
+  }
+  return {static_cast<int>(v[1] / k), static_cast<int>(v[0] / k), static_cast<int>(std::ceil(v[3] / k)),
+          static_cast<int>(std::ceil(v[2] / k))};
+}
+
+// Where the flags let suggestions go, in the grid's cells.
+SuggestionArea suggestionArea(const SuggestOptions& o, const CostGrid& grid, const WorldFrame& frame) {
+  const int k = grid.cell_size;
+  SuggestionArea area;
+  if (!o.region.empty()) area.region = pixelBox(o.region, "--region", k, grid);
+  for (const std::string& box : o.exclude) area.excluded.push_back(pixelBox(box, "--exclude", k, grid));
+  if (o.skip_taught.empty()) return area;
+  for (const PixelPath& path : readDemonstrationFile(o.skip_taught)) {
+    const std::vector<int> cells = pathCells(path, k, grid.rows, grid.cols, o.skip_taught + " path '" + path.name + "'", frame);
+    area.taught.insert(area.taught.end(), cells.begin(), cells.end());
+  }
+  return area;
+}
 
 void runSuggest(const SuggestOptions& o) {
   const SuggestionSettings& settings = o.settings.suggest;
@@ -37,10 +77,12 @@ void runSuggest(const SuggestOptions& o) {
   std::fprintf(stderr, "valuing up to %d candidate pairs with %d perturbed copies of the model (rule %s)\n", search.candidates,
                settings.members, describe(settings.rule).c_str());
   int drawn = 0;
-  const std::vector<SuggestedPair> chosen = suggestDemonstrations(model, *map, search, settings, &drawn);
+  const SuggestionArea area = suggestionArea(o, grid, image.frame);
+  const std::vector<SuggestedPair> chosen = suggestDemonstrations(model, *map, search, settings, &drawn, {}, area);
   if (drawn == 0) {
     throw DataError("mmp suggest: '" + o.image + "' has no two passable cells " + numberText(search.min_separation_px) +
-                    " px apart; lower --min-separation-px");
+                    " px apart" + (o.region.empty() && o.exclude.empty() ? "" : " inside --region and outside every --exclude") +
+                    "; lower --min-separation-px");
   }
   std::ostringstream csv;
   const bool committee = settings.rule == SuggestionRule::Committee;
@@ -87,7 +129,12 @@ void addSuggestCommand(CLI::App& app) {
   cmd->add_option("--image", o->image, "the image to demonstrate on")->required()->check(CLI::ExistingFile);
   cmd->add_option("--out", o->out, "CSV of the suggested pairs (pixel coordinates)")->required();
   cmd->add_option("--png", o->png, "the cost map with the suggested pairs and the model's plans");
-  declareOtherFlags(*cmd, {"model", "--image", "--out", "--png"});
+  cmd->add_option("--region", o->region, "x0,y0,x1,y1 (pixels): suggest pairs with both ends inside it (the part you look at)");
+  cmd->add_option("--exclude", o->exclude, "x0,y0,x1,y1 (pixels), repeatable: ground kept for checking -- no end, and no "
+                                          "cell of the model's plan between them, inside it")->allow_extra_args(false);
+  cmd->add_option("--skip-taught", o->skip_taught, "paths already taught (the --demonstrations format): skip pairs whose plan "
+                                                   "runs mostly along them")->check(CLI::ExistingFile);
+  declareOtherFlags(*cmd, {"model", "--image", "--out", "--png", "--region", "--exclude", "--skip-taught"});
   // The settings, each a row of the settings table (its range and message).
   PipelineSettings& s = o->settings;
   addSettingOption(*cmd, "--n", "suggest.n", s, "pairs to suggest");
@@ -99,7 +146,9 @@ void addSuggestCommand(CLI::App& app) {
   addSettingOption(*cmd, "--spread", "suggest.spread", s, "each weight times exp(spread N(0, 1))");
   addSettingOption(*cmd, "--seed", "suggest.seed", s, "of the candidates and the perturbations");
   addSettingOption(*cmd, "--threads", "suggest.threads", s, "plans at once (0: every core)");
-  cmd->footer("Example:\n  mmp suggest models/follow_road.mmp --image site.tif --n 5 --out next.csv --png next.png");
+  cmd->footer("Examples:\n  mmp suggest models/follow_road.mmp --image site.tif --n 5 --out next.csv --png next.png\n"
+              "  mmp suggest models/follow_road.mmp --image site.tif --region 0,0,1000,1000 --exclude 1000,0,2000,2000 "
+              "--skip-taught paths.csv --out next.csv");
   cmd->callback([o] { runSuggest(*o); });
 }
 

@@ -390,7 +390,8 @@ TeachingStep CostModelTeacher::adapt() {
     example_images.push_back(d.image);
   }
   const std::vector<std::pair<Eigen::VectorXd, Eigen::VectorXd>> marks = markConstraints();
-  const AdaptationInput in{parent_, settings_, examples, example_images, images_, marks};
+  image_moments_.resize(images_.size());
+  const AdaptationInput in{parent_, settings_, examples, example_images, images_, marks, image_moments_};
   CostModel adapted = trainer_->adapt(in, parentInfo(), step);
   adapted.setDomain(parent_.domain());
   recordProvenance(adapted);

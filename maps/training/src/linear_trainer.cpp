@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <tuple>
 #include <vector>
 
@@ -32,7 +33,7 @@ TrainedCostModel linearStart(const TrainingData& training, const PipelineSetting
 namespace {
 
 // adapt.prior costs (costMetric): the cells an image contributes at most, and the identity's share.
-constexpr int kCostMetricCells = 5000;
+constexpr int kCostMetricCells = 20000;
 constexpr double kCostMetricRidge = 1e-3;
 
 // Mean prediction loss per cell of demonstration at w (plain A*, no loss augmentation).
@@ -213,38 +214,43 @@ class LinearTrainer final : public CostModelTrainer {
     return intersect(sets);
   }
 
-  // adapt.prior costs: M, the mean over the taught images' passable cells of g g^T with g the gradient
-  // in w of the cell's log-cost at the parent (f / (w0 . f) for costs w . f; f for log-costs, whose
-  // exponent only scales M): (w - w0)^T M (w - w0) is, to first order, the mean squared change of
-  // log-cost over the site.  Scaled to largest eigenvalue 1 (so the online steps stay stable), with
-  // kCostMetricRidge of the identity for the directions no cell moves.  At most kCostMetricCells cells
-  // an image (every stride-th), the images summed by name so that the teaching order does not matter.
+  // adapt.prior costs: M, the mean over the held images of each one's mean over its passable cells of
+  // g g^T, g the gradient in w of the cell's log-cost at the parent (f / (w0 . f) for costs w . f; f
+  // for log-costs, whose exponent only scales M): (w - w0)^T M (w - w0) is, to first order, the mean
+  // squared change of log-cost over the site.  Scaled to largest eigenvalue 1 (so the online steps stay
+  // stable), with kCostMetricRidge of the identity for the directions no cell moves.  Each image's mean
+  // is computed once (the teacher's cache) from at most kCostMetricCells cells (every stride-th); the
+  // images are summed by name so that the order they were added in does not matter.
   static Eigen::MatrixXd costMetric(const AdaptationInput& in) {
     const Eigen::VectorXd& w0 = in.parent.weights();
-    const bool linear = in.parent.form() == CostForm::Linear;
-    std::vector<const TeachingImage*> images;
-    for (const TeachingImage& image : in.images) images.push_back(&image);
-    std::sort(images.begin(), images.end(), [](const TeachingImage* a, const TeachingImage* b) {
-      return std::tie(a->fingerprint, a->name) < std::tie(b->fingerprint, b->name);
+    std::vector<std::size_t> order(in.images.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&in](std::size_t a, std::size_t b) {
+      return std::tie(in.images[a].fingerprint, in.images[a].name) < std::tie(in.images[b].fingerprint, in.images[b].name);
     });
     Eigen::MatrixXd m = Eigen::MatrixXd::Zero(w0.size(), w0.size());
-    long cells = 0;
-    for (const TeachingImage* image : images) {
-      const FeatureMap& map = *image->map;
-      const int stride = std::max(1, map.cells() / kCostMetricCells);
-      for (int s = 0; s < map.cells(); s += stride) {
-        if (map.isBlocked(s)) continue;
-        Eigen::VectorXd g = map.cellVector(s).cast<double>();
-        const double cost = linear ? w0.dot(g) : 1.0;
-        if (!(cost > 0.0) || !std::isfinite(cost)) continue;
-        m.selfadjointView<Eigen::Lower>().rankUpdate(g / cost);
-        ++cells;
-      }
+    for (const std::size_t i : order) {
+      if (in.image_moments[i].size() == 0) in.image_moments[i] = imageMoment(*in.images[i].map, w0, in.parent.form() == CostForm::Linear);
+      m += in.image_moments[i];
     }
-    m = Eigen::MatrixXd(m.selfadjointView<Eigen::Lower>()) / static_cast<double>(std::max(1L, cells));
     const double largest = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(m, Eigen::EigenvaluesOnly).eigenvalues().maxCoeff();
     if (largest > 0.0) m /= largest;
     return (m + kCostMetricRidge * Eigen::MatrixXd::Identity(m.rows(), m.cols())) / (1.0 + kCostMetricRidge);
+  }
+
+  static Eigen::MatrixXd imageMoment(const FeatureMap& map, const Eigen::VectorXd& w0, bool linear) {
+    Eigen::MatrixXd m = Eigen::MatrixXd::Zero(w0.size(), w0.size());
+    long cells = 0;
+    const int stride = std::max(1, map.cells() / kCostMetricCells);
+    for (int s = 0; s < map.cells(); s += stride) {
+      if (map.isBlocked(s)) continue;
+      const Eigen::VectorXd g = map.cellVector(s).cast<double>();
+      const double cost = linear ? w0.dot(g) : 1.0;
+      if (!(cost > 0.0) || !std::isfinite(cost)) continue;
+      m.selfadjointView<Eigen::Lower>().rankUpdate(g / cost);
+      ++cells;
+    }
+    return Eigen::MatrixXd(m.selfadjointView<Eigen::Lower>()) / static_cast<double>(std::max(1L, cells));
   }
 
   std::string describeAdaptation(const AdaptationSettings& s) const override {

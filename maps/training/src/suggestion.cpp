@@ -10,9 +10,12 @@
 #include <mmp/planning/path.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <string>
+#include <vector>
 
 namespace mmp {
 
@@ -54,6 +57,56 @@ Eigen::VectorXd pathFeatures(const FeatureMap& map, const std::vector<int>& path
   for (int s : path) map.addCell(s, 1.0, f);
   return f;
 }
+
+void checkBox(const SuggestionArea::Box& box, const SuggestionArea::Box& whole, const std::string& what) {
+  if (box.empty() || box.row0 < 0 || box.col0 < 0 || box.row1 > whole.row1 || box.col1 > whole.col1) {
+    throw InvalidArgument("suggestions: " + what + " (cell rows " + std::to_string(box.row0) + ".." + std::to_string(box.row1) +
+                          ", columns " + std::to_string(box.col0) + ".." + std::to_string(box.col1) +
+                          ") is empty or off the map's " + std::to_string(whole.row1) + " x " + std::to_string(whole.col1) + " cells");
+  }
+}
+
+// Whether a pair's plan under the model stays out of the area's excluded boxes and off its taught
+// ground (most of its cells farther than kTaughtRadius cells from every taught cell).
+class PlanCheck {
+ public:
+  PlanCheck(const CostModel& model, const FeatureMap& map, const SuggestionArea& area) : area_(area), cols_(map.cols()) {
+    if (area.excluded.empty() && area.taught.empty()) return;
+    costs_ = model.costs(map).costs;
+    near_taught_.assign(static_cast<std::size_t>(map.cells()), 0);
+    const int r = SuggestionArea::kTaughtRadius, rows = map.rows();
+    for (const int cell : area.taught) {
+      if (cell < 0 || cell >= map.cells()) continue;
+      for (int dr = -r; dr <= r; ++dr) {
+        for (int dc = -r; dc <= r; ++dc) {
+          const int row = cell / cols_ + dr, col = cell % cols_ + dc;
+          if (row >= 0 && row < rows && col >= 0 && col < cols_) near_taught_[static_cast<std::size_t>(row * cols_ + col)] = 1;
+        }
+      }
+    }
+  }
+
+  bool keeps(int start, int goal) const {
+    if (costs_.empty()) return true;
+    GridPlanner planner(static_cast<int>(costs_.size()) / cols_, cols_);
+    const PlanResult plan = planner.plan(costs_, start, goal);
+    if (plan.status != PlanStatus::Success) return false;
+    long along = 0;
+    for (const int cell : plan.path) {
+      for (const SuggestionArea::Box& box : area_.excluded) {
+        if (box.contains(cell, cols_)) return false;
+      }
+      along += near_taught_[static_cast<std::size_t>(cell)];
+    }
+    return 2 * along <= static_cast<long>(plan.path.size());
+  }
+
+ private:
+  const SuggestionArea& area_;
+  int cols_;
+  std::vector<double> costs_;
+  std::vector<std::uint8_t> near_taught_;
+};
 
 }  // namespace
 
@@ -116,18 +169,31 @@ std::vector<double> demonstrationValues(const CostModel& model, const FeatureMap
 
 std::vector<SuggestedPair> suggestDemonstrations(const CostModel& model, const FeatureMap& map, const SuggestionSearch& search,
                                                  const SuggestionSettings& settings, int* drawn,
-                                                 const std::vector<const FeatureMap*>& ground) {
+                                                 const std::vector<const FeatureMap*>& ground, const SuggestionArea& area) {
   settings.validate();
   search.validate();
   const int k = model.features().settings().cell_size;
   const int cols = map.cols(), cells = map.rows() * map.cols();
   const auto distance_px = [cols, k](int a, int b) { return std::hypot(a / cols - b / cols, a % cols - b % cols) * k; };
+  const SuggestionArea::Box whole{0, 0, map.rows(), map.cols()};
+  const SuggestionArea::Box region = area.region.empty() ? whole : area.region;
+  for (const SuggestionArea::Box& box : area.excluded) checkBox(box, whole, "an excluded box");
+  checkBox(region, whole, "the region");
+  const auto excluded = [&](int cell) {
+    return std::any_of(area.excluded.begin(), area.excluded.end(), [&](const SuggestionArea::Box& b) { return b.contains(cell, cols); });
+  };
+  // candidates drawn in the region, a cell of it at a time
+  const int region_rows = region.row1 - region.row0, region_cols = region.col1 - region.col0;
+  const auto draw = [&](Random& rng) {
+    const int c = static_cast<int>(rng.below(static_cast<std::uint64_t>(region_rows) * static_cast<std::uint64_t>(region_cols)));
+    return (region.row0 + c / region_cols) * cols + region.col0 + c % region_cols;
+  };
+  const auto usable = [&](int cell) { return !map.isBlocked(cell) && !excluded(cell); };
   Random rng(settings.seed);
   std::vector<std::pair<int, int>> pairs;
   for (long tries = 0; static_cast<int>(pairs.size()) < search.candidates && tries < 1000L * search.candidates; ++tries) {
-    const int a = static_cast<int>(rng.below(static_cast<std::uint64_t>(cells)));
-    const int b = static_cast<int>(rng.below(static_cast<std::uint64_t>(cells)));
-    if (!map.isBlocked(a) && !map.isBlocked(b) && distance_px(a, b) >= search.min_separation_px) pairs.push_back({a, b});
+    const int a = draw(rng), b = draw(rng);
+    if (usable(a) && usable(b) && distance_px(a, b) >= search.min_separation_px) pairs.push_back({a, b});
   }
   if (drawn) *drawn = static_cast<int>(pairs.size());
   if (pairs.empty()) return {};
@@ -135,6 +201,7 @@ std::vector<SuggestedPair> suggestDemonstrations(const CostModel& model, const F
   std::vector<std::size_t> order(pairs.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return values[x] > values[y]; });
+  const PlanCheck plan_check(model, map, area);
   std::vector<SuggestedPair> chosen;
   for (std::size_t i : order) {
     if (static_cast<int>(chosen.size()) == search.n || values[i] < 0.0) break;
@@ -143,7 +210,9 @@ std::vector<SuggestedPair> suggestDemonstrations(const CostModel& model, const F
         return distance_px(end, c.start) >= search.min_separation_px / 2 && distance_px(end, c.goal) >= search.min_separation_px / 2;
       });
     };
-    if (apart(pairs[i].first) && apart(pairs[i].second)) chosen.push_back({pairs[i].first, pairs[i].second, values[i]});
+    if (apart(pairs[i].first) && apart(pairs[i].second) && plan_check.keeps(pairs[i].first, pairs[i].second)) {
+      chosen.push_back({pairs[i].first, pairs[i].second, values[i]});
+    }
   }
   return chosen;
 }

@@ -45,6 +45,9 @@ struct AdaptationInput {
   /// The avoid marks (CostModelTeacher::avoid): each one's mean features, and the taught cells' mean
   /// features its mean log-cost is held above.  Empty for a kind that takes none (takesMarks).
   const std::vector<std::pair<Eigen::VectorXd, Eigen::VectorXd>>& marks;
+  /// The teacher's cache of what a kind computes once per image of the parent (one entry per image,
+  /// empty until the kind fills it): the linear cost prior's second moments (adapt.prior costs).
+  std::vector<Eigen::MatrixXd>& image_moments;
 };
 
 class CostModelTrainer {

@@ -8,6 +8,7 @@
 #include <mmp/maps/training/adaptation.hpp>
 #include <mmp/maps/training/pipeline.hpp>
 #include <mmp/maps/training/regions.hpp>
+#include <mmp/planning/grid_planner.hpp>
 
 #include <doctest/doctest.h>
 
@@ -161,4 +162,45 @@ TEST_CASE("suggestion: the change rule values more the pair whose disputed groun
   // ground "a" on 250 of 1770 passable cells (sd 0.35) against 1120 (sd 0.48): a demonstration there
   // would move the costs of more of the image
   CHECK(change_common > 1.2 * change_rare);
+}
+
+TEST_CASE("suggestion: pairs inside the region, none in or through an excluded box, none along taught ground") {
+  PipelineSettings s = test::syntheticSettings();
+  const CostModel model = trainedModel(CostHypothesis::Linear);
+  const FeatureMap map = model.features().map(loadRegion(test::scene(5), s).image);
+  const int rows = map.rows(), cols = map.cols();
+  SuggestionSearch search;
+  search.n = 3;
+  search.candidates = 60;
+  search.min_separation_px = 60.0;
+  const std::vector<SuggestedPair> free = suggestDemonstrations(model, map, search);
+  REQUIRE_FALSE(free.empty());
+
+  SuggestionArea area;
+  area.region = {0, 0, rows, cols / 2};                    // the left half
+  area.excluded = {{0, 0, rows / 3, cols / 2}};            // its top third kept for checking
+  const std::vector<SuggestedPair> inside = suggestDemonstrations(model, map, search, {}, nullptr, {}, area);
+  REQUIRE_FALSE(inside.empty());
+  GridPlanner planner(rows, cols);
+  const std::vector<double> costs = model.costs(map).costs;
+  for (const SuggestedPair& p : inside) {
+    for (const int end : {p.start, p.goal}) {
+      CHECK(area.region.contains(end, cols));
+      CHECK_FALSE(area.excluded[0].contains(end, cols));
+    }
+    const PlanResult plan = planner.plan(costs, p.start, p.goal);
+    REQUIRE(plan.status == PlanStatus::Success);
+    for (const int cell : plan.path) CHECK_FALSE(area.excluded[0].contains(cell, cols));
+  }
+
+  // the first free suggestion's plan taught: it is not suggested again
+  SuggestionArea taught;
+  taught.taught = planner.plan(costs, free[0].start, free[0].goal).path;
+  const std::vector<SuggestedPair> after = suggestDemonstrations(model, map, search, {}, nullptr, {}, taught);
+  for (const SuggestedPair& p : after) CHECK_FALSE((p.start == free[0].start && p.goal == free[0].goal));
+
+  SuggestionArea off;
+  off.region = {0, 0, rows + 1, cols};
+  CHECK_THROWS_WITH_AS(suggestDemonstrations(model, map, search, {}, nullptr, {}, off), doctest::Contains("the region (cell rows 0.."),
+                       InvalidArgument);
 }

@@ -301,7 +301,28 @@ struct Endpoints {
     return jsonResponse({{"step", stepJson(step)}, {"revision", st.revision}, {"demonstrations", demonstrations()}});
   }
 
-  // Seeded candidate pairs valued by demonstrationValues (as `mmp suggest`, fewer candidates: an answer in seconds).
+  // A body's [x0, y0, x1, y1] in pixels of the image (width x height): the grid's cells it covers (any part of).
+  static SuggestionArea::Box cellBox(const Json& value, const CostGrid& grid, int width, int height, const std::string& what) {
+    const bool numbers = value.is_array() && value.size() == 4 &&
+                         std::all_of(value.begin(), value.end(), [](const Json& v) { return v.is_number() && std::isfinite(v.get<double>()); });
+    if (!numbers || !(value[0].get<double>() >= 0 && value[1].get<double>() >= 0 && value[2].get<double>() <= width &&
+                      value[3].get<double>() <= height && value[0].get<double>() < value[2].get<double>() &&
+                      value[1].get<double>() < value[3].get<double>())) {
+      throw ApiError(400, "'" + what + "' must be [x0, y0, x1, y1] in pixels with 0 <= x0 < x1 <= " + std::to_string(width) +
+                              " and 0 <= y0 < y1 <= " + std::to_string(height));
+    }
+    const int k = grid.cell_size;
+    const auto cell = [k](double px, int cells) { return std::min(cells, static_cast<int>(std::ceil(px / k))); };
+    SuggestionArea::Box box{std::min(grid.rows - 1, static_cast<int>(value[1].get<double>() / k)),
+                            std::min(grid.cols - 1, static_cast<int>(value[0].get<double>() / k)),
+                            cell(value[3].get<double>(), grid.rows), cell(value[2].get<double>(), grid.cols)};
+    box.row1 = std::max(box.row1, box.row0 + 1);
+    box.col1 = std::max(box.col1, box.col0 + 1);
+    return box;
+  }
+
+  // Seeded candidate pairs valued by demonstrationValues (as `mmp suggest`, fewer candidates: an answer in seconds),
+  // inside the body's "region" (the page sends its view), out of its "exclude" boxes, off the paths taught on the image.
   Response suggest(ImageSlot& s, const Request& request) {
     const Json body = request.body.empty() ? Json::object() : parseBody(request);
     const Json n_json = body.value("n", Json(3));
@@ -312,16 +333,32 @@ struct Endpoints {
     const CostView v = st.costs(s);
     const CostGrid& grid = *v.grid;
     const int k = grid.cell_size;
+    SuggestionArea area;
+    if (body.contains("region")) area.region = cellBox(body["region"], grid, s.width, s.height, "region");
+    if (body.contains("exclude")) {
+      const Json& exclude = body["exclude"];
+      if (!exclude.is_array() || exclude.size() > 100) throw ApiError(400, "'exclude' must be a list of up to 100 [x0, y0, x1, y1]");
+      for (std::size_t i = 0; i < exclude.size(); ++i) area.excluded.push_back(cellBox(exclude[i], grid, s.width, s.height, "exclude[" + std::to_string(i) + "]"));
+    }
+    for (const TaughtDemonstration& d : st.teacher->demonstrations()) {
+      if (d.image == s.teacher_index) area.taught.insert(area.taught.end(), d.cells.begin(), d.cells.end());
+    }
+    const int region_rows = area.region.empty() ? grid.rows : area.region.row1 - area.region.row0;
+    const int region_cols = area.region.empty() ? grid.cols : area.region.col1 - area.region.col0;
     SuggestionSearch search;
     search.n = n;
     search.candidates = 40;
-    search.min_separation_px = std::max(grid.rows, grid.cols) * k / 4.0;
+    search.min_separation_px = std::max(region_rows, region_cols) * k / 4.0;
     SuggestionSettings settings;
     settings.threads = 0;
     const auto t0 = Clock::now();
     int drawn = 0;
-    const std::vector<SuggestedPair> chosen = suggestDemonstrations(st.model(), *s.map, search, settings, &drawn);
-    if (drawn == 0) throw ApiError(422, "image '" + s.name + "' has no two passable cells far enough apart to suggest a pair");
+    const std::vector<SuggestedPair> chosen = suggestDemonstrations(st.model(), *s.map, search, settings, &drawn, {}, area);
+    if (drawn == 0) {
+      throw ApiError(422, "image '" + s.name + "' has no two passable cells far enough apart " +
+                              (area.region.empty() ? "" : "in the view ") + "to suggest a pair" +
+                              (area.region.empty() ? "" : ": zoom out"));
+    }
     Json out = Json::array();
     for (const SuggestedPair& p : chosen) {
       out.push_back({{"start", {(p.start % grid.cols + 0.5) * k, (p.start / grid.cols + 0.5) * k}},

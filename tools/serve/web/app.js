@@ -386,9 +386,18 @@ async function afterTeaching(result, what) {
   if (state.start && state.goal) await plan();
 }
 
+// The part of the image in view, as the suggest request's region ({} when the whole image is in view).
+function visibleRegion() {
+  const canvas = $('canvas');
+  const [x0, y0] = imageOf(0, 0), [x1, y1] = imageOf(canvas.clientWidth, canvas.clientHeight);
+  const r = [Math.max(0, x0), Math.max(0, y0), Math.min(state.image.width, x1), Math.min(state.image.height, y1)];
+  const whole = r[0] <= 0 && r[1] <= 0 && r[2] >= state.image.width && r[3] >= state.image.height;
+  return whole || r[2] <= r[0] || r[3] <= r[1] ? {} : { region: r };
+}
+
 async function suggest() {
   await busy('Valuing candidate pairs', async () => {
-    const result = await postJson(imageUrl('suggest'), { n: 3 });
+    const result = await postJson(imageUrl('suggest'), { n: 3, ...visibleRegion() });
     state.suggestions = result.pairs;
     if (result.pairs.length > 0) {
       state.start = result.pairs[0].start;

@@ -237,6 +237,8 @@ class CostModelTeacher {
   std::vector<TeachingImage> images_;
   /// The parent's log-costs per image, once a step has needed them (a network's forward pass is not free).
   mutable std::vector<std::vector<double>> parent_log_costs_;
+  /// What the parent's kind computes once per image (AdaptationInput::image_moments).
+  std::vector<Eigen::MatrixXd> image_moments_;
   std::vector<TaughtDemonstration> demonstrations_;
   std::vector<AvoidMark> marks_;
   std::vector<bool> taught_marks_;  ///< what was taught, in order (true: a mark): what undo() drops

@@ -57,17 +57,41 @@ struct SuggestedPair {
   double value = 0.0;
 };
 
+/// Where suggestDemonstrations may suggest (the page's view, `mmp suggest --region/--exclude/--skip-taught`).
+struct SuggestionArea {
+  /// Cells [row0, row1) x [col0, col1) of the map's grid.
+  struct Box {
+    int row0 = 0, col0 = 0, row1 = 0, col1 = 0;
+    bool empty() const { return row1 <= row0 || col1 <= col0; }
+    bool contains(int cell, int cols) const {
+      const int r = cell / cols, c = cell % cols;
+      return r >= row0 && r < row1 && c >= col0 && c < col1;
+    }
+  };
+  Box region;                  ///< both ends inside it; empty: anywhere on the map
+  std::vector<Box> excluded;   ///< ground kept for checking: neither end nor a cell of the model's plan in any
+  std::vector<int> taught;     ///< cells of paths already taught (grid cells)
+  /// A pair whose model plan has more than half its cells within this many cells of a taught cell would
+  /// teach what was taught: skipped.
+  static constexpr int kTaughtRadius = 2;
+};
+
 
 /*!
     requires: as demonstrationValues (ground: as there); search valid (search.validate() throws otherwise)
     ensures: up to search.n pairs, most valuable first: search.candidates pairs of passable cells at
              least min_separation_px apart, drawn with settings.seed (at most 1000 tries each), valued by
              demonstrationValues; taken in order of value, skipping a pair with an end within half the
-             separation of an end already taken, and stopping at the first pair without a plan.  Empty
-             when no candidate could be drawn; `drawn` (if given) says how many were.
+             separation of an end already taken, and stopping at the first pair without a plan.  Within
+             `area`: candidates are drawn with both ends in its region and none in an excluded box; a
+             pair whose model plan enters an excluded box, or runs mostly along taught cells
+             (SuggestionArea::kTaughtRadius), is skipped.  Empty when no candidate could be drawn;
+             `drawn` (if given) says how many were.  Throws mmp::InvalidArgument if the region or a box
+             lies off the map.
 !*/
 std::vector<SuggestedPair> suggestDemonstrations(const CostModel& model, const FeatureMap& map, const SuggestionSearch& search,
                                                  const SuggestionSettings& settings = {}, int* drawn = nullptr,
-                                                 const std::vector<const FeatureMap*>& ground = {});
+                                                 const std::vector<const FeatureMap*>& ground = {},
+                                                 const SuggestionArea& area = {});
 
 }  // namespace mmp
