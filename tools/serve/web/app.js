@@ -548,7 +548,7 @@ async function main() {
 
 // For the browser test and the curious: the page's state and a digest of the cost overlay's pixels.
 window.mmp = {
-  state, screenOf, imageOf,
+  state, screenOf, imageOf, fitView,
   overlayDigest() {
     const p = state.pictures.costs;
     if (!p) return null;
