@@ -278,6 +278,22 @@ def main():
         demos = js("return mmp.state.session.demonstrations")
         assert len(demos) == 1 and browser.find_element(By.ID, "demonstrations").text.strip(), "the list of demonstrations is empty"
 
+        # before | after: the parent's overlay on its own scale is the overlay before teaching, pixel for
+        # pixel, and the taught overlay is coloured on the same range
+        browser.find_element(By.ID, "compare").click()
+        wait.until(lambda _: js("return mmp.state.busy === 0 && mmp.state.pictures.parentCosts !== null && mmp.state.parentPlan !== null"))
+        assert js("return mmp.overlayDigest('parentCosts')") == digest_before, "the parent's overlay is not the one before teaching"
+        ranges = js("return [mmp.state.pictures.parentCosts.range, mmp.state.pictures.costs.range]")
+        assert ranges[0] == ranges[1], f"the two overlays are on other scales: {ranges}"
+        assert js("return mmp.overlayDigest('costs')") not in (digest_before, None), "the taught overlay is the parent's"
+        plan_text = browser.find_element(By.ID, "plan-result").text
+        assert "under the parent's costs" in plan_text and "the parent's plan" in plan_text, plan_text
+        print(f"before | after on one scale {ranges[0]}; {plan_text.splitlines()[0]}")
+        if args.screenshot:
+            browser.save_screenshot(args.screenshot.replace(".png", "_compare.png"))
+        browser.find_element(By.ID, "compare").click()
+        wait.until(lambda _: js("return mmp.state.busy === 0 && !mmp.state.compare"))
+
         # 3. an error from the server is shown in the page: a plan from outside the image
         js("mmp.state.start = [-50, -50]; mmp.state.goal = [10, 10]; document.getElementById('planner').dispatchEvent(new Event('change'))")
         wait.until(lambda _: browser.find_element(By.ID, "error").is_displayed())

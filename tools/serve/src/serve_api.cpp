@@ -10,6 +10,7 @@
 #include <mmp/maps/training/regions.hpp>
 #include <mmp/planning/cost_field.hpp>
 #include <mmp/planning/grid_planner.hpp>
+#include <mmp/planning/path.hpp>
 #include <mmp/planning/ompl_planning.hpp>
 
 #include <algorithm>
@@ -125,11 +126,26 @@ struct Endpoints {
                          {"frame", frame}, {"revision", v.revision}, {"seconds", secondsSince(start)}});
   }
 
+  // "model=parent": the parent's cost map (the before of the page's before | after view); "scale=parent":
+  // coloured on the parent's cost range, so that before and after compare by eye.
+  static bool parentQuery(const Request& request, const std::string& key) {
+    const auto it = request.query.find(key);
+    if (it == request.query.end()) return false;
+    if (it->second != "parent") throw ApiError(400, key + " '" + it->second.substr(0, 40) + "': the only value is 'parent'");
+    return true;
+  }
+
   Response picture(ImageSlot& s, const Request& request, bool costs) {
+    const bool parent = parentQuery(request, "model"), parent_scale = parentQuery(request, "scale");
     CostView v;
     {
       std::lock_guard<std::mutex> lock(st.mutex);
-      v = st.costs(s);
+      v = parent ? st.parentCosts(s) : st.costs(s);
+      if (parent_scale) {
+        const CostView p = st.parentCosts(s);
+        v.low = p.low;
+        v.high = p.high;
+      }
     }
     const PixelRegion asked = queryRegion(request, s.width, s.height);
     const int max_px = static_cast<int>(queryNumber(request, "max", 16, st.settings.max_picture_px, st.settings.max_picture_px));
@@ -197,10 +213,13 @@ struct Endpoints {
     const auto [gx, gy] = jsonPoint(body, "goal");
     const std::string planner = body.value("planner", std::string("astar"));
     const double budget = body.value("budget", 1.0);
-    CostView v;
+    const Json model = body.value("model", Json("current"));
+    if (model != "current" && model != "parent") throw ApiError(400, "'model' must be \"current\" or \"parent\"");
+    CostView v, p;
     {
       std::lock_guard<std::mutex> lock(st.mutex);
-      v = st.costs(s);
+      v = model == "parent" ? st.parentCosts(s) : st.costs(s);
+      p = st.parentCosts(s);
     }
     const CostGrid& grid = *v.grid;
     const int start = cellOf(grid, sx, sy, "start"), goal = cellOf(grid, gx, gy, "goal");
@@ -213,7 +232,8 @@ struct Endpoints {
     const PlanResult exact = astar.plan(grid.costs, start, goal);
     if (exact.status != PlanStatus::Success) throw ApiError(422, "no plan between these points: " + exact.message);
     Json out = {{"planner", "astar"}, {"cost", exact.cost}, {"cells", exact.path.size()}, {"expansions", exact.expansions},
-                {"points", pixelPoints(exact.path, grid.cols, k)}, {"revision", v.revision}, {"seconds", secondsSince(t0)}};
+                {"points", pixelPoints(exact.path, grid.cols, k)}, {"revision", v.revision}, {"seconds", secondsSince(t0)},
+                {"parent_cost", pathIntegral(exact.path, grid.cols, p.grid->costs)}, {"model", model}};
     if (planner != "astar") {
       OmplSettings settings;
       try {

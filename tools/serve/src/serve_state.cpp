@@ -136,22 +136,37 @@ void ServeState::ensureLoaded(ImageSlot& s) {
   s.image = std::move(image);
 }
 
+namespace {
+
+// A model's cost map of a loaded slot, its unknown cells marked, and its finite cost range (1, 1 without
+// a passable cell).
+std::shared_ptr<const CostGrid> costGrid(const CostModel& model, const ImageSlot& s, double& low, double& high) {
+  auto grid = std::make_shared<CostGrid>(model.readsPixels() ? model.costs(*s.image) : model.costs(*s.map));
+  if (!s.unknown.empty() && s.unknown.size() == grid->costs.size()) grid->unknown = s.unknown;
+  low = std::numeric_limits<double>::infinity();
+  high = 0.0;
+  for (double c : grid->costs) {
+    if (std::isfinite(c)) low = std::min(low, c), high = std::max(high, c);
+  }
+  if (!(high > 0.0)) low = high = 1.0;
+  return grid;
+}
+
+}  // namespace
+
 CostView ServeState::costs(ImageSlot& s) {
   ensureLoaded(s);
   if (!s.grid || s.grid_revision != revision) {
-    auto grid = std::make_shared<CostGrid>(model().readsPixels() ? model().costs(*s.image) : model().costs(*s.map));
-    if (!s.unknown.empty() && s.unknown.size() == grid->costs.size()) grid->unknown = s.unknown;
-    double low = std::numeric_limits<double>::infinity(), high = 0.0;
-    for (double c : grid->costs) {
-      if (std::isfinite(c)) low = std::min(low, c), high = std::max(high, c);
-    }
-    if (!(high > 0.0)) low = high = 1.0;  // no passable cell
-    s.grid = std::move(grid);
+    s.grid = costGrid(model(), s, s.low, s.high);
     s.grid_revision = revision;
-    s.low = low;
-    s.high = high;
   }
   return {s.grid, s.image, s.low, s.high, revision};
+}
+
+CostView ServeState::parentCosts(ImageSlot& s) {
+  ensureLoaded(s);
+  if (!s.parent_grid) s.parent_grid = costGrid(parent, s, s.parent_low, s.parent_high);
+  return {s.parent_grid, s.image, s.parent_low, s.parent_high, 0};
 }
 
 std::string ServeState::tempFile(const std::string& name) {

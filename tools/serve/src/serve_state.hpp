@@ -48,6 +48,9 @@ struct ImageSlot {
   std::shared_ptr<const CostGrid> grid;
   long grid_revision = -1;
   double low = 0.0, high = 0.0;  ///< the finite cost range of grid
+  // The parent's cost map and range, once asked for (the page's before | after view):
+  std::shared_ptr<const CostGrid> parent_grid;
+  double parent_low = 0.0, parent_high = 0.0;
 };
 
 /// A cost map and the range the page colours it by, as of one model revision.
@@ -80,17 +83,19 @@ struct ServeState {
   void ensureLoaded(ImageSlot& slot);
   /// The image's cost map under the current model (computed if stale).  Requires the lock.
   CostView costs(ImageSlot& slot);
+  /// The image's cost map under the parent (computed once; revision 0).  Requires the lock.
+  CostView parentCosts(ImageSlot& slot);
   /// A fresh file path in the server's own temporary folder.  Requires the lock.
   std::string tempFile(const std::string& name);
 };
 
 // --- request helpers ---
 
-/// A finite number, all of `text` (else 400 naming `what`).
 /// Removes the temporary folders (mmp-serve.*) of servers that no longer run: a killed server's folder,
 /// whose .lock no process holds.  ServeState calls it before making its own.
 void removeAbandonedFolders();
 
+/// A finite number, all of `text` (else 400 naming `what`).
 double parseNumber(const std::string& text, const std::string& what);
 /// The query parameter `key` as a number in [low, high]; `fallback` if absent (NaN: required).
 double queryNumber(const Request& request, const std::string& key, double low, double high, double fallback);

@@ -8,9 +8,11 @@ const $ = (id) => document.getElementById(id);
 const state = {
   session: null, image: null, info: null, revision: 0,
   view: { scale: 1, x: 0, y: 0 },
-  pictures: { image: null, costs: null, imageDetail: null, costsDetail: null },
+  pictures: { image: null, costs: null, imageDetail: null, costsDetail: null, parentCosts: null, parentDetail: null },
   range: null, legendRamp: null,
-  mode: 'plan', start: null, goal: null, plan: null, drawing: [], suggestions: [],
+  // before | after: the parent's map left of the split, the taught model's right, both on the parent's scale
+  compare: false,
+  mode: 'plan', start: null, goal: null, plan: null, parentPlan: null, drawing: [], suggestions: [],
   busy: 0,
 };
 
@@ -79,13 +81,25 @@ async function fetchPicture(path) {
 
 const imageUrl = (what) => `/api/images/${state.image.id}/${what}`;
 
+// The cost pictures' query: in the before | after view on the parent's colour scale.
+const costsQuery = (query) => query + (state.compare ? '&scale=parent' : '');
+const parentQuery = (query) => `${query}&model=parent&scale=parent`;
+
 async function loadOverviews() {
   // the cost overview at most 1024 px a side: a 60 Mpx image's cells would make 8 MB of PNG; zooming in loads detail
-  const [image, costs] = await Promise.all([fetchPicture(imageUrl('image.jpg')), fetchPicture(imageUrl('costs.png') + '?max=1024')]);
+  const [image, costs] = await Promise.all([fetchPicture(imageUrl('image.jpg')),
+    fetchPicture(imageUrl('costs.png') + costsQuery('?max=1024'))]);
   state.pictures.image = image;
   setCosts(costs);
   state.pictures.imageDetail = null;
   state.pictures.costsDetail = null;
+  await loadParentOverview();
+}
+
+// The parent's overview, once per image, when the before | after view is on.
+async function loadParentOverview() {
+  if (!state.compare || state.pictures.parentCosts) return;
+  state.pictures.parentCosts = await fetchPicture(imageUrl('costs.png') + parentQuery('?max=1024'));
 }
 
 function setCosts(costs) {
@@ -96,9 +110,19 @@ function setCosts(costs) {
 }
 
 async function refreshCosts() {
-  setCosts(await fetchPicture(imageUrl('costs.png') + '?max=1024'));
+  setCosts(await fetchPicture(imageUrl('costs.png') + costsQuery('?max=1024')));
   state.pictures.costsDetail = null;
+  await loadParentOverview();
   scheduleDetail(0);
+}
+
+async function setCompare(on) {
+  state.compare = on;
+  state.pictures.parentDetail = null;
+  await busy(on ? 'Loading the parent\'s cost map' : 'Loading the cost map', async () => {
+    await refreshCosts();
+    if (state.start && state.goal) await plan();
+  });
 }
 
 // When zoomed in beyond the overview, the visible region at full resolution (debounced).
@@ -113,7 +137,7 @@ async function loadDetail() {
   if (!overview || !state.image) return;
   const overviewScale = overview.bitmap.width / state.image.width;  // overview px per image px
   if (state.view.scale <= overviewScale * 1.2) {
-    state.pictures.imageDetail = state.pictures.costsDetail = null;
+    state.pictures.imageDetail = state.pictures.costsDetail = state.pictures.parentDetail = null;
     draw();
     return;
   }
@@ -129,10 +153,13 @@ async function loadDetail() {
   const query = `?region=${region.join(',')}&max=${max}`;
   const id = state.image.id;
   try {
-    const [image, costs] = await Promise.all([fetchPicture(imageUrl('image.jpg') + query), fetchPicture(imageUrl('costs.png') + query)]);
+    const [image, costs, parent] = await Promise.all([fetchPicture(imageUrl('image.jpg') + query),
+      fetchPicture(imageUrl('costs.png') + costsQuery(query)),
+      state.compare ? fetchPicture(imageUrl('costs.png') + parentQuery(query)) : null]);
     if (!state.image || state.image.id !== id) return;
     state.pictures.imageDetail = image;
     state.pictures.costsDetail = costs.revision === state.revision ? costs : null;
+    state.pictures.parentDetail = parent;
     draw();
   } catch (e) {
     showError(e);
@@ -204,13 +231,29 @@ function draw() {
   drawPicture(ctx, state.pictures.image, true);
   drawPicture(ctx, state.pictures.imageDetail, true);
   ctx.globalAlpha = Number($('opacity').value) / 100;
-  drawPicture(ctx, state.pictures.costs, false);
-  drawPicture(ctx, state.pictures.costsDetail, false);
+  const split = canvas.clientWidth / 2;
+  const clipped = (x0, x1, pictures) => {
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(x0, 0, x1 - x0, canvas.clientHeight);
+    ctx.clip();
+    for (const picture of pictures) drawPicture(ctx, picture, false);
+    ctx.restore();
+  };
+  if (state.compare && state.pictures.parentCosts) {
+    clipped(0, split, [state.pictures.parentCosts, state.pictures.parentDetail]);
+    clipped(split, canvas.clientWidth, [state.pictures.costs, state.pictures.costsDetail]);
+  } else {
+    drawPicture(ctx, state.pictures.costs, false);
+    drawPicture(ctx, state.pictures.costsDetail, false);
+  }
   ctx.globalAlpha = 1;
+  if (state.compare && state.pictures.parentCosts) drawSplit(ctx, split, canvas.clientHeight);
   for (const d of state.session.demonstrations) {
     if (d.image === state.image.id) drawPath(ctx, d.points, 'rgba(0, 230, 255, 0.85)', 2.5, true);
   }
   for (const s of state.suggestions) drawPath(ctx, [s.start, s.goal], 'rgba(255, 255, 255, 0.8)', 1.5, true);
+  if (state.compare && state.parentPlan) drawPath(ctx, state.parentPlan.points, '#ffb000', 2.5, true);
   if (state.plan) {
     if (state.plan.ompl) drawPath(ctx, state.plan.ompl.points, '#7CFC00', 2.5, false);
     drawPath(ctx, state.plan.points, '#ff3b3b', 3, false);
@@ -219,6 +262,26 @@ function draw() {
   for (const p of state.drawing) { const [sx, sy] = screenOf(p[0], p[1]); ctx.fillStyle = '#00e5ff'; ctx.fillRect(sx - 2, sy - 2, 4, 4); }
   drawMark(ctx, state.start, '#3ddc84', 'start');
   drawMark(ctx, state.goal, '#ff6b6b', 'goal');
+}
+
+// The before | after split: a line down the middle, each side named.
+function drawSplit(ctx, x, height) {
+  ctx.save();
+  ctx.strokeStyle = '#fff';
+  ctx.lineWidth = 2;
+  ctx.shadowColor = 'rgba(0,0,0,0.8)';
+  ctx.shadowBlur = 3;
+  ctx.beginPath();
+  ctx.moveTo(x, 0);
+  ctx.lineTo(x, height);
+  ctx.stroke();
+  ctx.font = 'bold 13px system-ui';
+  ctx.fillStyle = '#fff';
+  ctx.textAlign = 'right';
+  ctx.fillText('before: the parent', x - 8, 18);
+  ctx.textAlign = 'left';
+  ctx.fillText('after: taught', x + 8, 18);
+  ctx.restore();
 }
 
 // --- the legend: the colour ramp over log cost, round ticks ---
@@ -292,7 +355,8 @@ async function selectImage(id) {
   state.start = state.goal = state.plan = null;
   state.drawing = [];
   state.suggestions = [];
-  state.pictures = { image: null, costs: null, imageDetail: null, costsDetail: null };
+  state.pictures = { image: null, costs: null, imageDetail: null, costsDetail: null, parentCosts: null, parentDetail: null };
+  state.parentPlan = null;
   $('plan-result').textContent = '';
   draw();
   await busy(`Loading ${state.image.name}`, async () => {
@@ -351,8 +415,16 @@ async function plan() {
   await busy(planner === 'astar' ? 'Planning' : `Planning (A* and ${planner}, 1 s budget)`, async () => {
     const result = await postJson(imageUrl('plan'), { start: state.start, goal: state.goal, planner, budget: 1.0 });
     state.plan = result;
+    const underParent = (r) => (r.parent_cost === null ? 'impassable' : formatCost(r.parent_cost));
     let text = `A* plan: cost ${formatCost(result.cost)}, ${result.cells} cells (${(result.seconds * 1000).toFixed(0)} ms)`;
+    if (state.revision > 0) text += `; ${underParent(result)} under the parent's costs`;
     if (result.ompl) text += `\n${result.ompl.planner}: cost ${formatCost(result.ompl.cost)} = ${result.ompl.ratio.toFixed(3)} x A*`;
+    state.parentPlan = null;
+    if (state.compare) {
+      state.parentPlan = await postJson(imageUrl('plan'), { start: state.start, goal: state.goal, model: 'parent' });
+      text += `\nthe parent's plan (dashed orange): cost ${formatCost(state.parentPlan.cost)} under the parent's costs, ` +
+        `${state.parentPlan.cells} cells`;
+    }
     $('plan-result').textContent = text;
     draw();
   });
@@ -524,6 +596,7 @@ async function main() {
   setupCanvas();
   $('error-close').addEventListener('click', () => { $('error').hidden = true; });
   $('opacity').addEventListener('input', () => { $('opacity-value').textContent = `${$('opacity').value} %`; draw(); });
+  $('compare').addEventListener('change', () => setCompare($('compare').checked));
   for (const radio of document.querySelectorAll('input[name=mode]')) {
     radio.addEventListener('change', () => { state.mode = radio.value; $('canvas').style.cursor = state.mode === 'draw' ? 'copy' : 'crosshair'; });
   }
@@ -549,8 +622,8 @@ async function main() {
 // For the browser test and the curious: the page's state and a digest of the cost overlay's pixels.
 window.mmp = {
   state, screenOf, imageOf, fitView,
-  overlayDigest() {
-    const p = state.pictures.costs;
+  overlayDigest(which = 'costs') {
+    const p = state.pictures[which];
     if (!p) return null;
     const c = document.createElement('canvas');
     c.width = p.bitmap.width;
