@@ -278,6 +278,39 @@ def main():
         demos = js("return mmp.state.session.demonstrations")
         assert len(demos) == 1 and browser.find_element(By.ID, "demonstrations").text.strip(), "the list of demonstrations is empty"
 
+        # an avoid mark drawn and taught: the marked cells' mean cost held at least kAvoidMargin (1.5) times the
+        # taught path's cells' (costs w . f: the constraint is on these means; plans do not see the costs' scale);
+        # undo drops it
+        stroke = [fraction("0.65,0.15"), fraction("0.8,0.15"), fraction("0.9,0.25")]
+        mean_cost_js = ("return Promise.all(arguments[0].map(([x, y]) => fetch(`/api/images/0/cell?x=${x}&y=${y}`)"
+                        ".then((r) => r.json()))).then((cells) => cells.map((c) => c.cost).filter((c) => c !== undefined))"
+                        ".then((costs) => costs.reduce((a, b) => a + b, 0) / costs.length)")
+        taught_points = js("return mmp.state.session.demonstrations[0].points")
+        browser.find_element(By.CSS_SELECTOR, "input[name=mode][value=avoid]").click()
+        for x, y in stroke:
+            click_at(x, y)
+        browser.find_element(By.ID, "teach").click()
+        wait.until(lambda _: js("return mmp.state.busy === 0") and
+                   (js("return (mmp.state.session.marks || []).length === 1") or browser.find_element(By.ID, "error").is_displayed()))
+        if browser.find_element(By.ID, "error").is_displayed():  # a LEARCH or network model takes no marks, and says so
+            error = browser.find_element(By.ID, "error-text").text
+            assert "take no marks" in error, f"the page shows '{error}'"
+            browser.find_element(By.ID, "error-close").click()
+            print(f"avoid mark refused: {error}")
+        else:
+            wait.until(lambda _: js("return mmp.state.revision === 2 && mmp.state.busy === 0"))
+            mark_points = js("return mmp.state.session.marks[0].points")
+            ratio = js(mean_cost_js, mark_points) / js(mean_cost_js, taught_points)
+            assert ratio >= 1.5 * (1 - 1e-6), f"the marked cells cost {ratio:.4g} times the taught path's, below 1.5"
+            assert browser.find_element(By.ID, "demonstrations").text.count("avoid mark") == 1
+            status = js("return fetch('/api/images/0/avoid.csv').then((r) => r.text().then((t) => [r.status, t]))")
+            assert status[0] == 200 and status[1].startswith("path,x,y"), status
+            print(f"avoid mark taught: its {len(mark_points)} cells cost {ratio:.3g} times the taught path's on average")
+            browser.find_element(By.ID, "undo").click()
+            wait.until(lambda _: js("return mmp.state.revision === 3 && mmp.state.busy === 0 && mmp.state.session.marks.length === 0"))
+        js("mmp.state.drawing = []")
+        browser.find_element(By.CSS_SELECTOR, "input[name=mode][value=plan]").click()
+
         # before | after: the parent's overlay on its own scale is the overlay before teaching, pixel for
         # pixel, and the taught overlay is coloured on the same range
         browser.find_element(By.ID, "compare").click()

@@ -53,21 +53,27 @@ Response downloadModel(ServeState& st) {
   return fileResponse(std::move(bytes), "application/octet-stream", "adapted.mmp");
 }
 
-Response downloadDemonstrations(ServeState& st, ImageSlot& slot) {
+Response downloadDemonstrations(ServeState& st, ImageSlot& slot, bool marks) {
   std::lock_guard<std::mutex> lock(st.mutex);
   std::vector<std::vector<int>> paths;
-  if (st.teacher && slot.teacher_index >= 0) {
-    for (const TaughtDemonstration& d : st.teacher->demonstrations()) {
+  const auto collect = [&](const auto& taught) {
+    for (const auto& d : taught) {
       if (d.image == slot.teacher_index) paths.push_back(d.cells);
     }
+  };
+  if (st.teacher && slot.teacher_index >= 0) {
+    if (marks) collect(st.teacher->marks());
+    else collect(st.teacher->demonstrations());
   }
-  if (paths.empty()) throw ApiError(404, "no demonstration has been taught on image '" + slot.name + "' yet");
+  if (paths.empty()) {
+    throw ApiError(404, std::string(marks ? "no avoid mark" : "no demonstration") + " has been taught on image '" + slot.name + "' yet");
+  }
   const CostView v = st.costs(slot);
   const std::string file = st.tempFile("paths.csv");
   writePathCsv(file, paths, v.grid->cols, v.grid->cell_size, v.grid->frame);
   std::string bytes = readBytes(file);
   std::filesystem::remove(file);
-  return fileResponse(std::move(bytes), "text/csv", stem(slot) + "_demonstrations.csv");
+  return fileResponse(std::move(bytes), "text/csv", stem(slot) + (marks ? "_avoid.csv" : "_demonstrations.csv"));
 }
 
 Response downloadCostRaster(ServeState& st, ImageSlot& slot) {

@@ -10,7 +10,8 @@
 namespace mmp::serve {
 
 Response downloadModel(ServeState& state);
-Response downloadDemonstrations(ServeState& state, ImageSlot& slot);
+/// The image's taught demonstrations, or with `marks` its avoid marks, as the CSV `mmp adapt --demonstrations` / `--avoid` read.
+Response downloadDemonstrations(ServeState& state, ImageSlot& slot, bool marks);
 Response downloadCostRaster(ServeState& state, ImageSlot& slot);
 /// Query: scale=log|linear, origin=world|local, lethal_above=COST or lethal_quantile=Q (not both).
 Response downloadNav2(ServeState& state, ImageSlot& slot, const Request& request);

@@ -53,12 +53,13 @@ std::string kindOf(const CostModel& model) {
 struct Endpoints {
   ServeState& st;
 
-  Json demonstrations() {
+  // The demonstrations (or avoid marks) taught so far, each with its image and cells as pixel points.
+  template <class Taught>
+  Json taughtList(const std::vector<Taught>& taught) {
     Json list = Json::array();
-    if (!st.teacher) return list;
     const int k = st.teacher->cellSize();
     int n = 0;
-    for (const TaughtDemonstration& d : st.teacher->demonstrations()) {
+    for (const Taught& d : taught) {
       std::size_t id = 0;
       while (id < st.images.size() && st.images[id].teacher_index != d.image) ++id;
       const int cols = st.teacher->cols(d.image);
@@ -67,6 +68,8 @@ struct Endpoints {
     }
     return list;
   }
+  Json demonstrations() { return st.teacher ? taughtList(st.teacher->demonstrations()) : Json::array(); }
+  Json marks() { return st.teacher ? taughtList(st.teacher->marks()) : Json::array(); }
 
   Response session() {
     std::lock_guard<std::mutex> lock(st.mutex);
@@ -93,7 +96,7 @@ struct Endpoints {
                          {"cell_size", st.parent.features().settings().cell_size},
                          {"revision", st.revision},
                          {"images", images},
-                         {"demonstrations", demonstrations()},
+                         {"demonstrations", demonstrations()}, {"marks", marks()},
                          {"limits", {{"max_picture_px", st.settings.max_picture_px}, {"max_points", st.settings.max_points},
                                      {"max_body_bytes", st.settings.max_body_bytes}, {"max_json_depth", kMaxJsonDepth},
                                      {"max_ompl_budget", st.settings.max_ompl_budget}}}});
@@ -274,8 +277,12 @@ struct Endpoints {
             {"seconds", step.seconds}, {"loss_before", step.loss_before}, {"loss_after", step.loss_after}, {"warnings", step.warnings}};
   }
 
+  // A demonstration, or with "avoid": true a stroke over ground that must stay dear (an avoid mark).
   Response teach(ImageSlot& s, const Request& request) {
     const Json body = parseBody(request);
+    const Json avoid_json = body.value("avoid", Json(false));
+    if (!avoid_json.is_boolean()) throw ApiError(400, "'avoid' must be true or false");
+    const bool avoid = avoid_json.get<bool>();
     const auto it = body.find("points");
     if (it == body.end() || !it->is_array()) throw ApiError(400, "'points' is missing: give [[x, y], ...] in pixels, start to goal");
     if (it->size() < 2) throw ApiError(400, "'points' holds " + std::to_string(it->size()) + " point(s): a demonstration needs 2 or more");
@@ -293,7 +300,8 @@ struct Endpoints {
     if (!st.teacher) throw ApiError(409, st.teaching_refused);
     checkRevision(body);
     st.ensureLoaded(s);
-    const std::string where = "the demonstration on image " + std::to_string(&s - st.images.data()) + " ('" + s.name + "')";
+    const std::string where = std::string(avoid ? "the avoid mark" : "the demonstration") + " on image " +
+                              std::to_string(&s - st.images.data()) + " ('" + s.name + "')";
     std::vector<int> cells;
     try {
       cells = pathCells(path, st.teacher->cellSize(), st.teacher->rows(s.teacher_index), st.teacher->cols(s.teacher_index), where);
@@ -302,12 +310,14 @@ struct Endpoints {
     }
     TeachingStep step;
     try {
-      step = st.teacher->teach(s.teacher_index, cells);
+      step = avoid ? st.teacher->avoid(s.teacher_index, cells) : st.teacher->teach(s.teacher_index, cells);
     } catch (const DataError& e) {
+      throw ApiError(422, e.what());
+    } catch (const InvalidArgument& e) {  // a kind that takes no marks
       throw ApiError(422, e.what());
     }
     ++st.revision;
-    return jsonResponse({{"step", stepJson(step)}, {"revision", st.revision}, {"demonstrations", demonstrations()}});
+    return jsonResponse({{"step", stepJson(step)}, {"revision", st.revision}, {"demonstrations", demonstrations()}, {"marks", marks()}});
   }
 
   Response undo(const Request& request) {
@@ -315,10 +325,12 @@ struct Endpoints {
     std::lock_guard<std::mutex> lock(st.mutex);
     if (!st.teacher) throw ApiError(409, st.teaching_refused);
     checkRevision(body);
-    if (st.teacher->demonstrations().empty()) throw ApiError(409, "nothing to undo: no demonstration has been taught");
+    if (st.teacher->demonstrations().empty() && st.teacher->marks().empty()) {
+      throw ApiError(409, "nothing to undo: no demonstration or mark has been taught");
+    }
     const TeachingStep step = st.teacher->undo();
     ++st.revision;
-    return jsonResponse({{"step", stepJson(step)}, {"revision", st.revision}, {"demonstrations", demonstrations()}});
+    return jsonResponse({{"step", stepJson(step)}, {"revision", st.revision}, {"demonstrations", demonstrations()}, {"marks", marks()}});
   }
 
   // A body's [x0, y0, x1, y1] in pixels of the image (width x height): the grid's cells it covers (any part of).
@@ -471,7 +483,8 @@ Response ServeApi::handle(const Request& request) noexcept {
         if (what == "plan") return method(post, "POST"), e.plan(s, request);
         if (what == "teach") return method(post, "POST"), e.teach(s, request);
         if (what == "suggest") return method(post, "POST"), e.suggest(s, request);
-        if (what == "demonstrations.csv") return method(get, "GET"), downloadDemonstrations(*state_, s);
+        if (what == "demonstrations.csv") return method(get, "GET"), downloadDemonstrations(*state_, s, false);
+        if (what == "avoid.csv") return method(get, "GET"), downloadDemonstrations(*state_, s, true);
         if (what == "costmap.tif") return method(get, "GET"), downloadCostRaster(*state_, s);
         if (what == "nav2.tar") return method(get, "GET"), downloadNav2(*state_, s, request);
       }

@@ -252,14 +252,18 @@ function draw() {
   for (const d of state.session.demonstrations) {
     if (d.image === state.image.id) drawPath(ctx, d.points, 'rgba(0, 230, 255, 0.85)', 2.5, true);
   }
+  for (const m of state.session.marks || []) {
+    if (m.image === state.image.id) drawPath(ctx, m.points, kAvoidColour, 4, true);
+  }
   for (const s of state.suggestions) drawPath(ctx, [s.start, s.goal], 'rgba(255, 255, 255, 0.8)', 1.5, true);
   if (state.compare && state.parentPlan) drawPath(ctx, state.parentPlan.points, '#ffb000', 2.5, true);
   if (state.plan) {
     if (state.plan.ompl) drawPath(ctx, state.plan.ompl.points, '#7CFC00', 2.5, false);
     drawPath(ctx, state.plan.points, '#ff3b3b', 3, false);
   }
-  drawPath(ctx, state.drawing, '#00e5ff', 3.5, false);
-  for (const p of state.drawing) { const [sx, sy] = screenOf(p[0], p[1]); ctx.fillStyle = '#00e5ff'; ctx.fillRect(sx - 2, sy - 2, 4, 4); }
+  const ink = state.mode === 'avoid' ? kAvoidColour : '#00e5ff';
+  drawPath(ctx, state.drawing, ink, 3.5, false);
+  for (const p of state.drawing) { const [sx, sy] = screenOf(p[0], p[1]); ctx.fillStyle = ink; ctx.fillRect(sx - 2, sy - 2, 4, 4); }
   drawMark(ctx, state.start, '#3ddc84', 'start');
   drawMark(ctx, state.goal, '#ff6b6b', 'goal');
 }
@@ -433,7 +437,7 @@ async function plan() {
 async function teach() {
   if (state.drawing.length < 2) { showError(new ApiError('draw a demonstration first: two points or more')); return; }
   await busy('Teaching', async () => {
-    const result = await postJson(imageUrl('teach'), { points: state.drawing, revision: state.revision });
+    const result = await postJson(imageUrl('teach'), { points: state.drawing, revision: state.revision, avoid: state.mode === 'avoid' });
     await afterTeaching(result, 'taught');
     state.drawing = [];
     draw();
@@ -449,6 +453,7 @@ async function undo() {
 async function afterTeaching(result, what) {
   state.revision = result.revision;
   state.session.demonstrations = result.demonstrations;
+  state.session.marks = result.marks;
   const s = result.step;
   $('teach-result').textContent = `${what}: ${s.demonstrations} demonstration(s), ${s.seconds.toFixed(2)} s\n` +
     `prediction loss per cell of the taught paths (lower: plans closer to them): parent ${s.loss_before.toFixed(3)}, adapted ${s.loss_after.toFixed(3)}` + (s.converged ? '' : `\n${s.message}`);
@@ -497,6 +502,12 @@ function renderDemonstrations() {
     });
     list.appendChild(item);
   }
+  for (const m of state.session.marks || []) {
+    const item = document.createElement('li');
+    item.className = 'avoid';
+    item.textContent = `avoid mark on ${m.image_name}: ${m.cells} cells kept dear`;
+    list.appendChild(item);
+  }
   updateButtons();
 }
 
@@ -504,7 +515,8 @@ function updateButtons() {
   const teaching = state.session && state.session.teaching;
   const idle = state.busy === 0;
   $('teach').disabled = !teaching || !idle || state.drawing.length < 2;
-  $('undo').disabled = !teaching || !idle || !state.session || state.session.demonstrations.length === 0;
+  $('undo').disabled = !teaching || !idle || !state.session ||
+    state.session.demonstrations.length + (state.session.marks || []).length === 0;
   $('suggest').disabled = !teaching || !idle || !state.image;
   $('clear').disabled = state.drawing.length === 0;
   $('save').disabled = !idle || !state.session || !state.session.out;
@@ -538,6 +550,10 @@ function nav2Query() {
 
 // --- mouse: pan, zoom, clicks ---
 
+// Drawing a demonstration, or an avoid mark (a stroke over ground that must stay dear).
+const drawingMode = () => state.mode === 'draw' || state.mode === 'avoid';
+const kAvoidColour = 'rgba(255, 64, 255, 0.9)';
+
 function setupCanvas() {
   const canvas = $('canvas');
   let press = null;
@@ -545,7 +561,7 @@ function setupCanvas() {
   canvas.addEventListener('mousedown', (e) => {
     const pan = e.button !== 0 || e.shiftKey || state.mode === 'plan';
     press = { x: e.offsetX, y: e.offsetY, view: { ...state.view }, pan, moved: false };
-    if (!pan && state.mode === 'draw' && state.image) {
+    if (!pan && drawingMode() && state.image) {
       const p = imageOf(e.offsetX, e.offsetY);
       if (insideCells(p)) { state.drawing.push(cellCentre(p)); draw(); updateButtons(); }
       press.drawn = true;
@@ -598,7 +614,11 @@ async function main() {
   $('opacity').addEventListener('input', () => { $('opacity-value').textContent = `${$('opacity').value} %`; draw(); });
   $('compare').addEventListener('change', () => setCompare($('compare').checked));
   for (const radio of document.querySelectorAll('input[name=mode]')) {
-    radio.addEventListener('change', () => { state.mode = radio.value; $('canvas').style.cursor = state.mode === 'draw' ? 'copy' : 'crosshair'; });
+    radio.addEventListener('change', () => {
+      state.mode = radio.value;
+      $('canvas').style.cursor = drawingMode() ? 'copy' : 'crosshair';
+      $('teach').textContent = state.mode === 'avoid' ? 'Teach avoid mark' : 'Teach';
+    });
   }
   $('planner').addEventListener('change', plan);
   $('image').addEventListener('change', () => selectImage(Number($('image').value)));
@@ -612,6 +632,7 @@ async function main() {
   }));
   $('dl-model').addEventListener('click', () => download('/api/model.mmp', 'Preparing the model'));
   $('dl-csv').addEventListener('click', () => download(imageUrl('demonstrations.csv'), 'Preparing the CSV'));
+  $('dl-avoid').addEventListener('click', () => download(imageUrl('avoid.csv'), 'Preparing the CSV'));
   $('dl-tif').addEventListener('click', () => download(imageUrl('costmap.tif'), 'Writing the GeoTIFF'));
   $('dl-nav2').addEventListener('click', () => download(imageUrl('nav2.tar') + nav2Query(), 'Writing the Nav2 map'));
   state.legendRamp = await createImageBitmap(await (await request('/api/legend.png')).blob()).catch(() => null);
