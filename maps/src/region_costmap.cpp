@@ -31,7 +31,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kManifest = "manifest.txt";
-constexpr const char* kManifestTitle = "mmp region cost map, manifest version 1";
+constexpr const char* kManifestTitle = "mmp region cost map, manifest version 2";
 
 using detail::QuietGdal;
 
@@ -57,6 +57,14 @@ std::string readText(const std::string& path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+// Which raster: a local file's FNV-1a 64 of its bytes (read once a run: a raster of the same size and
+// frame is refused, and a changed one), else the GDAL path it was opened by.
+std::string rasterIdentity(const std::string& image) {
+  std::error_code ec;
+  if (fs::is_regular_file(image, ec)) return "raster_fnv1a64 " + fileChecksum(image);
+  return "raster_path " + image;
 }
 
 // The first line where two manifests differ, as "KEY: OLD here, NEW for this run".
@@ -135,6 +143,7 @@ RegionCostMap::RegionCostMap(const std::string& model_path, const std::string& i
   m << kManifestTitle << "\n"
     << "model_fnv1a64 " << fileChecksum(model_path) << "\n"
     << "raster_px " << reader_->cols() << " x " << reader_->rows() << "\n"
+    << rasterIdentity(image_) << "\n"
     << "geotransform " << exactNumberText(f.origin.x) << " " << exactNumberText(f.resolution) << " 0 "
     << exactNumberText(f.origin.y + f.rows * f.resolution) << " 0 " << exactNumberText(-f.resolution) << "\n"
     << "cell_px " << k_ << "\n"
@@ -214,8 +223,13 @@ bool RegionCostMap::complete(int index) const {
   GDALDatasetH tile = GDALOpenEx(path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY, nullptr, nullptr, nullptr);
   if (tile == nullptr) return false;
   const RegionWindow win = window(index);
-  const bool whole = GDALGetRasterXSize(tile) == win.cells.width && GDALGetRasterYSize(tile) == win.cells.height &&
-                     GDALGetRasterCount(tile) == 1;
+  bool whole = GDALGetRasterXSize(tile) == win.cells.width && GDALGetRasterYSize(tile) == win.cells.height &&
+               GDALGetRasterCount(tile) == 1;
+  if (whole) {  // every value readable: a tile cut short (a copy or a disk that failed) is computed again
+    std::vector<float> values(static_cast<std::size_t>(win.cells.area()));
+    whole = GDALRasterIO(GDALGetRasterBand(tile, 1), GF_Read, 0, 0, win.cells.width, win.cells.height, values.data(),
+                         win.cells.width, win.cells.height, GDT_Float32, 0, 0) == CE_None;
+  }
   GDALClose(tile);
   return whole;
 }

@@ -55,6 +55,17 @@ TEST_CASE("a region cost map in one process equals CostModel::costs, and a rerun
   CHECK(rerun.skipped == 8);
   CHECK(region.complete(7));
 
+  // A complete tile cut to half its length is computed again; another raster of the same size and frame is refused.
+  const std::uintmax_t length = std::filesystem::file_size(region.tilePath(4));
+  std::filesystem::resize_file(region.tilePath(4), length / 2);
+  CHECK_FALSE(region.complete(4));
+  CHECK(computeRegion(region, alone).computed == 1);
+  CHECK(region.complete(4));
+  const std::string twin = dir.file("twin.tif");
+  test::writeSceneGeoTiff(twin, 300, 340, 99);
+  const RegionCostMap swapped(model_path, twin, dir.file("out"), settings);
+  CHECK_THROWS_WITH_AS(computeRegion(swapped, alone), doctest::Contains("raster_fnv1a64"), InvalidArgument);
+
   // Other settings on the same folder, a tile size the windows do not hold, a raster without world frame.
   settings.window_cells = 64;
   const RegionCostMap other(model_path, image, dir.file("out"), settings);

@@ -10,10 +10,11 @@
 
 namespace mmp::test {
 
-void writeSceneGeoTiff(const std::string& path, int rows, int cols) {
+void writeSceneGeoTiff(const std::string& path, int rows, int cols, int seed) {
   SyntheticSceneParams params;
   params.rows = rows;
   params.cols = cols;
+  params.seed = static_cast<std::uint64_t>(seed);
   const cv::Mat bgr = makeSyntheticScene(params).image;
   GDALAllRegister();
   GDALDatasetH out = GDALCreate(GDALGetDriverByName("GTiff"), path.c_str(), cols, rows, 3, GDT_Byte, nullptr);

@@ -6,7 +6,7 @@
 
 namespace mmp::test {
 
-/// Writes a rows x cols px synthetic scene (seed 1) to `path`: a GeoTIFF in EPSG:32640, 0.5 m pixels.
-void writeSceneGeoTiff(const std::string& path, int rows, int cols);
+/// Writes a rows x cols px synthetic scene (of `seed`) to `path`: a GeoTIFF in EPSG:32640, 0.5 m pixels.
+void writeSceneGeoTiff(const std::string& path, int rows, int cols, int seed = 1);
 
 }  // namespace mmp::test
