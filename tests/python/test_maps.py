@@ -172,6 +172,27 @@ def test_write_nav2_grades_costs_and_needs_a_world_frame(tmp_path):
         mmp.write_nav2(costs, str(tmp_path / "no_frame"))
 
 
+def test_write_nav2_takes_the_command_lines_lethal_rules(tmp_path):
+    costs = np.array([[1.0, 2.0, 4.0], [8.0, np.inf, 1.0]])
+    frame = mmp.Frame(2, 3, 0.5, (10.0, 20.0))
+    above = mmp.write_nav2(costs, str(tmp_path / "a"), frame=frame, lethal_above=3.0)
+    assert above["lethal"] == 3 and above["lethal_by_cost"] == 2  # 4 and 8, beside the impassable cell
+    quantile = mmp.write_nav2(costs, str(tmp_path / "q"), frame=frame, lethal_quantile=0.5)
+    assert quantile["lethal_by_cost"] == 2  # above the passable cells' median, 2
+    mask = np.zeros((2, 3), bool)
+    mask[0, 0] = True
+    masked = mmp.write_nav2(costs, str(tmp_path / "m"), frame=frame, lethal_mask=mask)
+    assert masked["lethal_by_mask"] == 1 and masked["lethal"] == 2
+    pgm = open(masked["image"], "rb").read()
+    assert np.frombuffer(pgm[-6:], np.uint8).reshape(2, 3)[0, 0] == 100
+    with pytest.raises(mmp.InvalidArgument, match="not both"):
+        mmp.write_nav2(costs, str(tmp_path / "x"), frame=frame, lethal_above=3.0, lethal_quantile=0.5)
+    with pytest.raises(mmp.InvalidArgument, match="lethal_mask must be a 2 x 3 array"):
+        mmp.write_nav2(costs, str(tmp_path / "x"), frame=frame, lethal_mask=np.zeros((3, 3), bool))
+    with pytest.raises(mmp.InvalidArgument, match="0 <= q <= 1|quantile"):
+        mmp.write_nav2(costs, str(tmp_path / "x"), frame=frame, lethal_quantile=1.5)
+
+
 def test_adapt_returns_a_new_model_taught_on_the_paths_and_leaves_this_one(trained, scenes):
     model = trained.model
     image = scenes[2][0]

@@ -6,6 +6,7 @@
 #include <mmp/core/error.hpp>
 #include <mmp/maps/cost_model.hpp>
 #include <mmp/maps/imagery.hpp>
+#include <mmp/maps/lethal_rules.hpp>
 #include <mmp/maps/nav2_map.hpp>
 #include <mmp/maps/synthetic_scene.hpp>
 #include <mmp/maps/training/adaptation.hpp>
@@ -466,6 +467,8 @@ py::dict nav2Info(const Nav2MapInfo& info) {
   d["highest"] = info.highest;
   d["passable"] = info.passable;
   d["lethal"] = info.lethal;
+  d["lethal_by_cost"] = info.lethal_by_cost;
+  d["lethal_by_mask"] = info.lethal_by_mask;
   d["unknown"] = info.unknown;
   return d;
 }
@@ -515,8 +518,13 @@ void bindMaps(py::module_& m) {
 
   m.def("write_nav2", [](const py::object& costs, const std::string& folder, const std::string& name,
                          const std::string& image_format, const std::string& scale, std::optional<double> lowest,
-                         std::optional<double> highest, const std::optional<WorldFrame>& frame) {
+                         std::optional<double> highest, const std::optional<WorldFrame>& frame, std::optional<double> lethal_above,
+                         std::optional<double> lethal_quantile, const py::object& lethal_mask) {
     const std::shared_ptr<CostGrid> grid = costGrid(costs, frame);
+    if (lethal_above && lethal_quantile) throw InvalidArgument("write_nav2: give lethal_above or lethal_quantile, not both");
+    if (lethal_above && !(*lethal_above > 0.0)) {
+      throw InvalidArgument("write_nav2: lethal_above = " + numberText(*lethal_above) + ": give a cost > 0 (inf: no lethal cell)");
+    }
     if (image_format != "pgm" && image_format != "png") {
       throw InvalidArgument("write_nav2: image_format '" + image_format + "': expected pgm or png");
     }
@@ -528,6 +536,19 @@ void bindMaps(py::module_& m) {
     if (lowest) settings.lowest = *lowest;
     if (highest) settings.highest = *highest;
     settings.unknown = grid->unknown;
+    // the command line's lethal rules (lethal_rules.hpp): a cost, the dearest share of the passable cells, a mask of cells
+    if (lethal_above) settings.lethal_above = *lethal_above;
+    if (lethal_quantile) settings.lethal_above = passableCostQuantile(grid->costs, *lethal_quantile);
+    if (!lethal_mask.is_none()) {
+      const auto mask = py::array::ensure(lethal_mask);
+      if (!mask || mask.ndim() != 2 || mask.shape(0) != grid->rows || mask.shape(1) != grid->cols ||
+          !(mask.dtype().kind() == 'b' || mask.dtype().kind() == 'u' || mask.dtype().kind() == 'i')) {
+        throw InvalidArgument("write_nav2: lethal_mask must be a " + std::to_string(grid->rows) + " x " + std::to_string(grid->cols) +
+                              " array of bool or integers (one a cell, non-zero: lethal)");
+      }
+      const auto cells = py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>::ensure(mask.attr("astype")("bool"));
+      settings.lethal.assign(cells.data(), cells.data() + cells.size());
+    }
     Nav2MapInfo info;
     {
       py::gil_scoped_release release;
@@ -536,11 +557,15 @@ void bindMaps(py::module_& m) {
     return nav2Info(info);
   }, py::arg("costs"), py::arg("folder"), py::arg("name") = "map", py::arg("image_format") = "pgm",
         py::arg("scale") = "log", py::arg("lowest") = py::none(), py::arg("highest") = py::none(),
-        py::arg("frame") = py::none(),
+        py::arg("frame") = py::none(), py::arg("lethal_above") = py::none(), py::arg("lethal_quantile") = py::none(),
+        py::arg("lethal_mask") = py::none(),
         R"(Writes a Nav2 map_server map (<name>.yaml, <name>.pgm or .png, <name>.levels.csv; mode raw,
 costs graded 1..98, impassable 100, unknown 255) of a CostGrid, or of a 2-D cost array in `frame`
 (required: Nav2 needs a world frame), into `folder`; returns what it wrote.  Set trinary_costmap: false
-in Nav2 for the grades to survive.)");
+in Nav2 for the grades to survive.  Learned costs are finite, so only impassable cells are lethal
+unless a rule marks more, as `mmp costmap` does: lethal_above (cells dearer than this cost),
+lethal_quantile q (cells dearer than the passable cells' q-quantile; not with lethal_above), lethal_mask
+(a rows x cols bool or integer array, non-zero: lethal, e.g. a water mask).)");
 }
 
 }  // namespace mmp::python
