@@ -4,15 +4,31 @@
 #include "failure.hpp"
 #include "provenance.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 
 std::string program_folder;  // programFolder(): the launcher's
+
+// CLI11's help, but an argument given as a positional or by its flag ("model,--model") listed once, under
+// Positionals, not again under Options.
+class HelpFormatter : public CLI::Formatter {
+ public:
+  std::string make_group(std::string group, bool is_positional, std::vector<const CLI::Option*> opts) const override {
+    if (!is_positional) {
+      opts.erase(std::remove_if(opts.begin(), opts.end(), [](const CLI::Option* o) { return o->get_positional(); }), opts.end());
+    }
+    return opts.empty() ? std::string() : CLI::Formatter::make_group(std::move(group), is_positional, std::move(opts));
+  }
+};
 
 }  // namespace
 
@@ -22,6 +38,7 @@ int mmp_cli_main(int argc, char** argv, const char* folder, const mmp::NetworkTo
   program_folder = folder != nullptr ? folder : "";
   if (load_torch != nullptr) mmp::setNetworkBackend(load_torch);
   CLI::App app{"mmp: learn planning cost maps and structured predictors by maximum margin"};
+  app.formatter(std::make_shared<HelpFormatter>());
   app.set_version_flag("--version", "mmp " + mmp::tools::version());
   app.require_subcommand(1);
   mmp::tools::addLettersCommand(app);
