@@ -208,6 +208,17 @@ def test_adapt_returns_a_new_model_taught_on_the_paths_and_leaves_this_one(train
         model.adapt(image, [np.array([[5, 5], [5, 900]])])
     with pytest.raises(mmp.DataError, match="not a neighbour|neighbour"):
         model.adapt(image, [np.array([[5, 5], [5, 9]])])
+    # what is not a path from one place to another is refused by name
+    with pytest.raises(mmp.InvalidArgument, match="holds 5.5: .row, col. cells are whole numbers"):
+        model.adapt(image, [path + 0.5])
+    assert np.array_equal(model.adapt(image, [path.astype(float)], lambda_=1.0).costs(image), adapted.costs(image))
+    with pytest.raises(mmp.InvalidArgument, match="a bool array"):
+        model.adapt(image, [path.astype(bool)])
+    loop = np.array([[5, 5], [5, 6], [6, 6], [6, 5], [5, 5]])
+    with pytest.raises(mmp.DataError, match="closed loop"):
+        model.adapt(image, [loop])
+    with pytest.raises(mmp.DataError, match="more than the image's"):
+        model.adapt(image, [np.array([[5, 5], [5, 6]] * 500000)])
 
 
 def test_adapt_learns_from_a_set_and_takes_avoid_marks(trained, scenes):

@@ -296,6 +296,18 @@ without data are +inf and marked in grid.unknown.)")
         CostModelTeacher teacher(model, settings);
         const int index = teacher.addImage(geo, name);
         const auto cellsOf = [&teacher, index](const py::handle& item, const std::string& where) {
+          // (row, col) cells are whole numbers: a bool array, or floats with a fraction, are not cells
+          if (const py::array given = py::array::ensure(item); given && given.dtype().kind() == 'b') {
+            throw InvalidArgument("adapt: " + where + ": a bool array; expected an N x 2 array of (row, col) cells (integers)");
+          } else if (given && given.dtype().kind() == 'f') {
+            const auto values = py::array_t<double, py::array::forcecast>::ensure(given);
+            for (py::ssize_t i = 0; values && i < values.size(); ++i) {
+              if (values.data()[i] != std::floor(values.data()[i])) {
+                throw InvalidArgument("adapt: " + where + " holds " + numberText(values.data()[i]) +
+                                      ": (row, col) cells are whole numbers (mmp.plan's path, or pixel / cell_size rounded)");
+              }
+            }
+          }
           const auto cells = denseArray<long long>(item, "adapt: " + where, "expected an N x 2 array of (row, col) cells");
           if (cells.ndim() != 2 || cells.shape(1) != 2) throw InvalidArgument("adapt: " + where + ": expected an N x 2 array of (row, col) cells");
           std::vector<int> out;

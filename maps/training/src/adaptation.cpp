@@ -134,6 +134,16 @@ void CostModelTeacher::checkDemonstration(int image, const std::vector<int>& cel
     throw DataError("demonstration on '" + entry.name + "': " + std::to_string(cells.size()) +
                     " cell(s); a path needs a start and a goal (at least 2 cells)");
   }
+  if (cells.front() == cells.back()) {
+    throw DataError("demonstration on '" + entry.name + "': it ends in the cell it starts from (row " +
+                    std::to_string(cells.front() / map.cols()) + ", col " + std::to_string(cells.front() % map.cols()) +
+                    "), a closed loop; a demonstration runs from one place to another: split the loop in two");
+  }
+  if (cells.size() > static_cast<std::size_t>(map.cells())) {  // so it goes back and forth (10^6 points between two cells)
+    throw DataError("demonstration on '" + entry.name + "': " + std::to_string(cells.size()) + " cells, more than the image's " +
+                    std::to_string(map.rows()) + " x " + std::to_string(map.cols()) +
+                    ": it must visit cells again and again; give each path once, from its start to its goal");
+  }
   try {
     validatePath(cells, map.rows(), map.cols(), Connectivity::Eight, map.blocked());  // unknown cells: blocked
   } catch (const Error& e) {
