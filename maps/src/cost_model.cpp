@@ -515,7 +515,11 @@ CostGrid CostModel::costs(const FeatureMap& map) const {
   const CellScores score(map, weights_);  // checks the map's feature count
   grid.costs.resize(static_cast<std::size_t>(map.cells()));
   for (int s = 0; s < map.cells(); ++s) {
-    const double cost = map.isBlocked(s) ? std::numeric_limits<double>::infinity() : raised(cellCost(score, map, s, 0.0));
+    if (map.isBlocked(s)) {  // a cell without data (teachingMap blocks them): unknown, +inf as CostModel::costs(image) gives it
+      grid.costs[static_cast<std::size_t>(s)] = std::numeric_limits<double>::infinity();
+      continue;
+    }
+    const double cost = raised(cellCost(score, map, s, 0.0));
     if (!(cost > 0.0) || !std::isfinite(cost)) throw badCost(s / grid.cols, s % grid.cols, cost);  // exp can overflow
     grid.costs[static_cast<std::size_t>(s)] = cost;
   }

@@ -50,14 +50,15 @@ std::string writeScene(const mmp::test::TempDir& dir, const std::string& name) {
 }
 
 // The same scene as a GeoTIFF in UTM zone 40 N, 0.5 m a pixel.
-std::string writeGeoScene(const mmp::test::TempDir& dir) {
+// nodata_rows > 0: its first rows are 0 in every band, the bands' nodata value (pixels without data).
+std::string writeGeoScene(const mmp::test::TempDir& dir, int nodata_rows = 0) {
   mmp::SyntheticSceneParams p;
   p.rows = 160;
   p.cols = 192;
   p.seed = 7;
   const cv::Mat image = mmp::makeSyntheticScene(p).image;
   GDALAllRegister();
-  const std::string path = dir.file("scene_utm.tif");
+  const std::string path = dir.file(nodata_rows > 0 ? "scene_nodata.tif" : "scene_utm.tif");
   GDALDatasetH out = GDALCreate(GDALGetDriverByName("GTiff"), path.c_str(), image.cols, image.rows, 3, GDT_Byte, nullptr);
   REQUIRE(out != nullptr);
   double transform[6] = {320000.0, 0.5, 0.0, 2777262.0, 0.0, -0.5};
@@ -69,8 +70,11 @@ std::string writeGeoScene(const mmp::test::TempDir& dir) {
   std::vector<std::uint8_t> band(static_cast<std::size_t>(image.rows) * image.cols);
   for (int b = 0; b < 3; ++b) {
     for (int r = 0; r < image.rows; ++r) {
-      for (int c = 0; c < image.cols; ++c) band[static_cast<std::size_t>(r) * image.cols + c] = image.at<cv::Vec3b>(r, c)[2 - b];
+      for (int c = 0; c < image.cols; ++c) {
+        band[static_cast<std::size_t>(r) * image.cols + c] = r < nodata_rows ? 0 : std::max<std::uint8_t>(1, image.at<cv::Vec3b>(r, c)[2 - b]);
+      }
     }
+    if (nodata_rows > 0) GDALSetRasterNoDataValue(GDALGetRasterBand(out, b + 1), 0.0);
     REQUIRE(GDALRasterIO(GDALGetRasterBand(out, b + 1), GF_Write, 0, 0, image.cols, image.rows, band.data(), image.cols, image.rows,
                          GDT_Byte, 0, 0) == CE_None);
   }
@@ -236,6 +240,18 @@ TEST_CASE("serve: the cell read-out gives the cost and world coordinates and ref
   refused(f.get("/api/images/0/cell", {{"x", "0x10"}, {"y", "2"}}), 400, "query parameter 'x' '0x10': expected a decimal number");
   refused(f.get("/api/images/0/cell", {{"x", "nan"}, {"y", "2"}}), 400, "expected a decimal number");
   refused(f.get("/api/images/0/cell", {{"x", "1"}, {"y", "2px"}}), 400, "'y'");
+}
+
+TEST_CASE("serve: an image with pixels without data is planned on and taught, its no-data cells unknown") {
+  mmp::test::TempDir dir;
+  ServeSettings settings;
+  settings.model = kModel;
+  settings.images = {writeGeoScene(dir, 16)};
+  ServeApi api(settings);
+  ok(api.handle({"POST", "/api/images/0/plan", {}, R"({"start": [20, 60], "goal": [170, 150]})"}));
+  const Json cell = ok(api.handle({"GET", "/api/images/0/cell", {{"x", "50"}, {"y", "5"}}, ""}));
+  CHECK(cell["state"] == "unknown");
+  ok(api.handle({"POST", "/api/images/0/teach", {}, R"({"points": [[20, 60], [100, 60], [170, 150]]})"}));
 }
 
 TEST_CASE("serve: plans between good points and clear refusals of bad bodies") {
