@@ -3,6 +3,7 @@
 #include "maps/maps_support.hpp"
 
 #include "commands.hpp"
+#include <mmp/maps/training/network_training.hpp>
 #include <mmp/frontend/demonstration_file.hpp>
 #include <mmp/frontend/json_output.hpp>
 #include <mmp/frontend/train_config.hpp>
@@ -658,6 +659,15 @@ TEST_CASE("mmp train from paths alone: no behaviour, no holdout, folds of the de
   const std::string metrics((std::istreambuf_iterator<char>(metrics_in)), std::istreambuf_iterator<char>());
   CHECK(metrics.find("\"learned_vs_uniform_loss\"") != std::string::npos);
   CHECK(cv::imread(dir.file("out/fit_scene.png")).cols > 100);
+  if (networkTrainingAvailable()) {  // a network from paths alone: its fit picture and held-out folds from the image
+    std::ofstream(dir.file("net.yaml")) << "output_dir: " << dir.file("net") << "\ntrain:\n  - {image: scene.png, demonstrations: paths.csv}\n"
+                                        << "learner: {kind: network, network: {epochs: 1, channels: 2, dilations: [1]}}\n";
+    CLI::App net;
+    addTrainCommand(net);
+    net.parse(std::vector<std::string>{"1", "--threads", dir.file("net.yaml"), "train"});
+    CHECK(CostModel::load(dir.file("net/model.mmp")).readsPixels());
+    CHECK(cv::imread(dir.file("net/fit_scene.png")).cols > 100);
+  }
 
   std::ofstream(dir.file("empty.yaml")) << "output_dir: " << dir.file("bad") << "\ntrain: [{image: scene.png, demonstrations: paths.csv}]\n"
                                         << "holdout: []\n";

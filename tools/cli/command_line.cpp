@@ -34,9 +34,11 @@ class HelpFormatter : public CLI::Formatter {
 
 const std::string& mmp::tools::programFolder() { return program_folder; }
 
+void mmp::tools::useNetworkBackend(NetworkBackendLoader load) { setNetworkBackend(std::move(load)); }
+
 int mmp_cli_main(int argc, char** argv, const char* folder, const mmp::NetworkTorchModule* (*load_torch)(std::string& why)) {
   program_folder = folder != nullptr ? folder : "";
-  if (load_torch != nullptr) mmp::setNetworkBackend(load_torch);
+  if (load_torch != nullptr) mmp::tools::useNetworkBackend(load_torch);
   CLI::App app{"mmp: learn planning cost maps and structured predictors by maximum margin"};
   app.formatter(std::make_shared<HelpFormatter>());
   app.set_version_flag("--version", "mmp " + mmp::tools::version());

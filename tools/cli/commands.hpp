@@ -38,6 +38,11 @@ void addServeCommand(CLI::App& app);
 /// `mmp info MODEL`: what a model file holds and where it came from.
 void addInfoCommand(CLI::App& app);
 
+/// Registers the network backend of the commands' own copy of maps_training (libmmp_cli.so hides the static
+/// libraries it links, so a program that links them too has its own): what mmp_cli_main does with the
+/// launcher's loader, and what a program that calls the commands itself (tests/cli) does with its own.
+void useNetworkBackend(NetworkBackendLoader load);
+
 /// The folder of the running `mmp` program, as the launcher gave it ("" in a program that calls the
 /// commands itself): an installed mmp's configs and models are in <it>/../share/mmp.
 const std::string& programFolder();

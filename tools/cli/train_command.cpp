@@ -346,7 +346,7 @@ void runTrainFromPaths(const TrainConfig& config, const std::string& effective, 
   std::vector<std::string> outputs = {"model.mmp"};
   for (const Region& region : r.run.training.regions) {
     const std::string name = "fit_" + region.spec.name + ".png";
-    writeImage(output.file(name), fitPicture(model.costs(*region.map), region.demonstrations,
+    writeImage(output.file(name), fitPicture(regionCosts(model, region), region.demonstrations,
                                              "learned costs of " + region.spec.name + " (in-sample)"));
     outputs.push_back(name);
   }

@@ -106,7 +106,8 @@ HeldOutPathReport crossValidateDemonstrations(const PipelineSettings& settings, 
         if (!map) {  // the image under this fold's model, once
           region = loadRegion(settings.train[r], s);
           map = regionMap(trained.model.features(), region);
-          grid = trained.model.costs(*map);
+          region.map = map;
+          grid = regionCosts(trained.model, region);
           uniform = grid;
           for (double& c : uniform.costs) c = std::isfinite(c) ? 1.0 : c;
         }

@@ -264,14 +264,7 @@ HoldoutResult scoreHoldout(const PipelineSettings& config, const HoldoutImage& i
   result.references = image.references;
 
   std::map<Method, std::vector<double>> costs;
-  if (!model.readsPixels()) {
-    result.learned_costs = model.costs(*region.map).costs;
-  } else {  // a network sees the image, not the feature map
-    result.learned_costs = model.costs(region.image, {}, metresPerPixel(region.frame)).costs;
-    for (int s = 0; s < region.cells(); ++s) {
-      if (region.map->isBlocked(s)) result.learned_costs[static_cast<std::size_t>(s)] = std::numeric_limits<double>::infinity();
-    }
-  }
+  result.learned_costs = regionCosts(model, region).costs;
   costs[Method::Learned] = result.learned_costs;
   costs[Method::Uniform] = std::vector<double>(static_cast<std::size_t>(region.cells()), 1.0);
   if (classifier) costs[Method::Classifier] = classifierCosts(*region.map, *classifier, classifier->cost_scale);

@@ -9,6 +9,7 @@
 #include <mmp/planning/path.hpp>
 
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace mmp {
@@ -194,6 +195,15 @@ std::vector<std::vector<int>> plannedPaths(const Region& region, int count, doub
     paths.push_back(std::move(d.path));
   }
   return paths;
+}
+
+CostGrid regionCosts(const CostModel& model, const Region& region) {
+  if (!model.readsPixels()) return model.costs(*region.map);
+  CostGrid grid = model.costs(region.image, {}, metresPerPixel(region.frame));  // a network sees the image
+  for (int s = 0; s < region.cells(); ++s) {
+    if (region.map->isBlocked(s)) grid.costs[static_cast<std::size_t>(s)] = std::numeric_limits<double>::infinity();
+  }
+  return grid;
 }
 
 }  // namespace mmp

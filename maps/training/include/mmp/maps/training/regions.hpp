@@ -5,6 +5,7 @@
 #include <mmp/maps/training/settings.hpp>
 
 #include <mmp/core/feature_map.hpp>
+#include <mmp/maps/cost_model.hpp>
 #include <mmp/maps/feature_stack.hpp>
 
 #include <opencv2/core.hpp>
@@ -37,6 +38,10 @@ struct Region {
 
 /// The region's feature map under `stack`, in the region's world frame (per cell).
 std::shared_ptr<const FeatureMap> regionMap(const FeatureStack& stack, const Region& region);
+
+/// The model's cost map of a region whose map its features made: from the map, or for a network, which
+/// sees the image, from the region's pixels, with the map's blocked cells (no data) +inf.
+CostGrid regionCosts(const CostModel& model, const Region& region);
 
 /// The behaviour's cost of every cell; throws mmp::DataError naming the cell if its class has no cost.
 std::vector<double> behaviourCosts(const std::vector<std::uint8_t>& cell_labels, const Behaviour& behaviour);
