@@ -10,6 +10,7 @@
 #include <cstring>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,9 +20,17 @@ namespace {
 std::string program_folder;  // programFolder(): the launcher's
 
 // CLI11's help, but an argument given as a positional or by its flag ("model,--model") listed once, under
-// Positionals, not again under Options.
+// Positionals as "model, --model", not again under Options.
 class HelpFormatter : public CLI::Formatter {
  public:
+  std::string make_option(const CLI::Option* opt, bool is_positional) const override {
+    if (!is_positional || opt->get_lnames().empty()) return CLI::Formatter::make_option(opt, is_positional);
+    std::string name = make_option_name(opt, true);
+    for (const std::string& flag : opt->get_lnames()) name += ", --" + flag;
+    std::stringstream out;
+    CLI::detail::format_help(out, name + make_option_opts(opt), make_option_desc(opt), column_width_);
+    return out.str();
+  }
   std::string make_group(std::string group, bool is_positional, std::vector<const CLI::Option*> opts) const override {
     if (!is_positional) {
       opts.erase(std::remove_if(opts.begin(), opts.end(), [](const CLI::Option* o) { return o->get_positional(); }), opts.end());
