@@ -569,3 +569,14 @@ TEST_CASE("network training without a registered backend says how to register on
   });
   CHECK_THROWS_WITH_AS(torchLogCosts(CostNetwork{}, {}, 1, 1), "network training: no module here", Error);
 }
+
+TEST_CASE("class_mean without a holdout to score is named as not scored, not ignored silently") {
+  test::TempDir dir;
+  const std::string yaml = "behaviour: {name: follow_road, preferred: Road, costs: {Road: 1, Land: 5, Vegetation: 5, Water: inf, "
+                           "Building: 10}}\ntrain:\n  - synthetic: {seed: 1, rows: 128, cols: 128}\nevaluation: {class_mean: true}\n";
+  const TrainConfig c = loadTrainConfig(write(dir, yaml));
+  REQUIRE(c.warnings.size() == 1);
+  CHECK(c.warnings[0].find("evaluation.class_mean scores the holdout images' labels; this config has no holdout, so it is not scored") !=
+        std::string::npos);
+  CHECK(loadTrainConfig(write(dir, minimalConfig() + "evaluation: {class_mean: true}\n")).warnings.empty());
+}

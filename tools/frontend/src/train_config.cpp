@@ -386,6 +386,9 @@ std::vector<std::string> inapplicableSettings(const ConfigNode& config, const Pi
     out.push_back("loss.scale is the margin asked of a path under objective: margin; this config has objective: maxent "
                   "(no loss augmentation), where it only scales the reported prediction loss");
   }
+  if (s.evaluation.class_mean && s.holdout.empty()) {
+    out.push_back("evaluation.class_mean scores the holdout images' labels; this config has no holdout, so it is not scored");
+  }
   return out;
 }
 
