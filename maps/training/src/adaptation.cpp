@@ -6,6 +6,7 @@
 #include <mmp/core/model_file.hpp>
 #include <mmp/core/numbers.hpp>
 #include <mmp/learners/learner.hpp>
+#include <mmp/maps/ground_scale.hpp>
 #include <mmp/maps/training/learch.hpp>
 #include <mmp/maps/training/network_training.hpp>
 #include <mmp/planning/path.hpp>
@@ -57,6 +58,13 @@ std::shared_ptr<const FeatureMap> teachingMap(const CostModel& model, const GeoI
 
 std::shared_ptr<const std::vector<float>> teachingInputs(const CostModel& model, const GeoImage& image, const FeatureMap& map) {
   if (!model.readsPixels()) return nullptr;
+  // A network reads the image's pixels as they are, a cell_size block a cell: on an image at another
+  // resolution than the model's imagery they would not be the ground it learned (the map is resampled).
+  if (const double mpp = metresPerPixel(image.frame); model.groundFactorOf(mpp) != 1.0) {
+    throw InvalidArgument(model.source() + ": a network model is taught on images at its own resolution (" +
+                          numberText(model.features().settings().ground_resolution) + " m per pixel) and this image is at " +
+                          numberText(mpp) + " m: resample it first (gdalwarp -tr)");
+  }
   const NetworkShape& shape = model.network().shape();
   auto inputs = std::make_shared<std::vector<float>>(networkInputs(
       image.pixels, model.features().settings().cell_size, shape.normalise ? colourStatistics(image.pixels, image.valid) : ColourStatistics{}));

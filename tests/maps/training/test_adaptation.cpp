@@ -555,6 +555,17 @@ TEST_CASE("adaptation of a network model: bad demonstrations are refused by name
   // a network reads the pixels: a map alone is refused
   CHECK_THROWS_WITH_AS(teacher.addImage(teachingMap(s.model, geoImage(s.region)), "scene 5 map"),
                        doctest::Contains("a network model reads the image's pixels"), InvalidArgument);
+  // a network whose imagery has a ground resolution is not taught on an image at another one (its pixels
+  // would not be the ground it learned): refused by name
+  FeatureSettings metric = s.model.features().settings();
+  metric.ground_resolution = 0.5;
+  const CostModel at_half(FeatureStack(metric, s.model.features().scaling()), s.model.weights(), parent_network);
+  CostModelTeacher metric_teacher(at_half);
+  GeoImage coarse = geoImage(s.region);
+  coarse.frame = WorldFrame::located(coarse.pixels.rows, coarse.pixels.cols, 1.0, {320000.0, 2777000.0});
+  CHECK_THROWS_WITH_AS(metric_teacher.addImage(coarse, "coarse"),
+                       doctest::Contains("taught on images at its own resolution (0.5 m per pixel) and this image is at 1 m"),
+                       InvalidArgument);
   // a segmenter does not adapt to demonstrations
   NetworkShape shape = parent_network.shape();
   shape.classes = 2;
