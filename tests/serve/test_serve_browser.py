@@ -349,6 +349,14 @@ def main():
             status = js("return fetch(arguments[0]).then((r) => r.blob().then(() => r.status))", path)
             assert status == 200, f"the page's download {path} answered {status}"
 
+        if args.screenshot:
+            # the page as a user leaves it: the plan after teaching, the demonstration, hover read-out
+            sx, sy = js("return mmp.screenOf(arguments[0], arguments[1])", size[0] * 0.5, size[1] * 0.5)
+            ActionChains(browser).move_to_element_with_offset(canvas, int(sx - box[0] / 2), int(sy - box[1] / 2)).perform()
+            time.sleep(0.3)
+            browser.save_screenshot(args.screenshot)
+            print(f"wrote {args.screenshot}")
+
         # 5. zoomed in on the image's left half, Suggest keeps both ends of every pair in view
         scale = 2.0 * box[0] / size[0]
         js("mmp.state.view = {scale: arguments[0], x: 0, y: 0}", scale)
@@ -361,14 +369,6 @@ def main():
                 assert x <= visible[0] + 4 and y <= visible[1] + 4, f"suggested end ({x}, {y}) outside the view {visible}"
         print(f"suggest in view (x < {visible[0]:.0f}): {len(pairs)} pair(s)")
         js("mmp.fitView()")
-
-        if args.screenshot:
-            # the page as a user leaves it: the plan after teaching, the demonstration, hover read-out
-            sx, sy = js("return mmp.screenOf(arguments[0], arguments[1])", size[0] * 0.5, size[1] * 0.5)
-            ActionChains(browser).move_to_element_with_offset(canvas, int(sx - box[0] / 2), int(sy - box[1] / 2)).perform()
-            time.sleep(0.3)
-            browser.save_screenshot(args.screenshot)
-            print(f"wrote {args.screenshot}")
 
         # 6. a page on another origin, in the same browser, cannot undo the teaching (after the screenshot: it leaves the page)
         check_foreign_page(browser, port, log_path, work)

@@ -455,7 +455,9 @@ async function afterTeaching(result, what) {
   state.session.demonstrations = result.demonstrations;
   state.session.marks = result.marks;
   const s = result.step;
-  $('teach-result').textContent = `${what}: ${s.demonstrations} demonstration(s), ${s.seconds.toFixed(2)} s\n` +
+  const marks = (result.marks || []).length;
+  $('teach-result').textContent = `${what} in ${s.seconds.toFixed(2)} s: now ${s.demonstrations} demonstration(s)` +
+    (marks > 0 ? ` and ${marks} avoid mark(s)` : '') + '\n' +
     `prediction loss per cell of the taught paths (lower: plans closer to them): parent ${s.loss_before.toFixed(3)}, adapted ${s.loss_after.toFixed(3)}` + (s.converged ? '' : `\n${s.message}`);
   $('teach-warnings').textContent = (s.warnings || []).map((w) => `warning: ${w}`).join('\n');
   renderDemonstrations();
