@@ -116,7 +116,7 @@ std::vector<PixelPath> readPathCsv(const std::string& file) {
 }
 
 void writePathCsv(const std::string& file, const std::vector<std::vector<CellPoint>>& paths, int cell_size,
-                  const WorldFrame& frame, const std::vector<std::vector<double>>& headings) {
+                  const WorldFrame& frame, const std::vector<std::vector<double>>& headings, const std::vector<std::string>& names) {
   const bool with_headings = !headings.empty();
   for (std::size_t i = 0; with_headings && i < std::max(paths.size(), headings.size()); ++i) {
     if (i >= paths.size() || i >= headings.size() || headings[i].size() != paths[i].size()) {
@@ -132,7 +132,9 @@ void writePathCsv(const std::string& file, const std::vector<std::vector<CellPoi
   for (std::size_t i = 0; i < paths.size(); ++i) {
     for (std::size_t k = 0; k < paths[i].size(); ++k) {
       const CellPoint& p = paths[i][k];
-      out << i + 1 << "," << p.u * cell_size << "," << p.v * cell_size;
+      if (i < names.size() && !names[i].empty()) out << names[i];
+      else out << i + 1;
+      out << "," << p.u * cell_size << "," << p.v * cell_size;
       if (frame.hasWorld()) {
         const WorldPoint w = frame.toWorld(p);
         out << "," << w.x << "," << w.y;
@@ -148,10 +150,10 @@ void writePathCsv(const std::string& file, const std::vector<std::vector<CellPoi
 }
 
 void writePathCsv(const std::string& file, const std::vector<std::vector<int>>& paths, int cols, int cell_size,
-                  const WorldFrame& frame) {
+                  const WorldFrame& frame, const std::vector<std::string>& names) {
   std::vector<std::vector<CellPoint>> centres;
   for (const std::vector<int>& path : paths) centres.push_back(cellCentres(path, cols));
-  writePathCsv(file, centres, cell_size, frame);
+  writePathCsv(file, centres, cell_size, frame, {}, names);
 }
 
 }  // namespace mmp

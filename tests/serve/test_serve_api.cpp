@@ -374,6 +374,31 @@ TEST_CASE("serve: save writes the adapted model atomically and it loads with its
   CHECK_THROWS_AS(ServeApi{same}, mmp::InvalidArgument);
 }
 
+TEST_CASE("serve: demonstrations are named, renamed, and their names round-trip through the CSV and the model") {
+  Fixture f;
+  ok(f.post("/api/images/0/teach", R"({"points": [[6, 150], [6, 10], [186, 10]], "name": "harbour road"})"));
+  ok(f.post("/api/images/0/teach", R"({"points": [[30, 30], [100, 120]]})"));
+  Json session = ok(f.get("/api/session"));
+  CHECK(session["demonstrations"][0]["name"] == "harbour road");
+  CHECK(session["demonstrations"][1]["name"] == "path 2");
+  const Json renamed = ok(f.post("/api/rename", R"({"index": 2, "name": "quay"})"));
+  CHECK(renamed["demonstrations"][1]["name"] == "quay");
+  refused(f.post("/api/rename", R"({"index": 3, "name": "x"})"), 404, "no demonstration 3");
+  refused(f.post("/api/rename", R"({"index": 1, "name": "a,b"})"), 400, "without a comma");
+  refused(f.post("/api/rename", R"({"index": 1, "name": "quay"})"), 400, "'quay' is taken");
+  refused(f.post("/api/images/0/teach", R"({"points": [[6, 150], [6, 10]], "name": ")" + std::string(101, 'x') + R"("})"), 400,
+          "give 1 to 100 characters");
+  const Response csv = f.get("/api/images/0/demonstrations.csv");
+  { std::ofstream(f.dir.file("named.csv")) << csv.body; }
+  const std::vector<mmp::PixelPath> paths = mmp::readPathCsv(f.dir.file("named.csv"));
+  REQUIRE(paths.size() == 2);
+  CHECK(paths[0].name == "harbour road");
+  CHECK(paths[1].name == "quay");
+  const Response model = f.get("/api/model.mmp");
+  { std::ofstream(f.dir.file("named.mmp"), std::ios::binary) << model.body; }
+  CHECK(mmp::CostModel::load(f.dir.file("named.mmp")).info().at("adapted_demonstration_names") == "harbour road\nquay");
+}
+
 TEST_CASE("serve: the downloads are the library's own files") {
   Fixture f;
   refused(f.get("/api/images/0/demonstrations.csv"), 404, "no demonstration has been taught");

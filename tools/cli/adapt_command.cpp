@@ -88,7 +88,7 @@ void runAdapt(const AdaptOptions& o) {
   CostModelTeacher teacher(CostModel::load(o.model), o.settings.adapt);
   struct Taught {
     int image;
-    std::string name;
+    std::string where, name;  // where: for messages; name: the CSV's path id
     std::vector<int> cells;
   };
   std::vector<Taught> queue;
@@ -100,7 +100,8 @@ void runAdapt(const AdaptOptions& o) {
     const int index = teacher.addImage(image, std::filesystem::absolute(o.images[i]).lexically_normal().string(), fileChecksum(o.images[i]));
     for (const PixelPath& path : readDemonstrationFile(o.demonstrations[i])) {
       const std::string where = o.demonstrations[i] + " path '" + path.name + "'";
-      queue.push_back({index, where, pathCells(path, teacher.cellSize(), teacher.rows(index), teacher.cols(index), where, image.frame)});
+      queue.push_back({index, where, path.name,
+                       pathCells(path, teacher.cellSize(), teacher.rows(index), teacher.cols(index), where, image.frame)});
     }
     if (i < o.avoid.size()) {
       std::vector<int> marked;  // every cell an avoid stroke crosses
@@ -121,9 +122,9 @@ void runAdapt(const AdaptOptions& o) {
     try {
       teacher.checkDemonstration(t.image, t.cells);
     } catch (const DataError& e) {
-      throw DataError(t.name + ": " + e.what());
+      throw DataError(t.where + ": " + e.what());
     }
-    demonstrations.push_back({t.image, t.cells});
+    demonstrations.push_back({t.image, t.cells, t.name});
   }
   // One adaptation over the set (the order does not matter): a file of many paths is not re-adapted
   // once per path.

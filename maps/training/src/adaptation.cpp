@@ -160,12 +160,46 @@ void CostModelTeacher::checkDemonstration(int image, const std::vector<int>& cel
   }
 }
 
+void checkDemonstrationName(const std::string& name) {
+  const bool plain = std::none_of(name.begin(), name.end(), [](char c) {
+    return c == ',' || c == '"' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+  if (name.empty() || name.size() > 100 || !plain) {
+    throw InvalidArgument("demonstration name '" + name.substr(0, 40) + "': give 1 to 100 characters without a comma, quote or "
+                          "line break (a CSV's path column holds it)");
+  }
+}
+
 TeachingStep CostModelTeacher::teach(int image, std::vector<int> cells) {
-  return teach(std::vector<TaughtDemonstration>{{image, std::move(cells)}});
+  return teach(std::vector<TaughtDemonstration>{{image, std::move(cells), {}}});
+}
+
+void CostModelTeacher::rename(std::size_t k, const std::string& name) {
+  if (k >= demonstrations_.size()) {
+    throw InvalidArgument("rename: demonstration " + std::to_string(k + 1) + " of " + std::to_string(demonstrations_.size()) + " taught");
+  }
+  checkDemonstrationName(name);
+  for (std::size_t o = 0; o < demonstrations_.size(); ++o) {
+    if (o != k && demonstrations_[o].name == name) {
+      throw InvalidArgument("demonstration name '" + name + "' is taken: names are unique (a CSV's path column tells paths apart by them)");
+    }
+  }
+  demonstrations_[k].name = name;
+  recordProvenance(model_);
 }
 
 TeachingStep CostModelTeacher::teach(const std::vector<TaughtDemonstration>& demonstrations, const std::vector<AvoidMark>& marks) {
-  for (const TaughtDemonstration& d : demonstrations) checkDemonstration(d.image, d.cells);
+  for (std::size_t k = 0; k < demonstrations.size(); ++k) {
+    const TaughtDemonstration& d = demonstrations[k];
+    checkDemonstration(d.image, d.cells);
+    if (d.name.empty()) continue;
+    checkDemonstrationName(d.name);
+    const auto same = [&d](const TaughtDemonstration& o) { return o.name == d.name; };
+    if (std::any_of(demonstrations_.begin(), demonstrations_.end(), same) ||
+        std::any_of(demonstrations.begin(), demonstrations.begin() + static_cast<std::ptrdiff_t>(k), same)) {
+      throw InvalidArgument("demonstration name '" + d.name + "' is taken: names are unique (a CSV's path column tells paths apart by them)");
+    }
+  }
   std::vector<AvoidMark> checked;
   for (const AvoidMark& mark : marks) checked.push_back(checkedMark(mark));
   const std::size_t demonstrations_before = demonstrations_.size(), marks_before = marks_.size(), taught_before = taught_marks_.size();
@@ -451,6 +485,13 @@ void CostModelTeacher::recordProvenance(CostModel& model) const {
   model.setInfo("adapted_by", describeAdaptation(parent_, settings_));
   model.setInfo("adapted_images", images.str());
   model.setInfo("adapted_demonstrations", demos.str());
+  std::string names;
+  bool named = false;
+  for (std::size_t k = 0; k < demonstrations_.size(); ++k) {
+    named = named || !demonstrations_[k].name.empty();
+    names += (k ? "\n" : "") + (demonstrations_[k].name.empty() ? "path " + std::to_string(k + 1) : demonstrations_[k].name);
+  }
+  if (named) model.setInfo("adapted_demonstration_names", names);
   std::ostringstream marks;
   for (const AvoidMark& mark : marks_) {
     const int cols = images_[static_cast<std::size_t>(mark.image)].map->cols();

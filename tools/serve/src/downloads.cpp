@@ -56,21 +56,25 @@ Response downloadModel(ServeState& st) {
 Response downloadDemonstrations(ServeState& st, ImageSlot& slot, bool marks) {
   std::lock_guard<std::mutex> lock(st.mutex);
   std::vector<std::vector<int>> paths;
-  const auto collect = [&](const auto& taught) {
-    for (const auto& d : taught) {
-      if (d.image == slot.teacher_index) paths.push_back(d.cells);
+  std::vector<std::string> names;  // the demonstrations' names (the path column), as the page lists them
+  if (st.teacher && slot.teacher_index >= 0 && marks) {
+    for (const AvoidMark& m : st.teacher->marks()) {
+      if (m.image == slot.teacher_index) paths.push_back(m.cells);
     }
-  };
-  if (st.teacher && slot.teacher_index >= 0) {
-    if (marks) collect(st.teacher->marks());
-    else collect(st.teacher->demonstrations());
+  } else if (st.teacher && slot.teacher_index >= 0) {
+    const std::vector<TaughtDemonstration>& taught = st.teacher->demonstrations();
+    for (std::size_t k = 0; k < taught.size(); ++k) {
+      if (taught[k].image != slot.teacher_index) continue;
+      paths.push_back(taught[k].cells);
+      names.push_back(taught[k].name);
+    }
   }
   if (paths.empty()) {
     throw ApiError(404, std::string(marks ? "no avoid mark" : "no demonstration") + " has been taught on image '" + slot.name + "' yet");
   }
   const CostView v = st.costs(slot);
   const std::string file = st.tempFile("paths.csv");
-  writePathCsv(file, paths, v.grid->cols, v.grid->cell_size, v.grid->frame);
+  writePathCsv(file, paths, v.grid->cols, v.grid->cell_size, v.grid->frame, names);
   std::string bytes = readBytes(file);
   std::filesystem::remove(file);
   return fileResponse(std::move(bytes), "text/csv", stem(slot) + (marks ? "_avoid.csv" : "_demonstrations.csv"));

@@ -14,6 +14,7 @@
 #include <mmp/planning/ompl_planning.hpp>
 
 #include <algorithm>
+#include <type_traits>
 #include <chrono>
 #include <cmath>
 
@@ -65,6 +66,7 @@ struct Endpoints {
       const int cols = st.teacher->cols(d.image);
       list.push_back({{"index", ++n}, {"image", id}, {"image_name", st.images[id].name}, {"cells", d.cells.size()},
                       {"points", pixelPoints(d.cells, cols, k)}});
+      if constexpr (std::is_same_v<Taught, TaughtDemonstration>) list.back()["name"] = d.name;
     }
     return list;
   }
@@ -283,6 +285,16 @@ struct Endpoints {
     const Json avoid_json = body.value("avoid", Json(false));
     if (!avoid_json.is_boolean()) throw ApiError(400, "'avoid' must be true or false");
     const bool avoid = avoid_json.get<bool>();
+    const Json name_json = body.value("name", Json(""));
+    if (!name_json.is_string()) throw ApiError(400, "'name' must be a string");
+    const std::string name = name_json.get<std::string>();
+    if (!name.empty()) {
+      try {
+        checkDemonstrationName(name);
+      } catch (const InvalidArgument& e) {
+        throw ApiError(400, e.what());
+      }
+    }
     const auto it = body.find("points");
     if (it == body.end() || !it->is_array()) throw ApiError(400, "'points' is missing: give [[x, y], ...] in pixels, start to goal");
     if (it->size() < 2) throw ApiError(400, "'points' holds " + std::to_string(it->size()) + " point(s): a demonstration needs 2 or more");
@@ -310,10 +322,18 @@ struct Endpoints {
     }
     TeachingStep step;
     try {
-      step = avoid ? st.teacher->avoid(s.teacher_index, cells) : st.teacher->teach(s.teacher_index, cells);
+      // unnamed: "path k" (the first k from the count on that is free), the name its CSV row will carry, so that
+      // `mmp adapt` on the download records the same
+      std::string given = name;
+      for (std::size_t k = st.teacher->demonstrations().size() + 1; given.empty(); ++k) {
+        const std::string candidate = "path " + std::to_string(k);
+        const auto& taught = st.teacher->demonstrations();
+        if (std::none_of(taught.begin(), taught.end(), [&](const TaughtDemonstration& d) { return d.name == candidate; })) given = candidate;
+      }
+      step = avoid ? st.teacher->avoid(s.teacher_index, cells) : st.teacher->teach({{s.teacher_index, cells, given}});
     } catch (const DataError& e) {
       throw ApiError(422, e.what());
-    } catch (const InvalidArgument& e) {  // a kind that takes no marks
+    } catch (const InvalidArgument& e) {  // a kind that takes no marks, a name taken
       throw ApiError(422, e.what());
     }
     ++st.revision;
@@ -331,6 +351,27 @@ struct Endpoints {
     const TeachingStep step = st.teacher->undo();
     ++st.revision;
     return jsonResponse({{"step", stepJson(step)}, {"revision", st.revision}, {"demonstrations", demonstrations()}, {"marks", marks()}});
+  }
+
+  // {"index": k (1-based, as the list gives it), "name": ...}: names a demonstration; the model stays.
+  Response rename(const Request& request) {
+    const Json body = parseBody(request);
+    if (!body.contains("index") || !body["index"].is_number_integer()) throw ApiError(400, "'index' must be the demonstration's number in the list");
+    if (!body.contains("name") || !body["name"].is_string()) throw ApiError(400, "'name' must be a string");
+    std::lock_guard<std::mutex> lock(st.mutex);
+    if (!st.teacher) throw ApiError(409, st.teaching_refused);
+    checkRevision(body);
+    const long index = body["index"].get<long>();
+    if (index < 1 || index > static_cast<long>(st.teacher->demonstrations().size())) {
+      throw ApiError(404, "no demonstration " + std::to_string(index) + ": " + std::to_string(st.teacher->demonstrations().size()) +
+                              " are taught");
+    }
+    try {
+      st.teacher->rename(static_cast<std::size_t>(index - 1), body["name"].get<std::string>());
+    } catch (const InvalidArgument& e) {
+      throw ApiError(400, e.what());
+    }
+    return jsonResponse({{"revision", st.revision}, {"demonstrations", demonstrations()}, {"marks", marks()}});
   }
 
   // A body's [x0, y0, x1, y1] in pixels of the image (width x height): the grid's cells it covers (any part of).
@@ -467,6 +508,7 @@ Response ServeApi::handle(const Request& request) noexcept {
           return r;
         }
         if (what == "undo") return method(post, "POST"), e.undo(request);
+        if (what == "rename") return method(post, "POST"), e.rename(request);
         if (what == "save") return method(post, "POST"), e.save();
         if (what == "model.mmp") return method(get, "GET"), downloadModel(*state_);
       }

@@ -494,8 +494,9 @@ function renderDemonstrations() {
   list.innerHTML = '';
   for (const d of state.session.demonstrations) {
     const item = document.createElement('li');
-    item.textContent = `${d.image_name}: ${d.cells} cells`;
-    item.title = 'show its ends as start and goal';
+    item.textContent = `${d.name}: ${d.image_name}, ${d.cells} cells`;
+    item.title = 'click: show its ends as start and goal; double-click: rename it (the name goes into the CSV and the model)';
+    item.addEventListener('dblclick', () => renameDemonstration(d));
     item.addEventListener('click', async () => {
       if (!state.image || d.image !== state.image.id) { $('image').value = d.image; await selectImage(d.image); }
       state.start = d.points[0];
@@ -511,6 +512,16 @@ function renderDemonstrations() {
     list.appendChild(item);
   }
   updateButtons();
+}
+
+async function renameDemonstration(d) {
+  const name = window.prompt(`Name of ${d.name}`, d.name);
+  if (name === null || name === d.name) return;
+  await busy('Renaming', async () => {
+    const result = await postJson('/api/rename', { index: d.index, name, revision: state.revision });
+    state.session.demonstrations = result.demonstrations;
+    renderDemonstrations();
+  });
 }
 
 function updateButtons() {

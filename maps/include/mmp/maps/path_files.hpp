@@ -35,14 +35,16 @@ std::vector<PixelPath> readPathCsv(const std::string& file);
 
 /// Writes paths of cells as CSV "path,x,y" at the cell centres (pixel coordinates), plus
 /// "world_x,world_y" if `frame` (the cells' frame) has world coordinates, atomically; throws
-/// mmp::DataError naming the file if it cannot be written.
+/// mmp::DataError naming the file if it cannot be written.  The path column holds names[i] where one is
+/// given and not empty (a name without comma or quote), else i + 1.
 void writePathCsv(const std::string& file, const std::vector<std::vector<int>>& paths, int cols, int cell_size,
-                  const WorldFrame& frame = {});
+                  const WorldFrame& frame = {}, const std::vector<std::string>& names = {});
 /// The same for paths of points in continuous cell coordinates (an OMPL path's waypoints), plus a
 /// last column "heading_deg" if headings are given: one vector per path, in radians, one per point (as
 /// OmplResult::headings), written in degrees in (-180, 180].  Throws mmp::InvalidArgument if headings
 /// are given and their sizes are not the paths'.
 void writePathCsv(const std::string& file, const std::vector<std::vector<CellPoint>>& paths, int cell_size,
-                  const WorldFrame& frame = {}, const std::vector<std::vector<double>>& headings = {});
+                  const WorldFrame& frame = {}, const std::vector<std::vector<double>>& headings = {},
+                  const std::vector<std::string>& names = {});
 
 }  // namespace mmp

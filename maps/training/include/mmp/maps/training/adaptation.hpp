@@ -123,7 +123,14 @@ std::string describeUnshownMove(const UnshownMove& move, const std::string& imag
 struct TaughtDemonstration {
   int image = 0;           ///< the image's index (CostModelTeacher::addImage)
   std::vector<int> cells;  ///< the path, start to goal, as cells of the image's grid (row * cols + col)
+  /// What the user calls it (a CSV's path id, the page's name); "" for none.  Recorded in the model
+  /// (adapted_demonstration_names) and written back as the path column of a CSV; it changes no cost.
+  std::string name;
 };
+
+/// Throws mmp::InvalidArgument unless `name` is a demonstration's name a CSV can hold: 1 to 100
+/// characters, none of them a comma, quote or control character.
+void checkDemonstrationName(const std::string& name);
 
 /// Ground a user marked on one of the teacher's images as ground that must stay dear ("avoid here": a
 /// lake, roofs): its passable cells (blocked ones are left out).
@@ -207,6 +214,9 @@ class CostModelTeacher {
   TeachingStep avoid(int image, std::vector<int> cells);
   /// Drops the last demonstration or mark taught (mmp::InvalidArgument if there is none) and re-adapts.
   TeachingStep undo();
+  /// Names demonstration k (of demonstrations()), as checkDemonstrationName allows; the model stays,
+  /// its record takes the name.
+  void rename(std::size_t k, const std::string& name);
 
   /// The adapted model (the parent itself before any demonstration); its info records the parent's
   /// fingerprint, the images taught on and every demonstration (adapted_*: `mmp info` shows them).
