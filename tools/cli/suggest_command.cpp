@@ -17,6 +17,7 @@
 #include <mmp/maps/training/regions.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -33,34 +34,29 @@ struct SuggestOptions {
   PipelineSettings settings;  ///< the setting flags' (suggest.*): settings.suggest and settings.suggestion_search
 };
 
-// "x0,y0,x1,y1" in pixels: the cells it covers (any part of), or an error naming the flag.
-SuggestionArea::Box pixelBox(const std::string& text, const std::string& flag, int k, const CostGrid& grid) {
-  std::vector<double> v;
-  bool numbers = true;
+// "x0,y0,x1,y1" in pixels of the image: the cells it covers (SuggestionArea::fromPixels), or an error naming the flag.
+SuggestionArea::Box pixelBox(const std::string& text, const std::string& flag, const CostGrid& grid, const GeoImage& image) {
+  std::array<double, 4> box{NAN, NAN, NAN, NAN};  // anything but four numbers: refused as not finite
   std::stringstream in(text);
-  for (std::string part; std::getline(in, part, ',');) {
+  std::size_t i = 0;
+  for (std::string part; std::getline(in, part, ','); ++i) {
     char* end = nullptr;
-    v.push_back(std::strtod(part.c_str(), &end));
-    numbers = numbers && !part.empty() && end == part.c_str() + part.size() && std::isfinite(v.back());
+    const double v = std::strtod(part.c_str(), &end);
+    if (i < 4 && !part.empty() && end == part.c_str() + part.size()) box[i] = v;
   }
-  const double width = grid.cols * k, height = grid.rows * k;
-  if (!numbers || v.size() != 4 || v[0] < 0 || v[1] < 0 || v[2] > width || v[3] > height || v[2] <= v[0] || v[3] <= v[1]) {
-    throw InvalidArgument(flag + " '" + text + "': give x0,y0,x1,y1 in pixels with 0 <= x0 < x1 <= " + numberText(width) +
-                          " and 0 <= y0 < y1 <= " + numberText(height) + " (the image's whole cells)");
-  }
-  return {static_cast<int>(v[1] / k), static_cast<int>(v[0] / k), static_cast<int>(std::ceil(v[3] / k)),
-          static_cast<int>(std::ceil(v[2] / k))};
+  if (i != 4) box[0] = NAN;
+  return SuggestionArea::fromPixels(box, grid.cell_size, grid.rows, grid.cols, image.pixels.cols, image.pixels.rows, flag + " " + text);
 }
 
 // Where the flags let suggestions go, in the grid's cells.
-SuggestionArea suggestionArea(const SuggestOptions& o, const CostGrid& grid, const WorldFrame& frame) {
+SuggestionArea suggestionArea(const SuggestOptions& o, const CostGrid& grid, const GeoImage& image) {
   const int k = grid.cell_size;
   SuggestionArea area;
-  if (!o.region.empty()) area.region = pixelBox(o.region, "--region", k, grid);
-  for (const std::string& box : o.exclude) area.excluded.push_back(pixelBox(box, "--exclude", k, grid));
+  if (!o.region.empty()) area.region = pixelBox(o.region, "--region", grid, image);
+  for (const std::string& box : o.exclude) area.excluded.push_back(pixelBox(box, "--exclude", grid, image));
   if (o.skip_taught.empty()) return area;
   for (const PixelPath& path : readDemonstrationFile(o.skip_taught)) {
-    const std::vector<int> cells = pathCells(path, k, grid.rows, grid.cols, o.skip_taught + " path '" + path.name + "'", frame);
+    const std::vector<int> cells = pathCells(path, k, grid.rows, grid.cols, o.skip_taught + " path '" + path.name + "'", image.frame);
     area.taught.insert(area.taught.end(), cells.begin(), cells.end());
   }
   return area;
@@ -77,7 +73,7 @@ void runSuggest(const SuggestOptions& o) {
   std::fprintf(stderr, "valuing up to %d candidate pairs with %d perturbed copies of the model (rule %s)\n", search.candidates,
                settings.members, describe(settings.rule).c_str());
   int drawn = 0;
-  const SuggestionArea area = suggestionArea(o, grid, image.frame);
+  const SuggestionArea area = suggestionArea(o, grid, image);
   const std::vector<SuggestedPair> chosen = suggestDemonstrations(model, *map, search, settings, &drawn, {}, area);
   if (drawn == 0) {
     throw DataError("mmp suggest: '" + o.image + "' has no two passable cells " + numberText(search.min_separation_px) +

@@ -167,6 +167,21 @@ std::vector<double> demonstrationValues(const CostModel& model, const FeatureMap
   return values;
 }
 
+SuggestionArea::Box SuggestionArea::fromPixels(const std::array<double, 4>& b, int cell_size, int rows, int cols, int width,
+                                               int height, const std::string& what) {
+  const bool finite = std::all_of(b.begin(), b.end(), [](double v) { return std::isfinite(v); });
+  if (!finite || !(b[0] >= 0 && b[1] >= 0 && b[2] <= width && b[3] <= height && b[0] < b[2] && b[1] < b[3])) {
+    throw InvalidArgument("'" + what + "' must be [x0, y0, x1, y1] in pixels with 0 <= x0 < x1 <= " + std::to_string(width) +
+                          " and 0 <= y0 < y1 <= " + std::to_string(height));
+  }
+  const auto last = [cell_size](double px, int cells) { return std::min(cells, static_cast<int>(std::ceil(px / cell_size))); };
+  Box box{std::min(rows - 1, static_cast<int>(b[1] / cell_size)), std::min(cols - 1, static_cast<int>(b[0] / cell_size)),
+          last(b[3], rows), last(b[2], cols)};
+  box.row1 = std::max(box.row1, box.row0 + 1);
+  box.col1 = std::max(box.col1, box.col0 + 1);
+  return box;
+}
+
 std::vector<SuggestedPair> suggestDemonstrations(const CostModel& model, const FeatureMap& map, const SuggestionSearch& search,
                                                  const SuggestionSettings& settings, int* drawn,
                                                  const std::vector<const FeatureMap*>& ground, const SuggestionArea& area) {

@@ -14,6 +14,7 @@
 #include <mmp/planning/ompl_planning.hpp>
 
 #include <algorithm>
+#include <array>
 #include <type_traits>
 #include <chrono>
 #include <cmath>
@@ -374,24 +375,17 @@ struct Endpoints {
     return jsonResponse({{"revision", st.revision}, {"demonstrations", demonstrations()}, {"marks", marks()}});
   }
 
-  // A body's [x0, y0, x1, y1] in pixels of the image (width x height): the grid's cells it covers (any part of).
-  static SuggestionArea::Box cellBox(const Json& value, const CostGrid& grid, int width, int height, const std::string& what) {
-    const bool numbers = value.is_array() && value.size() == 4 &&
-                         std::all_of(value.begin(), value.end(), [](const Json& v) { return v.is_number() && std::isfinite(v.get<double>()); });
-    if (!numbers || !(value[0].get<double>() >= 0 && value[1].get<double>() >= 0 && value[2].get<double>() <= width &&
-                      value[3].get<double>() <= height && value[0].get<double>() < value[2].get<double>() &&
-                      value[1].get<double>() < value[3].get<double>())) {
-      throw ApiError(400, "'" + what + "' must be [x0, y0, x1, y1] in pixels with 0 <= x0 < x1 <= " + std::to_string(width) +
-                              " and 0 <= y0 < y1 <= " + std::to_string(height));
+  // A body's [x0, y0, x1, y1] in pixels of the image: the grid's cells it covers (SuggestionArea::fromPixels).
+  static SuggestionArea::Box cellBox(const Json& value, const CostGrid& grid, const ImageSlot& s, const std::string& what) {
+    std::array<double, 4> box{NAN, NAN, NAN, NAN};  // anything but four numbers: refused as not finite
+    for (std::size_t i = 0; value.is_array() && value.size() == 4 && i < 4; ++i) {
+      if (value[i].is_number()) box[i] = value[i].get<double>();
     }
-    const int k = grid.cell_size;
-    const auto cell = [k](double px, int cells) { return std::min(cells, static_cast<int>(std::ceil(px / k))); };
-    SuggestionArea::Box box{std::min(grid.rows - 1, static_cast<int>(value[1].get<double>() / k)),
-                            std::min(grid.cols - 1, static_cast<int>(value[0].get<double>() / k)),
-                            cell(value[3].get<double>(), grid.rows), cell(value[2].get<double>(), grid.cols)};
-    box.row1 = std::max(box.row1, box.row0 + 1);
-    box.col1 = std::max(box.col1, box.col0 + 1);
-    return box;
+    try {
+      return SuggestionArea::fromPixels(box, grid.cell_size, grid.rows, grid.cols, s.width, s.height, what);
+    } catch (const InvalidArgument& e) {
+      throw ApiError(400, e.what());
+    }
   }
 
   // Seeded candidate pairs valued by demonstrationValues (as `mmp suggest`, fewer candidates: an answer in seconds),
@@ -407,11 +401,11 @@ struct Endpoints {
     const CostGrid& grid = *v.grid;
     const int k = grid.cell_size;
     SuggestionArea area;
-    if (body.contains("region")) area.region = cellBox(body["region"], grid, s.width, s.height, "region");
+    if (body.contains("region")) area.region = cellBox(body["region"], grid, s, "region");
     if (body.contains("exclude")) {
       const Json& exclude = body["exclude"];
       if (!exclude.is_array() || exclude.size() > 100) throw ApiError(400, "'exclude' must be a list of up to 100 [x0, y0, x1, y1]");
-      for (std::size_t i = 0; i < exclude.size(); ++i) area.excluded.push_back(cellBox(exclude[i], grid, s.width, s.height, "exclude[" + std::to_string(i) + "]"));
+      for (std::size_t i = 0; i < exclude.size(); ++i) area.excluded.push_back(cellBox(exclude[i], grid, s, "exclude[" + std::to_string(i) + "]"));
     }
     for (const TaughtDemonstration& d : st.teacher->demonstrations()) {
       if (d.image == s.teacher_index) area.taught.insert(area.taught.end(), d.cells.begin(), d.cells.end());

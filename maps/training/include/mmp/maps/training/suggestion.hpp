@@ -17,6 +17,7 @@
 #include <mmp/maps/cost_model.hpp>
 #include <mmp/maps/training/settings.hpp>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -74,6 +75,13 @@ struct SuggestionArea {
   /// A pair whose model plan has more than half its cells within this many cells of a taught cell would
   /// teach what was taught: skipped.
   static constexpr int kTaughtRadius = 2;
+
+  /// The cells of a rows x cols grid of cell_size-px cells that the pixel box [x0, x1) x [y0, y1] = box
+  /// covers (any part of), clamped to the grid's whole cells; throws mmp::InvalidArgument "'<what>' must be
+  /// [x0, y0, x1, y1] in pixels with ..." unless every value is finite, 0 <= x0 < x1 <= width and
+  /// 0 <= y0 < y1 <= height (the image's pixels).  `mmp suggest --region/--exclude` and the page's API.
+  static Box fromPixels(const std::array<double, 4>& box, int cell_size, int rows, int cols, int width, int height,
+                        const std::string& what);
 };
 
 
