@@ -15,6 +15,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -82,6 +83,8 @@ int main(int argc, char** argv) {
       tried += "\n  " + path + ": " + std::strerror(errno);
       continue;
     }
+    char resolved[PATH_MAX];  // /usr/lib/mmp, not /usr/bin/../lib/mmp, in what the commands say
+    if (realpath(module_folder.c_str(), resolved) != nullptr) module_folder = resolved;
     void* cli = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (cli == nullptr) {
       const char* why = dlerror();
