@@ -622,7 +622,7 @@ TEST_CASE("mmp adapt MODEL CONFIG: paths alone, held-out scores, pictures, and b
   CLI::App flagged;  // a setting flag beside a config acts as its --set: over the file's epochs: 2
   addAdaptCommand(flagged);
   flagged.parse(std::vector<std::string>{"3", "--epochs", dir.file("teach.yaml"), dir.file("m.mmp"), "adapt"});
-  CHECK(CostModel::load(dir.file("out/model.mmp")).info().at("adapted_by").find(", 3 epochs") != std::string::npos);
+  CHECK(CostModel::load(dir.file("out/model.mmp")).info().at("adapted_by").find("at most 3 passes") != std::string::npos);
 
   const auto refused = [&](const std::string& yaml, const char* message) {
     std::ofstream(dir.file("bad.yaml")) << "output_dir: " << dir.file("bad_out") << "\n" << yaml;

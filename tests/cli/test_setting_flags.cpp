@@ -71,7 +71,7 @@ TEST_CASE("a setting flag refuses what its row refuses, naming the flag and the 
   CHECK(s.adapt.network_head_only);
   CHECK(s.suggest.rule == SuggestionRule::Committee);
   CHECK(givenSettings(app, s) == std::vector<std::string>{"adapt.epochs=7", "adapt.network_head_only=true", "suggest.rule=committee"});
-  CHECK(app.get_option("--epochs")->get_description() == "passes (adapt.epochs: a whole number 1..100000; default 10)");
+  CHECK(app.get_option("--epochs")->get_description() == "passes (adapt.epochs: a whole number 1..100000; default 100)");
 
   CLI::App wrong;
   CHECK_THROWS_AS(addSettingOption(wrong, "--x", "adapt.no_such_key", s, ""), std::logic_error);

@@ -303,11 +303,11 @@ def test_teach_is_mmp_adapt_with_a_config_paths_alone_or_labels_with_a_holdout(t
     model = trained.model
     image, labels = scenes[2]
     paths = [mmp.plan(np.ones((64, 64)), (5, 5), (5, 50)).path, mmp.plan(np.ones((64, 64)), (50, 5), (10, 40)).path]
-    run = mmp.teach(model, [{"image": image, "demonstrations": paths}], adapt={"epochs": 2})
+    run = mmp.teach(model, [{"image": image, "demonstrations": paths}])
     assert run.metrics["demonstrations"] == 2
     assert run.metrics["held_out"]["demonstrations"] == 2
     assert run.methods == {}  # no holdout
-    direct = model.adapt(image, paths, epochs=2)
+    direct = model.adapt(image, paths)
     assert np.array_equal(run.model.costs(image), direct.costs(image))  # the same teaching as CostModel.adapt
     scored = mmp.teach(model, [{"image": image, "labels": labels}], [{"image": scenes[0][0], "labels": scenes[0][1]}],
                        classes=SETTINGS["classes"], behaviour=SETTINGS["behaviour"], demonstrations={"per_region": 2, "min_separation_px": 60},

@@ -278,7 +278,7 @@ void addAdaptCommand(CLI::App& app) {
   PipelineSettings& s = o->settings;
   addSettingOption(*cmd, "--lambda", "adapt.lambda", s, "linear models: the pull toward the parent (larger: closer)");
   addSettingOption(*cmd, "--prior", "adapt.prior", s, "linear models: what the prior keeps near the parent's: weights or costs");
-  addSettingOption(*cmd, "--epochs", "adapt.epochs", s, "linear models: passes over the demonstrations");
+  addSettingOption(*cmd, "--epochs", "adapt.epochs", s, "linear models: the most oracle passes (the solver stops at the optimum)");
   addSettingOption(*cmd, "--learch-rounds", "adapt.learch_rounds", s, "LEARCH models: trees added");
   addSettingOption(*cmd, "--network-lambda", "adapt.network_lambda", s, "network models: the proximal pull toward the parent's parameters");
   addSettingOption(*cmd, "--network-step", "adapt.network_step", s, "network models: Adam's step");

@@ -322,7 +322,7 @@ without data are +inf and marked in grid.unknown.)")
           }
           return out;
         };
-        for (std::size_t d = 0; d < paths.size(); ++d) demos.push_back({index, cellsOf(paths[d], "paths[" + std::to_string(d) + "]")});
+        for (std::size_t d = 0; d < paths.size(); ++d) demos.push_back({index, cellsOf(paths[d], "paths[" + std::to_string(d) + "]"), {}});
         std::vector<AvoidMark> marks;
         for (std::size_t m = 0; m < avoid.size(); ++m) marks.push_back({index, cellsOf(avoid[m], "avoid[" + std::to_string(m) + "]")});
         TeachingStep step;
@@ -342,7 +342,7 @@ without data are +inf and marked in grid.unknown.)")
          py::arg("network_head_only") = AdaptationSettings{}.network_head_only, py::arg("avoid") = py::list(),
          R"(A new model: this one taught on a new site (docs/teaching.md; `mmp adapt`).  image: an H x W x 3 uint8
 array or an image file; paths: demonstrated paths on it, each an N x 2 array of (row, col) cells, 8-connected,
-taught as one set (the order does not matter).  Linear models adapt by the online learner toward this model (lambda_ its pull), LEARCH
+taught as one set (the order does not matter).  Linear models adapt to the optimum toward this model (lambda_ its pull; epochs caps the passes), LEARCH
 models by new trees (learch_rounds), network models by fine-tuning (network_lambda its pull, network_step,
 network_epochs, network_head_only: the last layer alone).  This model is not changed; the new one's
 info records what it was taught.  avoid: ground that must stay dear (a lake, roofs), each an N x 2 array

@@ -82,7 +82,11 @@ std::string adaptationStrength(const CostModel& parent) { return makeTrainer(par
 CostModelTeacher::~CostModelTeacher() = default;
 
 CostModelTeacher::CostModelTeacher(CostModel parent, AdaptationSettings settings)
-    : parent_(std::move(parent)), settings_(std::move(settings)), trainer_(makeTrainer(parent_.hypothesis())), model_(parent_) {
+    : parent_(std::move(parent)),
+      settings_(std::move(settings)),
+      trainer_(makeTrainer(parent_.hypothesis())),
+      cache_(std::make_unique<TeachingCache>()),
+      model_(parent_) {
   settings_.validate();
   const std::string refusal = trainer_->cannotAdapt(parent_);
   if (!refusal.empty()) throw InvalidArgument("adapting " + parent_.source() + ": " + refusal);
@@ -207,9 +211,11 @@ TeachingStep CostModelTeacher::teach(const std::vector<TaughtDemonstration>& dem
   taught_marks_.insert(taught_marks_.end(), demonstrations.size(), false);
   for (AvoidMark& mark : checked) marks_.push_back(std::move(mark));
   taught_marks_.insert(taught_marks_.end(), marks.size(), true);
+  cache_->remember(demonstrations.size() + marks.size());
   try {
     return adapt();
   } catch (...) {  // all or nothing: the teacher is as before
+    cache_->restore(demonstrations.size() + marks.size());
     demonstrations_.resize(demonstrations_before);
     marks_.resize(marks_before);
     taught_marks_.resize(taught_before);
@@ -251,9 +257,15 @@ TeachingStep CostModelTeacher::undo() {
   const bool mark = taught_marks_.back();
   if (mark) marks_.pop_back(); else demonstrations_.pop_back();
   taught_marks_.pop_back();
+  // The working sets the step before ended with: the same computation as that step's, to the bit.
+  const std::shared_ptr<const WorkingSets> before = cache_->before.back();
+  const WorkingSets after = cache_->working_sets;
+  cache_->restore(1);
   try {
     return adapt();
   } catch (...) {
+    cache_->before.push_back(before);
+    cache_->working_sets = after;
     demonstrations_ = demonstrations;
     marks_ = marks;
     taught_marks_.push_back(mark);
@@ -442,8 +454,8 @@ TeachingStep CostModelTeacher::adapt() {
     example_images.push_back(d.image);
   }
   const std::vector<std::pair<Eigen::VectorXd, Eigen::VectorXd>> marks = markConstraints();
-  image_moments_.resize(images_.size());
-  const AdaptationInput in{parent_, settings_, examples, example_images, images_, marks, image_moments_};
+  cache_->image_moments.resize(images_.size());
+  const AdaptationInput in{parent_, settings_, examples, example_images, images_, marks, *cache_};
   CostModel adapted = trainer_->adapt(in, parentInfo(), step);
   adapted.setDomain(parent_.domain());
   recordProvenance(adapted);

@@ -103,7 +103,7 @@ HeldOutPathReport heldOut(const CostModel& parent, const AdaptationSettings& set
     const std::unique_ptr<CostModelTeacher> teacher = teacherOf(parent, settings, images);
     std::vector<TaughtDemonstration> others;
     for (int o = 0; o < n; ++o) {
-      if (o != d) others.push_back({taught[static_cast<std::size_t>(o)].image, taught[static_cast<std::size_t>(o)].cells});
+      if (o != d) others.push_back({taught[static_cast<std::size_t>(o)].image, taught[static_cast<std::size_t>(o)].cells, {}});
     }
     teacher->teach(others, marks);
     const RunImage& image = images[static_cast<std::size_t>(held.image)];

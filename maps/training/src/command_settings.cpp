@@ -24,8 +24,8 @@ SettingKey forCommand(SettingCommand command, SettingKey k) {
 // adapt.lambda: one value, or a list of candidates chosen by the held-out loss (adaptAndReport).
 SettingKey adaptLambdaKey() {
   SettingKey k = numberKey("adapt.lambda", kPositive, 1e12,
-                           "linear models: the prior's strength toward the parent's weights (larger: closer to the parent; "
-                           "online steps 1/(lambda t)); a list: each a candidate, chosen by the held-out loss of the "
+                           "linear models: the prior's strength toward the parent's weights (larger: closer to the parent); "
+                           "a list: each a candidate, chosen by the held-out loss of the "
                            "demonstrations (3 or more)",
                            [](S& s) -> double& { return s.adapt.lambda; });
   k.candidates = true;
@@ -44,7 +44,7 @@ void adaptKeys(std::vector<SettingKey>& keys) {
                            "(the mean squared change of log-cost over the taught images' cells); docs/teaching.md",
                            [](const S& s) { return describe(s.adapt.prior); },
                            [](S& s, const std::string& v) { s.adapt.prior = v == "costs" ? AdaptationPrior::Costs : AdaptationPrior::Weights; }));
-  keys.push_back(integerKey<int>("adapt.epochs", 1, 100000, "linear models: passes of the online learner over the demonstrations",
+  keys.push_back(integerKey<int>("adapt.epochs", 1, 100000, "linear models: the most oracle passes the exact solver may take (it stops at the optimum)",
                                  [](S& s) -> int& { return s.adapt.epochs; }));
   keys.push_back(integerKey<int>("adapt.learch_rounds", 1, 10000, "LEARCH models: trees added",
                                  [](S& s) -> int& { return s.adapt.learch_rounds; }));

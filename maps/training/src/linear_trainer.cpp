@@ -8,7 +8,7 @@
 #include <mmp/core/objective.hpp>
 #include <mmp/core/thread_pool.hpp>
 #include <mmp/learners/learner_settings.hpp>
-#include <mmp/learners/online_greedy_projection.hpp>
+#include <mmp/learners/n_slack_cutting_plane.hpp>
 #include <mmp/planning/path.hpp>
 
 #include <Eigen/Eigenvalues>
@@ -147,8 +147,10 @@ class LinearTrainer final : public CostModelTrainer {
     return CostModel(in.training.stack, std::move(weights), config.learner.costs, std::move(info));
   }
 
-  // lambda/2 |w - w0|^2 + sum_i h_i(w) by the online learner from the parent (adaptation.hpp), inside
-  // the avoid marks' half-spaces (markConstraints).
+  // The minimiser of lambda/2 |w - w0|^2 + sum_i h_i(w) (or the cost-space prior's metric) over the
+  // weights that keep loss-augmented costs positive and inside the avoid marks' half-spaces
+  // (markConstraints), found exactly by the n-slack cutting plane: it depends on the set of
+  // demonstrations and marks alone, so any order of teaching gives the same model.
   CostModel adapt(const AdaptationInput& in, std::map<std::string, std::string> info, TeachingStep& step) const override {
     const CostModel& parent = in.parent;
     const Eigen::VectorXd& w0 = parent.weights();
@@ -160,45 +162,61 @@ class LinearTrainer final : public CostModelTrainer {
     Eigen::VectorXd prior = w0;
     positive->project(prior);
     const Eigen::VectorXd offset = w0 - prior;
-    const ProjectionPtr projection = in.marks.empty() ? positive : markConstraints(in, offset, positive);
-    projection->project(prior);  // a mark the parent breaks (below kAvoidMargin) moves the start
 
-    // lambda/2 |w - w0|^2 + sum_i h_i(w): the online learner minimises lambda_t/2 |w - w0|^2 + mean_i h_i(w),
-    // so lambda_t = lambda / n -- the prior gives way as demonstrations arrive.
-    OnlineGreedyProjection::Params p;
+    // lambda/2 |w - w0|^2 + sum_i h_i(w) is lambda/(2n) |w - w0|^2 + the mean of the h_i, the
+    // learner's form: the prior gives way as demonstrations arrive.
+    NSlackCuttingPlane::Params p;
     p.lambda = in.settings.lambda / static_cast<double>(std::max<std::size_t>(1, in.examples.size()));
-    p.projection = projection;
-    p.stop.max_iterations = in.settings.epochs;
-    p.threads = in.settings.threads;
     p.prior = prior;
     if (in.settings.prior == AdaptationPrior::Costs) p.prior_metric = costMetric(in);
-    OnlineGreedyProjection learner(p);
+    if (linear) {
+      for (Eigen::Index j = 0; j < w0.size(); ++j) {
+        p.constraints.push_back({Eigen::VectorXd::Unit(w0.size(), j), j == kBiasIndex ? in.settings.loss.scale + in.settings.min_cost : 0.0});
+      }
+    }
+    for (LinearConstraint& mark : markConstraints(in, offset)) p.constraints.push_back(std::move(mark));
+    p.stop.max_iterations = in.settings.epochs;
+    p.threads = in.settings.threads;
+    const auto key = [&in](std::size_t k) { return std::make_pair(in.example_images[k], in.examples[k]->demonstration()); };
+    for (std::size_t k = 0; k < in.examples.size(); ++k) {
+      const auto held = in.cache.working_sets.find(key(k));
+      p.warm_start.push_back(held == in.cache.working_sets.end() ? std::vector<WorkingOutput>{} : held->second);
+    }
+    NSlackCuttingPlane learner(p);
     std::vector<const FeatureMap*> maps;
     for (const TeachingImage& image : in.images) maps.push_back(image.map.get());
     const CostForm form = parent.form();
     learner.setWeightCheck([&maps, &offset, form](const Eigen::VectorXd& w) { return trainingCostFault(maps, w + offset, form); });
     const ExampleList list(in.examples.begin(), in.examples.end());
-    Eigen::VectorXd w = list.empty() ? prior : learner.train(list, prior);
-    positive->project(w);  // Dykstra's point with marks is in the box only to its tolerance (-1e-17)
+    Eigen::VectorXd w = prior;
     if (!list.empty()) {
+      w = learner.train(list);
+      for (std::size_t k = 0; k < in.examples.size(); ++k) in.cache.working_sets[key(k)] = learner.workingSets()[k];
       step.info = learner.info();
       step.message = learner.message();
+      if (learner.info() == Info::NoConvergence) {
+        step.warnings.push_back("the adaptation stopped short of its optimum (" + learner.message() +
+                                "): the model may depend on the order taught; raise adapt.epochs (--epochs)");
+      }
+    } else if (!p.constraints.empty()) {  // marks alone: the prior's nearest point inside them
+      w = NSlackCuttingPlane(p).priorMinimiser();
     }
+    positive->project(w);  // the QP meets the box to its tolerance (-1e-17)
     CostModel adapted(parent.features(), w + offset, form, std::move(info));
     if (parent.costExponent() != 1.0) adapted.setCostExponent(parent.costExponent());
     return adapted;
   }
 
-  // The avoid marks as half-spaces of the learner's weights w (the model's are w + offset), with the
-  // positive-cost set: each mark's mean features f_m held against the taught cells' f_t so that the
-  // constraint holds with equality at the parent when the parent's ratio R0 is at least kAvoidMargin
-  // (a mark takes back only what the paths would take away, and changes nothing while it holds), and
-  // lifts the marked ground to kAvoidMargin times the taught ground's cost otherwise.
+  // The avoid marks as half-spaces of the learner's weights w (the model's are w + offset): each
+  // mark's mean features f_m held against the taught cells' f_t so that the constraint holds with
+  // equality at the parent when the parent's ratio R0 is at least kAvoidMargin (a mark takes back only
+  // what the paths would take away, and changes nothing while it holds), and lifts the marked ground
+  // to kAvoidMargin times the taught ground's cost otherwise.
   //   costs w . f:        w . f_m >= R w . f_t,   R = max(kAvoidMargin, R0)
   //   log-costs e w . f:  w . (f_m - f_t) >= max(log(kAvoidMargin) / e, the parent's gap)
-  static ProjectionPtr markConstraints(const AdaptationInput& in, const Eigen::VectorXd& offset, const ProjectionPtr& positive) {
+  static std::vector<LinearConstraint> markConstraints(const AdaptationInput& in, const Eigen::VectorXd& offset) {
     const Eigen::VectorXd& w0 = in.parent.weights();
-    std::vector<ProjectionPtr> sets{positive};
+    std::vector<LinearConstraint> constraints;
     for (const auto& [mark, taught] : in.marks) {
       Eigen::VectorXd a;
       double b = 0.0;
@@ -209,9 +227,9 @@ class LinearTrainer final : public CostModelTrainer {
         a = mark - taught;
         b = std::max(std::log(kAvoidMargin) / in.parent.costExponent(), w0.dot(a));
       }
-      if (a.squaredNorm() > 0.0) sets.push_back(std::make_shared<HalfSpaceProjection>(a, b - a.dot(offset)));
+      if (a.squaredNorm() > 0.0) constraints.push_back({a, b - a.dot(offset)});
     }
-    return intersect(sets);
+    return constraints;
   }
 
   // adapt.prior costs: M, the mean over the held images of each one's mean over its passable cells of
@@ -230,8 +248,9 @@ class LinearTrainer final : public CostModelTrainer {
     });
     Eigen::MatrixXd m = Eigen::MatrixXd::Zero(w0.size(), w0.size());
     for (const std::size_t i : order) {
-      if (in.image_moments[i].size() == 0) in.image_moments[i] = imageMoment(*in.images[i].map, w0, in.parent.form() == CostForm::Linear);
-      m += in.image_moments[i];
+      Eigen::MatrixXd& moment = in.cache.image_moments[i];
+      if (moment.size() == 0) moment = imageMoment(*in.images[i].map, w0, in.parent.form() == CostForm::Linear);
+      m += moment;
     }
     const double largest = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(m, Eigen::EigenvaluesOnly).eigenvalues().maxCoeff();
     if (largest > 0.0) m /= largest;
@@ -254,8 +273,8 @@ class LinearTrainer final : public CostModelTrainer {
   }
 
   std::string describeAdaptation(const AdaptationSettings& s) const override {
-    return "online greedy projection toward the parent" + std::string(s.prior == AdaptationPrior::Costs ? "'s costs" : "") +
-           ", lambda " + numberText(s.lambda) + ", " + std::to_string(s.epochs) + " epochs";
+    return "the optimum (n-slack cutting plane, at most " + std::to_string(s.epochs) + " passes) toward the parent" +
+           std::string(s.prior == AdaptationPrior::Costs ? "'s costs" : "") + ", lambda " + numberText(s.lambda);
   }
   const char* adaptationStrength() const override { return "adapt.lambda"; }
   bool takesMarks() const override { return true; }

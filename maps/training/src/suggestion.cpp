@@ -188,7 +188,7 @@ std::vector<SuggestedPair> suggestDemonstrations(const CostModel& model, const F
   settings.validate();
   search.validate();
   const int k = model.features().settings().cell_size;
-  const int cols = map.cols(), cells = map.rows() * map.cols();
+  const int cols = map.cols();
   const auto distance_px = [cols, k](int a, int b) { return std::hypot(a / cols - b / cols, a % cols - b % cols) * k; };
   const SuggestionArea::Box whole{0, 0, map.rows(), map.cols()};
   const SuggestionArea::Box region = area.region.empty() ? whole : area.region;

@@ -8,12 +8,14 @@
 #pragma once
 
 #include <mmp/maps/training/adaptation.hpp>
+#include <mmp/learners/n_slack_cutting_plane.hpp>
 #include <mmp/maps/training/pipeline.hpp>
 
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mmp {
@@ -36,6 +38,28 @@ struct TrainerInput {
 /// What an adaptation learns from: the parent, the settings, one PathExample per demonstration taught
 /// so far (in the order taught) with the index of its image in `images` (every image the teacher holds:
 /// those with demonstrations are stepped on, every one is checked against CostLimits).
+/// The linear learner's working set of each demonstration (by image and cells) when last taught.
+using WorkingSets = std::map<std::pair<int, std::vector<int>>, std::vector<WorkingOutput>>;
+
+/// What a kind computes once and a teacher keeps between steps; none of it changes an answer beyond
+/// rounding, and undo puts the working sets back so that it does not change a bit.
+struct TeachingCache {
+  /// The linear cost prior's second moments per image of the parent (adapt.prior costs; one entry per
+  /// image, empty until the kind fills it).
+  std::vector<Eigen::MatrixXd> image_moments;
+  /// The next step's warm start (NSlackCuttingPlane::Params::warm_start).
+  WorkingSets working_sets;
+  /// working_sets as they were before each item taught (one entry an item, in teaching order).
+  std::vector<std::shared_ptr<const WorkingSets>> before;
+
+  void remember(std::size_t items) { before.insert(before.end(), items, std::make_shared<const WorkingSets>(working_sets)); }
+  /// A step that failed (`items` entries) or an undo (one): the working sets as they were before it.
+  void restore(std::size_t items) {
+    working_sets = *before[before.size() - items];
+    before.resize(before.size() - items);
+  }
+};
+
 struct AdaptationInput {
   const CostModel& parent;
   const AdaptationSettings& settings;
@@ -45,9 +69,8 @@ struct AdaptationInput {
   /// The avoid marks (CostModelTeacher::avoid): each one's mean features, and the taught cells' mean
   /// features its mean log-cost is held above.  Empty for a kind that takes none (takesMarks).
   const std::vector<std::pair<Eigen::VectorXd, Eigen::VectorXd>>& marks;
-  /// The teacher's cache of what a kind computes once per image of the parent (one entry per image,
-  /// empty until the kind fills it): the linear cost prior's second moments (adapt.prior costs).
-  std::vector<Eigen::MatrixXd>& image_moments;
+  /// What the teacher keeps from step to step for the kind (TeachingCache).
+  TeachingCache& cache;
 };
 
 class CostModelTrainer {

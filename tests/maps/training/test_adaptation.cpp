@@ -57,7 +57,7 @@ GeoImage geoImage(const Region& region) {
 TEST_CASE("adaptation: the same demonstrations give the same model bit for bit, and undo returns to the model before") {
   const Site s = site();
   AdaptationSettings settings;
-  settings.epochs = 3;
+
   CostModelTeacher a(s.model, settings), b(s.model, settings);
   const int ia = a.addImage(geoImage(s.region), "scene 5"), ib = b.addImage(geoImage(s.region), "scene 5");
   const int cols = a.cols(ia);
@@ -81,7 +81,7 @@ TEST_CASE("adaptation: the same demonstrations give the same model bit for bit, 
 TEST_CASE("adaptation: the same set of demonstrations in any order gives the same model bit for bit") {
   const Site s = site();
   AdaptationSettings settings;
-  settings.epochs = 3;
+
   CostModelTeacher a(s.model, settings), b(s.model, settings), c(s.model, settings);
   const int ia = a.addImage(geoImage(s.region), "scene 5");
   b.addImage(geoImage(s.region), "scene 5");
@@ -92,14 +92,14 @@ TEST_CASE("adaptation: the same set of demonstrations in any order gives the sam
                                                demonstration(s.region, cols, 30 * cols + 1, 31 * cols + 62)};
   for (const int k : {0, 1, 2}) a.teach(ia, paths[k]);
   for (const int k : {2, 0, 1}) b.teach(ia, paths[k]);
-  c.teach({{ia, paths[1]}, {ia, paths[2]}, {ia, paths[0]}});
+  c.teach({{ia, paths[1], {}}, {ia, paths[2], {}}, {ia, paths[0], {}}});
   CHECK(a.model().weights() != s.model.weights());
   CHECK(a.model().weights() == b.model().weights());
   CHECK(a.model().weights() == c.model().weights());
   // undo drops the last one taught: b without paths[1] is a after paths[0] and paths[2]
   CostModelTeacher d(s.model, settings);
   d.addImage(geoImage(s.region), "scene 5");
-  d.teach({{ia, paths[2]}, {ia, paths[0]}});
+  d.teach({{ia, paths[2], {}}, {ia, paths[0], {}}});
   b.undo();
   CHECK(b.model().weights() == d.model().weights());
 }
@@ -170,7 +170,7 @@ TEST_CASE("adaptation: an avoid mark keeps its ground dearer than the taught pat
   CHECK(gap(marked.model()) >= std::min(gap(s.model), std::log(kAvoidMargin)) - 0.05);
   marked.undo();
   CHECK(marked.marks().empty());
-  CHECK(marked.model().weights() == paths_only);
+  CHECK(marked.model().weights() == paths_only);  // the working sets the paths ended with: bit for bit
   CHECK_THROWS_AS(marked.avoid(image, {-1}), DataError);
   CHECK(marked.model().weights() == paths_only);  // refused: nothing changed
 }
@@ -178,7 +178,6 @@ TEST_CASE("adaptation: an avoid mark keeps its ground dearer than the taught pat
 TEST_CASE("adaptation with the prior on the site's costs: order-free, another model than the weights' prior, and a strong one keeps the costs") {
   const Site s = site();
   AdaptationSettings costs;
-  costs.epochs = 3;
   costs.prior = AdaptationPrior::Costs;
   AdaptationSettings weights = costs;
   weights.prior = AdaptationPrior::Weights;
@@ -190,10 +189,10 @@ TEST_CASE("adaptation with the prior on the site's costs: order-free, another mo
   const int cols = a.cols(image);
   const std::vector<std::vector<int>> paths = {demonstration(s.region, cols, 2 * cols + 2, 60 * cols + 60),
                                                demonstration(s.region, cols, 60 * cols + 2, 3 * cols + 61)};
-  a.teach({{image, paths[0]}, {image, paths[1]}});
-  b.teach({{image, paths[1]}, {image, paths[0]}});
-  w.teach({{image, paths[0]}, {image, paths[1]}});
-  firm.teach({{image, paths[0]}, {image, paths[1]}});
+  a.teach({{image, paths[0], {}}, {image, paths[1], {}}});
+  b.teach({{image, paths[1], {}}, {image, paths[0], {}}});
+  w.teach({{image, paths[0], {}}, {image, paths[1], {}}});
+  firm.teach({{image, paths[0], {}}, {image, paths[1], {}}});
   CHECK(a.model().weights() != s.model.weights());
   CHECK(a.model().weights() == b.model().weights());
   CHECK(a.model().weights() != w.model().weights());
@@ -337,7 +336,7 @@ TEST_CASE("adaptation run: a teach image's avoid strokes are one mark, taught wi
   stroke.points = {{100.0, 20.0}, {140.0, 60.0}};
   settings.train[0].avoid = {stroke};
   settings.demonstrations.per_region = 3;
-  settings.adapt.epochs = 3;
+
   const AdaptationRun run = adaptAndReport(s.model, settings);
   REQUIRE(run.marks.size() == 1);
   CHECK(run.marks[0].cells.size() >= 10);  // every cell the stroke crosses (cells of 4 px)
@@ -346,7 +345,7 @@ TEST_CASE("adaptation run: a teach image's avoid strokes are one mark, taught wi
   CostModelTeacher teacher(s.model, settings.adapt);  // the same as a teacher given the paths and the mark
   teacher.addImage(run.teach_regions[0].map, "scene 5");
   std::vector<TaughtDemonstration> paths;
-  for (const TeachingRecord& r : run.taught) paths.push_back({0, r.cells});
+  for (const TeachingRecord& r : run.taught) paths.push_back({0, r.cells, {}});
   teacher.teach(paths, run.marks);
   CHECK(teacher.model().weights() == run.model.weights());
   // a LEARCH parent takes no marks: the run says which file
@@ -362,7 +361,7 @@ TEST_CASE("adaptation run: teaches generated demonstrations, scores each held ou
   settings.holdout = {test::scene(6)};
   settings.demonstrations.per_region = 3;
   settings.evaluation.pairs = 4;
-  settings.adapt.epochs = 3;
+
   int reported = 0;
   const AdaptationRun a = adaptAndReport(s.model, settings, [&](int k, int n, const TeachingRecord&) {
     CHECK(k == ++reported);
@@ -605,4 +604,24 @@ TEST_CASE("adaptation of a network model: bad demonstrations are refused by name
   const std::vector<double> costs = risky.model().costs(geoImage(s.region)).costs;
   const auto [lo, hi] = std::minmax_element(costs.begin(), costs.end());
   CHECK(*hi <= CostLimits::kMaxRatio * *lo);
+}
+
+TEST_CASE("adaptation of a linear model reaches its optimum, and says so when its pass budget stops it short") {
+  const Site s = site();
+  CostModelTeacher teacher(s.model);
+  const int image = teacher.addImage(geoImage(s.region), "scene 5");
+  const int cols = teacher.cols(image);
+  const TeachingStep step = teacher.teach(image, demonstration(s.region, cols, 2 * cols + 2, 60 * cols + 60));
+  CAPTURE(step.message);
+  CHECK(step.info == Info::Success);
+  CHECK(step.message.find("no oracle answer lies outside its working set") != std::string::npos);
+  CHECK(step.warnings.empty());
+  AdaptationSettings one_pass;
+  one_pass.epochs = 1;
+  CostModelTeacher hurried(s.model, one_pass);
+  hurried.addImage(geoImage(s.region), "scene 5");
+  const TeachingStep short_step = hurried.teach(image, demonstration(s.region, cols, 2 * cols + 2, 60 * cols + 60));
+  CHECK(short_step.info == Info::NoConvergence);
+  REQUIRE(short_step.warnings.size() == 1);
+  CHECK(short_step.warnings[0].find("stopped short of its optimum") != std::string::npos);
 }

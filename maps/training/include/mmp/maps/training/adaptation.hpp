@@ -50,6 +50,7 @@
 namespace mmp {
 
 class CostModelTrainer;  // the kinds' fit and adapt (private to maps/training)
+struct TeachingCache;   // what a kind keeps between teaching steps (likewise)
 
 // AdaptationSettings, the adapt.* keys: settings.hpp (PipelineSettings::adapt).
 
@@ -247,8 +248,8 @@ class CostModelTeacher {
   std::vector<TeachingImage> images_;
   /// The parent's log-costs per image, once a step has needed them (a network's forward pass is not free).
   mutable std::vector<std::vector<double>> parent_log_costs_;
-  /// What the parent's kind computes once per image (AdaptationInput::image_moments).
-  std::vector<Eigen::MatrixXd> image_moments_;
+  /// What the parent's kind keeps between steps (trainer.hpp): results do not depend on it.
+  std::unique_ptr<TeachingCache> cache_;
   std::vector<TaughtDemonstration> demonstrations_;
   std::vector<AvoidMark> marks_;
   std::vector<bool> taught_marks_;  ///< what was taught, in order (true: a mark): what undo() drops

@@ -172,14 +172,15 @@ std::string describe(AdaptationPrior prior);  ///< "weights", "costs"
 /// How a saved model adapts to demonstrations on a new site (adaptation.hpp; the adapt.* keys).
 struct AdaptationSettings {
   /// Linear models: the prior's strength lambda in lambda/2 |w - w0|^2; larger keeps the adapted model
-  /// closer to the parent, and the online steps are 1/(lambda t).  The default was chosen on training
+  /// closer to the parent.  The default was chosen on training
   /// areas each left out of the model's training, by tools/scripts/adapt_selection.py --left-out
   /// (docs/teaching.md).
   double lambda = 10.0;
   /// Linear models: what the prior keeps close to the parent's (the weights, or the site's costs).
   AdaptationPrior prior = AdaptationPrior::Weights;
-  /// Linear models: passes of the online learner over the demonstrations taught so far.
-  int epochs = 10;
+  /// Linear models: the most passes of oracle calls over the demonstrations the exact solver may take
+  /// (it stops at the optimum, in far fewer; a step that runs out says so).
+  int epochs = 100;
   /// LEARCH models: trees added (learch.rounds; chosen as lambda is), their step (eta_t = step / sqrt(t))
   /// and depth.
   int learch_rounds = 2;

@@ -1,0 +1,463 @@
+#include <mmp/learners/n_slack_cutting_plane.hpp>
+
+#include <mmp/core/error.hpp>
+#include <mmp/core/numbers.hpp>
+#include <mmp/core/objective.hpp>
+#include <mmp/core/thread_pool.hpp>
+#include <mmp/learners/learner_run.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace mmp {
+namespace {
+
+// One output of an example's working set and its plane of the example's scaled slack, a . w + b with
+// a = beta_i/n (psi(y) - psi(y_i)) and b = beta_i/n L(y).
+struct Plane {
+  WorkingOutput kept;
+  Eigen::VectorXd a;
+  double b = 0.0;
+  bool binding = false;  ///< one of the equalities of the last answer (WorkingSetQp::solve)
+};
+
+// An example's working set, by output: the programme's rows come in the same order whatever order the
+// outputs were found in (so the same binding rows give the same answer to the bit).
+struct Block {
+  std::vector<Plane> planes;
+
+  // Adds the output unless it is held; returns whether it was added.
+  bool add(WorkingOutput output, double inv_n) {
+    const auto at = std::lower_bound(planes.begin(), planes.end(), output.output,
+                                     [](const Plane& p, const std::vector<int>& y) { return p.kept.output < y; });
+    if (at != planes.end() && at->kept.output == output.output) return false;
+    const double scale = output.beta * inv_n;
+    Plane plane{std::move(output), {}, 0.0, false};
+    plane.a = scale * plane.kept.difference;
+    plane.b = scale * plane.kept.loss;
+    planes.insert(at, std::move(plane));
+    return true;
+  }
+
+  // max(0, max over the planes of a . w + b): the working set's model of the scaled slack at w.
+  double slack(const Eigen::VectorXd& w) const {
+    double s = 0.0;
+    for (const Plane& p : planes) s = std::max(s, p.a.dot(w) + p.b);
+    return s;
+  }
+};
+
+/*!
+    The working sets' quadratic programme over x = (w, xi), xi_i the scaled slack of example i:
+        min  lambda/2 (w - w0)' M (w - w0) + sum_i xi_i
+        s.t. xi_i - a . w >= b   for each plane (a, b) of example i,   xi_i >= 0,   G_j . w >= g_j,
+    solved by Mehrotra's primal-dual interior-point method on the inequality form
+    min 1/2 x'Hx + c'x s.t. Ax >= r: each step solves (H + A' (Z/S) A) dx = ..., a dense system of
+    d + n unknowns, in which a row with one entry (a bound, xi_i >= 0) only adds to the diagonal.  Its
+    steps do not depend on how the planes are conditioned (a coordinate method crawls once the
+    constraints bind).  Its residuals stall near 1e-11, and the answer must not depend on which planes
+    the sets hold, so it ends by solving the rows tight at the optimum as equalities (polish).
+!*/
+class WorkingSetQp {
+ public:
+  WorkingSetQp(double lambda, Eigen::VectorXd w0, Eigen::MatrixXd m, std::vector<LinearConstraint> constraints)
+      : lambda_(lambda), w0_(std::move(w0)), m_(std::move(m)), constraints_(std::move(constraints)), w_(w0_) {}
+
+  std::vector<Block>& blocks() { return blocks_; }
+  const Eigen::VectorXd& w() const { return w_; }
+  double value() const { return value_; }  ///< the programme's minimum at the last solve
+
+  double prior(const Eigen::VectorXd& w) const {
+    const Eigen::VectorXd d = w - w0_;
+    return 0.5 * lambda_ * (m_.size() == 0 ? d.squaredNorm() : d.dot(m_ * d));
+  }
+
+  // Returns false if the method did not meet the tolerance (the last iterate is kept).  Marks each
+  // plane that is one of the equalities of the answer (Plane::binding).
+  bool solve(double tolerance) {
+    const Eigen::Index d = w0_.size(), n = static_cast<Eigen::Index>(blocks_.size()), dim = d + n;
+    Problem p;
+    p.h = Eigen::MatrixXd::Zero(dim, dim);
+    p.h.topLeftCorner(d, d) = lambda_ * (m_.size() == 0 ? Eigen::MatrixXd::Identity(d, d) : m_);
+    p.c = Eigen::VectorXd::Ones(dim);
+    p.c.head(d) = -(p.h.topLeftCorner(d, d) * w0_);
+    Eigen::Index rows = n + static_cast<Eigen::Index>(constraints_.size());
+    for (const Block& block : blocks_) rows += static_cast<Eigen::Index>(block.planes.size());
+    p.a = Eigen::MatrixXd::Zero(rows, dim);
+    p.r.resize(rows);
+    std::vector<Plane*> plane_of_row(static_cast<std::size_t>(rows), nullptr);
+    Eigen::Index row = 0;
+    for (Eigen::Index i = 0; i < n; ++i) {
+      for (Plane& plane : blocks_[static_cast<std::size_t>(i)].planes) {
+        p.a.row(row).head(d) = -plane.a.transpose();
+        p.a(row, d + i) = 1.0;
+        plane_of_row[static_cast<std::size_t>(row)] = &plane;
+        p.r[row++] = plane.b;
+      }
+      p.a(row, d + i) = 1.0;
+      p.r[row++] = 0.0;
+    }
+    for (const LinearConstraint& g : constraints_) {
+      p.a.row(row).head(d) = g.normal.transpose();
+      p.r[row++] = g.bound;
+    }
+    p.classifyRows();
+    Eigen::VectorXd x(dim);
+    x.head(d) = w_;
+    for (Eigen::Index i = 0; i < n; ++i) x[d + i] = blocks_[static_cast<std::size_t>(i)].slack(w_);
+    std::vector<bool> binding(static_cast<std::size_t>(rows), false);
+    const bool solved = rows == 0 ? (x = w0_, true) : p.interiorPoint(tolerance, x, binding);
+    for (std::size_t k = 0; k < plane_of_row.size(); ++k) {
+      if (plane_of_row[k] != nullptr) plane_of_row[k]->binding = binding[k];
+    }
+    w_ = x.head(d);
+    value_ = prior(w_) + x.tail(n).sum();
+    return solved;
+  }
+
+ private:
+  // min 1/2 x'Hx + c'x s.t. Ax >= r, with the rows that have one entry (bounds) told apart.
+  struct Problem {
+    Eigen::MatrixXd h, a;
+    Eigen::VectorXd c, r;
+    std::vector<Eigen::Index> unit_column;  ///< per row: its one non-zero column, or -1
+    std::vector<Eigen::Index> dense_rows;
+
+    void classifyRows() {
+      unit_column.assign(static_cast<std::size_t>(a.rows()), -1);
+      dense_rows.clear();
+      for (Eigen::Index k = 0; k < a.rows(); ++k) {
+        Eigen::Index column = -1, nonzero = 0;
+        for (Eigen::Index j = 0; j < a.cols(); ++j) {
+          if (a(k, j) != 0.0) {
+            column = j;
+            ++nonzero;
+          }
+        }
+        if (nonzero == 1) unit_column[static_cast<std::size_t>(k)] = column;
+        else dense_rows.push_back(k);
+      }
+    }
+
+    // H + A' diag(weights) A: the bounds on the diagonal, the other rows by one product.
+    Eigen::MatrixXd normalMatrix(const Eigen::VectorXd& weights) const {
+      Eigen::MatrixXd normal = h;
+      Eigen::MatrixXd scaled(static_cast<Eigen::Index>(dense_rows.size()), a.cols());
+      for (std::size_t k = 0; k < dense_rows.size(); ++k) {
+        scaled.row(static_cast<Eigen::Index>(k)) = std::sqrt(weights[dense_rows[k]]) * a.row(dense_rows[k]);
+      }
+      if (!dense_rows.empty()) normal.selfadjointView<Eigen::Lower>().rankUpdate(scaled.transpose());
+      for (std::size_t k = 0; k < unit_column.size(); ++k) {
+        const Eigen::Index j = unit_column[k];
+        if (j >= 0) normal(j, j) += weights[static_cast<Eigen::Index>(k)] * a(static_cast<Eigen::Index>(k), j) * a(static_cast<Eigen::Index>(k), j);
+      }
+      return Eigen::MatrixXd(normal.selfadjointView<Eigen::Lower>());
+    }
+
+    bool interiorPoint(double tolerance, Eigen::VectorXd& x, std::vector<bool>& binding) const {
+      const Eigen::Index m = a.rows();
+      Eigen::VectorXd s = (a * x - r).cwiseMax(1.0), z = Eigen::VectorXd::Ones(m);
+      const double scale_d = 1.0 + c.lpNorm<Eigen::Infinity>(), scale_p = 1.0 + r.lpNorm<Eigen::Infinity>();
+      for (int step = 0; step < kMaxSteps; ++step) {
+        const Eigen::VectorXd rd = h * x + c - a.transpose() * z;  // dual residual
+        const Eigen::VectorXd rp = a * x - s - r;                   // primal residual
+        const double mu = s.dot(z) / static_cast<double>(m);
+        const double objective = 0.5 * x.dot(h * x) + c.dot(x);
+        if (rd.lpNorm<Eigen::Infinity>() <= std::sqrt(tolerance) * scale_d && rp.lpNorm<Eigen::Infinity>() <= tolerance * scale_p &&
+            mu <= tolerance * (1.0 + std::abs(objective)) / static_cast<double>(m)) {
+          for (Eigen::Index k = 0; k < m; ++k) binding[static_cast<std::size_t>(k)] = s[k] < z[k];
+          polish(z.lpNorm<Eigen::Infinity>(), x, binding);
+          return true;
+        }
+        const Eigen::VectorXd dz_s = z.cwiseQuotient(s);
+        const Eigen::MatrixXd normal = normalMatrix(dz_s);
+        const Eigen::LDLT<Eigen::MatrixXd> factor(normal);
+        if (factor.info() != Eigen::Success) return false;
+        // The Newton step for the complementarity target r_c (Z ds + S dz = r_c).
+        const auto direction = [&](const Eigen::VectorXd& rc, Eigen::VectorXd& dx, Eigen::VectorXd& ds, Eigen::VectorXd& dz) {
+          const Eigen::VectorXd rc_s = rc.cwiseQuotient(s);
+          const Eigen::VectorXd rhs = -rd + a.transpose() * (rc_s - dz_s.cwiseProduct(rp));
+          dx = factor.solve(rhs);
+          dx += factor.solve(rhs - normal * dx);  // one refinement: the system grows ill-conditioned near the end
+          dz = -dz_s.cwiseProduct(rp + a * dx) + rc_s;
+          ds = (rc - s.cwiseProduct(dz)).cwiseQuotient(z);
+        };
+        const auto longest = [](const Eigen::VectorXd& v, const Eigen::VectorXd& dv) {
+          double step_length = 1.0;
+          for (Eigen::Index k = 0; k < v.size(); ++k) {
+            if (dv[k] < 0.0) step_length = std::min(step_length, -v[k] / dv[k]);
+          }
+          return step_length;
+        };
+        Eigen::VectorXd dx, ds, dz;
+        direction(-s.cwiseProduct(z), dx, ds, dz);  // the affine (predictor) step
+        const double affine = std::min(longest(s, ds), longest(z, dz));
+        const double mu_affine = (s + affine * ds).dot(z + affine * dz) / static_cast<double>(m);
+        const double sigma = std::pow(mu_affine / mu, 3);
+        direction((-s.cwiseProduct(z) - ds.cwiseProduct(dz)).array() + sigma * mu, dx, ds, dz);  // the corrector
+        const double length = std::min(1.0, 0.995 * std::min(longest(s, ds), longest(z, dz)));
+        x += length * dx;
+        s += length * ds;
+        z += length * dz;
+        if (!x.allFinite()) return false;
+      }
+      return false;
+    }
+
+    /*!
+        The rows the interior point left binding (s < z) solved as equalities: a binding bound fixes its
+        variable, and the rest is [H_FF A_EF'; A_EF 0] [x_F; -z_E] = [-c_F - H_FX x_X; r_E - A_EX x_X]
+        over the free variables F and the other binding rows E.  That point is kept if it meets every
+        row and its multipliers are >= 0 (to rounding).  A binding row with a negative multiplier (a
+        degenerate vertex) leaves the set, and a broken or tight row joins it, a few times, as an
+        active-set method would: the set solved is then every row tight at the optimum, whichever the
+        interior point left binding, so the same optimum gives the same bits.
+    !*/
+    void polish(double multiplier_size, Eigen::VectorXd& x, std::vector<bool>& binding) const {
+      const Eigen::Index dim = x.size(), m = a.rows();
+      const double scale = 1.0 + r.lpNorm<Eigen::Infinity>() + (a * x).lpNorm<Eigen::Infinity>();
+      const double multiplier_scale = 1.0 + multiplier_size;
+      std::vector<bool> dropped(binding.size(), false);
+      for (int attempt = 0; attempt < 8; ++attempt) {
+        Eigen::VectorXd fixed_x = Eigen::VectorXd::Zero(dim);
+        std::vector<bool> fixed(static_cast<std::size_t>(dim), false);
+        std::vector<Eigen::Index> equalities, bounds;
+        for (Eigen::Index k = 0; k < m; ++k) {
+          if (!binding[static_cast<std::size_t>(k)]) continue;
+          const Eigen::Index j = unit_column[static_cast<std::size_t>(k)];
+          if (j < 0) {
+            equalities.push_back(k);
+          } else if (!fixed[static_cast<std::size_t>(j)]) {
+            fixed[static_cast<std::size_t>(j)] = true;
+            fixed_x[j] = r[k] / a(k, j);
+            bounds.push_back(k);
+          }
+        }
+        std::vector<Eigen::Index> free;
+        for (Eigen::Index j = 0; j < dim; ++j) {
+          if (!fixed[static_cast<std::size_t>(j)]) free.push_back(j);
+        }
+        const auto f = static_cast<Eigen::Index>(free.size()), e = static_cast<Eigen::Index>(equalities.size());
+        Eigen::MatrixXd kkt = Eigen::MatrixXd::Zero(f + e, f + e);
+        Eigen::VectorXd rhs(f + e);
+        const Eigen::VectorXd h_fixed = h * fixed_x;
+        for (Eigen::Index u = 0; u < f; ++u) {
+          for (Eigen::Index v = 0; v < f; ++v) kkt(u, v) = h(free[static_cast<std::size_t>(u)], free[static_cast<std::size_t>(v)]);
+          rhs[u] = -c[free[static_cast<std::size_t>(u)]] - h_fixed[free[static_cast<std::size_t>(u)]];
+        }
+        for (Eigen::Index k = 0; k < e; ++k) {
+          const Eigen::Index row = equalities[static_cast<std::size_t>(k)];
+          for (Eigen::Index u = 0; u < f; ++u) kkt(f + k, u) = kkt(u, f + k) = a(row, free[static_cast<std::size_t>(u)]);
+          rhs[f + k] = r[row] - a.row(row).dot(fixed_x);
+        }
+        const Eigen::VectorXd solution = f + e == 0 ? Eigen::VectorXd() : Eigen::VectorXd(kkt.completeOrthogonalDecomposition().solve(rhs));
+        if (!solution.allFinite() || (kkt * solution - rhs).lpNorm<Eigen::Infinity>() > 1e-9 * scale) return;
+        Eigen::VectorXd point = fixed_x;
+        for (Eigen::Index u = 0; u < f; ++u) point[free[static_cast<std::size_t>(u)]] = solution[u];
+        // Multipliers: -solution's tail for E; for a bound on column j, from stationarity in x_j.
+        Eigen::VectorXd multiplier = Eigen::VectorXd::Zero(m);
+        Eigen::VectorXd stationarity = h * point + c;
+        for (Eigen::Index k = 0; k < e; ++k) {
+          multiplier[equalities[static_cast<std::size_t>(k)]] = -solution[f + k];
+          stationarity -= -solution[f + k] * a.row(equalities[static_cast<std::size_t>(k)]).transpose();
+        }
+        for (const Eigen::Index k : bounds) {
+          const Eigen::Index j = unit_column[static_cast<std::size_t>(k)];
+          multiplier[k] = stationarity[j] / a(k, j);
+        }
+        bool changed = false;
+        for (Eigen::Index k = 0; k < m; ++k) {
+          const auto row = static_cast<std::size_t>(k);
+          if (binding[row] && multiplier[k] < -1e-9 * multiplier_scale) {
+            binding[row] = false;
+            dropped[row] = true;
+            changed = true;
+          }
+        }
+        // Rows broken join; rows met with equality join too unless they were dropped.
+        const Eigen::VectorXd rows_slack = a * point - r;
+        for (Eigen::Index k = 0; k < m; ++k) {
+          const auto row = static_cast<std::size_t>(k);
+          if (binding[row]) continue;
+          if (rows_slack[k] < -1e-12 * scale || (rows_slack[k] <= 1e-12 * scale && !dropped[row])) {
+            binding[row] = true;
+            changed = true;
+          }
+        }
+        if (!changed) {
+          x = point;
+          return;
+        }
+      }
+    }
+  };
+
+  static constexpr int kMaxSteps = 200;
+
+  double lambda_;
+  Eigen::VectorXd w0_;
+  Eigen::MatrixXd m_;
+  std::vector<LinearConstraint> constraints_;
+  Eigen::VectorXd w_;
+  double value_ = 0.0;
+  std::vector<Block> blocks_;
+};
+
+WorkingSetQp makeQp(const NSlackCuttingPlane::Params& p, Eigen::Index d) {
+  return WorkingSetQp(p.lambda, p.prior.size() == d ? p.prior : Eigen::VectorXd::Zero(d), p.prior_metric, p.constraints);
+}
+
+}  // namespace
+
+NSlackCuttingPlane::NSlackCuttingPlane(Params params) : params_(std::move(params)) {
+  const auto fail = [](const std::string& what) { throw InvalidArgument("n-slack cutting plane: " + what); };
+  if (!(params_.lambda > 0.0) || !std::isfinite(params_.lambda)) fail("lambda must be a finite number > 0, got " + numberText(params_.lambda));
+  if (!params_.prior.allFinite()) fail("the prior has an entry that is not finite");
+  const Eigen::MatrixXd& m = params_.prior_metric;
+  if (m.size() > 0) {
+    if (m.rows() != m.cols() || (params_.prior.size() > 0 && m.rows() != params_.prior.size())) {
+      fail("the prior metric must be d x d for the prior's d");
+    }
+    if (!m.allFinite() || !m.isApprox(m.transpose()) || Eigen::LLT<Eigen::MatrixXd>(m).info() != Eigen::Success) {
+      fail("the prior metric must be symmetric positive definite");
+    }
+  }
+  for (std::size_t j = 0; j < params_.constraints.size(); ++j) {
+    const LinearConstraint& c = params_.constraints[j];
+    if (!c.normal.allFinite() || c.normal.squaredNorm() == 0.0 || !std::isfinite(c.bound)) {
+      fail("constraint " + std::to_string(j) + " needs a finite, non-zero normal and a finite bound");
+    }
+  }
+  if (!(params_.stop.tolerance > 0.0)) fail("stop.tolerance must be > 0 (the slack an answer must add to count as new)");
+  if (params_.stop.max_iterations < 1) fail("max_iterations must be >= 1");
+  if (!(params_.stop.time_budget_seconds >= 0.0)) fail("time_budget_seconds must be >= 0");
+  if (!(params_.qp_tolerance > 0.0)) fail("qp_tolerance must be > 0");
+  if (params_.threads < 0) fail("threads must be >= 0 (0: all cores)");
+}
+
+Eigen::VectorXd NSlackCuttingPlane::priorMinimiser() const {
+  if (params_.prior.size() == 0) throw InvalidArgument("n-slack cutting plane: priorMinimiser needs a prior");
+  WorkingSetQp qp = makeQp(params_, params_.prior.size());
+  qp.solve(params_.qp_tolerance);
+  return qp.w();
+}
+
+const Eigen::VectorXd& NSlackCuttingPlane::train(const ExampleList& examples, Eigen::VectorXd initial) {
+  start(examples);
+  objective_ = gap_ = std::numeric_limits<double>::quiet_NaN();
+  outputs_ = 0;
+  working_sets_.clear();
+  const Eigen::Index d = commonDimension(examples);
+  const auto sized = [d](const Eigen::VectorXd& v, const char* what) {
+    if (v.size() != 0 && v.size() != d) {
+      throw InvalidArgument("n-slack cutting plane: the " + std::string(what) + " has " + std::to_string(v.size()) +
+                            " entries, the examples' dimension is " + std::to_string(d));
+    }
+  };
+  sized(params_.prior, "prior");
+  sized(initial, "starting point");
+  for (const LinearConstraint& c : params_.constraints) sized(c.normal, "constraint's normal");
+  if (params_.prior_metric.size() > 0 && params_.prior_metric.rows() != d) {
+    throw InvalidArgument("n-slack cutting plane: the prior metric is not " + std::to_string(d) + " x " + std::to_string(d));
+  }
+  WorkingSetQp qp = makeQp(params_, d);
+  const std::size_t n = examples.size();
+  qp.blocks().resize(n);
+  const double inv_n = 1.0 / static_cast<double>(n);
+  if (!params_.warm_start.empty()) {
+    if (params_.warm_start.size() != n) {
+      throw InvalidArgument("n-slack cutting plane: the warm start has " + std::to_string(params_.warm_start.size()) +
+                            " working sets for " + std::to_string(n) + " examples");
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      for (const WorkingOutput& o : params_.warm_start[i]) {
+        sized(o.difference, "warm start's output");
+        qp.blocks()[i].add(o, inv_n);
+      }
+    }
+  }
+  LearnerRun run(*this, params_.stop, true, "reached max_iterations = " + std::to_string(params_.stop.max_iterations),
+                 LearnerRun::BudgetText::Short);
+  // The minimiser over the warm start's sets (of the prior alone without one): where the oracles start.
+  const bool started = qp.solve(params_.qp_tolerance);
+  bool at_minimiser = initial.size() != d;  // whether w minimises the working sets' programme
+  Eigen::VectorXd w = at_minimiser ? qp.w() : std::move(initial);
+  weights_ = w;
+  if (!started) run.fail("the starting programme did not reach its tolerance");
+
+  ThreadPool pool(params_.threads);
+  std::vector<OracleResult> results(n);
+  for (long t = 1; !run.stopped() && t <= params_.stop.max_iterations; ++t) {
+    if (run.outOfTime("at iteration", t)) break;
+    try {
+      pool.parallelFor(n, [&](std::size_t i) { examples[i]->solve(w, 1.0, results[i]); });
+    } catch (const NumericalError& e) {
+      run.fail("iteration " + std::to_string(t) + ": " + e.what() + "; kept the last good weights");
+      break;
+    }
+    // c(w) from the answers, and the answers that lie outside their working sets (in example order).
+    double risk = 0.0;
+    long added = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const OracleResult& r = results[i];
+      const double scale = r.beta * inv_n;
+      const double slack = scale * hinge(r, w);
+      risk += slack;
+      Block& block = qp.blocks()[i];
+      const double held = block.slack(w);
+      if (!(slack > held + params_.stop.tolerance * std::max({scale, std::abs(slack)}))) continue;
+      WorkingOutput output{r.output, Eigen::VectorXd::Zero(d), r.loss, r.beta};
+      r.psi_output.addTo(output.difference, 1.0);
+      r.psi_target.addTo(output.difference, -1.0);
+      if (!block.add(std::move(output), inv_n)) continue;
+      ++added;
+    }
+    const double value = qp.prior(w) + risk;
+    if (!std::isfinite(value)) {
+      run.fail("an oracle answer at iteration " + std::to_string(t) + " is not finite; kept the last good weights");
+      break;
+    }
+    iterations_ = t;
+    objective_ = value;
+    weights_ = w;
+    if (added == 0 && !at_minimiser) {  // a given start: on to the sets' minimiser
+      w = qp.w();
+      at_minimiser = true;
+      continue;
+    }
+    if (added == 0) {
+      gap_ = value - qp.value();
+      TraceRecord record{t, value, w.norm(), elapsed()};
+      record.gap = gap_;
+      run.trace(record, "at iteration", t);
+      run.succeed("no oracle answer lies outside its working set at iteration " + std::to_string(t) + " (gap " + numberText(gap_) + ")");
+      break;
+    }
+    if (!qp.solve(params_.qp_tolerance)) {
+      run.fail("the working sets' quadratic programme did not reach its tolerance at iteration " + std::to_string(t) +
+               "; kept the last good weights");
+      break;
+    }
+    gap_ = value - qp.value();  // the enlarged sets' minimum is still a lower bound on min c
+    TraceRecord record{t, value, w.norm(), elapsed()};
+    record.gap = gap_;
+    if (!run.trace(record, "at iteration", t)) break;
+    if (run.refuses(qp.w(), "the working sets' minimiser after iteration", t, "kept the last good weights")) break;
+    w = qp.w();
+    at_minimiser = true;
+  }
+  working_sets_.assign(n, {});
+  for (std::size_t i = 0; i < n; ++i) {
+    for (const Plane& p : qp.blocks()[i].planes) {
+      if (p.binding) working_sets_[i].push_back(p.kept);
+    }
+    outputs_ += static_cast<long>(qp.blocks()[i].planes.size());
+  }
+  run.finish();
+  return weights_;
+}
+
+}  // namespace mmp
