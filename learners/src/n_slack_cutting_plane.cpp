@@ -310,6 +310,57 @@ WorkingSetQp makeQp(const NSlackCuttingPlane::Params& p, Eigen::Index d) {
   return WorkingSetQp(p.lambda, p.prior.size() == d ? p.prior : Eigen::VectorXd::Zero(d), p.prior_metric, p.constraints);
 }
 
+// The programme of a train() call on n examples of dimension d, its sets holding the warm start;
+// throws mmp::InvalidArgument naming a parameter of the wrong size.
+WorkingSetQp checkedQp(const NSlackCuttingPlane::Params& params, Eigen::Index d, std::size_t n, const Eigen::VectorXd& initial) {
+  const auto sized = [d](const Eigen::VectorXd& v, const char* what) {
+    if (v.size() != 0 && v.size() != d) {
+      throw InvalidArgument("n-slack cutting plane: the " + std::string(what) + " has " + std::to_string(v.size()) +
+                            " entries, the examples' dimension is " + std::to_string(d));
+    }
+  };
+  sized(params.prior, "prior");
+  sized(initial, "starting point");
+  for (const LinearConstraint& c : params.constraints) sized(c.normal, "constraint's normal");
+  if (params.prior_metric.size() > 0 && params.prior_metric.rows() != d) {
+    throw InvalidArgument("n-slack cutting plane: the prior metric is not " + std::to_string(d) + " x " + std::to_string(d));
+  }
+  WorkingSetQp qp = makeQp(params, d);
+  qp.blocks().resize(n);
+  if (params.warm_start.empty()) return qp;
+  if (params.warm_start.size() != n) {
+    throw InvalidArgument("n-slack cutting plane: the warm start has " + std::to_string(params.warm_start.size()) +
+                          " working sets for " + std::to_string(n) + " examples");
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    for (const WorkingOutput& o : params.warm_start[i]) {
+      sized(o.difference, "warm start's output");
+      qp.blocks()[i].add(o, 1.0 / static_cast<double>(n));
+    }
+  }
+  return qp;
+}
+
+// The answers' risk sum_i beta_i/n h_i(w); each answer whose slack exceeds its working set's by more than
+// `tolerance` (relative) joins it, in example order (`added` counts them).
+double addNewAnswers(const std::vector<OracleResult>& results, const Eigen::VectorXd& w, double tolerance, std::vector<Block>& blocks,
+                     long& added) {
+  const double inv_n = 1.0 / static_cast<double>(results.size());
+  double risk = 0.0;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const OracleResult& r = results[i];
+    const double scale = r.beta * inv_n;
+    const double slack = scale * hinge(r, w);
+    risk += slack;
+    if (!(slack > blocks[i].slack(w) + tolerance * std::max({scale, std::abs(slack)}))) continue;
+    WorkingOutput output{r.output, Eigen::VectorXd::Zero(w.size()), r.loss, r.beta};
+    r.psi_output.addTo(output.difference, 1.0);
+    r.psi_target.addTo(output.difference, -1.0);
+    if (blocks[i].add(std::move(output), inv_n)) ++added;
+  }
+  return risk;
+}
+
 }  // namespace
 
 NSlackCuttingPlane::NSlackCuttingPlane(Params params) : params_(std::move(params)) {
@@ -351,34 +402,8 @@ const Eigen::VectorXd& NSlackCuttingPlane::train(const ExampleList& examples, Ei
   outputs_ = 0;
   working_sets_.clear();
   const Eigen::Index d = commonDimension(examples);
-  const auto sized = [d](const Eigen::VectorXd& v, const char* what) {
-    if (v.size() != 0 && v.size() != d) {
-      throw InvalidArgument("n-slack cutting plane: the " + std::string(what) + " has " + std::to_string(v.size()) +
-                            " entries, the examples' dimension is " + std::to_string(d));
-    }
-  };
-  sized(params_.prior, "prior");
-  sized(initial, "starting point");
-  for (const LinearConstraint& c : params_.constraints) sized(c.normal, "constraint's normal");
-  if (params_.prior_metric.size() > 0 && params_.prior_metric.rows() != d) {
-    throw InvalidArgument("n-slack cutting plane: the prior metric is not " + std::to_string(d) + " x " + std::to_string(d));
-  }
-  WorkingSetQp qp = makeQp(params_, d);
   const std::size_t n = examples.size();
-  qp.blocks().resize(n);
-  const double inv_n = 1.0 / static_cast<double>(n);
-  if (!params_.warm_start.empty()) {
-    if (params_.warm_start.size() != n) {
-      throw InvalidArgument("n-slack cutting plane: the warm start has " + std::to_string(params_.warm_start.size()) +
-                            " working sets for " + std::to_string(n) + " examples");
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      for (const WorkingOutput& o : params_.warm_start[i]) {
-        sized(o.difference, "warm start's output");
-        qp.blocks()[i].add(o, inv_n);
-      }
-    }
-  }
+  WorkingSetQp qp = checkedQp(params_, d, n, initial);
   LearnerRun run(*this, params_.stop, true, "reached max_iterations = " + std::to_string(params_.stop.max_iterations),
                  LearnerRun::BudgetText::Short);
   // The minimiser over the warm start's sets (of the prior alone without one): where the oracles start.
@@ -398,23 +423,8 @@ const Eigen::VectorXd& NSlackCuttingPlane::train(const ExampleList& examples, Ei
       run.fail("iteration " + std::to_string(t) + ": " + e.what() + "; kept the last good weights");
       break;
     }
-    // c(w) from the answers, and the answers that lie outside their working sets (in example order).
-    double risk = 0.0;
     long added = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const OracleResult& r = results[i];
-      const double scale = r.beta * inv_n;
-      const double slack = scale * hinge(r, w);
-      risk += slack;
-      Block& block = qp.blocks()[i];
-      const double held = block.slack(w);
-      if (!(slack > held + params_.stop.tolerance * std::max({scale, std::abs(slack)}))) continue;
-      WorkingOutput output{r.output, Eigen::VectorXd::Zero(d), r.loss, r.beta};
-      r.psi_output.addTo(output.difference, 1.0);
-      r.psi_target.addTo(output.difference, -1.0);
-      if (!block.add(std::move(output), inv_n)) continue;
-      ++added;
-    }
+    const double risk = addNewAnswers(results, w, params_.stop.tolerance, qp.blocks(), added);
     const double value = qp.prior(w) + risk;
     if (!std::isfinite(value)) {
       run.fail("an oracle answer at iteration " + std::to_string(t) + " is not finite; kept the last good weights");
