@@ -814,13 +814,17 @@ TEST_CASE("bad input: round 4 -- the last silent inputs are refused or warned of
   runRows(rows);
 }
 
-TEST_CASE("mmp adapt --image: a file of paths in one adaptation, each path scored held out, avoid strokes taken") {
+TEST_CASE("mmp adapt --image: a file of paths in one adaptation, each path scored held out, avoid and prefer strokes taken") {
   const auto adapt = [](std::vector<std::string> more) {
     return [=](Fixtures& f) {
       std::vector<std::string> args{"adapt", f.dir.file("model.mmp"), "--image", f.image, "--demonstrations",
                                     f.write("p.csv", "path,x,y\n1,4,4\n1,4,100\n1,100,100\n2,120,10\n2,60,60\n3,10,120\n3,90,20\n"),
                                     "--out", f.dir.file("a.mmp")};
-      for (const std::string& m : more) args.push_back(m == "STROKES" ? f.write("s.csv", "path,x,y\n1,40,40\n1,80,80\n") : m);
+      for (const std::string& m : more) {
+        args.push_back(m == "STROKES"    ? f.write("s.csv", "path,x,y\n1,40,40\n1,80,80\n")
+                       : m == "STROKES2" ? f.write("t.csv", "path,x,y\ntrack,10,70\ntrack,60,120\n")
+                                         : m);
+      }
       return args;
     };
   };
@@ -829,7 +833,11 @@ TEST_CASE("mmp adapt --image: a file of paths in one adaptation, each path score
        "taught 3 demonstration\\(s\\) in one adaptation[^]*each demonstration held out \\(the model taught on the other 2[^]*"
        "adapted vs parent: prediction loss"},
       {"works", "an avoid stroke beside the paths", adapt({"--avoid", "STROKES"}), 0,
-       "taught 3 demonstration\\(s\\) and 1 avoid mark\\(s\\) in one adaptation"},
+       "taught 3 demonstration\\(s\\) and 1 mark\\(s\\) in one adaptation"},
+      {"works", "a prefer stroke and an avoid stroke beside the paths", adapt({"--prefer", "STROKES2", "--avoid", "STROKES"}), 0,
+       "taught 3 demonstration\\(s\\) and 2 mark\\(s\\) in one adaptation"},
+      {"refused", "two --prefer files for one image", adapt({"--prefer", "STROKES2", "--prefer", "STROKES2"}), 1,
+       "2 --prefer for 1 --image; give at most one file of prefer strokes per image"},
   };
   runRows(rows);
 }

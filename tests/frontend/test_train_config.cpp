@@ -499,16 +499,21 @@ TEST_CASE("an adapt config reads adapt.* by the settings table's rows, and anoth
   CHECK(errorOf(write(dir, minimalConfig() + "serve: {max_points: 3}\n")).find("serve: the settings of mmp serve") != std::string::npos);
 }
 
-TEST_CASE("an adapt config's teach entry may name avoid strokes, a train config's entry may not, and adapt.prior is a row") {
+TEST_CASE("an adapt config's teach entry may name avoid and prefer strokes, a train config's entry may not, and adapt.prior is a row") {
   test::TempDir dir;
   cv::imwrite(dir.file("a.png"), test::randomImage(1, 64, 64));
   std::ofstream(dir.file("a.csv")) << "path,x,y\n0,1,1\n0,40,40\n";
   std::ofstream(dir.file("lake.csv")) << "path,x,y\nlake,50,5\nlake,60,20\n";
+  std::ofstream(dir.file("track.csv")) << "path,x,y\ntrack,5,50\ntrack,20,60\ntrack 2,30,30\ntrack 2,31,31\n";
   const AdaptConfig c = loadAdaptConfig(write(
-      dir, "teach: [{image: a.png, demonstrations: a.csv, avoid: lake.csv}]\nadapt: {prior: costs}\n", "adapt.yaml"));
+      dir, "teach: [{image: a.png, demonstrations: a.csv, avoid: lake.csv, prefer: track.csv}]\nadapt: {prior: costs}\n", "adapt.yaml"));
   REQUIRE(c.train.size() == 1);
   CHECK(c.train[0].avoid.size() == 1);
   CHECK(c.train[0].avoid[0].name == "lake");
+  CHECK(c.train[0].prefer.size() == 2);
+  CHECK(c.train[0].prefer_file == dir.file("track.csv"));
+  CHECK_THROWS_WITH_AS(loadAdaptConfig(write(dir, "teach: [{image: a.png, demonstrations: a.csv, prefer: none.csv}]\n", "adapt.yaml")),
+                       doctest::Contains("teach[0].prefer: file '"), ConfigError);
   CHECK(c.adapt.prior == AdaptationPrior::Costs);
   CHECK_THROWS_WITH_AS(loadAdaptConfig(write(dir, "teach: [{image: a.png, demonstrations: a.csv, avoid: none.csv}]\n", "adapt.yaml")),
                        doctest::Contains("teach[0].avoid: file '"), ConfigError);

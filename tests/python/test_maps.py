@@ -221,7 +221,7 @@ def test_adapt_returns_a_new_model_taught_on_the_paths_and_leaves_this_one(train
         model.adapt(image, [np.array([[5, 5], [5, 6]] * 500000)])
 
 
-def test_adapt_learns_from_a_set_and_takes_avoid_marks(trained, scenes):
+def test_adapt_learns_from_a_set_and_takes_avoid_and_prefer_marks(trained, scenes):
     model = trained.model
     image = scenes[2][0]
     first = mmp.plan(np.ones(model.costs(image).shape), (5, 5), (5, 50)).path
@@ -232,6 +232,17 @@ def test_adapt_learns_from_a_set_and_takes_avoid_marks(trained, scenes):
     mark = np.array([[r, c] for r in range(20, 26) for c in range(20, 26)])
     marked = model.adapt(image, [first, second], lambda_=1.0, avoid=[mark])
     assert "adapted_avoid" in marked.info and "adapted_avoid" not in a.info
+    track = np.array([[r, 40] for r in range(10, 30)])
+    preferred = model.adapt(image, [first, second], lambda_=1.0, prefer=[track])
+    assert "adapted_prefer" in preferred.info and "adapted_avoid" not in preferred.info
+    taught = np.concatenate([first, second])
+    def mean(costs, cells):  # over the passable cells, as a mark holds them
+        c = costs[cells[:, 0], cells[:, 1]]
+        return c[np.isfinite(c)].mean()
+    costs = preferred.costs(image)
+    assert mean(costs, track) <= mean(costs, taught) * (1 + 1e-6)  # held no dearer than the paths' ground
+    with pytest.raises(mmp.InvalidArgument, match=r"prefer\[0\]\[0\] = \(-1, 0\) is off the image"):
+        model.adapt(image, [first], prefer=[np.array([[-1, 0]])])
     with pytest.raises(mmp.InvalidArgument, match=r"avoid\[0\]\[0\] = \(-1, 0\) is off the image"):
         model.adapt(image, [first], avoid=[np.array([[-1, 0]])])
 

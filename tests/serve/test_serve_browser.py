@@ -308,6 +308,23 @@ def main():
             print(f"avoid mark taught: its {len(mark_points)} cells cost {ratio:.3g} times the taught path's on average")
             browser.find_element(By.ID, "undo").click()
             wait.until(lambda _: js("return mmp.state.revision === 3 && mmp.state.busy === 0 && mmp.state.session.marks.length === 0"))
+            # a prefer mark over the same stroke: its cells' mean cost held no dearer than the taught path's; undo
+            browser.find_element(By.CSS_SELECTOR, "input[name=mode][value=prefer]").click()
+            for x, y in stroke:
+                click_at(x, y)
+            assert browser.find_element(By.ID, "teach").text == "Teach prefer mark"
+            browser.find_element(By.ID, "teach").click()
+            wait.until(lambda _: js("return mmp.state.revision === 4 && mmp.state.busy === 0"))
+            marks = js("return mmp.state.session.marks")
+            assert len(marks) == 1 and marks[0]["kind"] == "prefer", marks
+            ratio = js(mean_cost_js, marks[0]["points"]) / js(mean_cost_js, taught_points)
+            assert ratio <= 1 + 1e-6, f"the prefer-marked cells cost {ratio:.4g} times the taught path's, above 1"
+            assert browser.find_element(By.ID, "demonstrations").text.count("prefer mark") == 1
+            status = js("return fetch('/api/images/0/prefer.csv').then((r) => r.text().then((t) => [r.status, t]))")
+            assert status[0] == 200 and status[1].startswith("path,x,y"), status
+            print(f"prefer mark taught: its cells cost {ratio:.3g} times the taught path's on average")
+            browser.find_element(By.ID, "undo").click()
+            wait.until(lambda _: js("return mmp.state.revision === 5 && mmp.state.busy === 0 && mmp.state.session.marks.length === 0"))
         js("mmp.state.drawing = []")
         browser.find_element(By.CSS_SELECTOR, "input[name=mode][value=plan]").click()
 
@@ -357,17 +374,37 @@ def main():
             browser.save_screenshot(args.screenshot)
             print(f"wrote {args.screenshot}")
 
-        # 5. zoomed in on the image's left half, Suggest keeps both ends of every pair in view
+        # 5. zoomed in on the image's left half, a box kept for checking dragged over the view's top left
+        # quarter: Suggest keeps both ends of every pair in view and out of the box
         scale = 2.0 * box[0] / size[0]
         js("mmp.state.view = {scale: arguments[0], x: 0, y: 0}", scale)
         visible = (box[0] / scale, box[1] / scale)
+        browser.find_element(By.CSS_SELECTOR, "input[name=mode][value=exclude]").click()
+        corner = (visible[0] * 0.05, visible[1] * 0.05)
+        far = (visible[0] * 0.5, visible[1] * 0.5)
+        sx0, sy0 = js("return mmp.screenOf(arguments[0], arguments[1])", *corner)
+        sx1, sy1 = js("return mmp.screenOf(arguments[0], arguments[1])", *far)
+        ActionChains(browser).move_to_element_with_offset(canvas, int(sx0 - box[0] / 2), int(sy0 - box[1] / 2)).click_and_hold() \
+            .move_by_offset(int((sx1 - sx0) / 2), int((sy1 - sy0) / 2)).move_by_offset(int((sx1 - sx0) / 2), int((sy1 - sy0) / 2)) \
+            .release().perform()
+        kept = js("return mmp.state.excluded[0] || []")
+        assert len(kept) == 1, f"the dragged box was not kept: {kept}"
+        x0, y0, x1, y1 = kept[0]
+        assert x1 - x0 > visible[0] * 0.3 and y1 - y0 > visible[1] * 0.3, f"the box {kept[0]} is not the one dragged"
+        if args.screenshot:
+            browser.save_screenshot(args.screenshot.replace(".png", "_boxes.png"))
         browser.find_element(By.ID, "suggest").click()
         wait.until(lambda _: js("return mmp.state.busy === 0 && mmp.state.suggestions.length > 0"))
         pairs = js("return mmp.state.suggestions")
+        cell = js("return mmp.state.session.cell_size || 0") or 0
         for pair in pairs:
             for x, y in (pair["start"], pair["goal"]):
                 assert x <= visible[0] + 4 and y <= visible[1] + 4, f"suggested end ({x}, {y}) outside the view {visible}"
-        print(f"suggest in view (x < {visible[0]:.0f}): {len(pairs)} pair(s)")
+                assert not (x0 + cell < x < x1 - cell and y0 + cell < y < y1 - cell), f"suggested end ({x}, {y}) inside the box {kept[0]}"
+        print(f"suggest in view (x < {visible[0]:.0f}) and out of the box kept for checking: {len(pairs)} pair(s)")
+        browser.find_element(By.ID, "clear-boxes").click()
+        assert js("return (mmp.state.excluded[0] || []).length") == 0
+        browser.find_element(By.CSS_SELECTOR, "input[name=mode][value=plan]").click()
         js("mmp.fitView()")
 
         # 6. a page on another origin, in the same browser, cannot undo the teaching (after the screenshot: it leaves the page)

@@ -404,7 +404,8 @@ struct Curve {
   std::map<int, std::vector<double>> step_seconds;                      // k -> seconds of the k-th teach
   std::map<int, std::vector<double>> drift;                             // k -> per run: classDrift of the adapted model
   std::map<int, std::vector<double>> warned;                            // k -> per run: 1 if the k-th step warned of unshown moves
-  std::map<int, std::vector<std::pair<int, int>>> verdicts;             // k -> per run: (held-out verdict, scored verdict), -1/0/+1
+  // statistic -> k -> per run: (held-out verdict, scored verdict), -1/0/+1
+  std::map<std::string, std::map<int, std::vector<std::pair<int, int>>>> verdicts;
   std::vector<std::vector<PlanScore>> zero, uniform;                     // per (area, seed) run
   std::vector<std::vector<PlanScore>> classifier;                        // per (area, seed) run (--references classifier)
   std::map<int, std::vector<std::vector<PlanScore>>> batch;             // k -> per (area, seed) run (--references batch)
@@ -537,7 +538,13 @@ void runCurve(const std::string& behaviour, const CostModel& parent, const std::
         std::vector<PlanScore> class_mean;
         c.adapted[k].push_back(score(scoring, parts, area, teacher.model(), o.adapt.threads, &class_mean));
         if (o.held_out && k >= 2) {  // what a user without labels is told, against what the labels say
-          c.verdicts[k].push_back({verdictSign(heldOutDemonstrations(teacher).gain), verdictSign(comparePaired(c.adapted[k].back(), zero))});
+          HeldOutPathReport pieces;
+          const HeldOutPathReport whole = heldOutDemonstrations(teacher, {}, &pieces);
+          const int scored = verdictSign(comparePaired(c.adapted[k].back(), zero));
+          const std::pair<const char*, const PairedComparison*> statistics[] = {
+              {"loss", &whole.gain},        {"mhd", &whole.mhd_gain},        {"cost_ratio", &whole.ratio_gain},
+              {"pieces_loss", &pieces.gain}, {"pieces_mhd", &pieces.mhd_gain}, {"pieces_cost_ratio", &pieces.ratio_gain}};
+          for (const auto& [name, gain] : statistics) c.verdicts[name][k].push_back({verdictSign(*gain), scored});
         }
         c.class_mean[k].push_back(std::move(class_mean));
         c.drift[k].push_back(classDrift(parent_ratios, classCostRatios(teacher.model(), parts, area, scoring), scoring.behaviour.preferred));
@@ -755,18 +762,24 @@ int main(int argc, char** argv) {
             suggested["k3_vs_random_k5"] = {three_vs_five.gain, three_vs_five.low, three_vs_five.high};
           }
         }
-        if (c.verdicts.count(k)) {  // among runs whose scored halves tell (interval excludes 0)
-          int told = 0, agreed = 0, contradicted = 0, runs = 0;
-          for (const auto& [held, scored] : c.verdicts.at(k)) {
+        for (const auto& [statistic, by_k] : c.verdicts) {  // among runs whose scored halves tell (interval excludes 0)
+          if (!by_k.count(k)) continue;
+          int told = 0, agreed = 0, contradicted = 0, runs = 0, silent_spoke = 0;
+          for (const auto& [held, scored] : by_k.at(k)) {
             ++runs;
-            if (scored == 0) continue;
+            if (scored == 0) {
+              silent_spoke += held != 0;
+              continue;
+            }
             ++told;
             agreed += held == scored;
             contradicted += held == -scored;
           }
-          std::printf("%-19s %3d held-out verdict against the scored halves': of %d runs, %d where the halves tell; agrees %d, "
-                      "contradicts %d, says 'could be chance' %d\n", "", k, runs, told, agreed, contradicted, told - agreed - contradicted);
-          held_out_row = {{"runs", runs}, {"scored_tell", told}, {"agrees", agreed}, {"contradicts", contradicted}};
+          std::printf("%-19s %3d held-out verdict (%s) against the scored halves': of %d runs, %d where the halves tell; agrees %d, "
+                      "contradicts %d, says 'could be chance' %d; speaks where the halves do not %d\n", "", k, statistic.c_str(), runs,
+                      told, agreed, contradicted, told - agreed - contradicted, silent_spoke);
+          held_out_row[statistic] = {{"runs", runs}, {"scored_tell", told}, {"agrees", agreed}, {"contradicts", contradicted},
+                                     {"speaks_untold", silent_spoke}};
         }
         Json reference_row = Json::object();
         if (!classifier.empty()) {

@@ -3,7 +3,7 @@
 // each a progress line; each demonstration scored held out; the holdout, if any, scored as `mmp train`
 // scores one.  Writes the output folder (model.mmp, teach_*.png, metrics.json, and with a holdout
 // panel_*.png and pairs.csv) all at once; the parent is never written.
-// `mmp adapt MODEL --image A --demonstrations A.csv [--avoid S.csv] [--image B ...] --out M.mmp [--png P]`: the same
+// `mmp adapt MODEL --image A --demonstrations A.csv [--avoid S.csv] [--prefer T.csv] [--image B ...] --out M.mmp [--png P]`: the same
 // teaching from flags, writing the adapted model (atomically) and, with --png, the picture of the
 // first image.  The setting flags (--epochs, ...) are rows of the settings table (setting_flags.hpp);
 // beside a config they act as its --set.
@@ -40,7 +40,7 @@ namespace {
 struct AdaptOptions {
   std::string model, config, out, png, data_root, output_dir;
   std::vector<std::string> overrides;
-  std::vector<std::string> images, demonstrations, avoid;
+  std::vector<std::string> images, demonstrations, avoid, prefer;
   PipelineSettings settings;         ///< the setting flags' (adapt.*): settings.adapt
   std::vector<std::string> given;    ///< the setting flags given, as KEY=VALUE: with a config, applied after --set
 };
@@ -77,9 +77,11 @@ void runAdapt(const AdaptOptions& o) {
     throw InvalidArgument("mmp adapt: " + std::to_string(o.images.size()) + " --image and " +
                           std::to_string(o.demonstrations.size()) + " --demonstrations; give one file of paths per image");
   }
-  if (o.avoid.size() > o.images.size()) {
-    throw InvalidArgument("mmp adapt: " + std::to_string(o.avoid.size()) + " --avoid for " + std::to_string(o.images.size()) +
-                          " --image; give at most one file of avoid strokes per image, in the order of the images");
+  for (const auto& [flag, files] : {std::pair<const char*, const std::vector<std::string>&>{"avoid", o.avoid}, {"prefer", o.prefer}}) {
+    if (files.size() > o.images.size()) {
+      throw InvalidArgument("mmp adapt: " + std::to_string(files.size()) + " --" + flag + " for " + std::to_string(o.images.size()) +
+                            " --image; give at most one file of " + flag + " strokes per image, in the order of the images");
+    }
   }
   std::error_code ignored;
   if (std::filesystem::equivalent(o.model, o.out, ignored)) {
@@ -92,7 +94,7 @@ void runAdapt(const AdaptOptions& o) {
     std::vector<int> cells;
   };
   std::vector<Taught> queue;
-  std::vector<AvoidMark> marks;
+  std::vector<TeachingMark> marks;
   GeoImage first;
   for (std::size_t i = 0; i < o.images.size(); ++i) {
     GeoImage image = loadGeoImage(o.images[i]);
@@ -103,14 +105,16 @@ void runAdapt(const AdaptOptions& o) {
       queue.push_back({index, where, path.name,
                        pathCells(path, teacher.cellSize(), teacher.rows(index), teacher.cols(index), where, image.frame)});
     }
-    if (i < o.avoid.size()) {
-      std::vector<int> marked;  // every cell an avoid stroke crosses
-      for (const PixelPath& stroke : readDemonstrationFile(o.avoid[i])) {
-        const std::string where = o.avoid[i] + " stroke '" + stroke.name + "'";
+    for (const MarkKind kind : {MarkKind::Avoid, MarkKind::Prefer}) {
+      const std::vector<std::string>& files = kind == MarkKind::Avoid ? o.avoid : o.prefer;
+      if (i >= files.size()) continue;
+      std::vector<int> marked;  // every cell a stroke crosses
+      for (const PixelPath& stroke : readDemonstrationFile(files[i])) {
+        const std::string where = files[i] + " stroke '" + stroke.name + "'";
         const std::vector<int> cells = pathCells(stroke, teacher.cellSize(), teacher.rows(index), teacher.cols(index), where, image.frame);
         marked.insert(marked.end(), cells.begin(), cells.end());
       }
-      marks.push_back({index, std::move(marked)});
+      marks.push_back({index, std::move(marked), kind});
     }
     if (i == 0) first = std::move(image);
   }
@@ -131,7 +135,7 @@ void runAdapt(const AdaptOptions& o) {
   const TeachingStep step = teacher.teach(demonstrations, marks);
   std::printf("taught %zu demonstration(s)%s in one adaptation: prediction loss per cell of the taught paths %.4g under the parent, "
               "%.4g adapted (%.2f s)%s\n",
-              demonstrations.size(), marks.empty() ? "" : (" and " + std::to_string(marks.size()) + " avoid mark(s)").c_str(),
+              demonstrations.size(), marks.empty() ? "" : (" and " + std::to_string(marks.size()) + " mark(s)").c_str(),
               step.loss_before, step.loss_after, step.seconds, step.info == Info::Success ? "" : ("; " + step.message).c_str());
   for (const std::string& warning : step.warnings) std::printf("  warning: %s\n", warning.c_str());
   if (demonstrations.size() >= 2) {  // the one figure without labels, as the config form gives it
@@ -176,8 +180,8 @@ void runAdaptConfig(const AdaptOptions& o) {
       [&](const std::string& stage, long done, long total, const std::string& detail) { progress.update(stage, done, total, detail); });
   progress.finish();
   for (std::size_t m = 0; m < run.marks.size(); ++m) {
-    std::printf("avoid mark from %s: %zu cells held dearer than the taught paths' ground\n", run.mark_files[m].c_str(),
-                run.marks[m].cells.size());
+    std::printf("mark from %s: %zu cells held %s than the taught paths' ground\n", run.mark_files[m].c_str(), run.marks[m].cells.size(),
+                run.marks[m].kind == MarkKind::Avoid ? "dearer" : "no dearer");
   }
 
   Json metrics = adaptationMetricsJson(run, config, o.model);
@@ -268,12 +272,16 @@ void addAdaptCommand(CLI::App& app) {
                   "linear models: strokes over ground that must stay dear (a lake, roofs) on the --image of the same place, "
                   "in the --demonstrations format; every cell a stroke crosses is held dearer than the taught paths' ground")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--prefer", o->prefer,
+                  "linear models: strokes over ground that may be cheap (a track the paths did not follow), as --avoid; every cell "
+                  "a stroke crosses is held no dearer than the taught paths' ground (or than the parent had it, if cheaper)")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--out", o->out, "where to write the adapted model (atomically)");
   cmd->add_option("--png", o->png, "a picture: both models' cost maps of the first image, demonstrations and plans");
   cmd->add_option("--data-root", o->data_root, "with a config: the folder its paths start from (default: $MMP_DATA_ROOT or data_root)");
   cmd->add_option("--output-dir", o->output_dir, "with a config: where to write (default: its output_dir)");
   cmd->add_option("--set", o->overrides, "with a config: KEY=VALUE changes one setting (repeatable)")->allow_extra_args(false);
-  declareOtherFlags(*cmd, {"model", "config", "--image", "--demonstrations", "--avoid", "--out", "--png", "--data-root", "--output-dir", "--set"});
+  declareOtherFlags(*cmd, {"model", "config", "--image", "--demonstrations", "--avoid", "--prefer", "--out", "--png", "--data-root", "--output-dir", "--set"});
   // The settings, each a row of the settings table (its range and message); with a config, as its --set.
   PipelineSettings& s = o->settings;
   addSettingOption(*cmd, "--lambda", "adapt.lambda", s, "linear models: the pull toward the parent (larger: closer)");

@@ -92,8 +92,8 @@ void runInfo(const InfoOptions& o) {
     if (key == "adapted_demonstrations" && !o.data) {
       text = std::to_string(std::count(value.begin(), value.end(), '\n') + 1) + " demonstrations taught (--data prints their cells)";
     }
-    if (key == "adapted_avoid" && !o.data) {
-      text = std::to_string(std::count(value.begin(), value.end(), '\n') + 1) + " avoid marks (--data prints their cells)";
+    if ((key == "adapted_avoid" || key == "adapted_prefer") && !o.data) {
+      text = std::to_string(std::count(value.begin(), value.end(), '\n') + 1) + " " + key.substr(8) + " marks (--data prints their cells)";
     }
     if (key == "data" && !o.data) {
       text = std::to_string(std::count(value.begin(), value.end(), '\n')) + " files' fingerprints (--data prints them)";
@@ -115,7 +115,7 @@ void addInfoCommand(CLI::App& app) {
   cmd->add_option("model,--model", o->model, "model file written by mmp train")->required();
   cmd->add_flag("--json", o->json, "one JSON object, every entry in full");
   cmd->add_flag("--config", o->config, "print the effective config the model was trained with in full");
-  cmd->add_flag("--data", o->data, "print the fingerprint of every file it was trained and scored on, and the cells of every demonstration and avoid mark it was taught");
+  cmd->add_flag("--data", o->data, "print the fingerprint of every file it was trained and scored on, and the cells of every demonstration and mark it was taught");
   cmd->footer("Examples:\n  mmp info models/follow_road.mmp\n  mmp info out/demo/model.mmp --json");
   cmd->callback([o] { runInfo(*o); });
 }

@@ -278,7 +278,8 @@ per pixel), origin ((x, y) of its lower-left corner) and crs, or stays in cells.
 without data are +inf and marked in grid.unknown.)")
       .def("adapt", [](const CostModel& model, const py::object& image, const py::list& paths, double lambda, long long epochs,
                        long long learch_rounds, double loss_radius_px, long long threads, const std::string& channels, double network_lambda,
-                       double network_step, long long network_epochs, bool network_head_only, const py::list& avoid) {
+                       double network_step, long long network_epochs, bool network_head_only, const py::list& avoid,
+                       const py::list& prefer) {
         SettingKeywords keywords("adapt");
         keywords.set("lambda_", "adapt.lambda", lambda);
         keywords.set("epochs", "adapt.epochs", epochs);
@@ -323,8 +324,9 @@ without data are +inf and marked in grid.unknown.)")
           return out;
         };
         for (std::size_t d = 0; d < paths.size(); ++d) demos.push_back({index, cellsOf(paths[d], "paths[" + std::to_string(d) + "]"), {}});
-        std::vector<AvoidMark> marks;
-        for (std::size_t m = 0; m < avoid.size(); ++m) marks.push_back({index, cellsOf(avoid[m], "avoid[" + std::to_string(m) + "]")});
+        std::vector<TeachingMark> marks;
+        for (std::size_t m = 0; m < avoid.size(); ++m) marks.push_back({index, cellsOf(avoid[m], "avoid[" + std::to_string(m) + "]"), MarkKind::Avoid});
+        for (std::size_t m = 0; m < prefer.size(); ++m) marks.push_back({index, cellsOf(prefer[m], "prefer[" + std::to_string(m) + "]"), MarkKind::Prefer});
         TeachingStep step;
         {
           py::gil_scoped_release release;
@@ -339,15 +341,16 @@ without data are +inf and marked in grid.unknown.)")
          py::arg("loss_radius_px") = AdaptationSettings{}.loss.radius_px, py::arg("threads") = 1, py::arg("channels") = "rgb",
          py::arg("network_lambda") = AdaptationSettings{}.network_lambda, py::arg("network_step") = AdaptationSettings{}.network_step,
          py::arg("network_epochs") = AdaptationSettings{}.network_epochs,
-         py::arg("network_head_only") = AdaptationSettings{}.network_head_only, py::arg("avoid") = py::list(),
+         py::arg("network_head_only") = AdaptationSettings{}.network_head_only, py::arg("avoid") = py::list(), py::arg("prefer") = py::list(),
          R"(A new model: this one taught on a new site (docs/teaching.md; `mmp adapt`).  image: an H x W x 3 uint8
 array or an image file; paths: demonstrated paths on it, each an N x 2 array of (row, col) cells, 8-connected,
 taught as one set (the order does not matter).  Linear models adapt to the optimum toward this model (lambda_ its pull; epochs caps the passes), LEARCH
 models by new trees (learch_rounds), network models by fine-tuning (network_lambda its pull, network_step,
 network_epochs, network_head_only: the last layer alone).  This model is not changed; the new one's
 info records what it was taught.  avoid: ground that must stay dear (a lake, roofs), each an N x 2 array
-of (row, col) cells, held dearer than the paths' ground (linear models).  Ground the paths did not show whose cost moved past 1.5x relative to
-theirs raises a UserWarning naming it.  Each keyword but image, paths, channels and avoid is an adapt.*
+of (row, col) cells, held dearer than the paths' ground (linear models); prefer: ground that may be cheap, held
+no dearer than the paths' ground (or than this model had it, if cheaper).  Ground the paths did not show whose cost moved past 1.5x relative to
+theirs raises a UserWarning naming it.  Each keyword but image, paths, channels, avoid and prefer is an adapt.*
 setting (docs/config.md: its range): a value outside it raises InvalidArgument naming the keyword and the
 range.)")
       .def("suggest", [](const CostModel& model, const py::object& image, long long n, const std::string& rule, long long candidates,

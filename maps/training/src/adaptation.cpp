@@ -192,7 +192,7 @@ void CostModelTeacher::rename(std::size_t k, const std::string& name) {
   recordProvenance(model_);
 }
 
-TeachingStep CostModelTeacher::teach(const std::vector<TaughtDemonstration>& demonstrations, const std::vector<AvoidMark>& marks) {
+TeachingStep CostModelTeacher::teach(const std::vector<TaughtDemonstration>& demonstrations, const std::vector<TeachingMark>& marks) {
   for (std::size_t k = 0; k < demonstrations.size(); ++k) {
     const TaughtDemonstration& d = demonstrations[k];
     checkDemonstration(d.image, d.cells);
@@ -204,12 +204,12 @@ TeachingStep CostModelTeacher::teach(const std::vector<TaughtDemonstration>& dem
       throw InvalidArgument("demonstration name '" + d.name + "' is taken: names are unique (a CSV's path column tells paths apart by them)");
     }
   }
-  std::vector<AvoidMark> checked;
-  for (const AvoidMark& mark : marks) checked.push_back(checkedMark(mark));
+  std::vector<TeachingMark> checked;
+  for (const TeachingMark& mark : marks) checked.push_back(checkedMark(mark));
   const std::size_t demonstrations_before = demonstrations_.size(), marks_before = marks_.size(), taught_before = taught_marks_.size();
   demonstrations_.insert(demonstrations_.end(), demonstrations.begin(), demonstrations.end());
   taught_marks_.insert(taught_marks_.end(), demonstrations.size(), false);
-  for (AvoidMark& mark : checked) marks_.push_back(std::move(mark));
+  for (TeachingMark& mark : checked) marks_.push_back(std::move(mark));
   taught_marks_.insert(taught_marks_.end(), marks.size(), true);
   cache_->remember(demonstrations.size() + marks.size());
   try {
@@ -223,37 +223,42 @@ TeachingStep CostModelTeacher::teach(const std::vector<TaughtDemonstration>& dem
   }
 }
 
-TeachingStep CostModelTeacher::avoid(int image, std::vector<int> cells) { return teach({}, {AvoidMark{image, std::move(cells)}}); }
+const char* markKindName(MarkKind kind) { return kind == MarkKind::Avoid ? "avoid" : "prefer"; }
 
-AvoidMark CostModelTeacher::checkedMark(const AvoidMark& given) const {
+TeachingStep CostModelTeacher::avoid(int image, std::vector<int> cells) { return teach({}, {{image, std::move(cells), MarkKind::Avoid}}); }
+
+TeachingStep CostModelTeacher::prefer(int image, std::vector<int> cells) { return teach({}, {{image, std::move(cells), MarkKind::Prefer}}); }
+
+TeachingMark CostModelTeacher::checkedMark(const TeachingMark& given) const {
+  const std::string kind = markKindName(given.kind);
   if (!trainer_->takesMarks()) {
-    throw InvalidArgument("avoid: " + std::string(hypothesisName(parent_.hypothesis())) +
+    throw InvalidArgument(kind + ": " + std::string(hypothesisName(parent_.hypothesis())) +
                           " models take no marks yet (a linear model does): teach it paths");
   }
   if (given.image < 0 || given.image >= images()) {
-    throw InvalidArgument("avoid: image " + std::to_string(given.image) + " is not one of the teacher's " + std::to_string(images()) +
+    throw InvalidArgument(kind + ": image " + std::to_string(given.image) + " is not one of the teacher's " + std::to_string(images()) +
                           " images (addImage gives the index)");
   }
   const TeachingImage& entry = images_[static_cast<std::size_t>(given.image)];
-  AvoidMark mark{given.image, {}};
+  TeachingMark mark{given.image, {}, given.kind};
   for (std::size_t k = 0; k < given.cells.size(); ++k) {
     const int cell = given.cells[k];
     if (cell < 0 || cell >= entry.map->cells()) {
-      throw DataError("avoid mark on '" + entry.name + "': cell " + std::to_string(k) + " (" + std::to_string(cell) +
+      throw DataError(kind + " mark on '" + entry.name + "': cell " + std::to_string(k) + " (" + std::to_string(cell) +
                       ") is off the image's " + std::to_string(entry.map->rows()) + " x " + std::to_string(entry.map->cols()) + " cells");
     }
     if (entry.map->blocked().empty() || !entry.map->blocked()[static_cast<std::size_t>(cell)]) mark.cells.push_back(cell);
   }
   std::sort(mark.cells.begin(), mark.cells.end());
   mark.cells.erase(std::unique(mark.cells.begin(), mark.cells.end()), mark.cells.end());
-  if (mark.cells.empty()) throw DataError("avoid mark on '" + entry.name + "': no passable cell (a mark needs ground to keep dear)");
+  if (mark.cells.empty()) throw DataError(kind + " mark on '" + entry.name + "': no passable cell (a mark needs ground)");
   return mark;
 }
 
 TeachingStep CostModelTeacher::undo() {
   if (taught_marks_.empty()) throw InvalidArgument("undo: no demonstration or mark has been taught");
   const std::vector<TaughtDemonstration> demonstrations = demonstrations_;  // restored if the re-adaptation fails
-  const std::vector<AvoidMark> marks = marks_;
+  const std::vector<TeachingMark> marks = marks_;
   const bool mark = taught_marks_.back();
   if (mark) marks_.pop_back(); else demonstrations_.pop_back();
   taught_marks_.pop_back();
@@ -287,7 +292,7 @@ std::vector<std::size_t> CostModelTeacher::canonicalOrder() const {
   return order;
 }
 
-std::vector<std::pair<Eigen::VectorXd, Eigen::VectorXd>> CostModelTeacher::markConstraints() const {
+std::vector<MarkMeans> CostModelTeacher::markConstraints() const {
   const auto meanOf = [this](int image, const std::vector<int>& cells, Eigen::VectorXd& sum, long& count) {
     const FeatureMap& map = *images_[static_cast<std::size_t>(image)].map;
     for (const int s : cells) sum += map.cellVector(s).cast<double>();
@@ -302,13 +307,13 @@ std::vector<std::pair<Eigen::VectorXd, Eigen::VectorXd>> CostModelTeacher::markC
   std::stable_sort(order.begin(), order.end(), [this](std::size_t a, std::size_t b) {
     const auto key = [this](std::size_t k) {
       const TeachingImage& image = images_[static_cast<std::size_t>(marks_[k].image)];
-      return std::tie(image.name, image.fingerprint, marks_[k].image, marks_[k].cells);
+      return std::tie(image.name, image.fingerprint, marks_[k].image, marks_[k].cells, marks_[k].kind);
     };
     return key(a) < key(b);
   });
-  std::vector<std::pair<Eigen::VectorXd, Eigen::VectorXd>> constraints;
+  std::vector<MarkMeans> constraints;
   for (const std::size_t k : order) {
-    const AvoidMark& mark = marks_[k];
+    const TeachingMark& mark = marks_[k];
     Eigen::VectorXd sum = Eigen::VectorXd::Zero(d);
     long count = 0;
     meanOf(mark.image, mark.cells, sum, count);
@@ -324,7 +329,7 @@ std::vector<std::pair<Eigen::VectorXd, Eigen::VectorXd>> CostModelTeacher::markC
       meanOf(mark.image, passable, reference, n);
       reference /= static_cast<double>(std::max(1L, n));
     }
-    constraints.emplace_back(sum / static_cast<double>(count), reference);
+    constraints.push_back({sum / static_cast<double>(count), reference, mark.kind});
   }
   return constraints;
 }
@@ -425,7 +430,7 @@ void CostModelTeacher::warnOfUnshownMoves(const std::map<int, std::vector<double
     for (const TaughtDemonstration& d : demonstrations_) {
       if (d.image == image) taught.insert(taught.end(), d.cells.begin(), d.cells.end());
     }
-    for (const AvoidMark& mark : marks_) {
+    for (const TeachingMark& mark : marks_) {
       if (mark.image == image) taught.insert(taught.end(), mark.cells.begin(), mark.cells.end());
     }
     for (const UnshownMove& move : unshownMoves(parentLogCosts(image), costs, taught)) {
@@ -453,7 +458,7 @@ TeachingStep CostModelTeacher::adapt() {
     examples.push_back(owned.back().get());
     example_images.push_back(d.image);
   }
-  const std::vector<std::pair<Eigen::VectorXd, Eigen::VectorXd>> marks = markConstraints();
+  const std::vector<MarkMeans> marks = markConstraints();
   cache_->image_moments.resize(images_.size());
   const AdaptationInput in{parent_, settings_, examples, example_images, images_, marks, *cache_};
   CostModel adapted = trainer_->adapt(in, parentInfo(), step);
@@ -461,7 +466,7 @@ TeachingStep CostModelTeacher::adapt() {
   recordProvenance(adapted);
   std::map<int, std::vector<double>> adapted_costs;  // on each image with a demonstration
   std::vector<int> taught_images = example_images;
-  for (const AvoidMark& mark : marks_) taught_images.push_back(mark.image);
+  for (const TeachingMark& mark : marks_) taught_images.push_back(mark.image);
   for (const int image : taught_images) {
     if (adapted_costs.count(image) == 0) teachingLogCosts(adapted, images_[static_cast<std::size_t>(image)], adapted_costs[image]);
   }
@@ -504,13 +509,16 @@ void CostModelTeacher::recordProvenance(CostModel& model) const {
     names += (k ? "\n" : "") + (demonstrations_[k].name.empty() ? "path " + std::to_string(k + 1) : demonstrations_[k].name);
   }
   if (named) model.setInfo("adapted_demonstration_names", names);
-  std::ostringstream marks;
-  for (const AvoidMark& mark : marks_) {
-    const int cols = images_[static_cast<std::size_t>(mark.image)].map->cols();
-    marks << (marks.tellp() > 0 ? "\n" : "") << mark.image << ":";
-    for (std::size_t k = 0; k < mark.cells.size(); ++k) marks << (k ? " " : "") << mark.cells[k] / cols << "," << mark.cells[k] % cols;
+  for (const MarkKind kind : {MarkKind::Avoid, MarkKind::Prefer}) {
+    std::ostringstream marks;
+    for (const TeachingMark& mark : marks_) {
+      if (mark.kind != kind) continue;
+      const int cols = images_[static_cast<std::size_t>(mark.image)].map->cols();
+      marks << (marks.tellp() > 0 ? "\n" : "") << mark.image << ":";
+      for (std::size_t k = 0; k < mark.cells.size(); ++k) marks << (k ? " " : "") << mark.cells[k] / cols << "," << mark.cells[k] % cols;
+    }
+    if (marks.tellp() > 0) model.setInfo(std::string("adapted_") + markKindName(kind), marks.str());
   }
-  if (!marks_.empty()) model.setInfo("adapted_avoid", marks.str());
 }
 
 namespace {
@@ -532,7 +540,33 @@ CostGrid teachingGrid(const CostModel& model, const TeachingImage& image) {
 
 }  // namespace
 
-HeldOutPathReport heldOutDemonstrations(const CostModelTeacher& teacher, const StageCallback& progress) {
+namespace {
+
+// A held-out demonstration scored as the mean over its whole and its three overlapping pieces (the
+// halves and the middle half): each piece of a demonstration is itself a demonstration between its ends.
+HeldOutPlan scorePieces(const CostGrid& grid, const TeachingImage& image, const std::vector<int>& cells,
+                        const PathExample::Params& params, int cell_size) {
+  const std::size_t n = cells.size();
+  const std::array<std::array<std::size_t, 2>, 4> spans = {{{0, n - 1}, {0, n / 2}, {n / 2, n - 1}, {n / 4, (3 * n) / 4}}};
+  HeldOutPlan mean;
+  mean.planned = true;
+  mean.cost_ratio = 0.0;
+  int pieces = 0;
+  for (const auto& [from, to] : spans) {
+    if (to <= from) continue;
+    const PathExample piece(image.map, std::vector<int>(cells.begin() + static_cast<long>(from), cells.begin() + static_cast<long>(to) + 1), params);
+    const HeldOutPlan p = scoreHeldOut(grid, piece, cell_size);
+    if (!p.planned) return p;
+    mean.loss += p.loss, mean.mhd_px += p.mhd_px, mean.cost_ratio += p.cost_ratio;
+    ++pieces;
+  }
+  mean.loss /= pieces, mean.mhd_px /= pieces, mean.cost_ratio /= pieces;
+  return mean;
+}
+
+}  // namespace
+
+HeldOutPathReport heldOutDemonstrations(const CostModelTeacher& teacher, const StageCallback& progress, HeldOutPathReport* pieces) {
   const std::vector<TaughtDemonstration>& demonstrations = teacher.demonstrations();
   const int n = static_cast<int>(demonstrations.size());
   if (n < 2) return {};
@@ -540,7 +574,7 @@ HeldOutPathReport heldOutDemonstrations(const CostModelTeacher& teacher, const S
   const int cell_size = teacher.cellSize();
   const PathExample::Params params = adaptationExampleParams(teacher.settings(), parent);
   std::map<int, CostGrid> parent_grids;
-  HeldOutTally tally;
+  HeldOutTally tally, piece_tally;
   for (int d = 0; d < n; ++d) {
     if (progress) progress("scoring each demonstration held out", d, n, "");
     CostModelTeacher others(parent, teacher.settings());
@@ -555,9 +589,15 @@ HeldOutPathReport heldOutDemonstrations(const CostModelTeacher& teacher, const S
     const TeachingImage& held = teacher.image(image);
     if (parent_grids.count(image) == 0) parent_grids[image] = teachingGrid(parent, held);
     const PathExample example(held.map, demonstrations[static_cast<std::size_t>(d)].cells, params);
-    tally.add(scoreHeldOut(parent_grids.at(image), example, cell_size), scoreHeldOut(teachingGrid(others.model(), held), example, cell_size));
+    const CostGrid taught = teachingGrid(others.model(), held);
+    tally.add(scoreHeldOut(parent_grids.at(image), example, cell_size), scoreHeldOut(taught, example, cell_size));
+    if (pieces) {
+      const std::vector<int>& cells = demonstrations[static_cast<std::size_t>(d)].cells;
+      piece_tally.add(scorePieces(parent_grids.at(image), held, cells, params, cell_size), scorePieces(taught, held, cells, params, cell_size));
+    }
   }
   if (progress) progress("scoring each demonstration held out", n, n, "");
+  if (pieces) *pieces = piece_tally.finish();
   return tally.finish();
 }
 

@@ -63,15 +63,19 @@ RunImage loadTeachImage(const CostModel& parent, const PipelineSettings& s, std:
                                  : spec.name + " demonstration " + std::to_string(d + 1);
     run.taught.push_back({static_cast<int>(i), name, region.demonstrations[d], {}});
   }
-  if (!spec.avoid.empty()) {
-    AvoidMark mark{static_cast<int>(i), {}};  // every cell a stroke crosses
-    for (const PixelPath& stroke : spec.avoid) {
+  for (const MarkKind kind : {MarkKind::Avoid, MarkKind::Prefer}) {
+    const bool avoid = kind == MarkKind::Avoid;
+    const std::vector<PixelPath>& strokes = avoid ? spec.avoid : spec.prefer;
+    const std::string& file = avoid ? spec.avoid_file : spec.prefer_file;
+    if (strokes.empty()) continue;
+    TeachingMark mark{static_cast<int>(i), {}, kind};  // every cell a stroke crosses
+    for (const PixelPath& stroke : strokes) {
       const std::vector<int> cells = pathCells(stroke, s.features.cell_size, region.rows(), region.cols(),
-                                               prefix(s) + spec.where + ": '" + spec.avoid_file + "' stroke '" + stroke.name + "'", region.frame);
+                                               prefix(s) + spec.where + ": '" + file + "' stroke '" + stroke.name + "'", region.frame);
       mark.cells.insert(mark.cells.end(), cells.begin(), cells.end());
     }
     run.marks.push_back(std::move(mark));
-    run.mark_files.push_back(spec.where + ": '" + spec.avoid_file + "'");
+    run.mark_files.push_back(spec.where + ": " + markKindName(kind) + " '" + file + "'");
   }
   run.teach_regions.push_back(std::move(region));
   return image;
@@ -89,7 +93,7 @@ std::unique_ptr<CostModelTeacher> teacherOf(const CostModel& parent, const Adapt
 
 // Leave one demonstration out: for each, the model taught on the others plans between its ends.
 HeldOutPathReport heldOut(const CostModel& parent, const AdaptationSettings& settings, const std::vector<RunImage>& images,
-                          const std::vector<TeachingRecord>& taught, const std::vector<AvoidMark>& marks,
+                          const std::vector<TeachingRecord>& taught, const std::vector<TeachingMark>& marks,
                           const StageCallback& progress) {
   const int n = static_cast<int>(taught.size());
   const int cell_size = parent.features().settings().cell_size;
@@ -167,7 +171,7 @@ void teachInOrder(const CostModel& parent, const AdaptationRunSettings& settings
     } catch (const Error& e) {
       std::string files;
       for (const std::string& file : run.mark_files) files += (files.empty() ? "" : ", ") + file;
-      throw ConfigError(prefix(settings) + "avoid (" + files + "): " + e.what());
+      throw ConfigError(prefix(settings) + "marks (" + files + "): " + e.what());
     }
   }
   const int n = static_cast<int>(run.taught.size());

@@ -51,8 +51,8 @@ void HeldOutTally::add(const HeldOutPlan& baseline, const HeldOutPlan& model) {
   count(report_.model, model, report_.model_loss);
   ++report_.demonstrations;
   if (baseline.planned && model.planned) {  // paired: both planned
-    baseline_.push_back(baseline.loss);
-    model_.push_back(model.loss);
+    baseline_.push_back(baseline);
+    model_.push_back(model);
   }
 }
 
@@ -61,7 +61,17 @@ HeldOutPathReport HeldOutTally::finish() {
     const double planned = report_.demonstrations - fit->unplanned;
     if (planned > 0) fit->loss /= planned, fit->mhd_px /= planned, fit->cost_ratio /= planned;
   }
-  if (!model_.empty()) report_.gain = comparePairedValues(model_, baseline_);
+  if (!model_.empty()) {
+    const auto paired = [this](double HeldOutPlan::*statistic) {
+      std::vector<double> model, baseline;
+      for (const HeldOutPlan& p : model_) model.push_back(p.*statistic);
+      for (const HeldOutPlan& p : baseline_) baseline.push_back(p.*statistic);
+      return comparePairedValues(model, baseline);
+    };
+    report_.gain = paired(&HeldOutPlan::loss);
+    report_.mhd_gain = paired(&HeldOutPlan::mhd_px);
+    report_.ratio_gain = paired(&HeldOutPlan::cost_ratio);
+  }
   return report_;
 }
 

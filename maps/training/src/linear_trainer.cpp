@@ -207,26 +207,35 @@ class LinearTrainer final : public CostModelTrainer {
     return adapted;
   }
 
-  // The avoid marks as half-spaces of the learner's weights w (the model's are w + offset): each
-  // mark's mean features f_m held against the taught cells' f_t so that the constraint holds with
-  // equality at the parent when the parent's ratio R0 is at least kAvoidMargin (a mark takes back only
-  // what the paths would take away, and changes nothing while it holds), and lifts the marked ground
-  // to kAvoidMargin times the taught ground's cost otherwise.
-  //   costs w . f:        w . f_m >= R w . f_t,   R = max(kAvoidMargin, R0)
-  //   log-costs e w . f:  w . (f_m - f_t) >= max(log(kAvoidMargin) / e, the parent's gap)
+  // The marks as half-spaces of the learner's weights w (the model's are w + offset): each mark's mean
+  // features f_m held against the reference ground's f_t so that the constraint holds with equality at
+  // the parent when the parent's ratio R0 is already on the mark's side of its margin (a mark takes back
+  // only what the paths would take away, and changes nothing while it holds), and moves the marked
+  // ground to the margin otherwise.  An avoid mark keeps its ground dear, a prefer mark cheap:
+  //   costs w . f:        avoid  w . f_m >= R w . f_t,   R = max(kAvoidMargin, R0)
+  //                       prefer w . f_m <= R w . f_t,   R = min(kPreferMargin, R0)
+  //   log-costs e w . f:  avoid  w . (f_m - f_t) >= max(log(kAvoidMargin) / e, the parent's gap)
+  //                       prefer w . (f_m - f_t) <= min(log(kPreferMargin) / e, the parent's gap)
+  // (a prefer row is its inequality times -1: the learner's rows are a . w >= b).
   static std::vector<LinearConstraint> markConstraints(const AdaptationInput& in, const Eigen::VectorXd& offset) {
     const Eigen::VectorXd& w0 = in.parent.weights();
     std::vector<LinearConstraint> constraints;
-    for (const auto& [mark, taught] : in.marks) {
+    for (const MarkMeans& m : in.marks) {
+      const bool avoid = m.kind == MarkKind::Avoid;
+      const double margin = avoid ? kAvoidMargin : kPreferMargin;
+      const auto held = [avoid](double margin_value, double parent_value) {
+        return avoid ? std::max(margin_value, parent_value) : std::min(margin_value, parent_value);
+      };
       Eigen::VectorXd a;
       double b = 0.0;
       if (in.parent.form() == CostForm::Linear) {
-        const double R = std::max(kAvoidMargin, w0.dot(mark) / std::max(w0.dot(taught), 1e-12));
-        a = mark - R * taught;  // cost_m >= R cost_t: a ratio, whatever the costs' scale
+        const double R = held(margin, w0.dot(m.mark) / std::max(w0.dot(m.reference), 1e-12));
+        a = m.mark - R * m.reference;  // cost_m against R cost_t: a ratio, whatever the costs' scale
       } else {
-        a = mark - taught;
-        b = std::max(std::log(kAvoidMargin) / in.parent.costExponent(), w0.dot(a));
+        a = m.mark - m.reference;
+        b = held(std::log(margin) / in.parent.costExponent(), w0.dot(a));
       }
+      if (!avoid) a = -a, b = -b;
       if (a.squaredNorm() > 0.0) constraints.push_back({a, b - a.dot(offset)});
     }
     return constraints;

@@ -66,9 +66,9 @@ struct AdaptationInput {
   const std::vector<const PathExample*>& examples;
   const std::vector<int>& example_images;
   const std::vector<TeachingImage>& images;
-  /// The avoid marks (CostModelTeacher::avoid): each one's mean features, and the taught cells' mean
-  /// features its mean log-cost is held above.  Empty for a kind that takes none (takesMarks).
-  const std::vector<std::pair<Eigen::VectorXd, Eigen::VectorXd>>& marks;
+  /// The marks (CostModelTeacher::avoid, prefer): each one's mean features, and the mean features of
+  /// the ground its cost is held against.  Empty for a kind that takes none (takesMarks).
+  const std::vector<MarkMeans>& marks;
   /// What the teacher keeps from step to step for the kind (TeachingCache).
   TeachingCache& cache;
 };
@@ -94,7 +94,7 @@ class CostModelTrainer {
   virtual std::string describeAdaptation(const AdaptationSettings& settings) const = 0;
   /// The adapt.* key of the prior's strength for this kind ("adapt.lambda", ...).
   virtual const char* adaptationStrength() const = 0;
-  /// Whether the kind's adaptation honours avoid marks (AdaptationInput::marks).
+  /// Whether the kind's adaptation honours marks (AdaptationInput::marks).
   virtual bool takesMarks() const { return false; }
   /// Why `parent` cannot adapt ("" if it can): a segmenter network, trained on labels.
   virtual std::string cannotAdapt(const CostModel& /*parent*/) const { return ""; }

@@ -175,6 +175,53 @@ TEST_CASE("adaptation: an avoid mark keeps its ground dearer than the taught pat
   CHECK(marked.model().weights() == paths_only);  // refused: nothing changed
 }
 
+TEST_CASE("adaptation: a prefer mark brings dear ground down to the taught paths' cost, in any order, and undo drops it exactly") {
+  const Site s = site();
+  AdaptationSettings settings;
+  settings.lambda = 1e-2;
+  CostModelTeacher a(s.model, settings), b(s.model, settings);
+  const int image = a.addImage(geoImage(s.region), "scene 5");
+  b.addImage(geoImage(s.region), "scene 5");
+  const int cols = a.cols(image);
+  const std::vector<int> path = demonstration(s.region, cols, 2 * cols + 2, 60 * cols + 60);
+  // the mark: the passable cells the parent prices dearest (a tenth of them), none on the path
+  std::vector<double> parent_costs = s.model.costs(s.region.image).costs;
+  std::vector<int> passable;
+  for (int c = 0; c < static_cast<int>(parent_costs.size()); ++c) {
+    if (std::isfinite(parent_costs[c]) && std::find(path.begin(), path.end(), c) == path.end()) passable.push_back(c);
+  }
+  std::sort(passable.begin(), passable.end(), [&](int x, int y) { return parent_costs[x] > parent_costs[y]; });
+  std::vector<int> cells(passable.begin(), passable.begin() + static_cast<long>(passable.size() / 10));
+  REQUIRE(cells.size() > 10);
+  // the marked ground's mean cost over the path's under a model
+  const auto ratio = [&](const CostModel& m) {
+    const std::vector<double> costs = m.costs(s.region.image).costs;
+    double mark = 0.0, taught = 0.0;
+    for (const int c : cells) mark += costs[c];
+    for (const int c : path) taught += costs[c];
+    return (mark / static_cast<double>(cells.size())) / (taught / static_cast<double>(path.size()));
+  };
+  REQUIRE(ratio(s.model) > 1.5);  // the parent has the ground dear: the mark must move it
+  a.teach(image, path);
+  const Eigen::VectorXd paths_only = a.model().weights();
+  CHECK(ratio(a.model()) > 1.2);  // the path alone does not bring it down
+  const TeachingStep step = a.prefer(image, cells);
+  CHECK(step.demonstrations == 1);
+  REQUIRE(a.marks().size() == 1);
+  CHECK(a.marks()[0].kind == MarkKind::Prefer);
+  CHECK(ratio(a.model()) <= kPreferMargin * (1.0 + 1e-6));
+  CHECK(a.model().info().count("adapted_prefer") == 1);
+  CHECK(a.model().info().count("adapted_avoid") == 0);
+  // the mark first, then the path: the same optimum (the steps start from other working sets, so to
+  // rounding: 1e-14 relative measured, 1e-9 is the contract)
+  b.teach({}, {{image, cells, MarkKind::Prefer}});
+  b.teach(image, path);
+  CHECK((b.model().weights() - a.model().weights()).cwiseAbs().maxCoeff() <= 1e-9 * a.model().weights().cwiseAbs().maxCoeff());
+  a.undo();
+  CHECK(a.marks().empty());
+  CHECK(a.model().weights() == paths_only);
+}
+
 TEST_CASE("adaptation with the prior on the site's costs: order-free, another model than the weights' prior, and a strong one keeps the costs") {
   const Site s = site();
   AdaptationSettings costs;

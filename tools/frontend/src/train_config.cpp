@@ -140,6 +140,12 @@ std::string withStem(std::string text, const std::string& image_stem) {
   return text;
 }
 
+// The strokes of the entry's mark files (avoid:, prefer:), once their paths are known.
+void readMarks(RegionSpec& r) {
+  if (!r.avoid_file.empty()) r.avoid = readDemonstrationFile(r.avoid_file);
+  if (!r.prefer_file.empty()) r.prefer = readDemonstrationFile(r.prefer_file);
+}
+
 // One region from an entry: `image` is the image file's path, already resolved (base applies to the others).
 RegionSpec parseRegion(const ConfigNode& item, const std::string& where, const std::string& image, bool training,
                        const std::string& base) {  // (the keys were checked by readRegionEntry)
@@ -152,15 +158,17 @@ RegionSpec parseRegion(const ConfigNode& item, const std::string& where, const s
     r.synthetic = parseSynthetic(item.child("synthetic"));
     r.name = "synthetic-" + std::to_string(r.synthetic->seed);
     if (item.has("demonstrations")) item.fail("demonstrations", "not available for synthetic scenes (they are generated from the labels)");
-    if (item.has("avoid")) {
-      r.avoid_file = resolve(item.text("avoid", ""), base);
-      if (const std::string problem = fileProblem(r.avoid_file); !problem.empty()) item.fail("avoid", "file '" + r.avoid_file + "': " + problem);
-      r.avoid = readDemonstrationFile(r.avoid_file);
+    for (const char* key : {"avoid", "prefer"}) {
+      if (!item.has(key)) continue;
+      std::string& file = std::string(key) == "avoid" ? r.avoid_file : r.prefer_file;
+      file = resolve(item.text(key, ""), base);
+      if (const std::string problem = fileProblem(file); !problem.empty()) item.fail(key, "file '" + file + "': " + problem);
     }
+    readMarks(r);
     return r;
   }
   const std::string image_stem = stem(image);
-  for (const char* file_key : {"image", "labels", "demonstrations", "avoid"}) {
+  for (const char* file_key : {"image", "labels", "demonstrations", "avoid", "prefer"}) {
     const std::string key = file_key;
     if (key != "image" && !item.has(key)) continue;
     const std::string path = key == "image" ? image : resolve(withStem(item.text(key, ""), image_stem), base);
@@ -169,11 +177,11 @@ RegionSpec parseRegion(const ConfigNode& item, const std::string& where, const s
                 "file '" + path + "': " + problem +
                     (base.empty() ? std::string() : " (relative paths start at '" + base + "')"));
     }
-    (key == "image" ? r.image : key == "labels" ? r.labels : key == "avoid" ? r.avoid_file : r.demonstrations_file) = path;
+    (key == "image" ? r.image : key == "labels" ? r.labels : key == "avoid" ? r.avoid_file : key == "prefer" ? r.prefer_file : r.demonstrations_file) = path;
   }
   r.name = image_stem;
   if (!r.demonstrations_file.empty()) r.demonstrations = readDemonstrationFile(r.demonstrations_file);
-  if (!r.avoid_file.empty()) r.avoid = readDemonstrationFile(r.avoid_file);
+  readMarks(r);
   if (training && r.labels.empty() && r.demonstrations_file.empty()) {
     item.fail("", "a training image needs 'labels' (demonstrations are then generated from the behaviour) or "
                   "'demonstrations' (a CSV or YAML file of paths)");
@@ -309,7 +317,7 @@ void refuseOtherCommands(const ConfigNode& config, SettingCommand command) {
 std::vector<RegionSpec> readRegionEntry(const ConfigNode& item, bool training, const std::string& base, bool teaching) {
   std::vector<std::string> keys = {"image", "images", "area", "labels", "synthetic", "resolution", "origin", "crs"};
   if (training) keys.push_back("demonstrations");
-  if (teaching) keys.push_back("avoid");
+  if (teaching) keys.insert(keys.end(), {"avoid", "prefer"});
   item.expectKeys(keys);
   const int sources = (item.has("image") ? 1 : 0) + (item.has("images") ? 1 : 0) + (item.has("synthetic") ? 1 : 0);
   if (sources != 1) {
@@ -319,7 +327,7 @@ std::vector<RegionSpec> readRegionEntry(const ConfigNode& item, bool training, c
   }
   if (!item.has("images")) return {parseRegion(item, item.path(), resolve(item.text("image", ""), base), training, base)};
   const std::string pattern = item.text("images", "");
-  for (const char* file_key : {"labels", "demonstrations", "avoid"}) {
+  for (const char* file_key : {"labels", "demonstrations", "avoid", "prefer"}) {
     if (item.has(file_key) && item.text(file_key, "").find("{stem}") == std::string::npos) {
       item.fail(file_key, "with 'images', name each image's file through {stem}, e.g. masks/{stem}.png");
     }

@@ -149,10 +149,10 @@ Json adaptationMetricsJson(const AdaptationRun& run, const AdaptationRunSettings
   if (!run.marks.empty()) {
     Json marks = Json::array();
     for (std::size_t m = 0; m < run.marks.size(); ++m) {
-      marks.push_back({{"from", run.mark_files[m]}, {"image", settings.train[static_cast<std::size_t>(run.marks[m].image)].name},
-                       {"cells", run.marks[m].cells.size()}});
+      marks.push_back({{"from", run.mark_files[m]}, {"kind", markKindName(run.marks[m].kind)},
+                       {"image", settings.train[static_cast<std::size_t>(run.marks[m].image)].name}, {"cells", run.marks[m].cells.size()}});
     }
-    metrics["avoid_marks"] = marks;
+    metrics["marks"] = marks;
   }
   if (!run.lambda_selection.empty() || !run.selection_note.empty()) {
     Json candidates = Json::array();

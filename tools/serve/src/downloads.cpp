@@ -53,13 +53,13 @@ Response downloadModel(ServeState& st) {
   return fileResponse(std::move(bytes), "application/octet-stream", "adapted.mmp");
 }
 
-Response downloadDemonstrations(ServeState& st, ImageSlot& slot, bool marks) {
+Response downloadDemonstrations(ServeState& st, ImageSlot& slot, std::optional<MarkKind> marks) {
   std::lock_guard<std::mutex> lock(st.mutex);
   std::vector<std::vector<int>> paths;
   std::vector<std::string> names;  // the demonstrations' names (the path column), as the page lists them
   if (st.teacher && slot.teacher_index >= 0 && marks) {
-    for (const AvoidMark& m : st.teacher->marks()) {
-      if (m.image == slot.teacher_index) paths.push_back(m.cells);
+    for (const TeachingMark& m : st.teacher->marks()) {
+      if (m.image == slot.teacher_index && m.kind == *marks) paths.push_back(m.cells);
     }
   } else if (st.teacher && slot.teacher_index >= 0) {
     const std::vector<TaughtDemonstration>& taught = st.teacher->demonstrations();
@@ -70,14 +70,15 @@ Response downloadDemonstrations(ServeState& st, ImageSlot& slot, bool marks) {
     }
   }
   if (paths.empty()) {
-    throw ApiError(404, std::string(marks ? "no avoid mark" : "no demonstration") + " has been taught on image '" + slot.name + "' yet");
+    throw ApiError(404, (marks ? std::string("no ") + markKindName(*marks) + " mark" : std::string("no demonstration")) + " has been taught on image '" +
+                            slot.name + "' yet");
   }
   const CostView v = st.costs(slot);
   const std::string file = st.tempFile("paths.csv");
   writePathCsv(file, paths, v.grid->cols, v.grid->cell_size, v.grid->frame, names);
   std::string bytes = readBytes(file);
   std::filesystem::remove(file);
-  return fileResponse(std::move(bytes), "text/csv", stem(slot) + (marks ? "_avoid.csv" : "_demonstrations.csv"));
+  return fileResponse(std::move(bytes), "text/csv", stem(slot) + (marks ? std::string("_") + markKindName(*marks) + ".csv" : "_demonstrations.csv"));
 }
 
 Response downloadCostRaster(ServeState& st, ImageSlot& slot) {

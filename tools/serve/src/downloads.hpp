@@ -7,11 +7,16 @@
 
 #include "serve_state.hpp"
 
+#include <mmp/maps/training/adaptation.hpp>
+
+#include <optional>
+
 namespace mmp::serve {
 
 Response downloadModel(ServeState& state);
-/// The image's taught demonstrations, or with `marks` its avoid marks, as the CSV `mmp adapt --demonstrations` / `--avoid` read.
-Response downloadDemonstrations(ServeState& state, ImageSlot& slot, bool marks);
+/// The image's taught demonstrations, or with `marks` its marks of that kind, as the CSV
+/// `mmp adapt --demonstrations` / `--avoid` / `--prefer` read.
+Response downloadDemonstrations(ServeState& state, ImageSlot& slot, std::optional<MarkKind> marks);
 Response downloadCostRaster(ServeState& state, ImageSlot& slot);
 /// Query: scale=log|linear, origin=world|local, lethal_above=COST or lethal_quantile=Q (not both).
 Response downloadNav2(ServeState& state, ImageSlot& slot, const Request& request);

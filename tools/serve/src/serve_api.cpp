@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 namespace mmp::serve {
 namespace {
@@ -55,7 +56,7 @@ std::string kindOf(const CostModel& model) {
 struct Endpoints {
   ServeState& st;
 
-  // The demonstrations (or avoid marks) taught so far, each with its image and cells as pixel points.
+  // The demonstrations (or marks) taught so far, each with its image and cells as pixel points.
   template <class Taught>
   Json taughtList(const std::vector<Taught>& taught) {
     Json list = Json::array();
@@ -67,7 +68,11 @@ struct Endpoints {
       const int cols = st.teacher->cols(d.image);
       list.push_back({{"index", ++n}, {"image", id}, {"image_name", st.images[id].name}, {"cells", d.cells.size()},
                       {"points", pixelPoints(d.cells, cols, k)}});
-      if constexpr (std::is_same_v<Taught, TaughtDemonstration>) list.back()["name"] = d.name;
+      if constexpr (std::is_same_v<Taught, TaughtDemonstration>) {
+        list.back()["name"] = d.name;
+      } else {
+        list.back()["kind"] = markKindName(d.kind);
+      }
     }
     return list;
   }
@@ -280,12 +285,19 @@ struct Endpoints {
             {"seconds", step.seconds}, {"loss_before", step.loss_before}, {"loss_after", step.loss_after}, {"warnings", step.warnings}};
   }
 
-  // A demonstration, or with "avoid": true a stroke over ground that must stay dear (an avoid mark).
+  // A demonstration, or with "avoid": true a stroke over ground that must stay dear (an avoid mark),
+  // with "prefer": true one over ground that may be cheap (a prefer mark).
   Response teach(ImageSlot& s, const Request& request) {
     const Json body = parseBody(request);
-    const Json avoid_json = body.value("avoid", Json(false));
-    if (!avoid_json.is_boolean()) throw ApiError(400, "'avoid' must be true or false");
-    const bool avoid = avoid_json.get<bool>();
+    std::optional<MarkKind> mark;
+    for (const MarkKind kind : {MarkKind::Avoid, MarkKind::Prefer}) {
+      const char* key = markKindName(kind);
+      const Json given = body.value(key, Json(false));
+      if (!given.is_boolean()) throw ApiError(400, std::string("'") + key + "' must be true or false");
+      if (!given.get<bool>()) continue;
+      if (mark) throw ApiError(400, "'avoid' and 'prefer' are both true: a stroke is one kind of mark");
+      mark = kind;
+    }
     const Json name_json = body.value("name", Json(""));
     if (!name_json.is_string()) throw ApiError(400, "'name' must be a string");
     const std::string name = name_json.get<std::string>();
@@ -313,7 +325,7 @@ struct Endpoints {
     if (!st.teacher) throw ApiError(409, st.teaching_refused);
     checkRevision(body);
     st.ensureLoaded(s);
-    const std::string where = std::string(avoid ? "the avoid mark" : "the demonstration") + " on image " +
+    const std::string where = (mark ? std::string("the ") + markKindName(*mark) + " mark" : std::string("the demonstration")) + " on image " +
                               std::to_string(&s - st.images.data()) + " ('" + s.name + "')";
     std::vector<int> cells;
     try {
@@ -331,7 +343,7 @@ struct Endpoints {
         const auto& taught = st.teacher->demonstrations();
         if (std::none_of(taught.begin(), taught.end(), [&](const TaughtDemonstration& d) { return d.name == candidate; })) given = candidate;
       }
-      step = avoid ? st.teacher->avoid(s.teacher_index, cells) : st.teacher->teach({{s.teacher_index, cells, given}});
+      step = mark ? st.teacher->teach({}, {{s.teacher_index, cells, *mark}}) : st.teacher->teach({{s.teacher_index, cells, given}});
     } catch (const DataError& e) {
       throw ApiError(422, e.what());
     } catch (const InvalidArgument& e) {  // a kind that takes no marks, a name taken
@@ -519,8 +531,9 @@ Response ServeApi::handle(const Request& request) noexcept {
         if (what == "plan") return method(post, "POST"), e.plan(s, request);
         if (what == "teach") return method(post, "POST"), e.teach(s, request);
         if (what == "suggest") return method(post, "POST"), e.suggest(s, request);
-        if (what == "demonstrations.csv") return method(get, "GET"), downloadDemonstrations(*state_, s, false);
-        if (what == "avoid.csv") return method(get, "GET"), downloadDemonstrations(*state_, s, true);
+        if (what == "demonstrations.csv") return method(get, "GET"), downloadDemonstrations(*state_, s, std::nullopt);
+        if (what == "avoid.csv") return method(get, "GET"), downloadDemonstrations(*state_, s, MarkKind::Avoid);
+        if (what == "prefer.csv") return method(get, "GET"), downloadDemonstrations(*state_, s, MarkKind::Prefer);
         if (what == "costmap.tif") return method(get, "GET"), downloadCostRaster(*state_, s);
         if (what == "nav2.tar") return method(get, "GET"), downloadNav2(*state_, s, request);
       }

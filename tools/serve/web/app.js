@@ -13,6 +13,7 @@ const state = {
   // before | after: the parent's map left of the split, the taught model's right, both on the parent's scale
   compare: false,
   mode: 'plan', start: null, goal: null, plan: null, parentPlan: null, drawing: [], suggestions: [],
+  excluded: {},  // image id -> boxes [x0, y0, x1, y1] (pixels) kept for checking: no suggestion falls in them
   busy: 0,
 };
 
@@ -253,19 +254,37 @@ function draw() {
     if (d.image === state.image.id) drawPath(ctx, d.points, 'rgba(0, 230, 255, 0.85)', 2.5, true);
   }
   for (const m of state.session.marks || []) {
-    if (m.image === state.image.id) drawPath(ctx, m.points, kAvoidColour, 4, true);
+    if (m.image === state.image.id) drawPath(ctx, m.points, kMarkColour[m.kind], 4, true);
   }
+  for (const box of state.excluded[state.image.id] || []) drawBox(ctx, box);
+  if (state.dragBox) drawBox(ctx, state.dragBox);
   for (const s of state.suggestions) drawPath(ctx, [s.start, s.goal], 'rgba(255, 255, 255, 0.8)', 1.5, true);
   if (state.compare && state.parentPlan) drawPath(ctx, state.parentPlan.points, '#ffb000', 2.5, true);
   if (state.plan) {
     if (state.plan.ompl) drawPath(ctx, state.plan.ompl.points, '#7CFC00', 2.5, false);
     drawPath(ctx, state.plan.points, '#ff3b3b', 3, false);
   }
-  const ink = state.mode === 'avoid' ? kAvoidColour : '#00e5ff';
+  const ink = kMarkColour[state.mode] || '#00e5ff';
   drawPath(ctx, state.drawing, ink, 3.5, false);
   for (const p of state.drawing) { const [sx, sy] = screenOf(p[0], p[1]); ctx.fillStyle = ink; ctx.fillRect(sx - 2, sy - 2, 4, 4); }
   drawMark(ctx, state.start, '#3ddc84', 'start');
   drawMark(ctx, state.goal, '#ff6b6b', 'goal');
+}
+
+// A box kept for checking: dashed white over a dimmed inside, named.
+function drawBox(ctx, box) {
+  const [x0, y0] = screenOf(box[0], box[1]), [x1, y1] = screenOf(box[2], box[3]);
+  ctx.save();
+  ctx.fillStyle = 'rgba(0, 0, 0, 0.25)';
+  ctx.fillRect(x0, y0, x1 - x0, y1 - y0);
+  ctx.strokeStyle = '#fff';
+  ctx.setLineDash([6, 4]);
+  ctx.lineWidth = 1.5;
+  ctx.strokeRect(x0, y0, x1 - x0, y1 - y0);
+  ctx.fillStyle = '#fff';
+  ctx.font = '12px system-ui, sans-serif';
+  ctx.fillText('kept for checking', x0 + 4, y0 + 14);
+  ctx.restore();
 }
 
 // The before | after split: a line down the middle, each side named.
@@ -437,7 +456,9 @@ async function plan() {
 async function teach() {
   if (state.drawing.length < 2) { showError(new ApiError('draw a demonstration first: two points or more')); return; }
   await busy('Teaching', async () => {
-    const result = await postJson(imageUrl('teach'), { points: state.drawing, revision: state.revision, avoid: state.mode === 'avoid' });
+    const result = await postJson(imageUrl('teach'), {
+      points: state.drawing, revision: state.revision, avoid: state.mode === 'avoid', prefer: state.mode === 'prefer',
+    });
     await afterTeaching(result, 'taught');
     state.drawing = [];
     draw();
@@ -455,9 +476,9 @@ async function afterTeaching(result, what) {
   state.session.demonstrations = result.demonstrations;
   state.session.marks = result.marks;
   const s = result.step;
-  const marks = (result.marks || []).length;
-  $('teach-result').textContent = `${what} in ${s.seconds.toFixed(2)} s: now ${s.demonstrations} demonstration(s)` +
-    (marks > 0 ? ` and ${marks} avoid mark(s)` : '') + '\n' +
+  const marks = (kind) => (result.marks || []).filter((m) => m.kind === kind).length;
+  const counted = ['avoid', 'prefer'].filter((kind) => marks(kind) > 0).map((kind) => ` and ${marks(kind)} ${kind} mark(s)`).join('');
+  $('teach-result').textContent = `${what} in ${s.seconds.toFixed(2)} s: now ${s.demonstrations} demonstration(s)${counted}\n` +
     `prediction loss per cell of the taught paths (lower: plans closer to them): parent ${s.loss_before.toFixed(3)}, adapted ${s.loss_after.toFixed(3)}` + (s.converged ? '' : `\n${s.message}`);
   $('teach-warnings').textContent = (s.warnings || []).map((w) => `warning: ${w}`).join('\n');
   renderDemonstrations();
@@ -476,7 +497,8 @@ function visibleRegion() {
 
 async function suggest() {
   await busy('Valuing candidate pairs', async () => {
-    const result = await postJson(imageUrl('suggest'), { n: 3, ...visibleRegion() });
+    const boxes = state.excluded[state.image.id] || [];
+    const result = await postJson(imageUrl('suggest'), { n: 3, ...visibleRegion(), ...(boxes.length > 0 ? { exclude: boxes } : {}) });
     state.suggestions = result.pairs;
     if (result.pairs.length > 0) {
       state.start = result.pairs[0].start;
@@ -507,8 +529,8 @@ function renderDemonstrations() {
   }
   for (const m of state.session.marks || []) {
     const item = document.createElement('li');
-    item.className = 'avoid';
-    item.textContent = `avoid mark on ${m.image_name}: ${m.cells} cells kept dear`;
+    item.className = m.kind;
+    item.textContent = `${m.kind} mark on ${m.image_name}: ${m.cells} cells ${m.kind === 'avoid' ? 'kept dear' : 'that may be cheap'}`;
     list.appendChild(item);
   }
   updateButtons();
@@ -532,6 +554,7 @@ function updateButtons() {
     state.session.demonstrations.length + (state.session.marks || []).length === 0;
   $('suggest').disabled = !teaching || !idle || !state.image;
   $('clear').disabled = state.drawing.length === 0;
+  $('clear-boxes').disabled = !state.image || !(state.excluded[state.image.id] || []).length;
   $('save').disabled = !idle || !state.session || !state.session.out;
 }
 
@@ -563,9 +586,17 @@ function nav2Query() {
 
 // --- mouse: pan, zoom, clicks ---
 
-// Drawing a demonstration, or an avoid mark (a stroke over ground that must stay dear).
-const drawingMode = () => state.mode === 'draw' || state.mode === 'avoid';
-const kAvoidColour = 'rgba(255, 64, 255, 0.9)';
+// Drawing a demonstration, or a mark: avoid (a stroke over ground that must stay dear) or prefer
+// (over ground that may be cheap).
+const drawingMode = () => state.mode === 'draw' || state.mode === 'avoid' || state.mode === 'prefer';
+const kMarkColour = { avoid: 'rgba(255, 64, 255, 0.9)', prefer: 'rgba(64, 255, 128, 0.9)' };
+
+// The box being dragged in exclude mode, clamped to the image, [x0, y0, x1, y1] in pixels.
+function boxOf(a, b) {
+  const clamp = (v, hi) => Math.min(hi, Math.max(0, v));
+  return [clamp(Math.min(a[0], b[0]), state.image.width), clamp(Math.min(a[1], b[1]), state.image.height),
+    clamp(Math.max(a[0], b[0]), state.image.width), clamp(Math.max(a[1], b[1]), state.image.height)];
+}
 
 function setupCanvas() {
   const canvas = $('canvas');
@@ -574,6 +605,7 @@ function setupCanvas() {
   canvas.addEventListener('mousedown', (e) => {
     const pan = e.button !== 0 || e.shiftKey || state.mode === 'plan';
     press = { x: e.offsetX, y: e.offsetY, view: { ...state.view }, pan, moved: false };
+    if (!pan && state.mode === 'exclude' && state.image) press.box = imageOf(e.offsetX, e.offsetY);
     if (!pan && drawingMode() && state.image) {
       const p = imageOf(e.offsetX, e.offsetY);
       if (insideCells(p)) { state.drawing.push(cellCentre(p)); draw(); updateButtons(); }
@@ -585,6 +617,14 @@ function setupCanvas() {
     const p = press;
     press = null;
     if (p.pan && p.moved) { scheduleDetail(); return; }
+    if (p.box) {
+      const box = state.dragBox;
+      state.dragBox = null;
+      if (box && box[2] > box[0] && box[3] > box[1]) (state.excluded[state.image.id] ||= []).push(box);
+      draw();
+      updateButtons();
+      return;
+    }
     if (p.pan && e.button === 0 && !e.shiftKey && state.mode === 'plan' && e.target === canvas && state.image) {
       const point = imageOf(e.offsetX, e.offsetY);
       if (!insideCells(point)) return;
@@ -597,7 +637,10 @@ function setupCanvas() {
     if (state.image) hover(point[0], point[1]);
     if (!press) return;
     if (Math.hypot(e.offsetX - press.x, e.offsetY - press.y) > 3) press.moved = true;
-    if (press.pan) {
+    if (press.box) {
+      state.dragBox = boxOf(press.box, point);
+      draw();
+    } else if (press.pan) {
       state.view.x = press.view.x + e.offsetX - press.x;
       state.view.y = press.view.y + e.offsetY - press.y;
       draw();
@@ -630,7 +673,7 @@ async function main() {
     radio.addEventListener('change', () => {
       state.mode = radio.value;
       $('canvas').style.cursor = drawingMode() ? 'copy' : 'crosshair';
-      $('teach').textContent = state.mode === 'avoid' ? 'Teach avoid mark' : 'Teach';
+      $('teach').textContent = { avoid: 'Teach avoid mark', prefer: 'Teach prefer mark' }[state.mode] || 'Teach';
     });
   }
   $('planner').addEventListener('change', plan);
@@ -646,6 +689,8 @@ async function main() {
   $('dl-model').addEventListener('click', () => download('/api/model.mmp', 'Preparing the model'));
   $('dl-csv').addEventListener('click', () => download(imageUrl('demonstrations.csv'), 'Preparing the CSV'));
   $('dl-avoid').addEventListener('click', () => download(imageUrl('avoid.csv'), 'Preparing the CSV'));
+  $('dl-prefer').addEventListener('click', () => download(imageUrl('prefer.csv'), 'Preparing the CSV'));
+  $('clear-boxes').addEventListener('click', () => { if (state.image) delete state.excluded[state.image.id]; draw(); updateButtons(); });
   $('dl-tif').addEventListener('click', () => download(imageUrl('costmap.tif'), 'Writing the GeoTIFF'));
   $('dl-nav2').addEventListener('click', () => download(imageUrl('nav2.tar') + nav2Query(), 'Writing the Nav2 map'));
   state.legendRamp = await createImageBitmap(await (await request('/api/legend.png')).blob()).catch(() => null);

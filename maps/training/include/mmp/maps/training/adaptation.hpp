@@ -133,16 +133,33 @@ struct TaughtDemonstration {
 /// characters, none of them a comma, quote or control character.
 void checkDemonstrationName(const std::string& name);
 
-/// Ground a user marked on one of the teacher's images as ground that must stay dear ("avoid here": a
-/// lake, roofs): its passable cells (blocked ones are left out).
-struct AvoidMark {
+/// What a mark says of its ground.
+enum class MarkKind {
+  Avoid,   ///< it must stay dear (a lake, roofs)
+  Prefer,  ///< it may be cheap (a track the paths did not follow)
+};
+const char* markKindName(MarkKind kind);  ///< "avoid", "prefer"
+
+/// Ground a user marked on one of the teacher's images: its passable cells (blocked ones are left out).
+struct TeachingMark {
   int image = 0;           ///< the image's index (CostModelTeacher::addImage)
   std::vector<int> cells;  ///< cells of the image's grid (row * cols + col), in any order
+  MarkKind kind = MarkKind::Avoid;
 };
 
 /// How much dearer than the taught ground an avoid mark must stay at least (and at least as dear,
 /// relative to it, as the parent had it).
 inline constexpr double kAvoidMargin = 1.5;
+/// How much dearer than the taught ground a prefer mark may be at most (and at most as dear, relative
+/// to it, as the parent had it): no dearer than the paths' own ground.
+inline constexpr double kPreferMargin = 1.0;
+
+/// A mark as the linear learner sees it: the marked cells' mean features and the mean features of the
+/// ground it is held against (the taught cells', or the image's passable cells' before any path).
+struct MarkMeans {
+  Eigen::VectorXd mark, reference;
+  MarkKind kind = MarkKind::Avoid;
+};
 
 /// What one teach(), avoid() or undo() did.
 struct TeachingStep {
@@ -196,10 +213,10 @@ class CostModelTeacher {
                model from the parent over every demonstration taught so far
   !*/
   TeachingStep teach(int image, std::vector<int> cells);
-  /// Several demonstrations (and avoid marks) at once, checked as teach(image, cells) and avoid() check
-  /// one (all or none added), then one adaptation: the model teach() and avoid() would give after the
-  /// same demonstrations and marks one by one, in any order.
-  TeachingStep teach(const std::vector<TaughtDemonstration>& demonstrations, const std::vector<AvoidMark>& marks = {});
+  /// Several demonstrations (and marks) at once, checked as teach(image, cells) and avoid() check
+  /// one (all or none added), then one adaptation: the model teach(), avoid() and prefer() would give
+  /// after the same demonstrations and marks one by one, in any order.
+  TeachingStep teach(const std::vector<TaughtDemonstration>& demonstrations, const std::vector<TeachingMark>& marks = {});
   /// Throws what teach(image, cells) would throw for the path, and does nothing else.
   void checkDemonstration(int image, const std::vector<int>& cells) const;
   /*!
@@ -213,6 +230,9 @@ class CostModelTeacher {
                while the paths keep it, the mark changes nothing.
   !*/
   TeachingStep avoid(int image, std::vector<int> cells);
+  /// As avoid(), for ground that may be cheap: its mean cost is held at most min(kPreferMargin, the
+  /// parent's ratio there) times the taught cells' mean cost (the image's mean ground before any path).
+  TeachingStep prefer(int image, std::vector<int> cells);
   /// Drops the last demonstration or mark taught (mmp::InvalidArgument if there is none) and re-adapts.
   TeachingStep undo();
   /// Names demonstration k (of demonstrations()), as checkDemonstrationName allows; the model stays,
@@ -224,19 +244,19 @@ class CostModelTeacher {
   const CostModel& model() const { return model_; }
   const CostModel& parent() const { return parent_; }
   const std::vector<TaughtDemonstration>& demonstrations() const { return demonstrations_; }
-  const std::vector<AvoidMark>& marks() const { return marks_; }
+  const std::vector<TeachingMark>& marks() const { return marks_; }
   const AdaptationSettings& settings() const { return settings_; }
 
  private:
   TeachingStep adapt();
-  AvoidMark checkedMark(const AvoidMark& mark) const;
+  TeachingMark checkedMark(const TeachingMark& mark) const;
   std::map<std::string, std::string> parentInfo() const;
   void recordProvenance(CostModel& model) const;
   /// The demonstrations' indices in the order the learners see them (canonicalOrder: by image, then
   /// by cells), which makes the adapted model independent of the order they were taught in.
   std::vector<std::size_t> canonicalOrder() const;
   /// The marks as the linear learner's constraints: each one's mean features against the taught cells'.
-  std::vector<std::pair<Eigen::VectorXd, Eigen::VectorXd>> markConstraints() const;
+  std::vector<MarkMeans> markConstraints() const;
   const std::vector<double>& parentLogCosts(int image) const;
   void warnOfUnshownMoves(const std::map<int, std::vector<double>>& adapted_costs, TeachingStep& step) const;
 
@@ -251,7 +271,7 @@ class CostModelTeacher {
   /// What the parent's kind keeps between steps (trainer.hpp): results do not depend on it.
   std::unique_ptr<TeachingCache> cache_;
   std::vector<TaughtDemonstration> demonstrations_;
-  std::vector<AvoidMark> marks_;
+  std::vector<TeachingMark> marks_;
   std::vector<bool> taught_marks_;  ///< what was taught, in order (true: a mark): what undo() drops
   CostModel model_;
 };
@@ -260,9 +280,12 @@ class CostModelTeacher {
     ensures: each of the teacher's demonstrations held out: a teacher of the same parent, settings and
              images, taught the others and every mark, plans between its ends; its loss against it
              beside the parent's (held_out.hpp) -- the one figure a user without labels has.  Empty
-             (demonstrations 0) with fewer than 2 demonstrations.  The teacher is not changed.
+             (demonstrations 0) with fewer than 2 demonstrations.  The teacher is not changed.  With
+             `pieces`, it also receives the report with each held-out demonstration scored as the mean
+             over its whole, its halves and its middle half.
 !*/
-HeldOutPathReport heldOutDemonstrations(const CostModelTeacher& teacher, const StageCallback& progress = {});
+HeldOutPathReport heldOutDemonstrations(const CostModelTeacher& teacher, const StageCallback& progress = {},
+                                        HeldOutPathReport* pieces = nullptr);
 
 }  // namespace mmp
 

@@ -57,9 +57,10 @@ struct AdaptationRun {
   CostModel model;                          ///< the adapted model (its info records what it was taught)
   std::vector<Region> teach_regions;        ///< without raw feature values; demonstrations as taught
   std::vector<TeachingRecord> taught;
-  /// The teach images' avoid marks (RegionSpec::avoid: every cell its strokes cross, one mark an
-  /// image), taught with the first demonstration and kept in every held-out model; and where each came from.
-  std::vector<AvoidMark> marks;
+  /// The teach images' marks (RegionSpec::avoid and prefer: every cell their strokes cross, one mark of
+  /// each kind an image), taught before the first demonstration and kept in every held-out model; and
+  /// where each came from.
+  std::vector<TeachingMark> marks;
   std::vector<std::string> mark_files;
   /// Each demonstration held out: baseline = the parent, model = the model taught on the others.  With a
   /// lambda selection, the chosen lambda's figures are the ones the selection saw, so they flatter it a little.

@@ -33,6 +33,8 @@ struct HeldOutPathReport {
   std::vector<double> baseline_loss, model_loss;  ///< per demonstration, in order (NaN: unplanned)
   /// The baseline's mean loss minus the model's, with a 95 % paired-bootstrap interval (pairs both planned).
   PairedComparison gain;
+  /// The same for the plans' distance to the demonstrations and for the cost ratios.
+  PairedComparison mhd_gain, ratio_gain;
 };
 
 /// One held-out demonstration's plan under `grid` (the costs of `example`'s map), against it.
@@ -50,7 +52,7 @@ class HeldOutTally {
 
  private:
   HeldOutPathReport report_;
-  std::vector<double> baseline_, model_;  ///< the losses of the demonstrations both planned
+  std::vector<HeldOutPlan> baseline_, model_;  ///< the demonstrations both planned
 };
 
 /*!

@@ -67,6 +67,9 @@ struct RegionSpec {
   /// ground that must stay dear, one avoid mark for the image (CostModelTeacher::avoid).
   std::string avoid_file;
   std::vector<PixelPath> avoid;
+  /// Its prefer strokes (`prefer:`): ground that may be cheap, one prefer mark (CostModelTeacher::prefer).
+  std::string prefer_file;
+  std::vector<PixelPath> prefer;
   std::optional<SyntheticSceneParams> synthetic;
   bool hasLabels() const { return synthetic.has_value() || !labels.empty() || !label_pixels.empty(); }
   /// area, or the image's name if it has none.
