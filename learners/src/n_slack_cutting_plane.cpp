@@ -174,14 +174,22 @@ class WorkingSetQp {
         }
         const Eigen::VectorXd dz_s = z.cwiseQuotient(s);
         const Eigen::MatrixXd normal = normalMatrix(dz_s);
-        const Eigen::LDLT<Eigen::MatrixXd> factor(normal);
-        if (factor.info() != Eigen::Success) return false;
+        // Positive definite (H's prior block and the slacks' rows): Cholesky's blocked factorisation
+        // takes a fraction of the time of LDLT's unblocked one, which stays the fallback.
+        const Eigen::LLT<Eigen::MatrixXd> cholesky(normal);
+        const bool positive = cholesky.info() == Eigen::Success;
+        const Eigen::LDLT<Eigen::MatrixXd> ldlt = positive ? Eigen::LDLT<Eigen::MatrixXd>() : Eigen::LDLT<Eigen::MatrixXd>(normal);
+        if (!positive && ldlt.info() != Eigen::Success) return false;
+        const auto solveNormal = [&](const Eigen::VectorXd& v) -> Eigen::VectorXd {
+          if (positive) return cholesky.solve(v);
+          return ldlt.solve(v);
+        };
         // The Newton step for the complementarity target r_c (Z ds + S dz = r_c).
         const auto direction = [&](const Eigen::VectorXd& rc, Eigen::VectorXd& dx, Eigen::VectorXd& ds, Eigen::VectorXd& dz) {
           const Eigen::VectorXd rc_s = rc.cwiseQuotient(s);
           const Eigen::VectorXd rhs = -rd + a.transpose() * (rc_s - dz_s.cwiseProduct(rp));
-          dx = factor.solve(rhs);
-          dx += factor.solve(rhs - normal * dx);  // one refinement: the system grows ill-conditioned near the end
+          dx = solveNormal(rhs);
+          dx += solveNormal(rhs - normal * dx);  // one refinement: the system grows ill-conditioned near the end
           dz = -dz_s.cwiseProduct(rp + a * dx) + rc_s;
           ds = (rc - s.cwiseProduct(dz)).cwiseQuotient(z);
         };

@@ -47,7 +47,7 @@ TEST_CASE("every flag of mmp adapt, mmp suggest and mmp serve sets a row of the 
       CHECK(option->get_description().find(*key + ": " + rangeText(*row)) != std::string::npos);  // the help states the range
     }
     CHECK(settings >= 4);
-    CHECK(others <= 10);  // files, outputs and the like: a short list
+    CHECK(others <= 12);  // files (images, paths, both kinds of marks), outputs and the like: a short list
   }
 }
 

@@ -538,12 +538,10 @@ void runCurve(const std::string& behaviour, const CostModel& parent, const std::
         std::vector<PlanScore> class_mean;
         c.adapted[k].push_back(score(scoring, parts, area, teacher.model(), o.adapt.threads, &class_mean));
         if (o.held_out && k >= 2) {  // what a user without labels is told, against what the labels say
-          HeldOutPathReport pieces;
-          const HeldOutPathReport whole = heldOutDemonstrations(teacher, {}, &pieces);
+          const HeldOutPathReport held = heldOutDemonstrations(teacher);
           const int scored = verdictSign(comparePaired(c.adapted[k].back(), zero));
           const std::pair<const char*, const PairedComparison*> statistics[] = {
-              {"loss", &whole.gain},        {"mhd", &whole.mhd_gain},        {"cost_ratio", &whole.ratio_gain},
-              {"pieces_loss", &pieces.gain}, {"pieces_mhd", &pieces.mhd_gain}, {"pieces_cost_ratio", &pieces.ratio_gain}};
+              {"loss", &held.gain}, {"mhd", &held.mhd_gain}, {"cost_ratio", &held.ratio_gain}};
           for (const auto& [name, gain] : statistics) c.verdicts[name][k].push_back({verdictSign(*gain), scored});
         }
         c.class_mean[k].push_back(std::move(class_mean));

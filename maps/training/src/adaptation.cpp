@@ -12,7 +12,6 @@
 #include <mmp/planning/path.hpp>
 
 #include <algorithm>
-#include <array>
 #include <cstdio>
 #include <chrono>
 #include <cmath>
@@ -540,33 +539,7 @@ CostGrid teachingGrid(const CostModel& model, const TeachingImage& image) {
 
 }  // namespace
 
-namespace {
-
-// A held-out demonstration scored as the mean over its whole and its three overlapping pieces (the
-// halves and the middle half): each piece of a demonstration is itself a demonstration between its ends.
-HeldOutPlan scorePieces(const CostGrid& grid, const TeachingImage& image, const std::vector<int>& cells,
-                        const PathExample::Params& params, int cell_size) {
-  const std::size_t n = cells.size();
-  const std::array<std::array<std::size_t, 2>, 4> spans = {{{0, n - 1}, {0, n / 2}, {n / 2, n - 1}, {n / 4, (3 * n) / 4}}};
-  HeldOutPlan mean;
-  mean.planned = true;
-  mean.cost_ratio = 0.0;
-  int pieces = 0;
-  for (const auto& [from, to] : spans) {
-    if (to <= from) continue;
-    const PathExample piece(image.map, std::vector<int>(cells.begin() + static_cast<long>(from), cells.begin() + static_cast<long>(to) + 1), params);
-    const HeldOutPlan p = scoreHeldOut(grid, piece, cell_size);
-    if (!p.planned) return p;
-    mean.loss += p.loss, mean.mhd_px += p.mhd_px, mean.cost_ratio += p.cost_ratio;
-    ++pieces;
-  }
-  mean.loss /= pieces, mean.mhd_px /= pieces, mean.cost_ratio /= pieces;
-  return mean;
-}
-
-}  // namespace
-
-HeldOutPathReport heldOutDemonstrations(const CostModelTeacher& teacher, const StageCallback& progress, HeldOutPathReport* pieces) {
+HeldOutPathReport heldOutDemonstrations(const CostModelTeacher& teacher, const StageCallback& progress) {
   const std::vector<TaughtDemonstration>& demonstrations = teacher.demonstrations();
   const int n = static_cast<int>(demonstrations.size());
   if (n < 2) return {};
@@ -574,7 +547,7 @@ HeldOutPathReport heldOutDemonstrations(const CostModelTeacher& teacher, const S
   const int cell_size = teacher.cellSize();
   const PathExample::Params params = adaptationExampleParams(teacher.settings(), parent);
   std::map<int, CostGrid> parent_grids;
-  HeldOutTally tally, piece_tally;
+  HeldOutTally tally;
   for (int d = 0; d < n; ++d) {
     if (progress) progress("scoring each demonstration held out", d, n, "");
     CostModelTeacher others(parent, teacher.settings());
@@ -591,13 +564,8 @@ HeldOutPathReport heldOutDemonstrations(const CostModelTeacher& teacher, const S
     const PathExample example(held.map, demonstrations[static_cast<std::size_t>(d)].cells, params);
     const CostGrid taught = teachingGrid(others.model(), held);
     tally.add(scoreHeldOut(parent_grids.at(image), example, cell_size), scoreHeldOut(taught, example, cell_size));
-    if (pieces) {
-      const std::vector<int>& cells = demonstrations[static_cast<std::size_t>(d)].cells;
-      piece_tally.add(scorePieces(parent_grids.at(image), held, cells, params, cell_size), scorePieces(taught, held, cells, params, cell_size));
-    }
   }
   if (progress) progress("scoring each demonstration held out", n, n, "");
-  if (pieces) *pieces = piece_tally.finish();
   return tally.finish();
 }
 

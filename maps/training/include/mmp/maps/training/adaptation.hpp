@@ -280,12 +280,9 @@ class CostModelTeacher {
     ensures: each of the teacher's demonstrations held out: a teacher of the same parent, settings and
              images, taught the others and every mark, plans between its ends; its loss against it
              beside the parent's (held_out.hpp) -- the one figure a user without labels has.  Empty
-             (demonstrations 0) with fewer than 2 demonstrations.  The teacher is not changed.  With
-             `pieces`, it also receives the report with each held-out demonstration scored as the mean
-             over its whole, its halves and its middle half.
+             (demonstrations 0) with fewer than 2 demonstrations.  The teacher is not changed.
 !*/
-HeldOutPathReport heldOutDemonstrations(const CostModelTeacher& teacher, const StageCallback& progress = {},
-                                        HeldOutPathReport* pieces = nullptr);
+HeldOutPathReport heldOutDemonstrations(const CostModelTeacher& teacher, const StageCallback& progress = {});
 
 }  // namespace mmp
 
