@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -350,12 +351,17 @@ WorkingSetQp checkedQp(const NSlackCuttingPlane::Params& params, Eigen::Index d,
 }
 
 // The answers' risk sum_i beta_i/n h_i(w); each answer whose slack exceeds its working set's by more than
-// `tolerance` (relative) joins it, in example order (`added` counts them).
-double addNewAnswers(const std::vector<OracleResult>& results, const Eigen::VectorXd& w, double tolerance, std::vector<Block>& blocks,
-                     long& added) {
+// `tolerance` (relative) joins it, in example order (`added` counts them).  An example not asked
+// (asked[i] false) adds its working set's slack.
+double addNewAnswers(const std::vector<OracleResult>& results, const std::vector<bool>& asked, const Eigen::VectorXd& w, double tolerance,
+                     std::vector<Block>& blocks, long& added) {
   const double inv_n = 1.0 / static_cast<double>(results.size());
   double risk = 0.0;
   for (std::size_t i = 0; i < results.size(); ++i) {
+    if (!asked[i]) {
+      risk += blocks[i].slack(w);
+      continue;
+    }
     const OracleResult& r = results[i];
     const double scale = r.beta * inv_n;
     const double slack = scale * hinge(r, w);
@@ -423,24 +429,40 @@ const Eigen::VectorXd& NSlackCuttingPlane::train(const ExampleList& examples, Ei
 
   ThreadPool pool(params_.threads);
   std::vector<OracleResult> results(n);
+  // A warm start's sets come from a former minimiser, where their examples' answers lay in them: at the
+  // sets' minimiser the first pass asks only the examples without a set (the ones taught since).  Every
+  // later pass asks them all, and only a pass that asked them all ends the run or gives a gap.
+  std::vector<std::size_t> all(n), fresh;
+  std::iota(all.begin(), all.end(), std::size_t{0});
+  for (std::size_t i = 0; i < n; ++i) {
+    if (qp.blocks()[i].planes.empty()) fresh.push_back(i);
+  }
+  bool partial = at_minimiser && !fresh.empty() && fresh.size() < n;
+  std::vector<bool> asked(n);
   for (long t = 1; !run.stopped() && t <= params_.stop.max_iterations; ++t) {
     if (run.outOfTime("at iteration", t)) break;
+    const bool full = !partial;
+    partial = false;
+    const std::vector<std::size_t>& ask = full ? all : fresh;
+    std::fill(asked.begin(), asked.end(), full);
+    for (const std::size_t i : ask) asked[i] = true;
     try {
-      pool.parallelFor(n, [&](std::size_t i) { examples[i]->solve(w, 1.0, results[i]); });
+      pool.parallelFor(ask.size(), [&](std::size_t j) { examples[ask[j]]->solve(w, 1.0, results[ask[j]]); });
     } catch (const NumericalError& e) {
       run.fail("iteration " + std::to_string(t) + ": " + e.what() + "; kept the last good weights");
       break;
     }
     long added = 0;
-    const double risk = addNewAnswers(results, w, params_.stop.tolerance, qp.blocks(), added);
-    const double value = qp.prior(w) + risk;
+    const double risk = addNewAnswers(results, asked, w, params_.stop.tolerance, qp.blocks(), added);
+    const double value = qp.prior(w) + risk;  // c at w when the pass was full
     if (!std::isfinite(value)) {
       run.fail("an oracle answer at iteration " + std::to_string(t) + " is not finite; kept the last good weights");
       break;
     }
     iterations_ = t;
-    objective_ = value;
     weights_ = w;
+    if (full) objective_ = value;
+    if (added == 0 && !full) continue;  // the next pass asks every example at this w
     if (added == 0 && !at_minimiser) {  // a given start: on to the sets' minimiser
       w = qp.w();
       at_minimiser = true;
@@ -459,10 +481,12 @@ const Eigen::VectorXd& NSlackCuttingPlane::train(const ExampleList& examples, Ei
                "; kept the last good weights");
       break;
     }
-    gap_ = value - qp.value();  // the enlarged sets' minimum is still a lower bound on min c
-    TraceRecord record{t, value, w.norm(), elapsed()};
-    record.gap = gap_;
-    if (!run.trace(record, "at iteration", t)) break;
+    if (full) {
+      gap_ = value - qp.value();  // the enlarged sets' minimum is still a lower bound on min c
+      TraceRecord record{t, value, w.norm(), elapsed()};
+      record.gap = gap_;
+      if (!run.trace(record, "at iteration", t)) break;
+    }
     if (run.refuses(qp.w(), "the working sets' minimiser after iteration", t, "kept the last good weights")) break;
     w = qp.w();
     at_minimiser = true;

@@ -1,12 +1,13 @@
 // bench_serve: the teaching page's teach-to-refresh round trip (issue 52), through the API (mmp::serve::ServeApi,
-// in process: what the HTTP layer adds locally is a copy of the bytes), on a ~1 Mpx image with a linear
+// in process: what the HTTP layer adds locally is a copy of the bytes), at 1 Mpx or a site's 4 Mpx, with a linear
 // and a LEARCH shipped model (a benchmark, not a test).
 //
 //   For each model: the image's first load (features, familiarity, the first cost map: GET info), then
 //   --teachings demonstrations taught one after another, each round trip being what the page does after
 //   "Teach": POST teach (the teacher re-adapts from the parent over every demonstration so far), GET the
 //   cost overlay's overview picture (costs.png), POST plan between the page's start and goal.  Reports the
-//   median and the largest round trip and the share of it spent teaching.
+//   median and the largest round trip and the share of it spent teaching; and Suggest as the page asks it
+//   (POST suggest, three pairs over the whole image) on the parent and after the last teaching.
 // The image: a synthetic aerial scene of --size x --size px (seeded; runs as shipped), or --image FILE.
 // Prints a table and, last, one JSON line.
 #include <mmp/frontend/json_output.hpp>
@@ -69,7 +70,7 @@ int main(int argc, char** argv) {
     }
     struct Row {
       std::string model, kind;
-      double load_ms = 0, median_ms = 0, max_ms = 0, teach_share = 0;
+      double load_ms = 0, median_ms = 0, max_ms = 0, teach_share = 0, suggest_parent_ms = 0, suggest_taught_ms = 0;
       int width = 0, height = 0;
     };
     std::vector<Row> rows;
@@ -91,6 +92,12 @@ int main(int argc, char** argv) {
       row.height = info["height"];
       const double w = row.width, h = row.height;
       const std::string plan = Json{{"start", {0.1 * w, 0.9 * h}}, {"goal", {0.9 * w, 0.1 * h}}}.dump();
+      const auto timeSuggest = [&] {
+        const auto ts = Clock::now();
+        call(api, "POST", "/api/images/0/suggest", Json{{"n", 3}}.dump());
+        return msSince(ts);
+      };
+      row.suggest_parent_ms = timeSuggest();
       std::vector<double> trips, teach_ms;
       for (int i = 0; i < teachings; ++i) {
         // an L between seeded ends: along one side, then across
@@ -109,19 +116,22 @@ int main(int argc, char** argv) {
       double taught = 0, total = 0;
       for (std::size_t i = 0; i < trips.size(); ++i) taught += teach_ms[i], total += trips[i];
       row.teach_share = taught / total;
+      row.suggest_taught_ms = timeSuggest();
       rows.push_back(row);
     }
     fs::remove_all(scratch);
     std::printf("teach-to-refresh round trip (POST teach + GET costs.png + POST plan) on a %d x %d px image, %d teachings, "
                 "%d teacher thread(s), %u cores\n",
                 rows[0].width, rows[0].height, teachings, threads, std::thread::hardware_concurrency());
-    std::printf("%-18s %-8s %12s %12s %12s %12s\n", "model", "kind", "first load", "median trip", "largest trip", "teaching");
+    std::printf("%-18s %-8s %12s %12s %12s %10s %14s %14s\n", "model", "kind", "first load", "median trip", "largest trip", "teaching",
+                "suggest parent", "suggest taught");
     Json out = Json::array();
     for (const Row& r : rows) {
-      std::printf("%-18s %-8s %9.0f ms %9.0f ms %9.0f ms %10.0f %%\n", r.model.c_str(), r.kind.c_str(), r.load_ms, r.median_ms,
-                  r.max_ms, 100 * r.teach_share);
+      std::printf("%-18s %-8s %9.0f ms %9.0f ms %9.0f ms %8.0f %% %11.0f ms %11.0f ms\n", r.model.c_str(), r.kind.c_str(), r.load_ms,
+                  r.median_ms, r.max_ms, 100 * r.teach_share, r.suggest_parent_ms, r.suggest_taught_ms);
       out.push_back({{"model", r.model}, {"kind", r.kind}, {"first_load_ms", r.load_ms}, {"median_round_trip_ms", r.median_ms},
-                     {"max_round_trip_ms", r.max_ms}, {"teach_share", r.teach_share}});
+                     {"max_round_trip_ms", r.max_ms}, {"teach_share", r.teach_share}, {"suggest_parent_ms", r.suggest_parent_ms},
+                     {"suggest_taught_ms", r.suggest_taught_ms}});
     }
     std::printf("%s\n", mmp::tools::jsonText(Json{{"bench", "serve"}, {"width", rows[0].width}, {"height", rows[0].height},
                                                   {"teachings", teachings}, {"threads", threads}, {"rows", out}}, -1).c_str());

@@ -5,6 +5,7 @@
 #include <mmp/core/error.hpp>
 #include <mmp/core/model_file.hpp>
 #include <mmp/core/numbers.hpp>
+#include <mmp/core/thread_pool.hpp>
 #include <mmp/learners/learner.hpp>
 #include <mmp/maps/ground_scale.hpp>
 #include <mmp/maps/training/learch.hpp>
@@ -16,7 +17,6 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <functional>
 #include <limits>
 #include <sstream>
 #include <tuple>
@@ -341,15 +341,16 @@ const std::vector<double>& CostModelTeacher::parentLogCosts(int image) const {
 
 namespace {
 
-// The mean prediction loss of the examples (plain A* between each one's ends) on their images' log-costs.
-double meanLoss(const std::vector<const PathExample*>& examples, const std::vector<int>& example_images,
-                const std::function<const std::vector<double>&(int)>& log_costs) {
+// The prediction loss of plain A* between the example's ends on its image's log-costs (+inf without a path).
+double planLoss(const PathExample& example, const std::vector<double>& log_costs) {
+  const PlanResult plan = example.planLogCosts(log_costs, 0.0);
+  return plan.status == PlanStatus::Success ? example.predictionLoss(plan.path) : std::numeric_limits<double>::infinity();
+}
+
+double mean(const std::vector<double>& v) {
   double sum = 0.0;
-  for (std::size_t k = 0; k < examples.size(); ++k) {
-    const PlanResult plan = examples[k]->planLogCosts(log_costs(example_images[k]), 0.0);
-    sum += plan.status == PlanStatus::Success ? examples[k]->predictionLoss(plan.path) : std::numeric_limits<double>::infinity();
-  }
-  return examples.empty() ? 0.0 : sum / static_cast<double>(examples.size());
+  for (const double x : v) sum += x;
+  return v.empty() ? 0.0 : sum / static_cast<double>(v.size());
 }
 
 }  // namespace
@@ -448,14 +449,29 @@ TeachingStep CostModelTeacher::adapt() {
     return step;
   }
   const PathExample::Params params = adaptationExampleParams(settings_, parent_);
-  std::vector<std::unique_ptr<PathExample>> owned;
+  std::vector<TaughtExample*> taught;  // in canonical order
   std::vector<const PathExample*> examples;
   std::vector<int> example_images;
-  for (const std::size_t k : canonicalOrder()) {
-    const TaughtDemonstration& d = demonstrations_[k];
-    owned.push_back(std::make_unique<PathExample>(images_[static_cast<std::size_t>(d.image)].map, d.cells, params));
-    examples.push_back(owned.back().get());
-    example_images.push_back(d.image);
+  {
+    std::map<std::pair<int, std::vector<int>>, TaughtExample> kept;  // the paths taught now: an undone one's goes
+    for (const std::size_t k : canonicalOrder()) {
+      const TaughtDemonstration& d = demonstrations_[k];
+      const auto key = std::make_pair(d.image, d.cells);
+      const auto made = taught_examples_.find(key);
+      TaughtExample& e = kept[key];
+      if (made != taught_examples_.end()) {
+        e = made->second;
+      } else if (!e.example) {
+        e.example = std::make_shared<const PathExample>(images_[static_cast<std::size_t>(d.image)].map, d.cells, params);
+      }
+    }
+    taught_examples_ = std::move(kept);
+    for (const std::size_t k : canonicalOrder()) {
+      const TaughtDemonstration& d = demonstrations_[k];
+      taught.push_back(&taught_examples_.at(std::make_pair(d.image, d.cells)));
+      examples.push_back(taught.back()->example.get());
+      example_images.push_back(d.image);
+    }
   }
   const std::vector<MarkMeans> marks = markConstraints();
   cache_->image_moments.resize(images_.size());
@@ -469,8 +485,26 @@ TeachingStep CostModelTeacher::adapt() {
   for (const int image : taught_images) {
     if (adapted_costs.count(image) == 0) teachingLogCosts(adapted, images_[static_cast<std::size_t>(image)], adapted_costs[image]);
   }
-  step.loss_before = meanLoss(examples, example_images, [this](int image) -> const std::vector<double>& { return parentLogCosts(image); });
-  step.loss_after = meanLoss(examples, example_images, [&adapted_costs](int image) -> const std::vector<double>& { return adapted_costs.at(image); });
+  // The prediction losses after and before (under the parent: once a path, kept), planned at once.
+  std::vector<std::size_t> unplanned;  // the first of each path not planned under the parent yet
+  for (std::size_t k = 0; k < taught.size(); ++k) {
+    const auto first = std::find(taught.begin(), taught.end(), taught[k]);
+    if (!taught[k]->parent_loss && first == taught.begin() + static_cast<std::ptrdiff_t>(k)) unplanned.push_back(k);
+    parentLogCosts(example_images[k]);  // made here: the planning below only reads them
+  }
+  std::vector<double> before(examples.size()), after(examples.size());
+  ThreadPool pool(settings_.threads);
+  pool.parallelFor(examples.size() + unplanned.size(), [&](std::size_t i) {
+    if (i < examples.size()) {
+      after[i] = planLoss(*examples[i], adapted_costs.at(example_images[i]));
+    } else {
+      const std::size_t k = unplanned[i - examples.size()];
+      taught[k]->parent_loss = planLoss(*examples[k], parentLogCosts(example_images[k]));
+    }
+  });
+  for (std::size_t k = 0; k < taught.size(); ++k) before[k] = *taught[k]->parent_loss;
+  step.loss_before = mean(before);
+  step.loss_after = mean(after);
   warnOfUnshownMoves(adapted_costs, step);
   model_ = std::move(adapted);
   step.seconds = secondsSince(start);

@@ -44,6 +44,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -270,6 +271,13 @@ class CostModelTeacher {
   mutable std::vector<std::vector<double>> parent_log_costs_;
   /// What the parent's kind keeps between steps (trainer.hpp): results do not depend on it.
   std::unique_ptr<TeachingCache> cache_;
+  /// Each taught path's example (its loss map) and its prediction loss under the parent, by image and
+  /// cells: made once rather than every step (results do not depend on it).
+  struct TaughtExample {
+    std::shared_ptr<const PathExample> example;
+    std::optional<double> parent_loss;
+  };
+  std::map<std::pair<int, std::vector<int>>, TaughtExample> taught_examples_;
   std::vector<TaughtDemonstration> demonstrations_;
   std::vector<TeachingMark> marks_;
   std::vector<bool> taught_marks_;  ///< what was taught, in order (true: a mark): what undo() drops
