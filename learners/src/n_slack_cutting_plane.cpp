@@ -168,6 +168,14 @@ class WorkingSetQp {
       }
     }
 
+    // LU with partial pivoting (blocked: a fraction of the time) while the system is well conditioned;
+    // else (tight rows that depend on each other) the complete orthogonal decomposition's least-norm answer.
+    static Eigen::VectorXd solveKkt(const Eigen::MatrixXd& kkt, const Eigen::VectorXd& rhs) {
+      const Eigen::PartialPivLU<Eigen::MatrixXd> lu(kkt);
+      if (lu.rcond() > 1e-10) return lu.solve(rhs);
+      return kkt.completeOrthogonalDecomposition().solve(rhs);
+    }
+
     // The polish's scale of the rows at x, and which rows x meets with equality at it.
     double rowScale(const Eigen::VectorXd& x) const { return 1.0 + r.lpNorm<Eigen::Infinity>() + (a * x).lpNorm<Eigen::Infinity>(); }
     void markTight(const Eigen::VectorXd& x, std::vector<bool>& binding) const {
@@ -298,7 +306,7 @@ class WorkingSetQp {
           for (Eigen::Index u = 0; u < f; ++u) kkt(f + k, u) = kkt(u, f + k) = a(row, free[static_cast<std::size_t>(u)]);
           rhs[f + k] = r[row] - a.row(row).dot(fixed_x);
         }
-        const Eigen::VectorXd solution = f + e == 0 ? Eigen::VectorXd() : Eigen::VectorXd(kkt.completeOrthogonalDecomposition().solve(rhs));
+        const Eigen::VectorXd solution = f + e == 0 ? Eigen::VectorXd() : solveKkt(kkt, rhs);
         if (!solution.allFinite() || (kkt * solution - rhs).lpNorm<Eigen::Infinity>() > 1e-9 * scale) return false;
         Eigen::VectorXd point = fixed_x;
         for (Eigen::Index u = 0; u < f; ++u) point[free[static_cast<std::size_t>(u)]] = solution[u];
