@@ -64,8 +64,9 @@ struct Block {
     constraints bind).  Its residuals stall near 1e-11, and the answer must not depend on which planes
     the sets hold, so it ends by solving the rows tight at the optimum as equalities (polish).  Between
     oracle passes the programme only gains planes, so a solve first tries the polish alone from the last
-    answer's equalities, an active-set method from a good guess, and runs the interior point only when
-    that does not settle: either way the answer is the polish of the rows tight at the optimum.
+    answer's rows and equalities (an active-set method from a good guess), and runs the interior point
+    only when that does not settle.  Either answer is then polished once more from every row tight at it,
+    so that the rows solved, and the bits, do not depend on which way it was found.
 !*/
 class WorkingSetQp {
  public:
@@ -81,8 +82,9 @@ class WorkingSetQp {
     return 0.5 * lambda_ * (m_.size() == 0 ? d.squaredNorm() : d.dot(m_ * d));
   }
 
-  // Returns false if the method did not meet the tolerance (the last iterate is kept).  Marks each
-  // plane that is one of the equalities of the answer (Plane::binding).
+  // Returns false if the method did not meet the tolerance (the last iterate is kept).  Marks the rows
+  // that are equalities of the answer (Plane::binding, Block::zero_binding, constraint_binding_): the
+  // next solve's guess.
   bool solve(double tolerance) {
     const Eigen::Index d = w0_.size(), n = static_cast<Eigen::Index>(blocks_.size()), dim = d + n;
     Problem p;
@@ -113,25 +115,26 @@ class WorkingSetQp {
     x.head(d) = w_;
     for (Eigen::Index i = 0; i < n; ++i) x[d + i] = blocks_[static_cast<std::size_t>(i)].slack(w_);
     // The last answer's equalities, as the rows of this programme (a new plane is not one).
-    std::vector<bool> binding(static_cast<std::size_t>(rows), false);
-    bool guessed = false;
-    row = 0;
+    std::vector<bool> binding;
+    binding.reserve(static_cast<std::size_t>(rows));
     for (const Block& block : blocks_) {
-      for (const Plane& plane : block.planes) guessed |= binding[static_cast<std::size_t>(row++)] = plane.binding;
-      guessed |= binding[static_cast<std::size_t>(row++)] = block.zero_binding;
+      for (const Plane& plane : block.planes) binding.push_back(plane.binding);
+      binding.push_back(block.zero_binding);
     }
-    for (std::size_t j = 0; j < constraints_.size(); ++j) guessed |= binding[static_cast<std::size_t>(row++)] = constraint_binding_[j];
+    binding.insert(binding.end(), constraint_binding_.begin(), constraint_binding_.end());
+    const bool guessed = std::find(binding.begin(), binding.end(), true) != binding.end();
     bool solved = rows == 0;
     if (solved) x = w0_;
-    if (!solved && guessed && p.polish(multiplier_size_, x, binding, multiplier_size_, kGuessAttempts)) {
-      // Rows the guess's rounds dropped on the way may be tight at the answer: polished afresh from every
-      // tight row, the set the interior point's polish ends with.
-      p.markTight(x, binding);
-      solved = p.polish(multiplier_size_, x, binding, multiplier_size_, kPolishAttempts);
-    }
+    if (!solved && guessed) solved = p.polish(0.0, x, binding, kGuessAttempts);
     if (!solved) {
       std::fill(binding.begin(), binding.end(), false);
-      solved = p.interiorPoint(tolerance, x, binding, multiplier_size_);
+      solved = p.interiorPoint(tolerance, x, binding);
+    }
+    if (solved && rows > 0) {  // the rows tight at the answer, whichever way it was found
+      std::vector<bool> tight(binding.size());
+      p.markTight(x, tight);
+      Eigen::VectorXd polished = x;
+      if (p.polish(0.0, polished, tight, kPolishAttempts)) x = polished, binding = tight;
     }
     row = 0;
     for (Block& block : blocks_) {
@@ -199,9 +202,10 @@ class WorkingSetQp {
       return Eigen::MatrixXd(normal.selfadjointView<Eigen::Lower>());
     }
 
-    // The interior point from x, then the polish of the rows it leaves binding (the largest multiplier in
-    // `multiplier_size`); false if it does not meet the tolerance (its last iterate kept).
-    bool interiorPoint(double tolerance, Eigen::VectorXd& x, std::vector<bool>& binding, double& multiplier_size) const {
+    // The interior point from x, then the polish of the rows it leaves binding (s < z; they stay the
+    // binding rows if the polish does not settle); false if it does not meet the tolerance (its last
+    // iterate kept).
+    bool interiorPoint(double tolerance, Eigen::VectorXd& x, std::vector<bool>& binding) const {
       const Eigen::Index m = a.rows();
       Eigen::VectorXd s = (a * x - r).cwiseMax(1.0), z = Eigen::VectorXd::Ones(m);
       const double scale_d = 1.0 + c.lpNorm<Eigen::Infinity>(), scale_p = 1.0 + r.lpNorm<Eigen::Infinity>();
@@ -213,8 +217,8 @@ class WorkingSetQp {
         if (rd.lpNorm<Eigen::Infinity>() <= std::sqrt(tolerance) * scale_d && rp.lpNorm<Eigen::Infinity>() <= tolerance * scale_p &&
             mu <= tolerance * (1.0 + std::abs(objective)) / static_cast<double>(m)) {
           for (Eigen::Index k = 0; k < m; ++k) binding[static_cast<std::size_t>(k)] = s[k] < z[k];
-          multiplier_size = z.lpNorm<Eigen::Infinity>();
-          polish(multiplier_size, x, binding, multiplier_size, kPolishAttempts);
+          std::vector<bool> polished = binding;
+          if (polish(z.lpNorm<Eigen::Infinity>(), x, polished, kPolishAttempts)) binding = polished;
           return true;
         }
         const Eigen::VectorXd dz_s = z.cwiseQuotient(s);
@@ -223,8 +227,8 @@ class WorkingSetQp {
         // takes a fraction of the time of LDLT's unblocked one, which stays the fallback.
         const Eigen::LLT<Eigen::MatrixXd> cholesky(normal);
         const bool positive = cholesky.info() == Eigen::Success;
-        const Eigen::LDLT<Eigen::MatrixXd> ldlt = positive ? Eigen::LDLT<Eigen::MatrixXd>() : Eigen::LDLT<Eigen::MatrixXd>(normal);
-        if (!positive && ldlt.info() != Eigen::Success) return false;
+        Eigen::LDLT<Eigen::MatrixXd> ldlt;
+        if (!positive && ldlt.compute(normal).info() != Eigen::Success) return false;
         const auto solveNormal = [&](const Eigen::VectorXd& v) -> Eigen::VectorXd {
           if (positive) return cholesky.solve(v);
           return ldlt.solve(v);
@@ -261,16 +265,17 @@ class WorkingSetQp {
     }
 
     /*!
-        The rows the interior point left binding (s < z) solved as equalities: a binding bound fixes its
-        variable, and the rest is [H_FF A_EF'; A_EF 0] [x_F; -z_E] = [-c_F - H_FX x_X; r_E - A_EX x_X]
-        over the free variables F and the other binding rows E.  That point is kept if it meets every
-        row and its multipliers are >= 0 (to rounding).  A binding row with a negative multiplier (a
-        degenerate vertex) leaves the set, and a broken or tight row joins it, a few times, as an
-        active-set method would: the set solved is then every row tight at the optimum, whichever the
-        interior point left binding, so the same optimum gives the same bits.  Returns whether it settled
-        (x is then the point, `largest` its largest multiplier); else x is left as it was.
+        The rows marked binding (the interior point's s < z, the last answer's, or every row tight at an
+        answer) solved as equalities: a binding bound fixes its variable, and the rest is
+        [H_FF A_EF'; A_EF 0] [x_F; -z_E] = [-c_F - H_FX x_X; r_E - A_EX x_X] over the free variables F and
+        the other binding rows E.  That point is kept if it meets every row and its multipliers are >= 0
+        (to rounding: below -1e-9 times 1 + max(multiplier_size, the largest computed) is negative).  A
+        binding row with a negative multiplier (a degenerate vertex) leaves the set, and a broken or tight
+        row joins it, for up to `attempts` rounds, as an active-set method would: the set solved is then
+        every row tight at the optimum but those that left it.  Returns whether it settled (x is then the
+        point); else x is left as it was.
     !*/
-    bool polish(double multiplier_size, Eigen::VectorXd& x, std::vector<bool>& binding, double& largest, int attempts) const {
+    bool polish(double multiplier_size, Eigen::VectorXd& x, std::vector<bool>& binding, int attempts) const {
       const Eigen::Index dim = x.size(), m = a.rows();
       const double scale = rowScale(x);
       std::vector<bool> dropped(binding.size(), false);
@@ -344,7 +349,6 @@ class WorkingSetQp {
         }
         if (!changed) {
           x = point;
-          largest = multiplier.lpNorm<Eigen::Infinity>();
           return true;
         }
       }
@@ -362,7 +366,6 @@ class WorkingSetQp {
   Eigen::MatrixXd m_;
   std::vector<LinearConstraint> constraints_;
   std::vector<bool> constraint_binding_ = std::vector<bool>(constraints_.size(), false);
-  double multiplier_size_ = 0.0;  ///< the last answer's largest multiplier: the polish's scale
   Eigen::VectorXd w_;
   double value_ = 0.0;
   std::vector<Block> blocks_;
@@ -498,7 +501,9 @@ const Eigen::VectorXd& NSlackCuttingPlane::train(const ExampleList& examples, Ei
     partial = false;
     const std::vector<std::size_t>& ask = full ? all : fresh;
     std::fill(asked.begin(), asked.end(), full);
-    for (const std::size_t i : ask) asked[i] = true;
+    if (!full) {
+      for (const std::size_t i : fresh) asked[i] = true;
+    }
     try {
       pool.parallelFor(ask.size(), [&](std::size_t j) { examples[ask[j]]->solve(w, 1.0, results[ask[j]]); });
     } catch (const NumericalError& e) {

@@ -13,6 +13,7 @@
 #include <mmp/planning/path.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <chrono>
 #include <cmath>
@@ -449,29 +450,24 @@ TeachingStep CostModelTeacher::adapt() {
     return step;
   }
   const PathExample::Params params = adaptationExampleParams(settings_, parent_);
-  std::vector<TaughtExample*> taught;  // in canonical order
   std::vector<const PathExample*> examples;
   std::vector<int> example_images;
+  std::vector<const TaughtExample*> taught;  // in canonical order
   {
     std::map<std::pair<int, std::vector<int>>, TaughtExample> kept;  // the paths taught now: an undone one's goes
     for (const std::size_t k : canonicalOrder()) {
       const TaughtDemonstration& d = demonstrations_[k];
-      const auto key = std::make_pair(d.image, d.cells);
-      const auto made = taught_examples_.find(key);
-      TaughtExample& e = kept[key];
-      if (made != taught_examples_.end()) {
-        e = made->second;
-      } else if (!e.example) {
-        e.example = std::make_shared<const PathExample>(images_[static_cast<std::size_t>(d.image)].map, d.cells, params);
+      const auto [at, added] = kept.try_emplace({d.image, d.cells});
+      if (added) {
+        const auto made = taught_examples_.find(at->first);
+        if (made != taught_examples_.end()) at->second = made->second;
+        else at->second.example = std::make_shared<const PathExample>(images_[static_cast<std::size_t>(d.image)].map, d.cells, params);
       }
-    }
-    taught_examples_ = std::move(kept);
-    for (const std::size_t k : canonicalOrder()) {
-      const TaughtDemonstration& d = demonstrations_[k];
-      taught.push_back(&taught_examples_.at(std::make_pair(d.image, d.cells)));
-      examples.push_back(taught.back()->example.get());
+      taught.push_back(&at->second);  // map nodes stay put when the map is moved
+      examples.push_back(at->second.example.get());
       example_images.push_back(d.image);
     }
+    taught_examples_ = std::move(kept);
   }
   const std::vector<MarkMeans> marks = markConstraints();
   cache_->image_moments.resize(images_.size());
@@ -486,22 +482,25 @@ TeachingStep CostModelTeacher::adapt() {
     if (adapted_costs.count(image) == 0) teachingLogCosts(adapted, images_[static_cast<std::size_t>(image)], adapted_costs[image]);
   }
   // The prediction losses after and before (under the parent: once a path, kept), planned at once.
-  std::vector<std::size_t> unplanned;  // the first of each path not planned under the parent yet
-  for (std::size_t k = 0; k < taught.size(); ++k) {
-    const auto first = std::find(taught.begin(), taught.end(), taught[k]);
-    if (!taught[k]->parent_loss && first == taught.begin() + static_cast<std::ptrdiff_t>(k)) unplanned.push_back(k);
-    parentLogCosts(example_images[k]);  // made here: the planning below only reads them
+  std::vector<TaughtExample*> unplanned;
+  std::vector<const std::vector<double>*> unplanned_costs;  // the parent's log-costs of its image
+  for (auto& [key, e] : taught_examples_) {
+    if (e.parent_loss) continue;
+    unplanned.push_back(&e);
+    unplanned_costs.push_back(&parentLogCosts(key.first));
   }
   std::vector<double> before(examples.size()), after(examples.size());
-  ThreadPool pool(settings_.threads);
-  pool.parallelFor(examples.size() + unplanned.size(), [&](std::size_t i) {
-    if (i < examples.size()) {
-      after[i] = planLoss(*examples[i], adapted_costs.at(example_images[i]));
-    } else {
-      const std::size_t k = unplanned[i - examples.size()];
-      taught[k]->parent_loss = planLoss(*examples[k], parentLogCosts(example_images[k]));
-    }
-  });
+  if (!examples.empty()) {
+    ThreadPool pool(settings_.threads);
+    pool.parallelFor(examples.size() + unplanned.size(), [&](std::size_t i) {
+      if (i < examples.size()) {
+        after[i] = planLoss(*examples[i], adapted_costs.at(example_images[i]));
+      } else {
+        const std::size_t u = i - examples.size();
+        unplanned[u]->parent_loss = planLoss(*unplanned[u]->example, *unplanned_costs[u]);
+      }
+    });
+  }
   for (std::size_t k = 0; k < taught.size(); ++k) before[k] = *taught[k]->parent_loss;
   step.loss_before = mean(before);
   step.loss_after = mean(after);

@@ -400,7 +400,7 @@ struct Endpoints {
     }
   }
 
-  // Seeded candidate pairs valued by demonstrationValues (as `mmp suggest`, fewer candidates: an answer in seconds),
+  // Seeded candidate pairs valued by demonstrationValues (as `mmp suggest`, its default 40 candidates),
   // inside the body's "region" (the page sends its view), out of its "exclude" boxes, off the paths taught on the image.
   Response suggest(ImageSlot& s, const Request& request) {
     const Json body = request.body.empty() ? Json::object() : parseBody(request);
@@ -426,10 +426,8 @@ struct Endpoints {
     const int region_cols = area.region.empty() ? grid.cols : area.region.col1 - area.region.col0;
     SuggestionSearch search;
     search.n = n;
-    search.candidates = 40;
     search.min_separation_px = std::max(region_rows, region_cols) * k / 4.0;
-    SuggestionSettings settings;
-    settings.threads = 0;
+    const SuggestionSettings settings;  // every core
     const auto t0 = Clock::now();
     int drawn = 0;
     const std::vector<SuggestedPair> chosen = suggestDemonstrations(st.model(), *s.map, search, settings, &drawn, {}, area);

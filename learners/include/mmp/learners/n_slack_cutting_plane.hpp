@@ -62,8 +62,10 @@ class NSlackCuttingPlane : public Learner {
     double qp_tolerance = 1e-12;
     int threads = 1;  ///< oracle calls in parallel; 0 = all cores; the result does not depend on it
     /// Outputs each example's working set starts with (empty, or one list per example, in the
-    /// examples' order: a former run's workingSets() on the same examples).  They change how many
-    /// passes it takes, not the answer.
+    /// examples' order: a former run's workingSets() on the same examples, its optimum's binding
+    /// outputs).  They change how many passes it takes, not the answer.  With a warm start the first
+    /// pass asks only the examples whose set is empty (their answers at the sets' minimiser are the
+    /// only ones that can be new), when there are such examples; every later pass asks them all.
     std::vector<std::vector<WorkingOutput>> warm_start;
   };
 
@@ -79,7 +81,8 @@ class NSlackCuttingPlane : public Learner {
             oracles are asked if it is given; else the constrained minimiser of the prior term) or on
             the thread count, beyond the QP's tolerance
           - NoConvergence when the pass or time budget ran out first (the weights are the last point
-            the oracles were asked at, objective() its c), NumericalIssue when an oracle threw mmp::NumericalError or the weight check
+            the oracles were asked at, objective() the c of the last pass that asked every example:
+            NaN if only a warm start's partial first pass ran), NumericalIssue when an oracle threw mmp::NumericalError or the weight check
             refused a solution (the weights are the last good ones)
   !*/
   const Eigen::VectorXd& train(const ExampleList& examples, Eigen::VectorXd initial = Eigen::VectorXd()) override;
