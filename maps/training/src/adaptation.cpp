@@ -233,7 +233,7 @@ TeachingMark CostModelTeacher::checkedMark(const TeachingMark& given) const {
   const std::string kind = markKindName(given.kind);
   if (!trainer_->takesMarks()) {
     throw InvalidArgument(kind + ": " + std::string(hypothesisName(parent_.hypothesis())) +
-                          " models take no marks yet (a linear model does): teach it paths");
+                          " models take no marks yet (linear and LEARCH models do): teach it paths");
   }
   if (given.image < 0 || given.image >= images()) {
     throw InvalidArgument(kind + ": image " + std::to_string(given.image) + " is not one of the teacher's " + std::to_string(images()) +
@@ -329,7 +329,7 @@ std::vector<MarkMeans> CostModelTeacher::markConstraints() const {
       meanOf(mark.image, passable, reference, n);
       reference /= static_cast<double>(std::max(1L, n));
     }
-    constraints.push_back({sum / static_cast<double>(count), reference, mark.kind});
+    constraints.push_back({sum / static_cast<double>(count), reference, mark.kind, mark.image, mark.cells});
   }
   return constraints;
 }

@@ -126,19 +126,18 @@ void logCosts(const FeatureMap& map, const Eigen::VectorXd& w, const TreeEnsembl
 
 namespace {
 
-// The training maps in order of first appearance (map_of[k]: example k's), each at the start's
-// log-costs; loss_max gets the largest loss (for the underflow check).
-std::vector<MapState> mapStates(const std::vector<const PathExample*>& examples, const Eigen::VectorXd& initial,
-                                const TreeEnsemble& start_trees, std::vector<std::size_t>& map_of, double& loss_max) {
+// The training maps in order of first appearance, the examples' and then the marks' (map_of[k]: example
+// k's, mark_map_of[j]: mark j's), each at the start's log-costs; loss_max gets the largest loss (for the
+// underflow check).
+std::vector<MapState> mapStates(const std::vector<const PathExample*>& examples, const std::vector<LearchMark>& marks,
+                                const Eigen::VectorXd& initial, const TreeEnsemble& start_trees, std::vector<std::size_t>& map_of,
+                                std::vector<std::size_t>& mark_map_of, double& loss_max) {
   const int d = examples.front()->map().features();
   std::vector<MapState> states;
-  map_of.assign(examples.size(), 0);
-  loss_max = 0.0;
-  for (std::size_t k = 0; k < examples.size(); ++k) {
-    const FeatureMap* map = &examples[k]->map();
+  const auto stateOf = [&states, d](const FeatureMap* map, const std::string& whose) {
     if (map->features() != d) {
-      throw InvalidArgument("learch: example " + std::to_string(k) + "'s map has " + std::to_string(map->features()) +
-                            " features, example 0's " + std::to_string(d));
+      throw InvalidArgument("learch: " + whose + "'s map has " + std::to_string(map->features()) + " features, example 0's " +
+                            std::to_string(d));
     }
     std::size_t m = 0;
     while (m < states.size() && states[m].map != map) ++m;
@@ -146,8 +145,20 @@ std::vector<MapState> mapStates(const std::vector<const PathExample*>& examples,
       states.push_back({});
       states.back().map = map;
     }
-    map_of[k] = m;
+    return m;
+  };
+  map_of.assign(examples.size(), 0);
+  loss_max = 0.0;
+  for (std::size_t k = 0; k < examples.size(); ++k) {
+    map_of[k] = stateOf(&examples[k]->map(), "example " + std::to_string(k));
     for (double l : examples[k]->loss()) loss_max = std::max(loss_max, l);
+  }
+  mark_map_of.assign(marks.size(), 0);
+  for (std::size_t j = 0; j < marks.size(); ++j) {
+    if (marks[j].map == nullptr || marks[j].cells.empty() || !(marks[j].margin > 0.0)) {
+      throw InvalidArgument("learch: mark " + std::to_string(j) + " needs a map, cells and a margin > 0");
+    }
+    mark_map_of[j] = stateOf(marks[j].map, "mark " + std::to_string(j));
   }
   for (MapState& state : states) {
     logCosts(*state.map, initial, start_trees, state.linear);
@@ -190,6 +201,30 @@ void oracleCalls(const std::vector<const PathExample*>& examples, std::vector<Ma
     outcomes[k].loss = e.predictionLoss(plain.path);
   });
 }
+
+// The marks against the demonstrations at the states' log-costs: each mark's mean log-cost minus the
+// mean over the demonstrations' cells (with repeats), the gap LearchMark holds.
+std::vector<double> markGaps(const std::vector<const PathExample*>& examples, const std::vector<LearchMark>& marks,
+                             const std::vector<MapState>& states, const std::vector<std::size_t>& map_of,
+                             const std::vector<std::size_t>& mark_map_of) {
+  double taught = 0.0;
+  long cells = 0;
+  for (std::size_t k = 0; k < examples.size(); ++k) {
+    for (const int s : examples[k]->demonstration()) taught += states[map_of[k]].log_costs[static_cast<std::size_t>(s)];
+    cells += static_cast<long>(examples[k]->demonstration().size());
+  }
+  taught /= static_cast<double>(std::max(1L, cells));
+  std::vector<double> gaps;
+  for (std::size_t j = 0; j < marks.size(); ++j) {
+    double sum = 0.0;
+    for (const int s : marks[j].cells) sum += states[mark_map_of[j]].log_costs[static_cast<std::size_t>(s)];
+    gaps.push_back(sum / static_cast<double>(marks[j].cells.size()) - taught);
+  }
+  return gaps;
+}
+
+// Whether mark j keeps its gap (held: the gap it must keep at least (avoid) or at most (prefer)).
+bool keeps(const LearchMark& mark, double gap, double held) { return mark.avoid ? gap >= held : gap <= held; }
 
 // Step 3: the functional gradient per map cell, beta_i (visits of y*_i - visits of y_i), or with the
 // likelihood beta_i (expected visits - visits of y_i) (the gradient of the NLL in c(s)); returns the
@@ -263,7 +298,8 @@ void addTree(const std::vector<MapState>& states, const RegressionTree& tree, do
 }  // namespace
 
 LearchResult learch(const std::vector<const PathExample*>& examples, const Eigen::VectorXd& initial,
-                    const LearchSettings& settings, const LearchCallback& callback, const TreeEnsemble& start_trees) {
+                    const LearchSettings& settings, const LearchCallback& callback, const TreeEnsemble& start_trees,
+                    const std::vector<LearchMark>& marks, bool push_marks) {
   settings.validate();
   if (examples.empty()) throw InvalidArgument("learch: no examples");
   const int d = examples.front()->map().features();
@@ -272,9 +308,18 @@ LearchResult learch(const std::vector<const PathExample*>& examples, const Eigen
                           std::to_string(d) + " features");
   }
   const auto start = std::chrono::steady_clock::now();
-  std::vector<std::size_t> map_of;
+  std::vector<std::size_t> map_of, mark_map_of;
   double loss_max = 0.0;
-  std::vector<MapState> states = mapStates(examples, initial, start_trees, map_of, loss_max);
+  std::vector<MapState> states = mapStates(examples, marks, initial, start_trees, map_of, mark_map_of, loss_max);
+  // The gaps the marks hold: the margin's, or the start's where it is already on the mark's side.
+  std::vector<double> held = markGaps(examples, marks, states, map_of, mark_map_of);
+  for (std::size_t j = 0; j < marks.size(); ++j) {
+    const double margin = std::log(marks[j].margin);
+    held[j] = marks[j].avoid ? std::max(margin, held[j]) : std::min(margin, held[j]);
+  }
+  double push = 0.0;  // one mean demonstration's weight of visits
+  for (const PathExample* e : examples) push += e->beta() * static_cast<double>(e->demonstration().size());
+  push /= static_cast<double>(examples.size());
 
   LearchResult result;
   result.weights = initial;
@@ -319,9 +364,24 @@ LearchResult learch(const std::vector<const PathExample*>& examples, const Eigen
       result.message = "added " + kept;
       break;
     }
-    // 3) the functional gradient; 4) the tree fitted to it.
-    const std::vector<std::pair<std::size_t, int>> cells =
-        gradientCells(examples, states, map_of, outcomes, maxent, settings.samples, rng);
+    // 3) the functional gradient, and the broken marks' pushes beside the cells drawn from it (so a mark
+    // that holds leaves the round as it was); 4) the tree fitted to it.
+    std::vector<std::pair<std::size_t, int>> cells = gradientCells(examples, states, map_of, outcomes, maxent, settings.samples, rng);
+    const std::vector<double> gaps = markGaps(examples, marks, states, map_of, mark_map_of);
+    for (std::size_t j = 0; j < marks.size(); ++j) {
+      if (!push_marks || keeps(marks[j], gaps[j], held[j])) continue;
+      const double g = (marks[j].avoid ? push : -push) / static_cast<double>(marks[j].cells.size());
+      for (const int s : marks[j].cells) {
+        double& gradient = states[mark_map_of[j]].gradient[static_cast<std::size_t>(s)];
+        const std::pair<std::size_t, int> cell{mark_map_of[j], s};
+        const auto at = std::lower_bound(cells.begin(), cells.end(), cell);
+        if (at == cells.end() || *at != cell) cells.insert(at, cell);
+        gradient += g;
+      }
+    }
+    cells.erase(std::remove_if(cells.begin(), cells.end(), [&states](const std::pair<std::size_t, int>& c) {
+                  return states[c.first].gradient[static_cast<std::size_t>(c.second)] == 0.0;
+                }), cells.end());
     if (cells.empty()) {
       result.message = "every demonstration is loss-augmented optimal with " + kept + ": nothing to fit";
       break;
@@ -344,6 +404,10 @@ LearchResult learch(const std::vector<const PathExample*>& examples, const Eigen
       states[m].log_costs = log_costs[m];
     }
     range = next;
+  }
+  const std::vector<double> gaps = markGaps(examples, marks, states, map_of, mark_map_of);
+  for (std::size_t j = 0; j < marks.size(); ++j) {
+    if (!keeps(marks[j], gaps[j], held[j])) result.unmet_marks.push_back(j);
   }
   return result;
 }

@@ -5,6 +5,7 @@
 #include <mmp/core/error.hpp>
 #include <mmp/core/numbers.hpp>
 #include <mmp/core/thread_pool.hpp>
+#include <mmp/maps/training/adaptation.hpp>
 #include <mmp/maps/training/learch.hpp>
 
 #include <algorithm>
@@ -84,11 +85,29 @@ class LearchTrainer final : public CostModelTrainer {
     const Eigen::VectorXd weights = e * parent.weights();
     TreeEnsemble trees;
     for (std::size_t t = 0; t < parent.trees().size(); ++t) trees.add(parent.trees().trees()[t], e * parent.trees().steps()[t]);
-    LearchResult result = learch(in.examples, weights, adaptationLearch(in.settings), {}, trees);
+    if (in.examples.empty()) {  // marks alone: LEARCH holds them against the paths
+      step.message = "marks alone: a LEARCH model holds them against the taught paths, so the model stays the parent until a path is taught";
+      return CostModel(parent.features(), weights, std::move(trees), std::move(info));  // the parent's costs, the exponent folded in
+    }
+    std::vector<LearchMark> marks;
+    for (const MarkMeans& m : in.marks) {
+      const bool avoid = m.kind == MarkKind::Avoid;
+      marks.push_back({in.images[static_cast<std::size_t>(m.image)].map.get(), m.cells, avoid, avoid ? kAvoidMargin : kPreferMargin});
+    }
+    // Marks the paths' own trees keep change nothing; else the rounds push the broken ones.
+    LearchResult result = learch(in.examples, weights, adaptationLearch(in.settings), {}, trees, marks, false);
+    if (!result.unmet_marks.empty()) result = learch(in.examples, weights, adaptationLearch(in.settings), {}, trees, marks, true);
     step.info = result.info;
     step.message = result.message;
+    for (const std::size_t j : result.unmet_marks) {
+      step.warnings.push_back(std::string("the ") + markKindName(in.marks[j].kind) + " mark of " + std::to_string(in.marks[j].cells.size()) +
+                              " cells on image " + std::to_string(in.marks[j].image) + " ('" +
+                              in.images[static_cast<std::size_t>(in.marks[j].image)].name + "') is not kept after " +
+                              std::to_string(in.settings.learch_rounds) + " new trees: raise adapt.learch_rounds (--learch-rounds)");
+    }
     return CostModel(parent.features(), std::move(result.weights), std::move(result.trees), std::move(info));
   }
+  bool takesMarks() const override { return true; }
 
   std::string describeAdaptation(const AdaptationSettings& s) const override {
     return "LEARCH, " + std::to_string(s.learch_rounds) + " new trees, step " + numberText(s.learch_step) + " / sqrt(t), depth " +

@@ -319,11 +319,55 @@ TEST_CASE("adaptation: a LEARCH model keeps its trees and adds new ones fitted t
   for (std::size_t t = 0; t < s.model.trees().size(); ++t) CHECK(trees.steps()[t] == s.model.trees().steps()[t]);
 }
 
-TEST_CASE("adaptation: a LEARCH model refuses avoid marks by name (linear models take them)") {
+TEST_CASE("adaptation: a LEARCH model's new trees raise an avoid mark's ground, the same in any order, and undo drops it exactly") {
   const Site s = site(CostHypothesis::Learch);
-  CostModelTeacher teacher(s.model);
-  const int image = teacher.addImage(geoImage(s.region), "scene 5");
-  CHECK_THROWS_WITH_AS(teacher.avoid(image, {0, 1, 2}), doctest::Contains("learch models take no marks"), InvalidArgument);
+  AdaptationSettings settings;
+  settings.learch_rounds = 4;
+  CostModelTeacher a(s.model, settings), b(s.model, settings);
+  const int image = a.addImage(geoImage(s.region), "scene 5");
+  b.addImage(geoImage(s.region), "scene 5");
+  const int cols = a.cols(image);
+  const std::vector<int> path = demonstration(s.region, cols, 2 * cols + 2, 60 * cols + 60);
+  // the mark: the passable cells the parent prices cheapest (a tenth of them), none on the path, so
+  // that the margin (kAvoidMargin times the path's cost) is not met at the start
+  const std::vector<double> parent_costs = s.model.costs(s.region.image).costs;
+  std::vector<int> passable;
+  for (int c = 0; c < static_cast<int>(parent_costs.size()); ++c) {
+    if (std::isfinite(parent_costs[c]) && std::find(path.begin(), path.end(), c) == path.end()) passable.push_back(c);
+  }
+  std::sort(passable.begin(), passable.end(), [&](int x, int y) { return parent_costs[x] < parent_costs[y]; });
+  std::vector<int> cells(passable.begin(), passable.begin() + static_cast<long>(passable.size() / 10));
+  std::sort(cells.begin(), cells.end());
+  REQUIRE(cells.size() > 10);
+  const auto gap = [&](const CostModel& m) {  // the mark's mean log-cost over the path's
+    std::vector<double> log_costs;
+    m.logCosts(*a.image(image).map, log_costs);
+    double mark = 0.0, taught = 0.0;
+    for (const int c : cells) mark += log_costs[c];
+    for (const int c : path) taught += log_costs[c];
+    return mark / static_cast<double>(cells.size()) - taught / static_cast<double>(path.size());
+  };
+  REQUIRE(gap(s.model) < std::log(kAvoidMargin));
+  a.teach(image, path);
+  const std::vector<double> paths_only = a.model().costs(s.region.image).costs;
+  const double before = gap(a.model());
+  const TeachingStep step = a.avoid(image, cells);
+  REQUIRE(a.marks().size() == 1);
+  CHECK(a.model().info().count("adapted_avoid") == 1);
+  CHECK(gap(a.model()) > before + 0.05);  // the new trees raised the marked ground
+  // kept, or said not to be
+  const bool warned = std::any_of(step.warnings.begin(), step.warnings.end(),
+                                  [](const std::string& w) { return w.find("avoid mark") != std::string::npos; });
+  CHECK((gap(a.model()) >= std::log(kAvoidMargin) - 1e-9 || warned));
+  // the mark alone first leaves the parent; then the path gives the same trees
+  const TeachingStep alone = b.avoid(image, cells);
+  CHECK(alone.message.find("marks alone") != std::string::npos);
+  CHECK(b.model().costs(s.region.image).costs == s.model.costs(s.region.image).costs);
+  b.teach(image, path);
+  CHECK(b.model().costs(s.region.image).costs == a.model().costs(s.region.image).costs);
+  a.undo();
+  CHECK(a.marks().empty());
+  CHECK(a.model().costs(s.region.image).costs == paths_only);
 }
 
 TEST_CASE("adaptation: settings outside their range are refused by name") {
@@ -395,9 +439,10 @@ TEST_CASE("adaptation run: a teach image's avoid strokes are one mark, taught wi
   for (const TeachingRecord& r : run.taught) paths.push_back({0, r.cells, {}});
   teacher.teach(paths, run.marks);
   CHECK(teacher.model().weights() == run.model.weights());
-  // a LEARCH parent takes no marks: the run says which file
-  settings.train[0].avoid_file = "roofs.csv";
-  CHECK_THROWS_WITH_AS(adaptAndReport(site(CostHypothesis::Learch).model, settings), doctest::Contains("roofs.csv"), ConfigError);
+  // a LEARCH parent takes them too (its new trees hold them)
+  const AdaptationRun learch = adaptAndReport(site(CostHypothesis::Learch).model, settings);
+  CHECK(learch.marks.size() == 1);
+  CHECK(learch.model.info().count("adapted_avoid") == 1);
 }
 
 TEST_CASE("adaptation run: teaches generated demonstrations, scores each held out and the holdout, reproducibly") {

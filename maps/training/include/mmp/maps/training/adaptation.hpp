@@ -155,11 +155,14 @@ inline constexpr double kAvoidMargin = 1.5;
 /// to it, as the parent had it): no dearer than the paths' own ground.
 inline constexpr double kPreferMargin = 1.0;
 
-/// A mark as the linear learner sees it: the marked cells' mean features and the mean features of the
-/// ground it is held against (the taught cells', or the image's passable cells' before any path).
+/// A mark as the learners see it: the marked cells' mean features and the mean features of the ground
+/// it is held against (the taught cells', or the image's passable cells' before any path), for the
+/// linear learner; its image and cells, for LEARCH (LearchMark).
 struct MarkMeans {
   Eigen::VectorXd mark, reference;
   MarkKind kind = MarkKind::Avoid;
+  int image = -1;
+  std::vector<int> cells;
 };
 
 /// What one teach(), avoid() or undo() did.
@@ -221,14 +224,16 @@ class CostModelTeacher {
   /// Throws what teach(image, cells) would throw for the path, and does nothing else.
   void checkDemonstration(int image, const std::vector<int>& cells) const;
   /*!
-      requires: image is an index addImage gave; a linear parent (LEARCH and network models take no
+      requires: image is an index addImage gave; a linear or LEARCH parent (network models take no
                 marks yet: mmp::InvalidArgument)
       ensures: checks the cells (on the image's grid: else mmp::DataError naming the image and the
                cell), adds the mark (its blocked cells left out) and adapts the model from the parent
                over every demonstration and mark so far: the marked ground's mean cost is held at
-               least max(kAvoidMargin, the parent's ratio there) times the taught cells' mean cost,
-               a hard linear constraint on the weights (a half-space the learner projects onto):
-               while the paths keep it, the mark changes nothing.
+               least max(kAvoidMargin, the parent's ratio there) times the taught cells' mean cost.
+               Linear: a hard linear constraint on the weights (a half-space the learner projects
+               onto): while the paths keep it, the mark changes nothing.  LEARCH: on the geometric
+               means, by the new trees (LearchMark), held against the paths (with marks alone the
+               model stays the parent), and a mark the rounds did not bring to it is a warning.
   !*/
   TeachingStep avoid(int image, std::vector<int> cells);
   /// As avoid(), for ground that may be cheap: its mean cost is held at most min(kPreferMargin, the

@@ -83,12 +83,26 @@ struct LearchRound {
   double seconds = 0.0;           ///< since training started
 };
 
+/// A mark held against the demonstrations (CostModelTeacher::avoid and prefer on a LEARCH model): the
+/// mean log-cost of its cells minus the mean log-cost of the demonstrations' cells is kept at least
+/// (avoid) or at most (prefer) max / min(log margin, that gap at the start).  With `push`, a round in
+/// which a mark breaks it adds, beside the cells drawn from the demonstrations' functional gradient, a
+/// push on the mark's cells the size of one mean demonstration's (up for avoid, down for prefer), so
+/// the round's tree learns it; a round in which every mark holds is the round without marks.
+struct LearchMark {
+  const FeatureMap* map = nullptr;
+  std::vector<int> cells;  ///< passable cells of `map`
+  bool avoid = true;
+  double margin = 1.5;     ///< > 0: the cost ratio held (kAvoidMargin, kPreferMargin)
+};
+
 struct LearchResult {
   Eigen::VectorXd weights;          ///< w0, as given
   TreeEnsemble trees;               ///< the trees of the last good round
   std::vector<LearchRound> rounds;  ///< rounds[t]: the model with t trees (the last one is returned)
   Info info = Info::Success;        ///< NumericalIssue: stopped to keep the costs bounded
   std::string message;              ///< why training stopped
+  std::vector<std::size_t> unmet_marks;  ///< the marks (indices) the returned model does not keep
 };
 
 /// Called after each model is evaluated; returning false stops training (the result is that model).
@@ -107,10 +121,13 @@ using LearchCallback = std::function<bool(const LearchRound&)>;
              adaptation.hpp): the start's log-cost is initial . f + start_trees(f), the new trees are
              appended to them (result.trees holds both), their steps eta_t = step / sqrt(t) count t
              from the first new tree, and settings.rounds counts new trees.
+    marks: held as LearchMark says (pushed only with `push`: without, the rounds are those without
+             marks), on maps of the examples' feature count (else mmp::InvalidArgument);
+             result.unmet_marks lists those the returned model does not keep (more rounds may).
 !*/
 LearchResult learch(const std::vector<const PathExample*>& examples, const Eigen::VectorXd& initial,
                     const LearchSettings& settings, const LearchCallback& callback = {},
-                    const TreeEnsemble& start_trees = {});
+                    const TreeEnsemble& start_trees = {}, const std::vector<LearchMark>& marks = {}, bool push = true);
 
 /// log c(s) = w . f(s) + trees(f(s)) for every cell of the map, +inf on blocked cells.
 /// requires: w.size() == map.features() (else mmp::InvalidArgument), the trees' features below it.
