@@ -45,6 +45,21 @@ std::vector<int> demonstration(const Region& region, int cols, int start, int go
   return plan.path;
 }
 
+// A tenth of the site's passable cells off the path, those the site's model prices dearest (or cheapest),
+// in cell order: ground for a mark.
+std::vector<int> tenthByCost(const Site& s, const std::vector<int>& path, bool dearest) {
+  const std::vector<double> costs = s.model.costs(s.region.image).costs;
+  std::vector<int> passable;
+  for (int c = 0; c < static_cast<int>(costs.size()); ++c) {
+    if (std::isfinite(costs[c]) && std::find(path.begin(), path.end(), c) == path.end()) passable.push_back(c);
+  }
+  std::sort(passable.begin(), passable.end(), [&](int x, int y) { return dearest ? costs[x] > costs[y] : costs[x] < costs[y]; });
+  std::vector<int> cells(passable.begin(), passable.begin() + static_cast<long>(passable.size() / 10));
+  std::sort(cells.begin(), cells.end());
+  REQUIRE(cells.size() > 10);
+  return cells;
+}
+
 GeoImage geoImage(const Region& region) {
   GeoImage image;
   image.pixels = region.image;
@@ -184,15 +199,7 @@ TEST_CASE("adaptation: a prefer mark brings dear ground down to the taught paths
   b.addImage(geoImage(s.region), "scene 5");
   const int cols = a.cols(image);
   const std::vector<int> path = demonstration(s.region, cols, 2 * cols + 2, 60 * cols + 60);
-  // the mark: the passable cells the parent prices dearest (a tenth of them), none on the path
-  std::vector<double> parent_costs = s.model.costs(s.region.image).costs;
-  std::vector<int> passable;
-  for (int c = 0; c < static_cast<int>(parent_costs.size()); ++c) {
-    if (std::isfinite(parent_costs[c]) && std::find(path.begin(), path.end(), c) == path.end()) passable.push_back(c);
-  }
-  std::sort(passable.begin(), passable.end(), [&](int x, int y) { return parent_costs[x] > parent_costs[y]; });
-  std::vector<int> cells(passable.begin(), passable.begin() + static_cast<long>(passable.size() / 10));
-  REQUIRE(cells.size() > 10);
+  const std::vector<int> cells = tenthByCost(s, path, true);  // the mark
   // the marked ground's mean cost over the path's under a model
   const auto ratio = [&](const CostModel& m) {
     const std::vector<double> costs = m.costs(s.region.image).costs;
@@ -328,17 +335,8 @@ TEST_CASE("adaptation: a LEARCH model's new trees raise an avoid mark's ground, 
   b.addImage(geoImage(s.region), "scene 5");
   const int cols = a.cols(image);
   const std::vector<int> path = demonstration(s.region, cols, 2 * cols + 2, 60 * cols + 60);
-  // the mark: the passable cells the parent prices cheapest (a tenth of them), none on the path, so
-  // that the margin (kAvoidMargin times the path's cost) is not met at the start
-  const std::vector<double> parent_costs = s.model.costs(s.region.image).costs;
-  std::vector<int> passable;
-  for (int c = 0; c < static_cast<int>(parent_costs.size()); ++c) {
-    if (std::isfinite(parent_costs[c]) && std::find(path.begin(), path.end(), c) == path.end()) passable.push_back(c);
-  }
-  std::sort(passable.begin(), passable.end(), [&](int x, int y) { return parent_costs[x] < parent_costs[y]; });
-  std::vector<int> cells(passable.begin(), passable.begin() + static_cast<long>(passable.size() / 10));
-  std::sort(cells.begin(), cells.end());
-  REQUIRE(cells.size() > 10);
+  // the mark: the cheapest tenth, so that the margin (kAvoidMargin times the path's cost) is not met at the start
+  const std::vector<int> cells = tenthByCost(s, path, false);
   const auto gap = [&](const CostModel& m) {  // the mark's mean log-cost over the path's
     std::vector<double> log_costs;
     m.logCosts(*a.image(image).map, log_costs);
