@@ -67,8 +67,8 @@ void runSuggest(const SuggestOptions& o) {
   const SuggestionSearch& search = o.settings.suggestion_search;
   const CostModel model = CostModel::load(o.model);
   const GeoImage image = loadGeoImage(o.image);
-  const CostGrid grid = model.costs(image);
   const std::shared_ptr<const FeatureMap> map = teachingMap(model, image);
+  const CostGrid grid = model.costs(*map);  // the image's costs from the features just made
   const int k = grid.cell_size;
   std::fprintf(stderr, "valuing up to %d candidate pairs with %d perturbed copies of the model (rule %s)\n", search.candidates,
                settings.members, describe(settings.rule).c_str());

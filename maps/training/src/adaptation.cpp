@@ -50,9 +50,12 @@ std::shared_ptr<const FeatureMap> teachingMap(const CostModel& model, const GeoI
   GeoImage framed = image;  // an image given without a frame (a plain array) stays in pixels
   if (framed.frame.rows == 0 && framed.frame.cols == 0) framed.frame = WorldFrame::unlocated(image.pixels.rows, image.pixels.cols);
   FeatureMap map = model.features().map(framed);
-  // Cells holding a pixel without data cost +inf under the model: blocked for the planners here too.
-  const CostGrid grid = model.costs(framed);
-  if (!grid.unknown.empty()) map.setBlocked(grid.unknown);
+  // Cells holding a pixel without data cost +inf under the model: blocked for the planners here too
+  // (an image without a mask of valid pixels has none).
+  if (!framed.valid.empty()) {
+    const CostGrid grid = model.costs(framed);
+    if (!grid.unknown.empty()) map.setBlocked(grid.unknown);
+  }
   return std::make_shared<const FeatureMap>(std::move(map));
 }
 

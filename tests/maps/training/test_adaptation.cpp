@@ -368,6 +368,17 @@ TEST_CASE("adaptation: a LEARCH model's new trees raise an avoid mark's ground, 
   CHECK(a.model().costs(s.region.image).costs == paths_only);
 }
 
+TEST_CASE("adaptation: the teaching map gives the image's costs bit for bit (mmp suggest plans on it)") {
+  for (const CostHypothesis kind : {CostHypothesis::Linear, CostHypothesis::Learch}) {
+    const Site s = site(kind);
+    const GeoImage image = geoImage(s.region);
+    const CostGrid from_image = s.model.costs(image), from_map = s.model.costs(*teachingMap(s.model, image));
+    CHECK(from_map.rows == from_image.rows);
+    CHECK(from_map.cols == from_image.cols);
+    CHECK(from_map.costs == from_image.costs);
+  }
+}
+
 TEST_CASE("adaptation: settings outside their range are refused by name") {
   const Site s = site();
   AdaptationSettings bad;

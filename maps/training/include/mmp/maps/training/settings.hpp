@@ -240,7 +240,7 @@ struct SuggestionSettings {
 struct SuggestionSearch {
   int n = 5;                          ///< pairs wanted
   /// Seeded random candidate pairs valued: the page's 40 answer in about 2 s on a 4 Mpx image on 2 cores
-  /// (200 took 6 s; docs/teaching.md).
+  /// (200 take 5 s; docs/teaching.md).
   int candidates = 40;
   double min_separation_px = 250.0;   ///< between a pair's ends; chosen pairs' ends at least half of it apart
   /// Throws mmp::InvalidArgument naming the first setting (as "suggest.n") outside its row's range.
