@@ -521,7 +521,7 @@ void runCurve(const std::string& behaviour, const CostModel& parent, const std::
         if (!index.count(part)) {
           index[part] = teacher.addImage(part->left, part->name + "-left");
           scratch.addImage(part->left, part->name + "-left");
-          if (parent.hypothesis() != CostHypothesis::Network) {  // the kinds that take marks
+          if (teacher.takesMarks()) {
             for (const std::vector<int>& mark : part->marks) teacher.avoid(index[part], mark);
           }
         }

@@ -226,6 +226,40 @@ std::vector<double> markGaps(const std::vector<const PathExample*>& examples, co
 // Whether mark j keeps its gap (held: the gap it must keep at least (avoid) or at most (prefer)).
 bool keeps(const LearchMark& mark, double gap, double held) { return mark.avoid ? gap >= held : gap <= held; }
 
+// The gaps the marks hold, from their gaps at the start: the margin's, or the start's where it is
+// already on the mark's side.
+std::vector<double> heldGaps(const std::vector<LearchMark>& marks, std::vector<double> start) {
+  for (std::size_t j = 0; j < marks.size(); ++j) {
+    const double margin = std::log(marks[j].margin);
+    start[j] = marks[j].avoid ? std::max(margin, start[j]) : std::min(margin, start[j]);
+  }
+  return start;
+}
+
+// Each broken mark's push -- one mean demonstration's weight of visits spread over its cells, up for
+// avoid, down for prefer -- added to the gradient, its cells joining the drawn `cells` (kept in cell
+// order); a cell whose gradient the push cancels leaves them.
+void pushBrokenMarks(const std::vector<const PathExample*>& examples, const std::vector<LearchMark>& marks,
+                     const std::vector<double>& gaps, const std::vector<double>& held, const std::vector<std::size_t>& mark_map_of,
+                     std::vector<MapState>& states, std::vector<std::pair<std::size_t, int>>& cells) {
+  double push = 0.0;
+  for (const PathExample* e : examples) push += e->beta() * static_cast<double>(e->demonstration().size());
+  push /= static_cast<double>(examples.size());
+  for (std::size_t j = 0; j < marks.size(); ++j) {
+    if (keeps(marks[j], gaps[j], held[j])) continue;
+    const double g = (marks[j].avoid ? push : -push) / static_cast<double>(marks[j].cells.size());
+    for (const int s : marks[j].cells) {
+      const std::pair<std::size_t, int> cell{mark_map_of[j], s};
+      const auto at = std::lower_bound(cells.begin(), cells.end(), cell);
+      if (at == cells.end() || *at != cell) cells.insert(at, cell);
+      states[cell.first].gradient[static_cast<std::size_t>(s)] += g;
+    }
+  }
+  cells.erase(std::remove_if(cells.begin(), cells.end(), [&states](const std::pair<std::size_t, int>& c) {
+                return states[c.first].gradient[static_cast<std::size_t>(c.second)] == 0.0;
+              }), cells.end());
+}
+
 // Step 3: the functional gradient per map cell, beta_i (visits of y*_i - visits of y_i), or with the
 // likelihood beta_i (expected visits - visits of y_i) (the gradient of the NLL in c(s)); returns the
 // (map, cell) pairs with a gradient, at most `samples` of them by a seeded draw kept in cell order.
@@ -311,15 +345,7 @@ LearchResult learch(const std::vector<const PathExample*>& examples, const Eigen
   std::vector<std::size_t> map_of, mark_map_of;
   double loss_max = 0.0;
   std::vector<MapState> states = mapStates(examples, marks, initial, start_trees, map_of, mark_map_of, loss_max);
-  // The gaps the marks hold: the margin's, or the start's where it is already on the mark's side.
-  std::vector<double> held = markGaps(examples, marks, states, map_of, mark_map_of);
-  for (std::size_t j = 0; j < marks.size(); ++j) {
-    const double margin = std::log(marks[j].margin);
-    held[j] = marks[j].avoid ? std::max(margin, held[j]) : std::min(margin, held[j]);
-  }
-  double push = 0.0;  // one mean demonstration's weight of visits
-  for (const PathExample* e : examples) push += e->beta() * static_cast<double>(e->demonstration().size());
-  push /= static_cast<double>(examples.size());
+  const std::vector<double> held = heldGaps(marks, markGaps(examples, marks, states, map_of, mark_map_of));
 
   LearchResult result;
   result.weights = initial;
@@ -367,21 +393,7 @@ LearchResult learch(const std::vector<const PathExample*>& examples, const Eigen
     // 3) the functional gradient, and the broken marks' pushes beside the cells drawn from it (so a mark
     // that holds leaves the round as it was); 4) the tree fitted to it.
     std::vector<std::pair<std::size_t, int>> cells = gradientCells(examples, states, map_of, outcomes, maxent, settings.samples, rng);
-    const std::vector<double> gaps = markGaps(examples, marks, states, map_of, mark_map_of);
-    for (std::size_t j = 0; j < marks.size(); ++j) {
-      if (!push_marks || keeps(marks[j], gaps[j], held[j])) continue;
-      const double g = (marks[j].avoid ? push : -push) / static_cast<double>(marks[j].cells.size());
-      for (const int s : marks[j].cells) {
-        double& gradient = states[mark_map_of[j]].gradient[static_cast<std::size_t>(s)];
-        const std::pair<std::size_t, int> cell{mark_map_of[j], s};
-        const auto at = std::lower_bound(cells.begin(), cells.end(), cell);
-        if (at == cells.end() || *at != cell) cells.insert(at, cell);
-        gradient += g;
-      }
-    }
-    cells.erase(std::remove_if(cells.begin(), cells.end(), [&states](const std::pair<std::size_t, int>& c) {
-                  return states[c.first].gradient[static_cast<std::size_t>(c.second)] == 0.0;
-                }), cells.end());
+    if (push_marks) pushBrokenMarks(examples, marks, markGaps(examples, marks, states, map_of, mark_map_of), held, mark_map_of, states, cells);
     if (cells.empty()) {
       result.message = "every demonstration is loss-augmented optimal with " + kept + ": nothing to fit";
       break;

@@ -239,6 +239,8 @@ class CostModelTeacher {
   /// As avoid(), for ground that may be cheap: its mean cost is held at most min(kPreferMargin, the
   /// parent's ratio there) times the taught cells' mean cost (the image's mean ground before any path).
   TeachingStep prefer(int image, std::vector<int> cells);
+  /// Whether the parent's kind takes marks (avoid(), prefer(): linear and LEARCH models).
+  bool takesMarks() const;
   /// Drops the last demonstration or mark taught (mmp::InvalidArgument if there is none) and re-adapts.
   TeachingStep undo();
   /// Names demonstration k (of demonstrations()), as checkDemonstrationName allows; the model stays,
