@@ -39,10 +39,12 @@ CC=clang CXX=clang++ cmake -S "$MMP_SOURCE_DIR" -B "$build" -DCMAKE_BUILD_TYPE=R
 if [ "$tests" = ON ]; then
   cmake --build "$build" -j"$(nproc)"
   echo "== the test suites under ASan + UBSan (Clang)"
-  # tests/lsan.supp: leaks inside third-party libraries that mmp cannot free, each named there.  The cases of
-  # doctest suite "long" (long training runs of code the other cases reach too) run in the Release suites only.
-  (cd "$build" && LSAN_OPTIONS="suppressions=$MMP_SOURCE_DIR/tests/lsan.supp" ctest --output-on-failure -j"$(nproc)" -LE long)
-  echo "(left out here, run by tools/test.sh: the $(cd "$build" && ctest -N -L long | sed -n 's/^Total Tests: //p') cases of doctest suite \"long\")"
+  # tests/lsan.supp: leaks inside third-party libraries that mmp cannot free, each named there.  Run in the
+  # Release suites only: the cases of doctest suite "long" (long training runs of code the other cases reach
+  # too) and the tests labelled "browser" (a real browser driving the page, each run alone: the server's
+  # handlers they call are instrumented here through test_serve).
+  (cd "$build" && LSAN_OPTIONS="suppressions=$MMP_SOURCE_DIR/tests/lsan.supp" ctest --output-on-failure -j"$(nproc)" -LE "long|browser")
+  echo "(left out here, run by tools/test.sh: the $(cd "$build" && ctest -N -L "long|browser" | sed -n 's/^Total Tests: //p') cases of doctest suite \"long\" and the browser tests)"
 else
   cmake --build "$build" -j"$(nproc)" --target mmp_fuzzers
 fi
