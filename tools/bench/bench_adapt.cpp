@@ -76,7 +76,7 @@ struct Options {
   std::vector<double> lambdas;          ///< --areas left-out: the candidates (default: adapt.lambda)
   std::vector<std::string> folds;       ///< --areas left-out: the training areas left out (default: every one)
   bool scratch = true;                  ///< also the learner from scratch and uniform costs (off for --areas left-out)
-  int marks = 0;                        ///< avoid marks per teaching half, on the behaviour's dearest passable class (linear and LEARCH models)
+  int marks = 0;                        ///< avoid marks per teaching half, on the behaviour's dearest passable class
   std::string demonstrations = "planned";  ///< "planned": A* on the true costs; "drawn": a few waypoints of it joined straight
   bool wants(const std::string& reference) const {
     return std::find(references.begin(), references.end(), reference) != references.end();
@@ -521,9 +521,7 @@ void runCurve(const std::string& behaviour, const CostModel& parent, const std::
         if (!index.count(part)) {
           index[part] = teacher.addImage(part->left, part->name + "-left");
           scratch.addImage(part->left, part->name + "-left");
-          if (teacher.takesMarks()) {
-            for (const std::vector<int>& mark : part->marks) teacher.avoid(index[part], mark);
-          }
+          for (const std::vector<int>& mark : part->marks) teacher.avoid(index[part], mark);
         }
         const std::vector<int>& demo = part->pool[order[static_cast<std::size_t>(k - 1)].second];
         owners.push_back(part);
@@ -672,7 +670,7 @@ int main(int argc, char** argv) {
                                                "areas plus the k demonstrations)")
       ->check(CLI::IsMember({"classifier", "batch"}))->delimiter(',');
   app.add_option("--batch-ks", o.batch_ks, "the k at which the batch retrain runs (each one of --ks)")->capture_default_str();
-  app.add_option("--marks", o.marks, "avoid marks per teaching half on the behaviour's dearest passable class (linear and LEARCH models)")
+  app.add_option("--marks", o.marks, "avoid marks per teaching half on the behaviour's dearest passable class ")
       ->capture_default_str()->check(CLI::Range(0, 20));
   app.add_flag("--held-out", o.held_out,
                "at each k >= 2: each demonstration held out (what mmp adapt tells a user without labels), its verdict "

@@ -272,11 +272,11 @@ void addAdaptCommand(CLI::App& app) {
                   "paths on the --image of the same place: CSV path,x,y (pixels) or path,world_x,world_y, or YAML")
       ->check(CLI::ExistingFile);
   cmd->add_option("--avoid", o->avoid,
-                  "linear and LEARCH models: strokes over ground that must stay dear (a lake, roofs) on the --image of the same place, "
+                  "strokes over ground that must stay dear (a lake, roofs) on the --image of the same place, "
                   "in the --demonstrations format; every cell a stroke crosses is held dearer than the taught paths' ground")
       ->check(CLI::ExistingFile);
   cmd->add_option("--prefer", o->prefer,
-                  "linear and LEARCH models: strokes over ground that may be cheap (a track the paths did not follow), as --avoid; every cell "
+                  "strokes over ground that may be cheap (a track the paths did not follow), as --avoid; every cell "
                   "a stroke crosses is held no dearer than the taught paths' ground (or than the parent had it, if cheaper)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--out", o->out, "where to write the adapted model (atomically)");

@@ -348,7 +348,7 @@ taught as one set (the order does not matter).  Linear models adapt to the optim
 models by new trees (learch_rounds), network models by fine-tuning (network_lambda its pull, network_step,
 network_epochs, network_head_only: the last layer alone).  This model is not changed; the new one's
 info records what it was taught.  avoid: ground that must stay dear (a lake, roofs), each an N x 2 array
-of (row, col) cells, held dearer than the paths' ground (linear and LEARCH models); prefer: ground that may be cheap, held
+of (row, col) cells, held dearer than the paths' ground; prefer: ground that may be cheap, held
 no dearer than the paths' ground (or than this model had it, if cheaper).  Ground the paths did not show whose cost moved past 1.5x relative to
 theirs raises a UserWarning naming it.  Each keyword but image, paths, channels, avoid and prefer is an adapt.*
 setting (docs/config.md: its range): a value outside it raises InvalidArgument naming the keyword and the

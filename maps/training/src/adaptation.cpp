@@ -235,14 +235,8 @@ TeachingStep CostModelTeacher::avoid(int image, std::vector<int> cells) { return
 
 TeachingStep CostModelTeacher::prefer(int image, std::vector<int> cells) { return teach({}, {{image, std::move(cells), MarkKind::Prefer}}); }
 
-bool CostModelTeacher::takesMarks() const { return trainer_->takesMarks(); }
-
 TeachingMark CostModelTeacher::checkedMark(const TeachingMark& given) const {
   const std::string kind = markKindName(given.kind);
-  if (!takesMarks()) {
-    throw InvalidArgument(kind + ": " + std::string(hypothesisName(parent_.hypothesis())) +
-                          " models take no marks yet (linear and LEARCH models do): teach it paths");
-  }
   if (given.image < 0 || given.image >= images()) {
     throw InvalidArgument(kind + ": image " + std::to_string(given.image) + " is not one of the teacher's " + std::to_string(images()) +
                           " images (addImage gives the index)");

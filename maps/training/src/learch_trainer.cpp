@@ -107,7 +107,6 @@ class LearchTrainer final : public CostModelTrainer {
     }
     return CostModel(parent.features(), std::move(result.weights), std::move(result.trees), std::move(info));
   }
-  bool takesMarks() const override { return true; }
 
   std::string describeAdaptation(const AdaptationSettings& s) const override {
     return "LEARCH, " + std::to_string(s.learch_rounds) + " new trees, step " + numberText(s.learch_step) + " / sqrt(t), depth " +

@@ -303,7 +303,6 @@ class LinearTrainer final : public CostModelTrainer {
            (s.site_clusters > 0 ? ", " + std::to_string(s.site_clusters) + " site clusters (lambda " + numberText(s.site_lambda) + ")" : "");
   }
   const char* adaptationStrength() const override { return "adapt.lambda"; }
-  bool takesMarks() const override { return true; }
   bool takesSite() const override { return true; }
 
   // A batch epoch on the given examples alone: the objective and its subgradient at the learner's

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -546,6 +547,49 @@ torch::Tensor meanHingeTerm(const std::vector<NetworkImage>& images, const std::
   return loss;
 }
 
+// The marks' hinge terms (fineTuneNetwork): each mark's gap, its cells' mean log-cost (linear + network)
+// over every demonstration's cells' mean, held at least (avoid) or at most (prefer) its bound -- the
+// mark's gap, or the parent's (`parent_gaps`, filled on the first call) where already on its side --
+// times the demonstrations' mean length in cells.  Adds its value to `objective`.
+torch::Tensor markHingeTerm(const std::vector<NetworkImage>& images, const std::vector<torch::Tensor>& log_cost,
+                            std::vector<double>& parent_gaps, double& objective) {
+  const auto meanOver = [&](std::size_t j, const std::vector<int>& cells, torch::Tensor& sum, double& linear) {
+    std::vector<std::int64_t> index(cells.begin(), cells.end());
+    sum = sum + log_cost[j].reshape({-1}).index_select(0, torch::tensor(index, torch::kLong)).sum();
+    for (const int s : cells) linear += images[j].linear[static_cast<std::size_t>(s)];
+  };
+  torch::Tensor taught = torch::zeros({}, torch::kFloat);
+  double taught_linear = 0.0;
+  std::size_t taught_cells = 0, demonstrations = 0;
+  for (std::size_t j = 0; j < images.size(); ++j) {
+    for (const PathExample* e : images[j].examples) {
+      meanOver(j, e->demonstration(), taught, taught_linear);
+      taught_cells += e->demonstration().size();
+      ++demonstrations;
+    }
+  }
+  torch::Tensor loss = torch::zeros({}, torch::kFloat);
+  if (taught_cells == 0) return loss;
+  const torch::Tensor taught_mean = (taught + taught_linear) / static_cast<double>(taught_cells);
+  const double weight = static_cast<double>(taught_cells) / static_cast<double>(demonstrations);
+  std::size_t m = 0;
+  for (std::size_t j = 0; j < images.size(); ++j) {
+    for (const NetworkMark& mark : images[j].marks) {
+      torch::Tensor sum = torch::zeros({}, torch::kFloat);
+      double linear = 0.0;
+      meanOver(j, mark.cells, sum, linear);
+      const torch::Tensor gap = (sum + linear) / static_cast<double>(mark.cells.size()) - taught_mean;
+      if (parent_gaps.size() <= m) parent_gaps.push_back(gap.item<double>());
+      const double bound = mark.avoid ? std::max(mark.gap, parent_gaps[m]) : std::min(mark.gap, parent_gaps[m]);
+      const torch::Tensor hinge = torch::relu(mark.avoid ? bound - gap : gap - bound) * weight;
+      objective += hinge.item<double>();
+      loss = loss + hinge;
+      ++m;
+    }
+  }
+  return loss;
+}
+
 // The proximal step toward the parent, theta -> theta0 + (theta - theta0) shrink; returns |theta - theta0|^2.
 double proximalStep(std::vector<torch::Tensor>& moving, const std::vector<torch::Tensor>& anchor, double shrink) {
   torch::NoGradGuard no_grad;
@@ -579,6 +623,7 @@ std::string fineTuneMember(Net& net, int member, const std::vector<NetworkImage>
   torch::optim::Adam adam(moving, torch::optim::AdamOptions(settings.step));
   const double shrink = 1.0 / (1.0 + settings.step * settings.lambda);
   std::vector<torch::Tensor> good = snapshot(net);
+  std::vector<double> parent_gaps;  // each mark's gap under the parent (markHingeTerm)
   const auto kept = [](int epoch) {
     return "kept the model of " + (epoch > 1 ? "epoch " + std::to_string(epoch - 1) : std::string("the parent"));
   };
@@ -596,7 +641,7 @@ std::string fineTuneMember(Net& net, int member, const std::vector<NetworkImage>
     bool finite = true;
     for (std::size_t j = 0; j < images.size(); ++j) {
       std::optional<torch::NoGradGuard> no_grad;
-      if (!stepping || images[j].examples.empty()) no_grad.emplace();
+      if (!stepping || (images[j].examples.empty() && images[j].marks.empty())) no_grad.emplace();
       log_cost[j] = settings.head_only ? net.head(hidden[j]) : net.forward(inputs[j]).first;
       std::vector<double> l, costs;
       addLinear(log_cost[j], images[j], l);
@@ -614,7 +659,8 @@ std::string fineTuneMember(Net& net, int member, const std::vector<NetworkImage>
     if (!stepping) break;
     torch::Tensor loss;
     try {
-      loss = meanHingeTerm(images, log_cost, log_costs, total, pool, record.objective);
+      loss = meanHingeTerm(images, log_cost, log_costs, total, pool, record.objective) +
+             markHingeTerm(images, log_cost, parent_gaps, record.objective);
     } catch (const Error& e) {
       result.info = Info::NumericalIssue;
       return "epoch " + std::to_string(epoch + 1) + ": " + e.what() + "; " + kept(epoch + 1);

@@ -29,8 +29,9 @@ struct NetworkTorchLayout {
   }
 };
 
-/// The interface's version: raised whenever a function below changes its meaning (2: fineTune added).
-inline constexpr int kNetworkTorchVersion = 2;
+/// The interface's version: raised whenever a function below changes its meaning (2: fineTune added;
+/// 3: it holds the images' marks).
+inline constexpr int kNetworkTorchVersion = 3;
 
 /// The module's functions: trainNetwork after the settings were validated, torchLogCosts, and
 /// fineTuneNetwork after its settings were validated.

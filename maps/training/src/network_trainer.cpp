@@ -7,11 +7,52 @@
 #include <mmp/planning/path.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <limits>
+#include <map>
 
 namespace mmp {
 
 namespace {
+
+// A step's warning for each mark the fine-tuned network leaves on the wrong side of its bound (the
+// mean log-cost gap of NetworkMark, measured on the model's log-costs, exponent included).
+void warnOfUnmetMarks(const AdaptationInput& in, const CostModel& parent, const CostModel& adapted, TeachingStep& step) {
+  if (in.marks.empty()) return;
+  std::map<int, std::vector<double>> before, after;
+  for (const MarkMeans& m : in.marks) {
+    if (before.count(m.image)) continue;
+    teachingLogCosts(parent, in.images[static_cast<std::size_t>(m.image)], before[m.image]);
+    teachingLogCosts(adapted, in.images[static_cast<std::size_t>(m.image)], after[m.image]);
+  }
+  for (std::size_t k = 0; k < in.examples.size(); ++k) {
+    const int image = in.example_images[k];
+    if (before.count(image)) continue;
+    teachingLogCosts(parent, in.images[static_cast<std::size_t>(image)], before[image]);
+    teachingLogCosts(adapted, in.images[static_cast<std::size_t>(image)], after[image]);
+  }
+  const auto gap = [&](const std::map<int, std::vector<double>>& costs, const MarkMeans& m) {
+    double taught = 0.0, marked = 0.0;
+    std::size_t cells = 0;
+    for (std::size_t k = 0; k < in.examples.size(); ++k) {
+      for (const int s : in.examples[k]->demonstration()) taught += costs.at(in.example_images[k])[static_cast<std::size_t>(s)];
+      cells += in.examples[k]->demonstration().size();
+    }
+    for (const int s : m.cells) marked += costs.at(m.image)[static_cast<std::size_t>(s)];
+    return marked / static_cast<double>(m.cells.size()) - taught / static_cast<double>(cells);
+  };
+  for (const MarkMeans& m : in.marks) {
+    const bool avoid = m.kind == MarkKind::Avoid;
+    const double margin = std::log(avoid ? kAvoidMargin : kPreferMargin), was = gap(before, m), now = gap(after, m);
+    const double bound = avoid ? std::max(margin, was) : std::min(margin, was);
+    if (avoid ? now >= bound - 1e-6 : now <= bound + 1e-6) continue;
+    step.warnings.push_back(std::string("the ") + markKindName(m.kind) + " mark of " + std::to_string(m.cells.size()) + " cells on image " +
+                            std::to_string(m.image) + " ('" + in.images[static_cast<std::size_t>(m.image)].name +
+                            "') is not kept after " + std::to_string(in.settings.network_epochs) + " epochs (its mean cost " +
+                            numberText(std::exp(now)) + " times the paths', held " + (avoid ? "at least " : "at most ") +
+                            numberText(std::exp(bound)) + "): raise adapt.network_epochs (--network-epochs)");
+  }
+}
 
 // A segmenter with the classifier baseline's cost scale (trainBaseline): the one of
 // config.classifier.cost_scales whose plans between the training demonstrations' ends have the lowest
@@ -117,9 +158,17 @@ class NetworkTrainer final : public CostModelTrainer {
 };
 
 // The network fine-tuned from the parent's parameters (fineTuneNetwork); the linear part w0 . f, the
-// cost floor and the exponent are the parent's and stay.
+// cost floor and the exponent are the parent's and stay.  Marks (NetworkMark) are held on the mean
+// log-costs against the paths', as LEARCH holds them: with marks alone the model stays the parent, and
+// a mark the epochs did not bring to its side is a warning.
 CostModel NetworkTrainer::adapt(const AdaptationInput& in, std::map<std::string, std::string> info, TeachingStep& step) const {
   const CostModel& parent = in.parent;
+  if (in.examples.empty()) {
+    step.message = "marks alone: a network model holds them against the taught paths, so the model stays the parent until a path is taught";
+    CostModel same = parent;
+    for (const auto& [key, value] : info) same.setInfo(key, value);
+    return same;
+  }
   std::vector<NetworkImage> images(in.images.size());
   for (std::size_t i = 0; i < in.images.size(); ++i) {
     const TeachingImage& entry = in.images[i];
@@ -131,6 +180,10 @@ CostModel NetworkTrainer::adapt(const AdaptationInput& in, std::map<std::string,
     entry.map->costs(parent.weights(), image.linear);  // w0 . f, +inf on blocked cells
   }
   for (std::size_t k = 0; k < in.examples.size(); ++k) images[static_cast<std::size_t>(in.example_images[k])].examples.push_back(in.examples[k]);
+  for (const MarkMeans& m : in.marks) {  // the margins on the log-costs before the exponent
+    const bool avoid = m.kind == MarkKind::Avoid;
+    images[static_cast<std::size_t>(m.image)].marks.push_back({m.cells, avoid, std::log(avoid ? kAvoidMargin : kPreferMargin) / parent.costExponent()});
+  }
   NetworkAdaptationSettings s;
   s.lambda = in.settings.network_lambda;
   s.step = in.settings.network_step;
@@ -142,6 +195,7 @@ CostModel NetworkTrainer::adapt(const AdaptationInput& in, std::map<std::string,
   step.message = result.message;
   CostModel adapted(parent.features(), parent.weights(), std::move(result.network), std::move(info));
   if (parent.costExponent() != 1.0) adapted.setCostExponent(parent.costExponent());
+  warnOfUnmetMarks(in, parent, adapted, step);
   return adapted;
 }
 

@@ -68,7 +68,7 @@ struct AdaptationInput {
   const std::vector<int>& example_images;
   const std::vector<TeachingImage>& images;
   /// The marks (CostModelTeacher::avoid, prefer): each one's mean features, and the mean features of
-  /// the ground its cost is held against.  Empty for a kind that takes none (takesMarks).
+  /// the ground its cost is held against.
   const std::vector<MarkMeans>& marks;
   /// What the teacher keeps from step to step for the kind (TeachingCache).
   TeachingCache& cache;
@@ -104,8 +104,6 @@ class CostModelTrainer {
   virtual std::string describeAdaptation(const AdaptationSettings& settings) const = 0;
   /// The adapt.* key of the prior's strength for this kind ("adapt.lambda", ...).
   virtual const char* adaptationStrength() const = 0;
-  /// Whether the kind's adaptation honours marks (AdaptationInput::marks).
-  virtual bool takesMarks() const { return false; }
   /// Whether the kind learns site clusters' offsets (adapt.site_clusters; AdaptationInput::site).
   virtual bool takesSite() const { return false; }
   /// Why `parent` cannot adapt ("" if it can): a segmenter network, trained on labels.

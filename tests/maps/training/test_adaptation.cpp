@@ -683,6 +683,49 @@ TEST_CASE("adaptation of a network model: bit for bit at a fixed thread count, u
   }
 }
 
+TEST_CASE("adaptation of a network model: an avoid mark raises its ground against the paths', in any order, and undo drops it") {
+  if (!torchLoads()) return;
+  const Site s = networkSite();
+  AdaptationSettings settings;
+  settings.network_epochs = 20;
+  settings.network_step = 5e-2;
+  settings.threads = 1;
+  const GeoImage image = geoImage(s.region);
+  CostModelTeacher paths(s.model, settings), marked(s.model, settings), other(s.model, settings);
+  const int i = paths.addImage(image, "scene 5");
+  marked.addImage(image, "scene 5");
+  other.addImage(image, "scene 5");
+  const int cols = paths.cols(i);
+  const std::vector<int> path = demonstration(s.region, cols, 2 * cols + 2, 28 * cols + 28);
+  const std::vector<int> cheap = tenthByCost(s, path, false);
+  // The mark's mean log-cost over the path's, under a model.
+  const auto gap = [&](const CostModel& model) {
+    std::vector<double> log_costs;
+    teachingLogCosts(model, paths.image(i), log_costs);
+    double on_path = 0.0, on_mark = 0.0;
+    for (const int c : path) on_path += log_costs[static_cast<std::size_t>(c)];
+    for (const int c : cheap) on_mark += log_costs[static_cast<std::size_t>(c)];
+    return on_mark / static_cast<double>(cheap.size()) - on_path / static_cast<double>(path.size());
+  };
+  const TeachingStep alone = marked.avoid(i, cheap);  // marks alone: held against the paths, so the parent
+  CHECK(alone.message.find("marks alone") == 0);
+  CHECK(sameNetwork(marked.model().network(), s.model.network()));
+  paths.teach(i, path);
+  const TeachingStep with = marked.teach(i, path);
+  MESSAGE("mark's gap: parent " << gap(s.model) << ", path alone " << gap(paths.model()) << ", with the mark " << gap(marked.model()));
+  // This small network moves little in 20 steps: the mark raises its ground (about three times what the
+  // path alone moved it), short of its margin, and the step says so.
+  CHECK(gap(marked.model()) > 2.0 * gap(paths.model()));
+  CHECK(gap(marked.model()) < std::log(kAvoidMargin));
+  REQUIRE(with.warnings.size() == 1);
+  CHECK(with.warnings[0].find("is not kept after 20 epochs") != std::string::npos);
+  other.teach(i, path);
+  other.avoid(i, cheap);
+  CHECK(sameNetwork(other.model().network(), marked.model().network()));  // the same set, the same network
+  other.undo();
+  CHECK(sameNetwork(other.model().network(), paths.model().network()));
+}
+
 TEST_CASE("adaptation of a network model: the proximal prior pulls toward the parent") {
   if (!torchLoads()) return;
   const Site s = networkSite();

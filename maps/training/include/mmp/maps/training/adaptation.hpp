@@ -225,8 +225,7 @@ class CostModelTeacher {
   /// Throws what teach(image, cells) would throw for the path, and does nothing else.
   void checkDemonstration(int image, const std::vector<int>& cells) const;
   /*!
-      requires: image is an index addImage gave; a linear or LEARCH parent (network models take no
-                marks yet: mmp::InvalidArgument)
+      requires: image is an index addImage gave
       ensures: checks the cells (on the image's grid: else mmp::DataError naming the image and the
                cell), adds the mark (its blocked cells left out) and adapts the model from the parent
                over every demonstration and mark so far: the marked ground's mean cost is held at
@@ -235,13 +234,13 @@ class CostModelTeacher {
                onto): while the paths keep it, the mark changes nothing.  LEARCH: on the geometric
                means, by the new trees (LearchMark), held against the paths (with marks alone the
                model stays the parent), and a mark the rounds did not bring to it is a warning.
+               Network: a hinge on the mean log-costs beside the paths' (NetworkMark), likewise held
+               against the paths and warned of when the epochs leave it broken.
   !*/
   TeachingStep avoid(int image, std::vector<int> cells);
   /// As avoid(), for ground that may be cheap: its mean cost is held at most min(kPreferMargin, the
   /// parent's ratio there) times the taught cells' mean cost (the image's mean ground before any path).
   TeachingStep prefer(int image, std::vector<int> cells);
-  /// Whether the parent's kind takes marks (avoid(), prefer(): linear and LEARCH models).
-  bool takesMarks() const;
   /// Drops the last demonstration or mark taught (mmp::InvalidArgument if there is none) and re-adapts.
   TeachingStep undo();
   /// Names demonstration k (of demonstrations()), as checkDemonstrationName allows; the model stays,

@@ -119,12 +119,22 @@ struct NetworkTrainingSettings {
 };
 
 /// One training image of the network.
+/// A mark on a network's teaching image (CostModelTeacher::avoid, prefer): its cells' mean log-cost
+/// (linear + network) is held at least (avoid) or at most (prefer) `gap` above the mean over every
+/// demonstration's cells, or the parent's gap where that is already on the mark's side.
+struct NetworkMark {
+  std::vector<int> cells;
+  bool avoid = true;
+  double gap = 0.0;
+};
+
 struct NetworkImage {
   std::string name;                     ///< for messages
   int rows = 0, cols = 0;               ///< cells
   std::vector<float> inputs;            ///< networkInputs of the image, then its feature inputs (shape.inputs() planes)
   std::vector<double> linear;           ///< w0 . f per cell, +inf on blocked cells (rows * cols)
   std::vector<const PathExample*> examples;  ///< its demonstrations (PathExamples on its map)
+  std::vector<NetworkMark> marks;       ///< fineTuneNetwork: its marks
   bool validation = false;              ///< scored for early stopping, never stepped on
   std::vector<std::uint8_t> labels;     ///< per cell class in [0, classes), 255 = none; empty = no labels
 };
@@ -179,8 +189,10 @@ struct NetworkAdaptationSettings {
              trainNetwork (the loss-augmented plan per demonstration, on log-costs linear + network,
              the parent's cost floor included): per epoch one Adam step on the hinge terms' mean over
              every demonstration (the image's share of each gradient in demonstration order), then the
-             proximal step toward theta0 -- minimising (lambda/2) |theta - theta0|^2 + the hinge terms.
-             After every step the costs floor + exp(linear + network) of every image's passable cells
+             proximal step toward theta0 -- minimising (lambda/2) |theta - theta0|^2 + the hinge terms
+             + each mark's hinge on its gap (NetworkMark; mean log-costs linear + network, the parent's
+             gap where already on the mark's side), weighted by the demonstrations' mean length in
+             cells, so that a broken mark pulls as one demonstration does.  After every step the costs floor + exp(linear + network) of every image's passable cells
              are checked against CostLimits (costRangeFault): a network outside them, with a parameter
              that is not finite, or whose oracle failed, is not kept -- the last good one is, with
              NetworkResult::message saying so ("kept the model of epoch k").  The same bit for bit at a
