@@ -20,11 +20,7 @@ constexpr const char* kCostsKey = "costs";  // the model setting holding the cos
 constexpr const char* kExponentKey = "cost_exponent";  // CostModel::costExponent, when not 1
 // The model file format a model is written in: 3, the oldest that reads a cost exponent, for a model
 // with one (a reader of 2 would give the costs un-raised); 2 for every other.
-// The oldest format that reads a model right: 4 for site clusters, 3 for a cost exponent (each
-// would be dropped silently by an older reader), else 2.
-std::uint32_t formatVersion(double exponent, const SiteClusters& site) {
-  return !site.empty() ? 4 : exponent != 1.0 ? 3 : kOldestModelFormatVersion;
-}
+std::uint32_t formatVersion(double exponent) { return exponent != 1.0 ? 3 : kOldestModelFormatVersion; }
 
 void checkWeights(const Eigen::VectorXd& w, const FeatureStack& features, CostForm form, const std::string& source) {
   const std::vector<std::string>& names = features.names();
@@ -117,12 +113,6 @@ CostModel CostModel::load(const std::string& path) {
   } catch (const DataError& e) {
     throw DataError(source + ": " + e.what());
   }
-  SiteClusters site;
-  try {
-    site = SiteClusters::fromModel(model);
-  } catch (const DataError& e) {
-    throw DataError(source + ": " + e.what());
-  }
   CostNetwork network;
   try {
     network = CostNetwork::fromModel(model);
@@ -163,7 +153,6 @@ CostModel CostModel::load(const std::string& path) {
                            : CostModel(std::move(features), std::move(model.weights), form, std::move(info), source);
     loaded.setDomain(std::move(domain));
     loaded.exponent_ = exponent;
-    if (!site.empty()) loaded.setSite(std::move(site));
     return loaded;
   } catch (const InvalidArgument& e) {  // weights outside the positive-cost set: the file is at fault
     throw DataError(e.what());
@@ -175,10 +164,9 @@ void CostModel::save(const std::string& path) const {
   model.weights = weights_;
   model.settings = info_;
   if (exponent_ != 1.0) model.settings[kExponentKey] = exactNumberText(exponent_);
-  model.version = formatVersion(exponent_, site_);
+  model.version = formatVersion(exponent_);
   features_.store(model);
   trees_.store(model);
-  site_.store(model);
   network_.store(model);
   domain_.store(model);
   saveModel(path, model);
@@ -234,23 +222,13 @@ std::string trainingCostFault(const std::vector<const FeatureMap*>& maps, const 
 
 std::array<double, 2> CostModel::costBounds() const {
   if (network_.empty()) {
-    const std::array<double, 2> t = trees_.range(), v = site_.range();
-    const std::array<double, 2> b = mmp::costBounds(weights_, form_, {t[0] + v[0], t[1] + v[1]});
+    const std::array<double, 2> b = mmp::costBounds(weights_, form_, trees_.range());
     return {raised(b[0]), raised(b[1])};
   }
   // Each member's log-cost lies in (-kBound, kBound): the mean too, the spread in [0, kBound).
   const double bound = NetworkShape::kBound, floor = network_.shape().cost_floor;
   const std::array<double, 2> b = mmp::costBounds(weights_, form_, {-bound, bound * (1.0 + network_.shape().kappa)});
   return {raised(floor + b[0]), raised(floor + b[1])};
-}
-
-void CostModel::setSite(SiteClusters site) {
-  if (!network_.empty()) throw InvalidArgument(source_ + ": a network model takes no site clusters");
-  if (!site.empty() && site.channels() != features_.channels()) {
-    throw InvalidArgument(source_ + ": site clusters of " + std::to_string(site.channels()) + " channels; its feature stack codes " +
-                          std::to_string(features_.channels()));
-  }
-  site_ = std::move(site);
 }
 
 void CostModel::setCostExponent(double exponent) {
@@ -456,7 +434,6 @@ void CostModel::windowCosts(const cv::Mat& pixels, cv::Point corner, int rows, i
     std::optional<CellScores> score;
     if (feature_map) map.emplace(features_.map(tile, cv::Point(ec0, er0), feature_statistics));
     if (linear_part) score.emplace(*map, weights_);
-    const std::vector<double> site = site_.empty() ? std::vector<double>{} : site_.offsets(*map);
     if (!network_.empty()) {
       std::vector<float> inputs = networkInputs(tile, k, network_colours);
       if (network_.shape().feature_inputs > 0) appendFeatureInputs(*map, inputs);
@@ -466,7 +443,7 @@ void CostModel::windowCosts(const cv::Mat& pixels, cv::Point corner, int rows, i
       for (int c = c0; c < c1; ++c) {
         const int s = (r - er0) * tile_cols + (c - ec0);
         const double network_log = log_costs[static_cast<std::size_t>(s)];
-        const double cost = network_.empty() ? raised(cellCost(*score, *map, s, site.empty() ? 0.0 : site[static_cast<std::size_t>(s)]))
+        const double cost = network_.empty() ? raised(cellCost(*score, *map, s, 0.0))
                                              : raised(network_.shape().cost(linear_part ? (*score)(s) + network_log : network_log));
         if (!(cost > 0.0) || !std::isfinite(cost)) throw badCost(r, c, cost);
         out[static_cast<std::size_t>(r - first) * width + (c - left)] = cost;
@@ -490,10 +467,6 @@ void CostModel::logCosts(const FeatureMap& map, const Eigen::VectorXd& w, const 
   switch (hypothesis()) {
     case CostHypothesis::Linear:
       map.costs(w, out, form_);  // +inf on blocked cells
-      if (!site_.empty()) {
-        const std::vector<double> site = site_.offsets(map);
-        for (std::size_t s = 0; s < out.size(); ++s) out[s] = form_ == CostForm::Linear ? out[s] + site[s] : out[s] * std::exp(site[s]);
-      }
       for (double& c : out) c = std::log(c) * e;
       return;
     case CostHypothesis::Learch:
@@ -502,12 +475,9 @@ void CostModel::logCosts(const FeatureMap& map, const Eigen::VectorXd& w, const 
                               std::to_string(map.features()));
       }
       map.costs(w, out);  // w . f, +inf on blocked cells
-      {
-        const std::vector<double> site = site_.empty() ? std::vector<double>(out.size(), 0.0) : site_.offsets(map);
-        for (int s = 0; s < map.cells(); ++s) {
-          double& v = out[static_cast<std::size_t>(s)];
-          if (std::isfinite(v)) v += trees(map, s) + site[static_cast<std::size_t>(s)];
-        }
+      for (int s = 0; s < map.cells(); ++s) {
+        double& v = out[static_cast<std::size_t>(s)];
+        if (std::isfinite(v)) v += trees(map, s);
       }
       for (double& c : out) c *= e;
       return;
@@ -543,14 +513,13 @@ CostGrid CostModel::costs(const FeatureMap& map) const {
   grid.cell_size = features_.settings().cell_size;
   grid.frame = map.frame();
   const CellScores score(map, weights_);  // checks the map's feature count
-  const std::vector<double> site = site_.empty() ? std::vector<double>{} : site_.offsets(map);
   grid.costs.resize(static_cast<std::size_t>(map.cells()));
   for (int s = 0; s < map.cells(); ++s) {
     if (map.isBlocked(s)) {  // a cell without data (teachingMap blocks them): unknown, +inf as CostModel::costs(image) gives it
       grid.costs[static_cast<std::size_t>(s)] = std::numeric_limits<double>::infinity();
       continue;
     }
-    const double cost = raised(cellCost(score, map, s, site.empty() ? 0.0 : site[static_cast<std::size_t>(s)]));
+    const double cost = raised(cellCost(score, map, s, 0.0));
     if (!(cost > 0.0) || !std::isfinite(cost)) throw badCost(s / grid.cols, s % grid.cols, cost);  // exp can overflow
     grid.costs[static_cast<std::size_t>(s)] = cost;
   }
@@ -661,17 +630,12 @@ std::vector<std::pair<std::string, std::string>> CostModel::summary() const {
     out.emplace_back(key, it->second);
     rest.erase(it);
   };
-  out.emplace_back("format", "mmp model file version " + std::to_string(formatVersion(exponent_, site_)));
+  out.emplace_back("format", "mmp model file version " + std::to_string(formatVersion(exponent_)));
   take("behaviour");
   out.emplace_back("cost", !trees_.empty()    ? "exp(w . f + trees(f)), " + std::to_string(trees_.size()) + " trees (LEARCH)"
                            : !network_.empty() ? network_.shape().formula() + " (convolutional network)"
                            : form_ == CostForm::Exponential ? "exp(w . f)"
                                                             : "w . f");
-  if (!site_.empty()) {
-    out.back().second += std::string(" + v[site cluster]: ") + std::to_string(site_.clusters()) + " appearance clusters of the taught images, " +
-                         (form_ == CostForm::Linear && trees_.empty() ? "cost" : "log-cost") + " offsets " +
-                         numberText(site_.range()[0]) + " to " + numberText(site_.range()[1]);
-  }
   if (exponent_ != 1.0) out.back().second += ", every cost raised to the power " + exactNumberText(exponent_) + " after training";
   take("learner");
   const FeatureSettings& f = features_.settings();

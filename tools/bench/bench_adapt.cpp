@@ -641,9 +641,6 @@ int main(int argc, char** argv) {
   app.add_option_function<std::string>("--prior", [&o](const std::string& prior) { o.adapt.prior = prior == "costs" ? AdaptationPrior::Costs : AdaptationPrior::Weights; },
                                        "what the prior keeps near the parent's (linear models): weights or costs")
       ->check(CLI::IsMember({"weights", "costs"}));
-  app.add_option("--site-clusters", o.adapt.site_clusters, "linear models: the taught images' appearance clusters with an offset each (0: none)")
-      ->capture_default_str();
-  app.add_option("--site-lambda", o.adapt.site_lambda, "linear models: the prior's strength on the clusters' offsets")->capture_default_str();
   app.add_option("--epochs", o.adapt.epochs, "linear models: the most oracle passes of the exact solver")->capture_default_str();
   app.add_option("--learch-rounds", o.adapt.learch_rounds, "trees added (LEARCH models)")->capture_default_str();
   app.add_option("--threads", o.adapt.threads, "oracle calls at once")->capture_default_str();

@@ -289,9 +289,6 @@ void addAdaptCommand(CLI::App& app) {
   PipelineSettings& s = o->settings;
   addSettingOption(*cmd, "--lambda", "adapt.lambda", s, "linear models: the pull toward the parent (larger: closer)");
   addSettingOption(*cmd, "--prior", "adapt.prior", s, "linear models: what the prior keeps near the parent's: weights or costs");
-  addSettingOption(*cmd, "--site-clusters", "adapt.site_clusters", s,
-                   "linear models: the site's appearance clusters, a cost offset each learned from its paths and marks (0: none)");
-  addSettingOption(*cmd, "--site-lambda", "adapt.site_lambda", s, "linear models: the pull of the clusters' offsets toward 0");
   addSettingOption(*cmd, "--epochs", "adapt.epochs", s, "linear models: the most oracle passes (the solver stops at the optimum)");
   addSettingOption(*cmd, "--learch-rounds", "adapt.learch_rounds", s, "LEARCH models: trees added");
   addSettingOption(*cmd, "--network-lambda", "adapt.network_lambda", s, "network models: the proximal pull toward the parent's parameters");

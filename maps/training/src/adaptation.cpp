@@ -131,9 +131,6 @@ int CostModelTeacher::addImage(std::shared_ptr<const FeatureMap> map, std::share
   }
   images_.push_back({name, fingerprint, std::move(map), std::move(inputs)});
   parent_log_costs_.emplace_back();
-  if (!site_.empty()) taught_examples_.clear();  // the clusters are fitted again, with this image
-  learning_images_.clear();
-  site_ = {};
   return static_cast<int>(images_.size()) - 1;
 }
 
@@ -294,31 +291,13 @@ std::vector<std::size_t> CostModelTeacher::canonicalOrder() const {
   return order;
 }
 
-const std::vector<TeachingImage>& CostModelTeacher::learningImages() {
-  if (learning_images_.size() == images_.size()) return learning_images_;
-  learning_images_ = images_;
-  if (settings_.site_clusters == 0 || !trainer_->takesSite() || images_.empty()) return learning_images_;
-  std::vector<const TeachingImage*> order;
-  for (const TeachingImage& image : images_) order.push_back(&image);
-  std::stable_sort(order.begin(), order.end(), [](const TeachingImage* a, const TeachingImage* b) {
-    return std::tie(a->name, a->fingerprint) < std::tie(b->name, b->fingerprint);
-  });
-  std::vector<const FeatureMap*> maps;
-  for (const TeachingImage* image : order) maps.push_back(image->map.get());
-  site_ = SiteClusters::fit(maps, settings_.site_clusters);
-  const float scale = siteColumnScale(settings_);
-  for (TeachingImage& image : learning_images_) image.map = std::make_shared<const FeatureMap>(withSiteColumns(*image.map, site_, scale));
-  taught_examples_.clear();  // made on the maps without the columns
-  return learning_images_;
-}
-
 std::vector<MarkMeans> CostModelTeacher::markConstraints() const {
   const auto meanOf = [this](int image, const std::vector<int>& cells, Eigen::VectorXd& sum, long& count) {
-    const FeatureMap& map = *learning_images_[static_cast<std::size_t>(image)].map;
+    const FeatureMap& map = *images_[static_cast<std::size_t>(image)].map;
     for (const int s : cells) sum += map.cellVector(s).cast<double>();
     count += static_cast<long>(cells.size());
   };
-  const Eigen::Index d = learning_images_.empty() ? parent_.weights().size() : learning_images_.front().map->features();
+  const Eigen::Index d = parent_.weights().size();
   Eigen::VectorXd taught = Eigen::VectorXd::Zero(d);
   long taught_cells = 0;
   for (const std::size_t k : canonicalOrder()) meanOf(demonstrations_[k].image, demonstrations_[k].cells, taught, taught_cells);
@@ -470,7 +449,6 @@ TeachingStep CostModelTeacher::adapt() {
     return step;
   }
   const PathExample::Params params = adaptationExampleParams(settings_, parent_);
-  const std::vector<TeachingImage>& learning = learningImages();
   std::vector<const PathExample*> examples;
   std::vector<int> example_images;
   std::vector<const TaughtExample*> taught;  // in canonical order
@@ -482,7 +460,7 @@ TeachingStep CostModelTeacher::adapt() {
       if (added) {
         const auto made = taught_examples_.find(at->first);
         if (made != taught_examples_.end()) at->second = made->second;
-        else at->second.example = std::make_shared<const PathExample>(learning[static_cast<std::size_t>(d.image)].map, d.cells, params);
+        else at->second.example = std::make_shared<const PathExample>(images_[static_cast<std::size_t>(d.image)].map, d.cells, params);
       }
       taught.push_back(&at->second);  // map nodes stay put when the map is moved
       examples.push_back(at->second.example.get());
@@ -492,7 +470,7 @@ TeachingStep CostModelTeacher::adapt() {
   }
   const std::vector<MarkMeans> marks = markConstraints();
   cache_->image_moments.resize(images_.size());
-  const AdaptationInput in{parent_, settings_, examples, example_images, learning, marks, *cache_, site_};
+  const AdaptationInput in{parent_, settings_, examples, example_images, images_, marks, *cache_};
   CostModel adapted = trainer_->adapt(in, parentInfo(), step);
   adapted.setDomain(parent_.domain());
   recordProvenance(adapted);

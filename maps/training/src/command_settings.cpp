@@ -6,7 +6,6 @@
 // ask for a run that never ends or memory that cannot exist.
 #include "setting_key_builders.hpp"
 
-#include <mmp/maps/site_clusters.hpp>
 #include <mmp/maps/training/settings.hpp>
 
 namespace mmp {
@@ -45,13 +44,6 @@ void adaptKeys(std::vector<SettingKey>& keys) {
                            "(the mean squared change of log-cost over the taught images' cells); docs/teaching.md",
                            [](const S& s) { return describe(s.adapt.prior); },
                            [](S& s, const std::string& v) { s.adapt.prior = v == "costs" ? AdaptationPrior::Costs : AdaptationPrior::Weights; }));
-  keys.push_back(integerKey<int>("adapt.site_clusters", 0, SiteClusters::kMaxClusters,
-                                 "linear models: appearance clusters of the taught images, each with a cost offset learned from the "
-                                 "site's paths and marks alone (0: none, the weights only); docs/teaching.md",
-                                 [](S& s) -> int& { return s.adapt.site_clusters; }));
-  keys.push_back(numberKey("adapt.site_lambda", kPositive, 1e12,
-                           "linear models: the prior's strength on the site clusters' offsets, toward 0 (larger: closer to the parent)",
-                           [](S& s) -> double& { return s.adapt.site_lambda; }));
   keys.push_back(integerKey<int>("adapt.epochs", 1, 100000, "linear models: the most oracle passes the exact solver may take (it stops at the optimum)",
                                  [](S& s) -> int& { return s.adapt.epochs; }));
   keys.push_back(integerKey<int>("adapt.learch_rounds", 1, 10000, "LEARCH models: trees added",

@@ -150,45 +150,31 @@ class LinearTrainer final : public CostModelTrainer {
   // The minimiser of lambda/2 |w - w0|^2 + sum_i h_i(w) (or the cost-space prior's metric) over the
   // weights that keep loss-augmented costs positive and inside the avoid marks' half-spaces
   // (markConstraints), found exactly by the n-slack cutting plane: it depends on the set of
-  // demonstrations and marks alone, so any order of teaching gives the same model.  With site clusters
-  // the maps carry their one-hot columns (AdaptationInput::site), whose weights start at 0 and are
-  // held there by the same prior (siteColumnScale makes it site_lambda/2 |v|^2 on the offsets v).
+  // demonstrations and marks alone, so any order of teaching gives the same model.
   CostModel adapt(const AdaptationInput& in, std::map<std::string, std::string> info, TeachingStep& step) const override {
     const CostModel& parent = in.parent;
-    const Eigen::Index d = parent.weights().size(), clusters = in.site.clusters();
-    Eigen::VectorXd w0 = Eigen::VectorXd::Zero(d + clusters);
-    w0.head(d) = parent.weights();
+    const Eigen::VectorXd& w0 = parent.weights();
     const bool linear = parent.form() == CostForm::Linear;
     // The learner keeps loss-augmented costs positive with the bias floor training used; the parent's
     // calibration (its bias below the floor) is the offset carried back afterwards.
     const ProjectionPtr positive =
-        linear ? positiveCostProjection(d, kBiasIndex, in.settings.loss.scale, in.settings.min_cost) : noProjection();
+        linear ? positiveCostProjection(w0.size(), kBiasIndex, in.settings.loss.scale, in.settings.min_cost) : noProjection();
     Eigen::VectorXd prior = w0;
-    {
-      Eigen::VectorXd head = prior.head(d);
-      positive->project(head);
-      prior.head(d) = head;
-    }
+    positive->project(prior);
     const Eigen::VectorXd offset = w0 - prior;
-    const double floor = in.settings.loss.scale + in.settings.min_cost, scale = siteColumnScale(in.settings);
 
     // lambda/2 |w - w0|^2 + sum_i h_i(w) is lambda/(2n) |w - w0|^2 + the mean of the h_i, the
     // learner's form: the prior gives way as demonstrations arrive.
     NSlackCuttingPlane::Params p;
     p.lambda = in.settings.lambda / static_cast<double>(std::max<std::size_t>(1, in.examples.size()));
     p.prior = prior;
-    if (in.settings.prior == AdaptationPrior::Costs) {
-      p.prior_metric = Eigen::MatrixXd::Identity(w0.size(), w0.size());  // the site's offsets: |v'|^2
-      p.prior_metric.topLeftCorner(d, d) = costMetric(in);
-    }
-    if (linear) {  // w >= 0, bias >= floor, and bias + a cluster's offset >= floor: every cost stays >= floor
+    if (in.settings.prior == AdaptationPrior::Costs) p.prior_metric = costMetric(in);
+    if (linear) {
       for (Eigen::Index j = 0; j < w0.size(); ++j) {
-        Eigen::VectorXd row = Eigen::VectorXd::Unit(w0.size(), j);
-        if (j >= d) row = Eigen::VectorXd::Unit(w0.size(), kBiasIndex) + scale * row;
-        p.constraints.push_back({row, j == kBiasIndex || j >= d ? floor : 0.0});
+        p.constraints.push_back({Eigen::VectorXd::Unit(w0.size(), j), j == kBiasIndex ? in.settings.loss.scale + in.settings.min_cost : 0.0});
       }
     }
-    for (LinearConstraint& mark : markConstraints(in, w0, offset)) p.constraints.push_back(std::move(mark));
+    for (LinearConstraint& mark : markConstraints(in, offset)) p.constraints.push_back(std::move(mark));
     p.stop.max_iterations = in.settings.epochs;
     p.threads = in.settings.threads;
     const auto key = [&in](std::size_t k) { return std::make_pair(in.example_images[k], in.examples[k]->demonstration()); };
@@ -215,10 +201,8 @@ class LinearTrainer final : public CostModelTrainer {
     } else if (!p.constraints.empty()) {  // marks alone: the prior's nearest point inside them
       w = NSlackCuttingPlane(p).priorMinimiser();
     }
-    Eigen::VectorXd head = w.head(d);
-    positive->project(head);  // the QP meets the box to its tolerance (-1e-17)
-    CostModel adapted(parent.features(), head + offset.head(d), form, std::move(info));
-    if (clusters > 0) adapted.setSite(in.site.withValues(scale * w.tail(clusters)));
+    positive->project(w);  // the QP meets the box to its tolerance (-1e-17)
+    CostModel adapted(parent.features(), w + offset, form, std::move(info));
     if (parent.costExponent() != 1.0) adapted.setCostExponent(parent.costExponent());
     return adapted;
   }
@@ -233,8 +217,8 @@ class LinearTrainer final : public CostModelTrainer {
   //   log-costs e w . f:  avoid  w . (f_m - f_t) >= max(log(kAvoidMargin) / e, the parent's gap)
   //                       prefer w . (f_m - f_t) <= min(log(kPreferMargin) / e, the parent's gap)
   // (a prefer row is its inequality times -1: the learner's rows are a . w >= b).
-  static std::vector<LinearConstraint> markConstraints(const AdaptationInput& in, const Eigen::VectorXd& w0,
-                                                      const Eigen::VectorXd& offset) {
+  static std::vector<LinearConstraint> markConstraints(const AdaptationInput& in, const Eigen::VectorXd& offset) {
+    const Eigen::VectorXd& w0 = in.parent.weights();
     std::vector<LinearConstraint> constraints;
     for (const MarkMeans& m : in.marks) {
       const bool avoid = m.kind == MarkKind::Avoid;
@@ -288,7 +272,7 @@ class LinearTrainer final : public CostModelTrainer {
     const int stride = std::max(1, map.cells() / kCostMetricCells);
     for (int s = 0; s < map.cells(); s += stride) {
       if (map.isBlocked(s)) continue;
-      const Eigen::VectorXd g = map.cellVector(s).head(w0.size()).cast<double>();  // without site columns
+      const Eigen::VectorXd g = map.cellVector(s).cast<double>();
       const double cost = linear ? w0.dot(g) : 1.0;
       if (!(cost > 0.0) || !std::isfinite(cost)) continue;
       m.selfadjointView<Eigen::Lower>().rankUpdate(g / cost);
@@ -299,11 +283,9 @@ class LinearTrainer final : public CostModelTrainer {
 
   std::string describeAdaptation(const AdaptationSettings& s) const override {
     return "the optimum (n-slack cutting plane, at most " + std::to_string(s.epochs) + " passes) toward the parent" +
-           std::string(s.prior == AdaptationPrior::Costs ? "'s costs" : "") + ", lambda " + numberText(s.lambda) +
-           (s.site_clusters > 0 ? ", " + std::to_string(s.site_clusters) + " site clusters (lambda " + numberText(s.site_lambda) + ")" : "");
+           std::string(s.prior == AdaptationPrior::Costs ? "'s costs" : "") + ", lambda " + numberText(s.lambda);
   }
   const char* adaptationStrength() const override { return "adapt.lambda"; }
-  bool takesSite() const override { return true; }
 
   // A batch epoch on the given examples alone: the objective and its subgradient at the learner's
   // weights (the calibrated bias may be below the floor that keeps loss-augmented costs positive), with

@@ -11,7 +11,6 @@
 #include <mmp/learners/n_slack_cutting_plane.hpp>
 #include <mmp/maps/training/pipeline.hpp>
 
-#include <cmath>
 #include <functional>
 #include <map>
 #include <memory>
@@ -72,16 +71,7 @@ struct AdaptationInput {
   const std::vector<MarkMeans>& marks;
   /// What the teacher keeps from step to step for the kind (TeachingCache).
   TeachingCache& cache;
-  /// The images' site clusters when the maps (images, examples, marks) carry their one-hot columns
-  /// (takesSite and adapt.site_clusters > 0), scaled by siteColumnScale; empty otherwise.
-  const SiteClusters& site;
 };
-
-/// The value of a site cluster's one-hot column: with the prior lambda/2 on its weight v' the cluster's
-/// offset v = scale v' is held by site_lambda/2 v^2.
-inline float siteColumnScale(const AdaptationSettings& settings) {
-  return static_cast<float>(std::sqrt(settings.lambda / settings.site_lambda));
-}
 
 class CostModelTrainer {
  public:
@@ -104,8 +94,6 @@ class CostModelTrainer {
   virtual std::string describeAdaptation(const AdaptationSettings& settings) const = 0;
   /// The adapt.* key of the prior's strength for this kind ("adapt.lambda", ...).
   virtual const char* adaptationStrength() const = 0;
-  /// Whether the kind learns site clusters' offsets (adapt.site_clusters; AdaptationInput::site).
-  virtual bool takesSite() const { return false; }
   /// Why `parent` cannot adapt ("" if it can): a segmenter network, trained on labels.
   virtual std::string cannotAdapt(const CostModel& /*parent*/) const { return ""; }
   /// One pass of loss-augmented oracle calls over `largest` (the examples of the largest training

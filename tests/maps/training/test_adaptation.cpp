@@ -1,7 +1,6 @@
 // Teaching a trained model on a new site (adaptation.hpp): reproducible, pulled by its prior, exact
 // undo, bad demonstrations refused by name with the teacher unchanged, LEARCH keeps its trees.
 #include "maps/training/training_support.hpp"
-#include "temp_dir.hpp"
 
 #include <mmp/core/error.hpp>
 #include <mmp/maps/training/adaptation.hpp>
@@ -378,73 +377,6 @@ TEST_CASE("adaptation: the teaching map gives the image's costs bit for bit (mmp
     CHECK(from_map.cols == from_image.cols);
     CHECK(from_map.costs == from_image.costs);
   }
-}
-
-TEST_CASE("adaptation with site clusters: offsets of their own, order-free, exact undo, saved as format 4") {
-  const Site s = site();
-  const GeoImage image = geoImage(s.region);
-  AdaptationSettings settings;
-  settings.site_clusters = 8;
-  settings.site_lambda = 0.1;
-  CostModelTeacher a(s.model, settings), b(s.model, settings);
-  const int ia = a.addImage(image, "scene 5");
-  b.addImage(image, "scene 5");
-  const int cols = a.cols(ia);
-  const std::vector<std::vector<int>> paths = {demonstration(s.region, cols, 2 * cols + 2, 60 * cols + 60),
-                                               demonstration(s.region, cols, 60 * cols + 2, 3 * cols + 61),
-                                               demonstration(s.region, cols, 30 * cols + 1, 31 * cols + 62)};
-  for (const int k : {0, 1, 2}) a.teach(ia, paths[k]);
-  for (const int k : {2, 0, 1}) b.teach(ia, paths[k]);
-  const SiteClusters& site = a.model().site();
-  REQUIRE(site.clusters() == 8);
-  CHECK(site.values().cwiseAbs().maxCoeff() > 0.0);
-  // Whatever the order, to 1e-9 relative (the one-hot columns make the solver's last polish singular, and
-  // its least-squares answer is not bit for bit the same from other tight rows).
-  Eigen::VectorXd one(a.model().weights().size() + 8), other(one.size());
-  one << a.model().weights(), site.values();
-  other << b.model().weights(), b.model().site().values();
-  MESSAGE("order: relative difference " << (one - other).norm() / one.norm());
-  CHECK((one - other).norm() <= 1e-9 * one.norm());
-  CHECK(site.centres() == b.model().site().centres());
-  const CostModel three = b.model();
-  b.teach(ia, demonstration(s.region, cols, 2 * cols + 2, 31 * cols + 62));
-  b.undo();  // exact: the model before, bit for bit
-  CHECK(b.model().weights() == three.weights());
-  CHECK(b.model().site().values() == three.site().values());
-
-  // The model's costs on the image are those of its teaching map, and survive the file (format 4).
-  const CostGrid costs = a.model().costs(image);
-  CHECK(a.model().costs(*a.image(ia).map).costs == costs.costs);
-  test::TempDir dir;
-  a.model().save(dir.file("site.mmp"));
-  const CostModel loaded = CostModel::load(dir.file("site.mmp"));
-  CHECK(loaded.costs(image).costs == costs.costs);
-  CHECK(loaded.summary()[0].second == "mmp model file version 4");
-
-  // With the weights held at the parent's, the paths move each cluster's ground by one offset: a cell's
-  // cost changes by its cluster's offset and by nothing else.
-  settings.lambda = 1e9;
-  CostModelTeacher held(s.model, settings);
-  held.addImage(image, "scene 5");
-  held.teach({{ia, paths[0], {}}, {ia, paths[1], {}}});
-  REQUIRE(held.model().site().clusters() == 8);
-  CHECK(held.model().site().values().cwiseAbs().maxCoeff() > 1e-3);
-  const std::vector<std::uint8_t> cluster = held.model().site().assign(*held.image(0).map);
-  const std::vector<double> before = s.model.costs(image).costs, after = held.model().costs(image).costs;
-  REQUIRE(s.model.costExponent() == 1.0);
-  for (std::size_t k = 0; k < before.size(); ++k) {
-    if (!std::isfinite(before[k])) continue;
-    CHECK(after[k] - before[k] == doctest::Approx(held.model().site().values()[cluster[k]]).epsilon(1e-6).scale(1.0));
-  }
-
-  // The clusters' arrays are checked as the file is read.
-  Model bad;
-  bad.arrays["site.values"] = {0.0, 1.0};
-  CHECK_THROWS_WITH_AS(SiteClusters::fromModel(bad), doctest::Contains("site.centres"), DataError);
-  bad.arrays["site.centres"] = {1.0, 2.0, 3.0};
-  CHECK_THROWS_WITH_AS(SiteClusters::fromModel(bad), doctest::Contains("positive multiple"), DataError);
-  bad.arrays["site.centres"] = {1.0, 2.0, 3.0, 300.0};
-  CHECK_THROWS_WITH_AS(SiteClusters::fromModel(bad), doctest::Contains("outside [0, 255]"), DataError);
 }
 
 TEST_CASE("adaptation: settings outside their range are refused by name") {

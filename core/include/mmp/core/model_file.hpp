@@ -18,11 +18,10 @@
 
 namespace mmp {
 
-/// The newest format this library reads and writes.  2 added the checksum.  3 and 4 are written only
-/// for a model that an older reader would misread, silently (3: a cost map's cost exponent; 4: an
-/// adapted model's site clusters), so that such a reader refuses it; every other model is still
-/// written as version 2.
-constexpr std::uint32_t kModelFormatVersion = 4;
+/// The newest format this library reads and writes.  2 added the checksum.  3 is written only for a
+/// model that a reader of version 2 would misread, silently (a cost map's cost exponent), so that
+/// such a reader refuses it; every other model is still written as version 2.
+constexpr std::uint32_t kModelFormatVersion = 3;
 constexpr std::uint32_t kOldestModelFormatVersion = 2;  ///< the oldest this library reads
 
 struct Model {

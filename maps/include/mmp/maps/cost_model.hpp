@@ -21,7 +21,6 @@
 #include <mmp/maps/georeference.hpp>
 #include <mmp/maps/imagery.hpp>
 #include <mmp/maps/regression_tree.hpp>
-#include <mmp/maps/site_clusters.hpp>
 #include <mmp/maps/training_domain.hpp>
 #include <mmp/planning/cost_grid.hpp>
 
@@ -194,8 +193,7 @@ class CostModel {
                 network reads them), map.cells() * network().shape().inputs() values; ignored otherwise
       ensures: out[s] = log of the cost the model gives cell s, its cost exponent applied (+inf on
                blocked cells): the one formula of each kind that planners on log-costs use --
-               e log(w . f) or e w . f (linear, by form), e (w . f + trees(f)) (LEARCH), with the site
-               clusters' offset v added to w . f (costs w . f) or to the log-cost (the others),
+               e log(w . f) or e w . f (linear, by form), e (w . f + trees(f)) (LEARCH),
                e log(floor + exp(w . f + net)) (network).  Throws mmp::InvalidArgument for a network
                model without inputs or with inputs of another size.
   !*/
@@ -214,12 +212,6 @@ class CostModel {
   const TreeEnsemble& trees() const { return trees_; }
   /// The network part of the log-cost; empty unless network training made the model.
   const CostNetwork& network() const { return network_; }
-  /// The site's part (site_clusters.hpp): one offset per appearance cluster of the taught images, added
-  /// to the cost (costs w . f) or log-cost; empty unless adaptation gave the model local capacity.
-  const SiteClusters& site() const { return site_; }
-  /// Throws mmp::InvalidArgument for a network model or clusters of another channel count than the
-  /// feature stack codes.  Saved with the model (format version 4).
-  void setSite(SiteClusters site);
   /// lowest <= the cost of every cell of every image <= highest, from the weights (every feature of
   /// a stacked map lies in [0, 1], the bias is 1) and the trees' leaf values: a bound, usually not
   /// attained, e.g. for a fixed scale across tiles.  May be +inf for exponential costs.
@@ -270,10 +262,9 @@ class CostModel {
   DataError badCost(long long row, long long col, double cost) const;
   /// costs(image), the colour statistics taken over the pixels where valid != 0 (all if empty).
   CostGrid imageCosts(const cv::Mat& image, const cv::Mat& valid, const TileSettings& tiles, double metres_per_pixel) const;
-  /// The cost of cell s of a map made by features(), `other` its network's or site clusters' part:
-  /// every cost the model gives comes from here.
-  double cellCost(const CellScores& linear, const FeatureMap& map, int s, double other) const {
-    const double sum = linear(s) + trees_(map, s) + other;
+  /// The cost of cell s of a map made by features(): every cost the model gives comes from here.
+  double cellCost(const CellScores& linear, const FeatureMap& map, int s, double network) const {
+    const double sum = linear(s) + trees_(map, s) + network;
     return form_ == CostForm::Exponential ? std::exp(sum) : sum;
   }
   /// A learned cost raised to the cost exponent: every cost the model gives passes through here.
@@ -284,7 +275,6 @@ class CostModel {
   CostForm form_;
   TreeEnsemble trees_;
   CostNetwork network_;
-  SiteClusters site_;
   TrainingDomain domain_;
   double exponent_ = 1.0;
   std::map<std::string, std::string> info_;

@@ -36,7 +36,6 @@
 #include <mmp/core/oracle.hpp>
 #include <mmp/maps/cost_model.hpp>
 #include <mmp/maps/georeference.hpp>
-#include <mmp/maps/site_clusters.hpp>
 #include <mmp/maps/training/held_out.hpp>
 #include <mmp/maps/training/learch.hpp>
 #include <mmp/maps/training/settings.hpp>
@@ -263,13 +262,8 @@ class CostModelTeacher {
   /// The demonstrations' indices in the order the learners see them (canonicalOrder: by image, then
   /// by cells), which makes the adapted model independent of the order they were taught in.
   std::vector<std::size_t> canonicalOrder() const;
-  /// The marks as the linear learner's constraints: each one's mean features (on learningImages())
-  /// against the taught cells'.
+  /// The marks as the linear learner's constraints: each one's mean features against the taught cells'.
   std::vector<MarkMeans> markConstraints() const;
-  /// The images as the parent's kind learns on them: images_ itself, or with the site clusters' one-hot
-  /// columns (adapt.site_clusters > 0 and a kind that takes them), the clusters fitted on every image
-  /// held, in the order of their names: made when a step first needs them after an image was added.
-  const std::vector<TeachingImage>& learningImages();
   const std::vector<double>& parentLogCosts(int image) const;
   void warnOfUnshownMoves(const std::map<int, std::vector<double>>& adapted_costs, TeachingStep& step) const;
 
@@ -279,8 +273,6 @@ class CostModelTeacher {
   std::unique_ptr<const CostModelTrainer> trainer_;
   std::string parent_fingerprint_;
   std::vector<TeachingImage> images_;
-  std::vector<TeachingImage> learning_images_;  ///< learningImages(); empty until then
-  SiteClusters site_;                           ///< their clusters (offsets 0), if any
   /// The parent's log-costs per image, once a step has needed them (a network's forward pass is not free).
   mutable std::vector<std::vector<double>> parent_log_costs_;
   /// What the parent's kind keeps between steps (trainer.hpp): results do not depend on it.

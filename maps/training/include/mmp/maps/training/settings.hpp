@@ -181,11 +181,6 @@ struct AdaptationSettings {
   double lambda = 10.0;
   /// Linear models: what the prior keeps close to the parent's (the weights, or the site's costs).
   AdaptationPrior prior = AdaptationPrior::Weights;
-  /// Linear models: local capacity (site_clusters.hpp) -- the taught images' appearance clusters, one-hot
-  /// columns beside the features whose weights start at 0 and are held to 0 by site_lambda/2 |v|^2 (v
-  /// the clusters' cost offsets); 0 clusters: the weights alone.
-  int site_clusters = 0;
-  double site_lambda = 1.0;
   /// Linear models: the most passes of oracle calls over the demonstrations the exact solver may take
   /// (it stops at the optimum, in far fewer; a step that runs out says so).
   int epochs = 100;
