@@ -667,7 +667,7 @@ int main(int argc, char** argv) {
                                                "areas plus the k demonstrations)")
       ->check(CLI::IsMember({"classifier", "batch"}))->delimiter(',');
   app.add_option("--batch-ks", o.batch_ks, "the k at which the batch retrain runs (each one of --ks)")->capture_default_str();
-  app.add_option("--marks", o.marks, "avoid marks per teaching half on the behaviour's dearest passable class ")
+  app.add_option("--marks", o.marks, "avoid marks per teaching half on the behaviour's dearest passable class")
       ->capture_default_str()->check(CLI::Range(0, 20));
   app.add_flag("--held-out", o.held_out,
                "at each k >= 2: each demonstration held out (what mmp adapt tells a user without labels), its verdict "

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 
 namespace mmp {
 
@@ -19,17 +20,12 @@ namespace {
 // mean log-cost gap of NetworkMark, measured on the model's log-costs, exponent included).
 void warnOfUnmetMarks(const AdaptationInput& in, const CostModel& parent, const CostModel& adapted, TeachingStep& step) {
   if (in.marks.empty()) return;
+  std::set<int> images(in.example_images.begin(), in.example_images.end());  // with a path or a mark
+  for (const MarkMeans& m : in.marks) images.insert(m.image);
   std::map<int, std::vector<double>> before, after;
-  for (const MarkMeans& m : in.marks) {
-    if (before.count(m.image)) continue;
-    teachingLogCosts(parent, in.images[static_cast<std::size_t>(m.image)], before[m.image]);
-    teachingLogCosts(adapted, in.images[static_cast<std::size_t>(m.image)], after[m.image]);
-  }
-  for (std::size_t k = 0; k < in.examples.size(); ++k) {
-    const int image = in.example_images[k];
-    if (before.count(image)) continue;
-    teachingLogCosts(parent, in.images[static_cast<std::size_t>(image)], before[image]);
-    teachingLogCosts(adapted, in.images[static_cast<std::size_t>(image)], after[image]);
+  for (const int i : images) {
+    teachingLogCosts(parent, in.images[static_cast<std::size_t>(i)], before[i]);
+    teachingLogCosts(adapted, in.images[static_cast<std::size_t>(i)], after[i]);
   }
   const auto gap = [&](const std::map<int, std::vector<double>>& costs, const MarkMeans& m) {
     double taught = 0.0, marked = 0.0;

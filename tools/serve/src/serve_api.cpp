@@ -346,7 +346,7 @@ struct Endpoints {
       step = mark ? st.teacher->teach({}, {{s.teacher_index, cells, *mark}}) : st.teacher->teach({{s.teacher_index, cells, given}});
     } catch (const DataError& e) {
       throw ApiError(422, e.what());
-    } catch (const InvalidArgument& e) {  // a kind that takes no marks, a name taken
+    } catch (const InvalidArgument& e) {  // a name taken
       throw ApiError(422, e.what());
     }
     ++st.revision;

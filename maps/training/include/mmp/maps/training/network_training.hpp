@@ -118,7 +118,6 @@ struct NetworkTrainingSettings {
   std::string describe() const;
 };
 
-/// One training image of the network.
 /// A mark on a network's teaching image (CostModelTeacher::avoid, prefer): its cells' mean log-cost
 /// (linear + network) is held at least (avoid) or at most (prefer) `gap` above the mean over every
 /// demonstration's cells, or the parent's gap where that is already on the mark's side.
@@ -128,6 +127,7 @@ struct NetworkMark {
   double gap = 0.0;
 };
 
+/// One training image of the network.
 struct NetworkImage {
   std::string name;                     ///< for messages
   int rows = 0, cols = 0;               ///< cells
@@ -192,8 +192,8 @@ struct NetworkAdaptationSettings {
              proximal step toward theta0 -- minimising (lambda/2) |theta - theta0|^2 + the hinge terms
              + each mark's hinge on its gap (NetworkMark; mean log-costs linear + network, the parent's
              gap where already on the mark's side), weighted by the demonstrations' mean length in
-             cells, so that a broken mark pulls as one demonstration does.  After every step the costs floor + exp(linear + network) of every image's passable cells
-             are checked against CostLimits (costRangeFault): a network outside them, with a parameter
+             cells, so that a broken mark pulls as one demonstration does.  After every step the costs
+             floor + exp(linear + network) of every image's passable cells are checked against CostLimits (costRangeFault): a network outside them, with a parameter
              that is not finite, or whose oracle failed, is not kept -- the last good one is, with
              NetworkResult::message saying so ("kept the model of epoch k").  The same bit for bit at a
              fixed thread count and kernels.  Throws mmp::Error if libtorch cannot be loaded.
