@@ -17,7 +17,8 @@
 // --demonstrations drawn replaces each planned demonstration by what a person would draw over it: its
 // ends and four waypoints joined straight.  --marks N
 // teaches N avoid marks on each teaching half's dearest passable class as the half is first used
-// (linear models).  The "drift" column is the largest move of a class's mean cost relative to the
+// (linear models).  --site-images all gives the teacher the area's scored images as well (features
+// only, no labels or paths), as the page holds every image it is given.  The "drift" column is the largest move of a class's mean cost relative to the
 // preferred class's on the scored halves, adapted against the parent (0.2: 20 %); "warned" the share
 // of runs whose k-th teaching step warned of ground it moved unshown (unshownMoves).  Prints a table
 // and, last, one JSON line; --png draws the curves.
@@ -78,6 +79,7 @@ struct Options {
   bool scratch = true;                  ///< also the learner from scratch and uniform costs (off for --areas left-out)
   int marks = 0;                        ///< avoid marks per teaching half, on the behaviour's dearest passable class
   std::string demonstrations = "planned";  ///< "planned": A* on the true costs; "drawn": a few waypoints of it joined straight
+  std::string site_images = "taught";   ///< "taught": the teacher holds the taught images; "all": the area's scored ones too
   bool wants(const std::string& reference) const {
     return std::find(references.begin(), references.end(), reference) != references.end();
   }
@@ -513,6 +515,11 @@ void runCurve(const std::string& behaviour, const CostModel& parent, const std::
       c.uniform.push_back(flat);
       if (classifier) c.classifier.push_back(classifier_scores);
       CostModelTeacher teacher(parent, o.adapt), scratch(uniform, o.adapt);
+      if (o.site_images == "all") {  // features only: what mmp serve holds of every image it is given
+        for (const Part& p : parts) {
+          if (p.area == area && p.scored) teacher.addImage(p.right.region.map, p.name + "-scored");
+        }
+      }
       std::map<const Part*, int> index;
       std::vector<const Part*> owners;
       std::vector<std::vector<int>> demos;
@@ -667,6 +674,10 @@ int main(int argc, char** argv) {
                                                "areas plus the k demonstrations)")
       ->check(CLI::IsMember({"classifier", "batch"}))->delimiter(',');
   app.add_option("--batch-ks", o.batch_ks, "the k at which the batch retrain runs (each one of --ks)")->capture_default_str();
+  app.add_option("--site-images", o.site_images, "taught: the teacher holds the images it is taught on; all: also the area's "
+                                                "scored images, unlabelled, without paths (as mmp serve holds every image it "
+                                                "is given; the cost prior keeps their costs too)")
+      ->capture_default_str()->check(CLI::IsMember({"taught", "all"}));
   app.add_option("--marks", o.marks, "avoid marks per teaching half on the behaviour's dearest passable class")
       ->capture_default_str()->check(CLI::Range(0, 20));
   app.add_flag("--held-out", o.held_out,
@@ -697,8 +708,9 @@ int main(int argc, char** argv) {
       for (const std::string& b : o.behaviours) {
         for (Json& row : runLeftOut(b, o)) rows.push_back(std::move(row));
       }
-      const Json settings = {{"lambdas", o.lambdas}, {"epochs", o.adapt.epochs}, {"seeds", o.seeds}, {"pool", o.pool},
-                             {"pairs", o.pairs}, {"folds", o.folds}};
+      const Json settings = {{"lambdas", o.lambdas}, {"prior", describe(o.adapt.prior)}, {"epochs", o.adapt.epochs},
+                             {"seeds", o.seeds}, {"pool", o.pool}, {"pairs", o.pairs}, {"folds", o.folds},
+                             {"marks", o.marks}, {"site_images", o.site_images}, {"demonstrations", o.demonstrations}};
       std::printf("%s\n", tools::jsonText(Json{{"bench", "adapt"}, {"protocol", o.protocol}, {"areas", o.areas}, {"settings", settings},
                                                {"rows", rows}}, -1).c_str());
       return 0;
@@ -843,7 +855,7 @@ int main(int argc, char** argv) {
       std::printf("wrote %s\n", o.png.c_str());
     }
     const Json settings = {{"lambda", o.adapt.lambda}, {"prior", describe(o.adapt.prior)}, {"epochs", o.adapt.epochs}, {"learch_rounds", o.adapt.learch_rounds},
-                           {"seeds", o.seeds}, {"pool", o.pool}, {"pairs", o.pairs}, {"marks", o.marks},
+                           {"seeds", o.seeds}, {"pool", o.pool}, {"pairs", o.pairs}, {"marks", o.marks}, {"site_images", o.site_images},
                            {"demonstrations", o.demonstrations},
                            {"suggest_rule", describe(o.suggestion.rule)}, {"suggest_spread", o.suggestion.spread},
                            {"suggest_ground", o.suggest_ground},

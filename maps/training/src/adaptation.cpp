@@ -363,63 +363,70 @@ std::vector<UnshownMove> unshownMoves(const std::vector<double>& parent, const s
     if (std::isfinite(parent[s]) && std::isfinite(adapted[s])) cells.push_back(static_cast<int>(s));
   }
   if (cells.size() < 10) return {};
-  std::stable_sort(cells.begin(), cells.end(), [&parent](int a, int b) { return parent[a] < parent[b]; });
-  std::vector<int> decile(parent.size(), -1);
-  for (std::size_t r = 0; r < cells.size(); ++r) decile[cells[r]] = static_cast<int>(r * 10 / cells.size());
-  std::array<double, 10> change{};
-  std::array<long, 10> count{};
-  for (const int s : cells) {
-    change[decile[s]] += adapted[s] - parent[s];
-    ++count[decile[s]];
-  }
+  std::vector<char> is_taught(parent.size(), 0);
+  std::vector<double> taught_parent;  // the taught cells' parent log-costs
   double taught_change = 0.0;
-  long taught_count = 0;
-  std::array<bool, 10> has_taught{};
-  std::vector<int> unique(taught);
-  std::sort(unique.begin(), unique.end());
-  unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
-  for (const int s : unique) {
-    if (s < 0 || s >= static_cast<int>(decile.size()) || decile[s] < 0) continue;
-    has_taught[decile[s]] = true;
+  for (const int s : taught) {
+    if (s < 0 || s >= static_cast<int>(parent.size()) || is_taught[s] || !std::isfinite(parent[s]) || !std::isfinite(adapted[s])) continue;
+    is_taught[s] = 1;
+    taught_parent.push_back(parent[s]);
     taught_change += adapted[s] - parent[s];
-    ++taught_count;
   }
-  if (taught_count == 0) return {};
-  taught_change /= static_cast<double>(taught_count);
-  const int lowest = static_cast<int>(std::find(has_taught.begin(), has_taught.end(), true) - has_taught.begin());
-  const int highest = 9 - static_cast<int>(std::find(has_taught.rbegin(), has_taught.rend(), true) - has_taught.rbegin());
+  if (taught_parent.empty()) return {};
+  taught_change /= static_cast<double>(taught_parent.size());
+  // The taught ground's range: a path's few dear or cheap cells (an edge, a shadow) do not widen it.
+  std::sort(taught_parent.begin(), taught_parent.end());
+  const auto quantile = [&taught_parent](double q) { return taught_parent[static_cast<std::size_t>(std::lround(q * static_cast<double>(taught_parent.size() - 1)))]; };
+  const double low = quantile(1.0 - kUnshownTaughtShare), high = quantile(kUnshownTaughtShare);
+  // Percentiles of the parent's log-cost over the image; the untaught cells of each: change, count, range.
+  std::stable_sort(cells.begin(), cells.end(), [&parent](int a, int b) { return parent[a] < parent[b]; });
+  constexpr int kBins = 100;
+  std::array<double, kBins> change{}, lowest{}, highest{};
+  std::array<long, kBins> count{};
+  lowest.fill(std::numeric_limits<double>::infinity());
+  highest.fill(-std::numeric_limits<double>::infinity());
+  for (std::size_t r = 0; r < cells.size(); ++r) {
+    const int s = cells[r];
+    if (is_taught[s]) continue;
+    const std::size_t b = r * kBins / cells.size();
+    change[b] += adapted[s] - parent[s];
+    ++count[b];
+    lowest[b] = std::min(lowest[b], parent[s]);
+    highest[b] = std::max(highest[b], parent[s]);
+  }
   std::vector<UnshownMove> moves;
   for (const bool dear : {true, false}) {
     UnshownMove move;
     move.dear = dear;
-    for (int d = dear ? highest + 1 : 0; d < (dear ? 10 : lowest); ++d) {
-      const double factor = std::exp(change[d] / static_cast<double>(count[d]) - taught_change);
+    for (int b = 0; b < kBins; ++b) {
+      if (count[b] == 0 || (dear ? !(lowest[b] > high) : !(highest[b] < low))) continue;
+      const double factor = std::exp(change[b] / static_cast<double>(count[b]) - taught_change);
       if (dear ? factor > 1.0 / threshold : factor < threshold) continue;
-      if (move.first_decile == 0) move.first_decile = d + 1;
-      move.last_decile = d + 1;
-      move.share += static_cast<double>(count[d]) / static_cast<double>(cells.size());
+      if (move.first_percentile == 0) move.first_percentile = b + 1;
+      move.last_percentile = b + 1;
+      move.share += static_cast<double>(count[b]) / static_cast<double>(cells.size());
       move.factor = dear ? std::min(move.factor, factor) : std::max(move.factor, factor);
     }
-    if (move.first_decile > 0) moves.push_back(move);
+    if (move.first_percentile > 0) moves.push_back(move);
   }
   return moves;
 }
 
 std::string describeUnshownMove(const UnshownMove& move, const std::string& image) {
   char text[400];
-  const std::string deciles = move.first_decile == move.last_decile
-                                  ? "decile " + std::to_string(move.first_decile)
-                                  : "deciles " + std::to_string(move.first_decile) + "-" + std::to_string(move.last_decile);
+  const std::string percentiles = move.first_percentile == move.last_percentile
+                                      ? "percentile " + std::to_string(move.first_percentile)
+                                      : "percentiles " + std::to_string(move.first_percentile) + "-" + std::to_string(move.last_percentile);
   if (move.dear) {
     std::snprintf(text, sizeof text,
-                  "'%s': ground the parent priced dearer than anything taught (its cost %s, %.0f %% of the image) now costs up to "
-                  "%.2gx less relative to your paths; mark it avoid if it should stay dear",
-                  image.c_str(), deciles.c_str(), 100.0 * move.share, 1.0 / move.factor);
+                  "'%s': ground the parent priced dearer than nine tenths of the taught ground (its cost %s, %.2g %% of the "
+                  "image) now costs up to %.2gx less relative to your paths; mark it avoid if it should stay dear",
+                  image.c_str(), percentiles.c_str(), 100.0 * move.share, 1.0 / move.factor);
   } else {
     std::snprintf(text, sizeof text,
-                  "'%s': ground the parent priced cheaper than anything taught (its cost %s, %.0f %% of the image) now costs up to "
-                  "%.2gx more relative to your paths; mark it prefer if it should stay cheap",
-                  image.c_str(), deciles.c_str(), 100.0 * move.share, move.factor);
+                  "'%s': ground the parent priced cheaper than nine tenths of the taught ground (its cost %s, %.2g %% of the "
+                  "image) now costs up to %.2gx more relative to your paths; mark it prefer if it should stay cheap",
+                  image.c_str(), percentiles.c_str(), 100.0 * move.share, move.factor);
   }
   return text;
 }

@@ -119,30 +119,49 @@ TEST_CASE("adaptation: the same set of demonstrations in any order gives the sam
   CHECK(b.model().weights() == d.model().weights());
 }
 
-TEST_CASE("unshown moves: dear ground made cheaper relative to the taught cells is found, by decile, and nothing else") {
+TEST_CASE("unshown moves: dear ground made cheaper relative to the taught cells is found, by percentile, and nothing else") {
   std::vector<double> parent(101), adapted(101);
-  for (int s = 0; s < 100; ++s) parent[s] = adapted[s] = 0.01 * s;  // decile d: cells 10 (d - 1) .. 10 d - 1
+  for (int s = 0; s < 100; ++s) parent[s] = adapted[s] = 0.01 * s;  // percentile p: cell p - 1
   parent[100] = adapted[100] = std::numeric_limits<double>::infinity();  // blocked: left out
-  const std::vector<int> taught = {3, 4, 15};                      // deciles 1 and 2
+  const std::vector<int> taught = {3, 4, 15};
   CHECK(unshownMoves(parent, adapted, taught).empty());
   for (int s = 0; s < 100; ++s) adapted[s] += 0.3;  // everything dearer alike: no move relative to the paths
   CHECK(unshownMoves(parent, adapted, taught).empty());
-  for (int s = 80; s < 100; ++s) adapted[s] -= std::log(2.0);  // deciles 9 and 10 now half as dear relative to them
+  for (int s = 80; s < 100; ++s) adapted[s] -= std::log(2.0);  // the dearest fifth now half as dear relative to them
   const std::vector<UnshownMove> moves = unshownMoves(parent, adapted, taught);
   REQUIRE(moves.size() == 1);
   CHECK(moves[0].dear);
-  CHECK(moves[0].first_decile == 9);
-  CHECK(moves[0].last_decile == 10);
+  CHECK(moves[0].first_percentile == 81);
+  CHECK(moves[0].last_percentile == 100);
   CHECK(moves[0].share == doctest::Approx(0.2));
   CHECK(moves[0].factor == doctest::Approx(0.5));
   CHECK(describeUnshownMove(moves[0], "site.tif").find("'site.tif': ground the parent priced dearer") == 0);
+  CHECK(describeUnshownMove(moves[0], "site.tif").find("percentiles 81-100, 20 % of the image") != std::string::npos);
   CHECK(describeUnshownMove(moves[0], "site.tif").find("2x less") != std::string::npos);
+  // A path through one dear cell does not hide the dear ground beside it: the taught ground is bounded by
+  // nine tenths of the taught cells (the decile rule before it stopped looking above the dearest taught cell).
+  std::vector<int> with_odd_cell;
+  for (int s = 0; s < 30; ++s) with_odd_cell.push_back(s);
+  with_odd_cell.push_back(95);
+  const std::vector<UnshownMove> still = unshownMoves(parent, adapted, with_odd_cell);
+  REQUIRE(still.size() == 1);
+  CHECK(still[0].share == doctest::Approx(0.19));  // the dearest fifth but the taught cell
+  // A pond: the dearest hundredth alone made cheaper is found, where a tenth's mean would hide it
+  for (int s = 80; s < 100; ++s) adapted[s] += std::log(2.0);
+  adapted[99] -= std::log(4.0);
+  const std::vector<UnshownMove> pond = unshownMoves(parent, adapted, taught);
+  REQUIRE(pond.size() == 1);
+  CHECK(pond[0].first_percentile == 100);
+  CHECK(pond[0].factor == doctest::Approx(0.25));
+  adapted[99] += std::log(4.0);
   // cheap ground made dearer is the other warning
+  for (int s = 80; s < 100; ++s) adapted[s] -= std::log(2.0);
   for (int s = 20; s < 30; ++s) adapted[s] += std::log(3.0);
   const std::vector<UnshownMove> both = unshownMoves(parent, adapted, {55, 61});
   REQUIRE(both.size() == 2);
   CHECK_FALSE(both[1].dear);
-  CHECK(both[1].first_decile == 3);
+  CHECK(both[1].first_percentile == 21);
+  CHECK(both[1].last_percentile == 30);
   CHECK(both[1].factor == doctest::Approx(3.0));
 }
 

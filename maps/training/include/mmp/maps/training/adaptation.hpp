@@ -94,27 +94,30 @@ std::string describeAdaptation(const CostModel& parent, const AdaptationSettings
 /// adapt.learch_rounds (LEARCH), adapt.network_lambda (network).
 std::string adaptationStrength(const CostModel& parent);
 
-/// Ground a teaching step moved without being shown it: cells of one image in deciles of the
-/// parent's costs there that hold no taught cell, whose cost moved against the taught cells' cost.
+/// Ground a teaching step moved without being shown it: cells of one image in percentiles of the
+/// parent's costs there, beyond the range of most taught cells, whose cost moved against the taught cells'.
 struct UnshownMove {
-  bool dear = true;                       ///< above every taught decile (dear ground made cheaper), else below
-  int first_decile = 0, last_decile = 0;  ///< 1..10, 1 the parent's cheapest tenth of the image
-  double share = 0.0;                     ///< the ground's fraction of the image's passable cells
-  double factor = 1.0;                    ///< the strongest move: cost relative to the taught cells', adapted / parent
+  bool dear = true;                               ///< dearer than the taught ground, made cheaper; else cheaper, made dearer
+  int first_percentile = 0, last_percentile = 0;  ///< 1..100, 1 the parent's cheapest hundredth of the image
+  double share = 0.0;                             ///< the ground's fraction of the image's passable cells
+  double factor = 1.0;  ///< the strongest move: cost relative to the taught cells', adapted / parent
 };
 
 /// How far ground must move relative to the taught cells before a teacher warns (both ways).
 inline constexpr double kUnshownMoveFactor = 1.5;
+/// The share of the taught cells whose parent costs bound the taught ground (the rest: a path's odd cells).
+inline constexpr double kUnshownTaughtShare = 0.9;
 
 /*!
     requires: parent and adapted: the log-costs of one image under the parent and the adapted model
-              (same size, +inf on blocked cells); taught: the cells there that demonstrations cover
-    ensures: splits the cells passable under both into ten deciles of the parent's log-cost and, per
-             decile without a taught cell, factor = exp(mean change of log-cost there - mean change on
-             the taught cells); returns at most two moves: the deciles above every taught one with
-             factor <= 1 / threshold (dear ground now cheaper relative to the paths) and those below
-             every taught one with factor >= threshold (cheap ground now dearer), each with the deciles'
-             range, their share of the image and the strongest factor.  Empty if nothing moved so far.
+              (same size, +inf on blocked cells); taught: the cells there that demonstrations and marks cover
+    ensures: splits the cells passable under both into a hundred percentiles of the parent's log-cost
+             and, per percentile whose untaught cells all lie above the taught cells' 90th percentile of
+             the parent's log-cost (below their 10th), factor = exp(mean change of log-cost on those
+             cells - mean change on the taught cells); returns at most two moves: the dear percentiles
+             with factor <= 1 / threshold (dear ground now cheaper relative to the paths) and the cheap
+             ones with factor >= threshold (cheap ground now dearer), each with the percentiles' range,
+             their share of the image and the strongest factor.  Empty if nothing moved so far.
 !*/
 std::vector<UnshownMove> unshownMoves(const std::vector<double>& parent, const std::vector<double>& adapted, const std::vector<int>& taught,
                                       double threshold = kUnshownMoveFactor);
