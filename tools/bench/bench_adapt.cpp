@@ -15,13 +15,13 @@
 // procedure (its config with the values its selection chose, the model's "selected" info; no new
 // selection) on the training areas plus the k demonstrations, at the k of --batch-ks.
 // --demonstrations drawn replaces each planned demonstration by what a person would draw over it: its
-// ends and four waypoints joined straight.  --marks N
-// teaches N avoid marks on each teaching half's dearest passable class as the half is first used
-// (linear models).  --site-images all gives the teacher the area's scored images as well (features
-// only, no labels or paths), as the page holds every image it is given.  The "drift" column is the largest move of a class's mean cost relative to the
-// preferred class's on the scored halves, adapted against the parent (0.2: 20 %); "warned" the share
-// of runs whose k-th teaching step warned of ground it moved unshown (unshownMoves).  Prints a table
-// and, last, one JSON line; --png draws the curves.
+// ends and four waypoints joined straight.  --marks N teaches N avoid marks on each teaching half's
+// dearest passable class as the half is first used.  --site-images all gives the teacher the area's
+// scored images as well (features only, no labels or paths), as the page holds every image it is
+// given.  The "drift" column is the largest move of a class's mean cost relative to the preferred
+// class's on the scored halves, adapted against the parent (0.2: 20 %); "warned" the share of runs
+// whose k-th teaching step warned of ground it moved unshown (unshownMoves).  Prints a table and,
+// last, one JSON line; --png draws the curves.
 #include <mmp/core/error.hpp>
 #include <mmp/core/numbers.hpp>
 #include <mmp/core/random.hpp>

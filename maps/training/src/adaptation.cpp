@@ -376,7 +376,9 @@ std::vector<UnshownMove> unshownMoves(const std::vector<double>& parent, const s
   taught_change /= static_cast<double>(taught_parent.size());
   // The taught ground's range: a path's few dear or cheap cells (an edge, a shadow) do not widen it.
   std::sort(taught_parent.begin(), taught_parent.end());
-  const auto quantile = [&taught_parent](double q) { return taught_parent[static_cast<std::size_t>(std::lround(q * static_cast<double>(taught_parent.size() - 1)))]; };
+  const auto quantile = [&taught_parent](double q) {
+    return taught_parent[static_cast<std::size_t>(std::lround(q * static_cast<double>(taught_parent.size() - 1)))];
+  };
   const double low = quantile(1.0 - kUnshownTaughtShare), high = quantile(kUnshownTaughtShare);
   // Percentiles of the parent's log-cost over the image; the untaught cells of each: change, count, range.
   std::stable_sort(cells.begin(), cells.end(), [&parent](int a, int b) { return parent[a] < parent[b]; });
@@ -419,12 +421,12 @@ std::string describeUnshownMove(const UnshownMove& move, const std::string& imag
                                       : "percentiles " + std::to_string(move.first_percentile) + "-" + std::to_string(move.last_percentile);
   if (move.dear) {
     std::snprintf(text, sizeof text,
-                  "'%s': ground the parent priced dearer than nine tenths of the taught ground (its cost %s, %.2g %% of the "
+                  "'%s': ground the parent priced dearer than nine tenths of the taught ground (its cost %s, %.3g %% of the "
                   "image) now costs up to %.2gx less relative to your paths; mark it avoid if it should stay dear",
                   image.c_str(), percentiles.c_str(), 100.0 * move.share, 1.0 / move.factor);
   } else {
     std::snprintf(text, sizeof text,
-                  "'%s': ground the parent priced cheaper than nine tenths of the taught ground (its cost %s, %.2g %% of the "
+                  "'%s': ground the parent priced cheaper than nine tenths of the taught ground (its cost %s, %.3g %% of the "
                   "image) now costs up to %.2gx more relative to your paths; mark it prefer if it should stay cheap",
                   image.c_str(), percentiles.c_str(), 100.0 * move.share, move.factor);
   }
