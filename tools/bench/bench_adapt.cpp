@@ -443,6 +443,14 @@ double meanRatio(const std::vector<PlanScore>& s) {
   return s.empty() ? 0.0 : sum / static_cast<double>(s.size());
 }
 
+// With --site-images all: the area's scored images to the teacher (features only: what mmp serve holds
+// of every image it is given).
+void addSiteImages(CostModelTeacher& teacher, const std::vector<Part>& parts, const std::string& area, const Options& o) {
+  for (const Part& p : parts) {
+    if (o.site_images == "all" && p.area == area && p.scored) teacher.addImage(p.right.region.map, p.name + "-scored");
+  }
+}
+
 // Teaching in the order `mmp suggest` would ask for: at each step the pool pair of the area that the
 // current model values most (demonstrationValues, seeded by the run's seed), its true path taught.
 void suggestedRun(const CostModel& parent, const std::vector<Part>& parts, const std::string& area,
@@ -451,6 +459,7 @@ void suggestedRun(const CostModel& parent, const std::vector<Part>& parts, const
   int k_max = 0;
   for (int k : o.ks) k_max = k <= 5 ? std::max(k_max, k) : k_max;
   CostModelTeacher teacher(parent, o.adapt);
+  addSiteImages(teacher, parts, area, o);
   std::map<const Part*, int> index;
   std::vector<bool> used(pool.size(), false);
   SuggestionSettings suggest = o.suggestion;
@@ -515,11 +524,8 @@ void runCurve(const std::string& behaviour, const CostModel& parent, const std::
       c.uniform.push_back(flat);
       if (classifier) c.classifier.push_back(classifier_scores);
       CostModelTeacher teacher(parent, o.adapt), scratch(uniform, o.adapt);
-      if (o.site_images == "all") {  // features only: what mmp serve holds of every image it is given
-        for (const Part& p : parts) {
-          if (p.area == area && p.scored) teacher.addImage(p.right.region.map, p.name + "-scored");
-        }
-      }
+      addSiteImages(teacher, parts, area, o);
+      addSiteImages(scratch, parts, area, o);  // the same images at the same indices
       std::map<const Part*, int> index;
       std::vector<const Part*> owners;
       std::vector<std::vector<int>> demos;
